@@ -1,0 +1,1 @@
+//! SOFH framing (stub, being written).

@@ -1,0 +1,1 @@
+//! Bitget JSON (stub, being written).

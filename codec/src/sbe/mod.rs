@@ -1,0 +1,1 @@
+//! SBE messages (stub, being written).
