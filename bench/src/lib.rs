@@ -1,1 +1,3 @@
-//! placeholder
+//! Demo strategy, load generator and same-run baselines for the order gateway.
+
+pub mod relay;

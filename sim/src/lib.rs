@@ -1,1 +1,1 @@
-//! placeholder
+//! Venue simulator (being written).
