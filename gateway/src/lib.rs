@@ -1,9 +1,18 @@
 //! The order gateway: strategy sessions (SOFH/SBE, FIXP-style) in, Bitget UTA v3 private-WebSocket
 //! trade operations out, order state tracked on a pinned thread, latency measured per leg.
+//!
+//! Threads: the io thread ([`engine`]) runs every strategy connection and the exchange
+//! WebSocket, so the order path from a strategy frame to the WebSocket write never waits for
+//! another thread; the tracker thread ([`tracker`]) owns order state and writes
+//! ExecutionReports; a reporter thread prints and logs latency.
 
+pub mod client;
 pub mod config;
 pub mod engine;
 pub mod exchange;
+pub mod ids;
+pub mod idle;
 pub mod metrics;
+pub mod pretrade;
 pub mod session;
 pub mod tracker;

@@ -1,1 +1,233 @@
-//! (being written)
+//! Order tracking on a pinned thread.
+//!
+//! [`Tracker`] (sans-I/O, in `core`) owns every order's ids and state. [`spawn`] runs it on its
+//! own thread, pinned to a core when configured, polling a crossbeam channel with the configured
+//! [`IdleStrategy`]. The io thread sends it each trade op right after writing it
+//! ([`TrackerInput::Sent`]) and each text frame of the private WebSocket
+//! ([`TrackerInput::Frame`]); the tracker parses the frame (simd-json, reused buffers), updates
+//! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
+
+pub mod core;
+pub mod order;
+pub mod request;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use codec::json::JsonParser;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
+
+pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::order::Order;
+pub use self::request::{NewOrder, RequestKind, SentRequest};
+use crate::idle::{IdleStep, IdleStrategy, Idler};
+use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
+use crate::session::out::{Flow, SessionOut};
+
+/// What the tracker thread consumes.
+#[derive(Debug)]
+pub enum TrackerInput {
+    /// A trade op was written to the exchange.
+    Sent(SentRequest),
+    /// A text frame from the private WebSocket, read at `t_read_ns` (monotonic).
+    Frame {
+        /// The frame's payload.
+        text: bytes::Bytes,
+        /// When the io thread read it.
+        t_read_ns: u64,
+    },
+    /// A strategy session was established; its reports go to `out`.
+    SessionOpened {
+        /// SessionID.
+        session_id: u64,
+        /// Its writer.
+        out: Arc<SessionOut>,
+    },
+    /// A strategy session ended.
+    SessionClosed {
+        /// SessionID.
+        session_id: u64,
+    },
+    /// Stop the thread (it returns its [`TrackerSummary`]).
+    Shutdown,
+}
+
+/// Where and how the tracker thread runs.
+#[derive(Debug, Clone, Copy)]
+pub struct TrackerThreadConfig {
+    /// CPU to pin to (`None`: let the scheduler place it).
+    pub core: Option<usize>,
+    /// Idle strategy of the polling loop.
+    pub idle: IdleStrategy,
+    /// How often latency snapshots are sent to the metrics channel, in ms (0: never).
+    pub report_interval_ms: u64,
+}
+
+/// What the tracker thread hands back when it stops.
+#[derive(Debug)]
+pub struct TrackerSummary {
+    /// Counters.
+    pub stats: TrackerStats,
+    /// Frames that did not parse as JSON.
+    pub json_errors: u64,
+    /// Latency legs measured on this thread since the last snapshot.
+    pub legs: LegHistograms,
+    /// Final state of every order.
+    pub orders: Vec<Order>,
+}
+
+/// Handle to the running tracker thread.
+#[derive(Debug)]
+pub struct TrackerHandle {
+    /// Send inputs here.
+    pub tx: Sender<TrackerInput>,
+    join: JoinHandle<TrackerSummary>,
+}
+
+impl TrackerHandle {
+    /// Asks the thread to stop and waits for its summary (`None` if it panicked).
+    pub fn shutdown(self) -> Option<TrackerSummary> {
+        let _ = self.tx.send(TrackerInput::Shutdown);
+        self.join.join().ok()
+    }
+}
+
+/// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`.
+pub fn spawn(cfg: TrackerThreadConfig, metrics_tx: Option<Sender<LegHistograms>>) -> std::io::Result<TrackerHandle> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let join = std::thread::Builder::new()
+        .name("bgw-tracker".into())
+        .spawn(move || {
+            if let Some(core) = cfg.core {
+                let pinned = core_affinity::set_for_current(core_affinity::CoreId { id: core });
+                if !pinned {
+                    tracing::warn!(core, "tracker: could not pin to core");
+                }
+            }
+            run(cfg, rx, metrics_tx)
+        })?;
+    Ok(TrackerHandle { tx, join })
+}
+
+struct Driver {
+    tracker: Tracker,
+    parser: JsonParser,
+    sessions: HashMap<u64, Arc<SessionOut>>,
+    frame: Vec<u8>,
+    json_errors: u64,
+    push_legs: LegHistograms,
+}
+
+impl Driver {
+    fn handle(&mut self, input: TrackerInput) -> bool {
+        match input {
+            TrackerInput::Sent(req) => self.tracker.on_sent(req),
+            TrackerInput::Frame { text, t_read_ns } => {
+                match self.parser.parse(&text) {
+                    Ok(inbound) => self.tracker.on_inbound(t_read_ns, utc_now_ns(), &inbound),
+                    Err(e) => {
+                        self.json_errors += 1;
+                        if self.json_errors <= 10 {
+                            tracing::warn!(error = %e, len = text.len(), "tracker: exchange frame did not parse");
+                        }
+                    }
+                }
+                self.write_reports();
+            }
+            TrackerInput::SessionOpened { session_id, out } => {
+                self.sessions.insert(session_id, out);
+            }
+            TrackerInput::SessionClosed { session_id } => {
+                self.sessions.remove(&session_id);
+            }
+            TrackerInput::Shutdown => return false,
+        }
+        true
+    }
+
+    fn write_reports(&mut self) {
+        for report in self.tracker.drain_reports() {
+            let Some(out) = self.sessions.get(&report.session_id) else {
+                continue;
+            };
+            let frame = &mut self.frame;
+            let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
+                ReportMsg::Exec(er) => er.encode_frame(buf),
+                ReportMsg::CancelReject(r) => r.encode_frame(buf),
+            });
+            frame.clear();
+            if written && report.cause_t_read_ns != 0 {
+                self.push_legs
+                    .record(Leg::PushToReport, now_ns().saturating_sub(report.cause_t_read_ns));
+            }
+        }
+    }
+
+    fn snapshot(&mut self) -> LegHistograms {
+        let mut legs = std::mem::take(self.tracker.legs_mut());
+        legs.merge(&self.push_legs);
+        self.push_legs = LegHistograms::default();
+        legs
+    }
+}
+
+fn run(cfg: TrackerThreadConfig, rx: Receiver<TrackerInput>, metrics_tx: Option<Sender<LegHistograms>>) -> TrackerSummary {
+    let mut d = Driver {
+        tracker: Tracker::new(),
+        parser: JsonParser::new(),
+        sessions: HashMap::new(),
+        frame: Vec::with_capacity(512),
+        json_errors: 0,
+        push_legs: LegHistograms::default(),
+    };
+    let mut idler = Idler::new(cfg.idle);
+    let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
+    let mut next_report_ns = now_ns().saturating_add(interval_ns);
+    let mut running = true;
+    while running {
+        match rx.try_recv() {
+            Ok(input) => {
+                idler.reset();
+                running = d.handle(input);
+                continue;
+            }
+            Err(TryRecvError::Disconnected) => break,
+            Err(TryRecvError::Empty) => {}
+        }
+        // Idle: flush backlogs, send a latency snapshot when due, then wait.
+        for out in d.sessions.values() {
+            out.flush();
+        }
+        if interval_ns > 0 {
+            let now = now_ns();
+            if now >= next_report_ns {
+                next_report_ns = now.saturating_add(interval_ns);
+                if let Some(tx) = &metrics_tx {
+                    let _ = tx.send(d.snapshot());
+                }
+            }
+        }
+        if let IdleStep::Park(timeout) = idler.idle() {
+            match rx.recv_timeout(timeout) {
+                Ok(input) => {
+                    idler.reset();
+                    running = d.handle(input);
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+    }
+    let legs = d.snapshot();
+    TrackerSummary {
+        stats: d.tracker.stats(),
+        json_errors: d.json_errors,
+        legs,
+        orders: d.tracker.orders().cloned().collect(),
+    }
+}
+
+/// Upper bound on how long [`TrackerHandle::shutdown`] may take when the thread is parked.
+pub const SHUTDOWN_LATENCY: Duration = crate::idle::PARK_TIMEOUT;

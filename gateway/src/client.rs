@@ -1,0 +1,322 @@
+//! A small blocking strategy-side client of the binary bridge: the reference for strategy
+//! authors, and what the demo strategy and the end-to-end tests use.
+//!
+//! `StrategyClient::connect` performs Negotiate → Establish; the `send_*` methods write one SOFH
+//! frame each (TCP_NODELAY); [`StrategyClient::recv`] returns the next decoded message and, when
+//! `auto_keepalive` is on, sends Sequence whenever the client has been silent for half the
+//! keepalive interval.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use codec::frame::{peek_frame, FrameError, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
+use codec::sbe::{
+    self, BusinessMessageReject, DecodeError, Establish, EstablishmentReject, ExecutionReport, FlowType, Message,
+    Negotiate, NegotiationReject, NewOrderSingle, OrderCancelReject, OrderCancelReplaceRequest, OrderCancelRequest,
+    Sequence, Terminate, Text,
+};
+
+/// Why a client call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// Socket error.
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+    /// The gateway sent a frame that does not decode.
+    #[error("frame: {0}")]
+    Frame(#[from] FrameError),
+    /// The gateway sent a message that does not decode.
+    #[error("decode: {0}")]
+    Decode(#[from] DecodeError),
+    /// Negotiate refused.
+    #[error("negotiation rejected: {0:?}")]
+    NegotiationRejected(NegotiationReject),
+    /// Establish refused.
+    #[error("establishment rejected: {0:?}")]
+    EstablishmentRejected(EstablishmentReject),
+    /// The gateway ended the session.
+    #[error("terminated: {0:?}")]
+    Terminated(Terminate),
+    /// The gateway answered the handshake with something unexpected.
+    #[error("unexpected message during handshake: template {0}")]
+    Unexpected(u16),
+    /// The connection closed.
+    #[error("connection closed")]
+    Closed,
+    /// No answer in time.
+    #[error("timed out")]
+    Timeout,
+}
+
+/// A message received from the gateway (owned copies of the decoded blocks).
+#[derive(Debug, Clone, Copy)]
+pub enum Received {
+    /// ExecutionReport.
+    Exec(ExecutionReport),
+    /// OrderCancelReject.
+    CancelReject(OrderCancelReject),
+    /// BusinessMessageReject.
+    BusinessReject(BusinessMessageReject),
+    /// Sequence (gateway keepalive).
+    Sequence(Sequence),
+    /// Terminate: the session is over.
+    Terminate(Terminate),
+    /// Anything else, by template id.
+    Other(u16),
+}
+
+/// Options of [`StrategyClient::connect`].
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    /// FIXP SessionID.
+    pub session_id: u64,
+    /// Credentials configured for the session on the gateway.
+    pub credentials: String,
+    /// Keepalive interval asked for, in ms.
+    pub keepalive_ms: u32,
+    /// Send Sequence automatically from `recv` when idle.
+    pub auto_keepalive: bool,
+    /// Handshake timeout.
+    pub timeout: Duration,
+}
+
+/// A connected, established strategy session.
+#[derive(Debug)]
+pub struct StrategyClient {
+    stream: TcpStream,
+    rbuf: Vec<u8>,
+    start: usize,
+    end: usize,
+    wbuf: Vec<u8>,
+    keepalive: Duration,
+    auto_keepalive: bool,
+    last_send: Instant,
+    session_id: u64,
+    /// NextSeqNo announced by the gateway in EstablishmentAck.
+    pub next_seq_from_gateway: u64,
+}
+
+fn now_utc_ns() -> u64 {
+    crate::metrics::utc_now_ns()
+}
+
+impl StrategyClient {
+    /// Connects without any handshake (for tests of the session layer).
+    pub fn connect_raw(addr: SocketAddr) -> Result<StrategyClient, ClientError> {
+        let stream = TcpStream::connect(addr)?;
+        stream.set_nodelay(true)?;
+        Ok(StrategyClient {
+            stream,
+            rbuf: vec![0u8; 64 * 1024],
+            start: 0,
+            end: 0,
+            wbuf: Vec::with_capacity(512),
+            keepalive: Duration::from_secs(1),
+            auto_keepalive: false,
+            last_send: Instant::now(),
+            session_id: 0,
+            next_seq_from_gateway: 0,
+        })
+    }
+
+    /// Connects, negotiates and establishes.
+    pub fn connect(addr: SocketAddr, opts: &ClientOptions) -> Result<StrategyClient, ClientError> {
+        let mut c = StrategyClient::connect_raw(addr)?;
+        c.session_id = opts.session_id;
+        c.keepalive = Duration::from_millis(u64::from(opts.keepalive_ms));
+        let ts = now_utc_ns();
+        c.send_frame(|b| {
+            Negotiate {
+                session_id: opts.session_id,
+                timestamp: ts,
+                client_flow: FlowType::Idempotent,
+                credentials: Text::new(&opts.credentials),
+            }
+            .encode_frame(b)
+        })?;
+        c.expect_handshake(opts.timeout, |m| match m {
+            Message::NegotiationResponse(_) => Ok(true),
+            Message::NegotiationReject(r) => Err(ClientError::NegotiationRejected(r.to_owned())),
+            _ => Ok(false),
+        })?;
+        c.send_frame(|b| {
+            Establish {
+                session_id: opts.session_id,
+                timestamp: ts,
+                keepalive_interval: opts.keepalive_ms,
+                next_seq_no: 1,
+            }
+            .encode_frame(b)
+        })?;
+        let mut next = 0;
+        c.expect_handshake(opts.timeout, |m| match m {
+            Message::EstablishmentAck(a) => {
+                next = a.next_seq_no();
+                Ok(true)
+            }
+            Message::EstablishmentReject(r) => Err(ClientError::EstablishmentRejected(r.to_owned())),
+            _ => Ok(false),
+        })?;
+        c.next_seq_from_gateway = next;
+        c.auto_keepalive = opts.auto_keepalive;
+        Ok(c)
+    }
+
+    fn expect_handshake(
+        &mut self,
+        timeout: Duration,
+        mut accept: impl FnMut(Message<'_>) -> Result<bool, ClientError>,
+    ) -> Result<(), ClientError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let remaining = deadline.checked_duration_since(Instant::now()).ok_or(ClientError::Timeout)?;
+            let Some(range) = self.next_frame(remaining)? else {
+                return Err(ClientError::Timeout);
+            };
+            let payload = &self.rbuf[range];
+            let msg = sbe::decode(payload)?;
+            if let Message::Terminate(t) = msg {
+                return Err(ClientError::Terminated(t.to_owned()));
+            }
+            let tid = sbe::template_id(payload).unwrap_or(0);
+            match accept(msg)? {
+                true => return Ok(()),
+                false => {
+                    if !matches!(tid, 7) {
+                        return Err(ClientError::Unexpected(tid));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The SessionID.
+    pub fn session_id(&self) -> u64 {
+        self.session_id
+    }
+
+    /// Encodes one frame with `encode` and writes it.
+    pub fn send_frame(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> Result<(), ClientError> {
+        self.wbuf.clear();
+        encode(&mut self.wbuf);
+        self.stream.write_all(&self.wbuf)?;
+        self.last_send = Instant::now();
+        Ok(())
+    }
+
+    /// Writes raw bytes (for tests of bad input).
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.stream.write_all(bytes)?;
+        self.last_send = Instant::now();
+        Ok(())
+    }
+
+    /// Sends a NewOrderSingle.
+    pub fn send_new_order(&mut self, m: &NewOrderSingle) -> Result<(), ClientError> {
+        self.send_frame(|b| m.encode_frame(b))
+    }
+
+    /// Sends an OrderCancelRequest.
+    pub fn send_cancel(&mut self, m: &OrderCancelRequest) -> Result<(), ClientError> {
+        self.send_frame(|b| m.encode_frame(b))
+    }
+
+    /// Sends an OrderCancelReplaceRequest.
+    pub fn send_replace(&mut self, m: &OrderCancelReplaceRequest) -> Result<(), ClientError> {
+        self.send_frame(|b| m.encode_frame(b))
+    }
+
+    /// Sends Terminate (Finished).
+    pub fn terminate(&mut self) -> Result<(), ClientError> {
+        let session_id = self.session_id;
+        self.send_frame(|b| {
+            Terminate {
+                session_id,
+                code: sbe::TerminationCode::Finished,
+                reason: Text::new("done"),
+            }
+            .encode_frame(b)
+        })
+    }
+
+    /// Waits up to `timeout` for the next message. `Ok(None)` on timeout.
+    pub fn recv(&mut self, timeout: Duration) -> Result<Option<Received>, ClientError> {
+        let Some(range) = self.next_frame(timeout)? else {
+            return Ok(None);
+        };
+        let msg = sbe::decode(&self.rbuf[range])?;
+        Ok(Some(match msg {
+            Message::ExecutionReport(m) => Received::Exec(m.to_owned()),
+            Message::OrderCancelReject(m) => Received::CancelReject(m.to_owned()),
+            Message::BusinessMessageReject(m) => Received::BusinessReject(m.to_owned()),
+            Message::Sequence(m) => Received::Sequence(m.to_owned()),
+            Message::Terminate(m) => Received::Terminate(m.to_owned()),
+            other => Received::Other(template_of(&other)),
+        }))
+    }
+
+    fn keepalive_if_due(&mut self) -> Result<(), ClientError> {
+        if self.auto_keepalive && self.last_send.elapsed() >= self.keepalive / 2 {
+            self.send_frame(|b| Sequence { next_seq_no: 1 }.encode_frame(b))?;
+        }
+        Ok(())
+    }
+
+    /// Returns the payload range (after SOFH) of the next whole frame, reading as needed.
+    fn next_frame(&mut self, timeout: Duration) -> Result<Option<std::ops::Range<usize>>, ClientError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(len) = peek_frame(&self.rbuf[self.start..self.end], DEFAULT_MAX_FRAME_LEN)? {
+                let range = self.start + SOFH_LEN..self.start + len;
+                self.start += len;
+                return Ok(Some(range));
+            }
+            if self.start == self.end {
+                self.start = 0;
+                self.end = 0;
+            } else if self.end == self.rbuf.len() {
+                self.rbuf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            }
+            self.keepalive_if_due()?;
+            let now = Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let wait = (deadline - now).min(if self.auto_keepalive {
+                (self.keepalive / 4).max(Duration::from_millis(1))
+            } else {
+                deadline - now
+            });
+            self.stream.set_read_timeout(Some(wait.max(Duration::from_micros(100))))?;
+            match self.stream.read(&mut self.rbuf[self.end..]) {
+                Ok(0) => return Err(ClientError::Closed),
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::TimedOut => {}
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+}
+
+fn template_of(m: &Message<'_>) -> u16 {
+    match m {
+        Message::Negotiate(_) => 1,
+        Message::NegotiationResponse(_) => 2,
+        Message::NegotiationReject(_) => 3,
+        Message::Establish(_) => 4,
+        Message::EstablishmentAck(_) => 5,
+        Message::EstablishmentReject(_) => 6,
+        Message::Sequence(_) => 7,
+        Message::Terminate(_) => 8,
+        Message::NewOrderSingle(_) => 101,
+        Message::OrderCancelRequest(_) => 102,
+        Message::OrderCancelReplaceRequest(_) => 103,
+        Message::ExecutionReport(_) => 104,
+        Message::OrderCancelReject(_) => 105,
+        Message::BusinessMessageReject(_) => 106,
+    }
+}

@@ -1,0 +1,231 @@
+//! The io thread: a single-threaded tokio runtime (optionally pinned and busy-polled) that owns
+//! the strategy listener, every strategy connection and the exchange WebSocket. The order path
+//! runs start to finish on this thread.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use codec::sbe::{Category, Symbol, Terminate, TerminationCode, Text};
+use crossbeam_channel::Sender;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use super::exchange_link::ExchangeLink;
+use super::settings::EngineSettings;
+use super::strategy_conn;
+use super::GatewayError;
+use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
+use crate::exchange::{tls, ws};
+use crate::idle::IdleStrategy;
+use crate::metrics::{now_ns, LegHistograms};
+use crate::pretrade::{InstrumentRules, InstrumentTable};
+use crate::session::fixp::SessionLimits;
+use crate::session::out::{Flow, SessionOut};
+use crate::session::order_entry::bg_category;
+use crate::tracker::TrackerInput;
+
+/// State shared by the io thread's tasks (single-threaded: `Rc`, `Cell`, `RefCell`).
+pub(super) struct IoCtx {
+    pub(super) grants: HashMap<u64, String>,
+    pub(super) active: RefCell<HashSet<u64>>,
+    pub(super) outs: RefCell<Vec<Arc<SessionOut>>>,
+    pub(super) limits: SessionLimits,
+    pub(super) max_frame_len: usize,
+    pub(super) instruments: InstrumentTable,
+    pub(super) exchange: ExchangeLink,
+    pub(super) tracker_tx: Sender<TrackerInput>,
+    pub(super) legs: RefCell<LegHistograms>,
+    next_req_id: Cell<u64>,
+}
+
+impl IoCtx {
+    /// The next trade-op `id` (gateway-wide, starts at 1).
+    pub(super) fn next_request_id(&self) -> u64 {
+        let id = self.next_req_id.get() + 1;
+        self.next_req_id.set(id);
+        id
+    }
+}
+
+/// Converts the exchange's instrument into the pre-trade rules; `None` for categories or
+/// symbols the strategy link cannot express.
+pub fn rules_from_instrument(i: &Instrument) -> Option<InstrumentRules> {
+    let category = codec::json::Category::parse(i.category.as_bytes())?;
+    let category = match category {
+        codec::json::Category::Spot => Category::Spot,
+        codec::json::Category::Margin => Category::Margin,
+        codec::json::Category::UsdtFutures => Category::UsdtFutures,
+        codec::json::Category::CoinFutures => Category::CoinFutures,
+        codec::json::Category::UsdcFutures => Category::UsdcFutures,
+    };
+    Some(InstrumentRules {
+        category,
+        symbol: Symbol::new(&i.symbol).ok()?,
+        tick: i.price_multiplier,
+        lot: i.quantity_multiplier,
+        min_qty: i.min_order_qty,
+        max_qty: i.max_order_qty,
+        min_notional: i.min_order_amount,
+        online: i.status == InstrumentStatus::Online,
+    })
+}
+
+/// Loads the instruments, connects and logs in to the private WebSocket.
+async fn connect_exchange(
+    s: &EngineSettings,
+) -> Result<(InstrumentTable, ws::PrivateWs), GatewayError> {
+    let ex = &s.exchange;
+    let tls = tls::client_config(ex.extra_ca_pem.as_deref())?;
+    let timeout = Duration::from_millis(ex.connect_timeout_ms);
+    let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(ex.credentials.clone()))?;
+    let mut rules = Vec::new();
+    for c in &ex.categories {
+        for i in rest.instruments(bg_category(*c).as_rest_str()).await? {
+            if let Some(r) = rules_from_instrument(&i) {
+                rules.push(r);
+            }
+        }
+    }
+    let instruments = InstrumentTable::new(rules);
+    tracing::info!(instruments = instruments.len(), "instruments loaded");
+    let opts = ws::ConnectOptions {
+        step_timeout: timeout,
+        ..Default::default()
+    };
+    let private = ws::connect_private_with(&ex.ws_private_url, &tls, &ex.credentials, SystemTime::now(), &opts).await?;
+    tracing::info!(conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
+    Ok((instruments, private))
+}
+
+/// Runs the io thread until `stop` fires. `ready` receives the strategy listener's address
+/// once the exchange link is up, or the start-up error.
+pub(super) fn run(
+    settings: EngineSettings,
+    tracker_tx: Sender<TrackerInput>,
+    metrics_tx: Sender<LegHistograms>,
+    ready: std::sync::mpsc::Sender<Result<SocketAddr, GatewayError>>,
+    stop: oneshot::Receiver<()>,
+) {
+    if let Some(core) = settings.io_core {
+        if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
+            tracing::warn!(core, "io thread: could not pin to core");
+        }
+    }
+    let spin = settings.io_idle == IdleStrategy::Spin;
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .event_interval(if spin { 1 } else { 61 })
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let _ = ready.send(Err(GatewayError::Io(e)));
+            return;
+        }
+    };
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        let (instruments, private) = match connect_exchange(&settings).await {
+            Ok(v) => v,
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return;
+            }
+        };
+        let listener = match TcpListener::bind(settings.strategy_listen).await {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = ready.send(Err(GatewayError::Io(e)));
+                return;
+            }
+        };
+        let (sink, source, early) = private.split();
+        let ex = &settings.exchange;
+        let ctx = Rc::new(IoCtx {
+            grants: settings.sessions.iter().map(|g| (g.session_id, g.credentials.clone())).collect(),
+            active: RefCell::new(HashSet::new()),
+            outs: RefCell::new(Vec::new()),
+            limits: settings.limits,
+            max_frame_len: settings.max_frame_len,
+            instruments,
+            exchange: ExchangeLink::new(
+                sink,
+                Duration::from_millis(ex.ping_interval_ms),
+                Duration::from_millis(ex.pong_timeout_ms),
+            ),
+            tracker_tx: tracker_tx.clone(),
+            legs: RefCell::new(LegHistograms::default()),
+            next_req_id: Cell::new(0),
+        });
+        {
+            let ctx = Rc::clone(&ctx);
+            let tx = tracker_tx.clone();
+            tokio::task::spawn_local(async move { ctx.exchange.read_loop(source, early, tx).await });
+        }
+        {
+            let ctx = Rc::clone(&ctx);
+            tokio::task::spawn_local(async move { ctx.exchange.keepalive_loop().await });
+        }
+        if settings.tracker.report_interval_ms > 0 {
+            let ctx = Rc::clone(&ctx);
+            let period = Duration::from_millis(settings.tracker.report_interval_ms);
+            let tx = metrics_tx.clone();
+            tokio::task::spawn_local(async move {
+                let mut t = tokio::time::interval(period);
+                t.tick().await;
+                loop {
+                    t.tick().await;
+                    let _ = tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
+                }
+            });
+        }
+        if spin {
+            // A task that always yields keeps the current-thread scheduler from parking in
+            // epoll: with event_interval(1) it polls the sockets between every task poll.
+            tokio::task::spawn_local(async {
+                loop {
+                    tokio::task::yield_now().await;
+                }
+            });
+        }
+        match listener.local_addr() {
+            Ok(addr) => {
+                tracing::info!(%addr, "strategy listener ready");
+                let _ = ready.send(Ok(addr));
+            }
+            Err(e) => {
+                let _ = ready.send(Err(GatewayError::Io(e)));
+                return;
+            }
+        }
+        let mut stop = stop;
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        tokio::task::spawn_local(strategy_conn::run(Rc::clone(&ctx), stream));
+                    }
+                    Err(e) => tracing::warn!(error = %e, "accept failed"),
+                },
+                _ = &mut stop => break,
+            }
+        }
+        // Orderly stop: every session is told, the last leg-1 samples are handed over.
+        for out in ctx.outs.borrow().iter() {
+            out.send(Flow::Session, now_ns(), |buf| {
+                Terminate {
+                    session_id: 0,
+                    code: TerminationCode::Finished,
+                    reason: Text::new("gateway shutting down"),
+                }
+                .encode_frame(buf)
+            });
+            out.close();
+        }
+        let _ = metrics_tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
+    });
+}

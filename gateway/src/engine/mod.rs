@@ -1,0 +1,135 @@
+//! The running gateway: the io thread (strategy sessions, order path, exchange WebSocket), the
+//! tracker thread, and the metrics reporter.
+//!
+//! ```text
+//!  strategy ─TCP─▶ io thread: frame → FIXP → order entry → JSON → WS write ─▶ exchange
+//!                      │ Sent (after the write)            WS read │
+//!                      ▼                                           ▼
+//!                 tracker thread (pinned, polls) ◀── Frame ────────┘
+//!                      │ ExecutionReport written straight to the strategy socket
+//!                      ▼
+//!                  strategy
+//! ```
+
+mod exchange_link;
+mod io;
+mod reporter;
+pub mod settings;
+mod strategy_conn;
+
+use std::net::SocketAddr;
+use std::thread::JoinHandle;
+
+pub use self::io::rules_from_instrument;
+pub use self::reporter::Reporter;
+pub use self::settings::{EngineSettings, ExchangeSettings, SessionGrant};
+use crate::exchange::error::ExchangeError;
+use crate::metrics::LegHistograms;
+use crate::tracker::{self, TrackerHandle, TrackerSummary};
+
+/// Why the gateway could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The exchange could not be reached, refused the login, or sent something unusable.
+    #[error("exchange: {0}")]
+    Exchange(#[from] ExchangeError),
+    /// A local socket or thread could not be set up.
+    #[error("io: {0}")]
+    Io(#[from] std::io::Error),
+    /// The io thread ended before it was ready.
+    #[error("io thread stopped during start-up")]
+    StartupAborted,
+}
+
+/// What the gateway measured and ended with.
+#[derive(Debug)]
+pub struct GatewayReport {
+    /// Every latency sample of the run, per leg.
+    pub legs: LegHistograms,
+    /// The tracker's counters and final order states.
+    pub tracker: Option<TrackerSummary>,
+}
+
+/// A running gateway.
+#[derive(Debug)]
+pub struct Gateway {
+    strategy_addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    io: Option<JoinHandle<()>>,
+    tracker: Option<TrackerHandle>,
+    reporter: Option<Reporter>,
+}
+
+impl Gateway {
+    /// Starts the threads, loads the instruments, connects and logs in to the exchange, and
+    /// opens the strategy listener. Returns once strategies can connect.
+    pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
+        let (metrics_tx, metrics_rx) = crossbeam_channel::unbounded();
+        let reporter = Reporter::spawn(
+            metrics_rx,
+            settings.tracker.report_interval_ms,
+            settings.print_reports,
+            settings.hlog_path.clone(),
+        )?;
+        let tracker = tracker::spawn(settings.tracker, Some(metrics_tx.clone()))?;
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
+        let tracker_tx = tracker.tx.clone();
+        let io = std::thread::Builder::new()
+            .name("bgw-io".into())
+            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx))?;
+        let mut gw = Gateway {
+            strategy_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            stop: Some(stop_tx),
+            io: Some(io),
+            tracker: Some(tracker),
+            reporter: Some(reporter),
+        };
+        match ready_rx.recv() {
+            Ok(Ok(addr)) => {
+                gw.strategy_addr = addr;
+                Ok(gw)
+            }
+            Ok(Err(e)) => {
+                gw.stop_threads();
+                Err(e)
+            }
+            Err(_) => {
+                gw.stop_threads();
+                Err(GatewayError::StartupAborted)
+            }
+        }
+    }
+
+    /// Where strategies connect.
+    pub fn strategy_addr(&self) -> SocketAddr {
+        self.strategy_addr
+    }
+
+    fn stop_threads(&mut self) -> (Option<TrackerSummary>, LegHistograms) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(io) = self.io.take() {
+            let _ = io.join();
+        }
+        let summary = self.tracker.take().and_then(TrackerHandle::shutdown);
+        let mut legs = self.reporter.take().map(Reporter::finish).unwrap_or_default();
+        if let Some(s) = &summary {
+            let _ = legs.merge(&s.legs);
+        }
+        (summary, legs)
+    }
+
+    /// Stops every thread (strategies get Terminate) and returns what was measured.
+    pub fn shutdown(mut self) -> GatewayReport {
+        let (tracker, legs) = self.stop_threads();
+        GatewayReport { legs, tracker }
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        self.stop_threads();
+    }
+}

@@ -1,0 +1,66 @@
+//! Everything the engine needs to run, resolved from the configuration file (see
+//! [`crate::config`]) or built directly by an embedding program (the demo, the tests).
+
+use std::net::SocketAddr;
+
+use codec::sbe::Category;
+
+use crate::exchange::ws::ExchangeCredentials;
+use crate::idle::IdleStrategy;
+use crate::session::fixp::SessionLimits;
+use crate::tracker::TrackerThreadConfig;
+
+/// A strategy session the gateway admits.
+#[derive(Debug, Clone)]
+pub struct SessionGrant {
+    /// FIXP SessionID the strategy negotiates with.
+    pub session_id: u64,
+    /// Credentials the strategy must present in Negotiate (compared in constant time).
+    pub credentials: String,
+}
+
+/// The exchange side.
+#[derive(Debug, Clone)]
+pub struct ExchangeSettings {
+    /// Private WebSocket URL, e.g. `wss://ws.bitget.com/v3/ws/private`.
+    pub ws_private_url: String,
+    /// REST base URL, e.g. `https://api.bitget.com`.
+    pub rest_url: String,
+    /// API key, secret and passphrase.
+    pub credentials: ExchangeCredentials,
+    /// An extra CA certificate (PEM) to trust, e.g. the simulator's self-signed one.
+    pub extra_ca_pem: Option<String>,
+    /// Text `ping` interval in ms (Bitget: at most 30 000).
+    pub ping_interval_ms: u64,
+    /// How long to wait for `pong` before declaring the link dead, in ms.
+    pub pong_timeout_ms: u64,
+    /// Deadline of each connect / login / subscribe / REST step, in ms.
+    pub connect_timeout_ms: u64,
+    /// Product lines whose instruments are loaded (orders for others are rejected).
+    pub categories: Vec<Category>,
+}
+
+/// Engine settings.
+#[derive(Debug, Clone)]
+pub struct EngineSettings {
+    /// Strategy listener address (loopback; port 0 picks a free port).
+    pub strategy_listen: SocketAddr,
+    /// Largest SOFH frame accepted from a strategy, in bytes (checked before reading the body).
+    pub max_frame_len: usize,
+    /// Keepalive limits for the session handshake.
+    pub limits: SessionLimits,
+    /// Admitted sessions.
+    pub sessions: Vec<SessionGrant>,
+    /// Exchange connection.
+    pub exchange: ExchangeSettings,
+    /// CPU the io thread is pinned to (`None`: not pinned).
+    pub io_core: Option<usize>,
+    /// `Spin` busy-polls the io thread's event loop; anything else lets it sleep in epoll.
+    pub io_idle: IdleStrategy,
+    /// Tracker thread placement and idle strategy.
+    pub tracker: TrackerThreadConfig,
+    /// Print the periodic percentile table (every `tracker.report_interval_ms`).
+    pub print_reports: bool,
+    /// HdrHistogram interval log (V2) to write, if any.
+    pub hlog_path: Option<std::path::PathBuf>,
+}

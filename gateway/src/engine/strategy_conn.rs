@@ -1,0 +1,365 @@
+//! One strategy connection on the io thread: SOFH framing, the FIXP session, and the order path
+//! from a decoded frame to the WebSocket write, with no hand-off to another thread before the
+//! write (the tracker learns of the request right after it).
+
+use std::io::ErrorKind;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use codec::frame::{peek_frame, SOFH_LEN};
+use codec::sbe::{
+    self, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, Message, NegotiationRejectCode,
+    OrdRejReason, OrdStatus, OrdType, OrderCancelReject, Text,
+};
+use codec::Decimal;
+use tokio::net::TcpStream;
+
+use super::io::IoCtx;
+use crate::metrics::{now_ns, utc_now_ns, Leg};
+use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
+use crate::session::order_entry::{EntryOutcome, OrderEntry};
+use crate::session::out::{Flow, SessionOut};
+use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
+
+/// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
+const TIMER_PERIOD: Duration = Duration::from_millis(20);
+
+struct Auth<'a> {
+    ctx: &'a IoCtx,
+}
+
+impl Authorizer for Auth<'_> {
+    fn authorize(&mut self, session_id: u64, credentials: &str) -> Result<(), NegotiationRejectCode> {
+        match self.ctx.grants.get(&session_id) {
+            Some(expected) if constant_time_eq(expected.as_bytes(), credentials.as_bytes()) => {
+                if self.ctx.active.borrow_mut().insert(session_id) {
+                    Ok(())
+                } else {
+                    Err(NegotiationRejectCode::DuplicateId)
+                }
+            }
+            _ => Err(NegotiationRejectCode::Credentials),
+        }
+    }
+}
+
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+struct Conn {
+    ctx: Rc<IoCtx>,
+    out: Arc<SessionOut>,
+    fixp: FixpSession,
+    entry: Option<OrderEntry>,
+    registered: bool,
+    json: Vec<u8>,
+}
+
+enum Event {
+    Readable(std::io::Result<()>),
+    Tick,
+}
+
+/// Serves one accepted strategy connection until it ends.
+pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
+    let _ = stream.set_nodelay(true);
+    let peer = stream.peer_addr().ok();
+    let (stream, writer) = match stream.into_std().and_then(|s| {
+        let w = s.try_clone()?;
+        Ok((TcpStream::from_std(s)?, w))
+    }) {
+        Ok(pair) => pair,
+        Err(e) => {
+            tracing::warn!(error = %e, "strategy connection setup failed");
+            return;
+        }
+    };
+    let now = now_ns();
+    let mut conn = Conn {
+        out: Arc::new(SessionOut::new(writer, now)),
+        fixp: FixpSession::new(now, ctx.limits),
+        entry: None,
+        registered: false,
+        json: Vec::with_capacity(1024),
+        ctx,
+    };
+    conn.ctx.outs.borrow_mut().push(Arc::clone(&conn.out));
+    let max = conn.ctx.max_frame_len;
+    let mut buf = vec![0u8; (max * 4).max(64 * 1024)];
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut timer = tokio::time::interval(TIMER_PERIOD);
+    timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    'conn: loop {
+        let event = tokio::select! {
+            r = stream.readable() => Event::Readable(r),
+            _ = timer.tick() => Event::Tick,
+        };
+        match event {
+            Event::Tick => {
+                if !conn.on_timer() {
+                    break;
+                }
+            }
+            Event::Readable(Err(_)) => break,
+            Event::Readable(Ok(())) => {
+                if end == buf.len() {
+                    // Only a partial frame (≤ max) can be pending here: move it to the front.
+                    buf.copy_within(start..end, 0);
+                    end -= start;
+                    start = 0;
+                }
+                match stream.try_read(&mut buf[end..]) {
+                    Ok(0) => break,
+                    Ok(n) => end += n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                    Err(_) => break,
+                }
+                let t_read = now_ns();
+                loop {
+                    match peek_frame(&buf[start..end], max) {
+                        Ok(Some(len)) => {
+                            let frame_end = start + len;
+                            let keep = conn.on_frame(&buf[start + SOFH_LEN..frame_end], t_read).await;
+                            start = frame_end;
+                            if !keep {
+                                break 'conn;
+                            }
+                        }
+                        Ok(None) => break,
+                        Err(e) => {
+                            let action = conn.fixp.on_framing_error(&e.to_string());
+                            conn.apply(action, t_read).await;
+                            break 'conn;
+                        }
+                    }
+                }
+                if start == end {
+                    start = 0;
+                    end = 0;
+                }
+            }
+        }
+        if conn.out.is_closed() {
+            break;
+        }
+    }
+    conn.close(peer);
+}
+
+impl Conn {
+    async fn on_frame(&mut self, payload: &[u8], t_read: u64) -> bool {
+        let action = match sbe::decode(payload) {
+            Ok(msg) => {
+                let next_seq = self.out.next_seq();
+                let ctx = Rc::clone(&self.ctx);
+                let mut auth = Auth { ctx: &ctx };
+                let action = self.fixp.on_message(now_ns(), msg, next_seq, &mut auth);
+                return self.apply(action, t_read).await;
+            }
+            Err(e) => {
+                let template = sbe::template_id(payload).unwrap_or(0);
+                self.fixp.on_undecodable(now_ns(), template, &e.to_string())
+            }
+        };
+        self.apply(action, t_read).await
+    }
+
+    async fn apply(&mut self, action: SessionAction<'_>, t_read: u64) -> bool {
+        match action {
+            SessionAction::None => true,
+            SessionAction::Send(reply) => {
+                match reply {
+                    SessionReply::NegotiationResponse(_) => self.registered = true,
+                    SessionReply::EstablishmentAck(_) => self.on_established(),
+                    _ => {}
+                }
+                self.write_session(&reply)
+            }
+            SessionAction::SendAndClose(reply) => {
+                self.write_session(&reply);
+                false
+            }
+            SessionAction::Application(msg) => {
+                self.on_application(msg, t_read).await;
+                true
+            }
+        }
+    }
+
+    fn on_established(&mut self) {
+        let session_id = self.fixp.session_id();
+        self.entry = Some(OrderEntry::new(session_id));
+        let _ = self.ctx.tracker_tx.send(TrackerInput::SessionOpened {
+            session_id,
+            out: Arc::clone(&self.out),
+        });
+        tracing::info!(session_id, keepalive_ms = self.fixp.keepalive_ms(), "strategy session established");
+    }
+
+    fn write_session(&self, reply: &SessionReply) -> bool {
+        let flow = match reply {
+            SessionReply::BusinessMessageReject(_) => Flow::Application,
+            _ => Flow::Session,
+        };
+        self.out.send(flow, now_ns(), |buf| match reply {
+            SessionReply::NegotiationResponse(m) => m.encode_frame(buf),
+            SessionReply::NegotiationReject(m) => m.encode_frame(buf),
+            SessionReply::EstablishmentAck(m) => m.encode_frame(buf),
+            SessionReply::EstablishmentReject(m) => m.encode_frame(buf),
+            SessionReply::Sequence(m) => m.encode_frame(buf),
+            SessionReply::Terminate(m) => m.encode_frame(buf),
+            SessionReply::BusinessMessageReject(m) => m.encode_frame(buf),
+        })
+    }
+
+    fn write_report(&self, msg: &ReportMsg) -> bool {
+        self.out.send(Flow::Application, now_ns(), |buf| match msg {
+            ReportMsg::Exec(er) => er.encode_frame(buf),
+            ReportMsg::CancelReject(r) => r.encode_frame(buf),
+        })
+    }
+
+    /// The order path: order entry (checks, JSON), WebSocket write, then the tracker.
+    async fn on_application(&mut self, msg: Message<'_>, t_read: u64) {
+        let Some(entry) = self.entry.as_mut() else {
+            return;
+        };
+        let utc = utc_now_ns();
+        if !self.ctx.exchange.is_up() {
+            let reject = not_applied(&msg, utc, "exchange connection down");
+            if let Some(r) = reject {
+                self.write_report(&r);
+            }
+            return;
+        }
+        let req_id = self.ctx.next_request_id();
+        self.json.clear();
+        let outcome = match &msg {
+            Message::NewOrderSingle(m) => entry.on_new_order(m, &self.ctx.instruments, req_id, &mut self.json, utc),
+            Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
+            Message::OrderCancelReplaceRequest(m) => {
+                entry.on_replace(m, &self.ctx.instruments, req_id, &mut self.json, utc)
+            }
+            _ => return,
+        };
+        match outcome {
+            EntryOutcome::Send { root, kind } => {
+                if self.ctx.exchange.send_text(&self.json).await {
+                    let t_written = now_ns();
+                    self.ctx
+                        .legs
+                        .borrow_mut()
+                        .record(Leg::StrategyToExchange, t_written.saturating_sub(t_read));
+                    let _ = self.ctx.tracker_tx.send(TrackerInput::Sent(SentRequest {
+                        req_id,
+                        session_id: self.fixp.session_id(),
+                        root,
+                        kind,
+                        t_read_ns: t_read,
+                        t_written_ns: t_written,
+                    }));
+                } else if let Some(r) = not_applied(&msg, utc, "exchange write failed") {
+                    self.write_report(&r);
+                }
+            }
+            EntryOutcome::Reject(report) => {
+                self.write_report(&report);
+            }
+        }
+    }
+
+    fn on_timer(&mut self) -> bool {
+        self.out.flush();
+        let action = self.fixp.on_timer(now_ns(), self.out.last_write_ns(), self.out.next_seq());
+        match action {
+            SessionAction::None => true,
+            SessionAction::Send(reply) => self.write_session(&reply),
+            SessionAction::SendAndClose(reply) => {
+                if let SessionReply::Terminate(t) = &reply {
+                    tracing::warn!(session_id = self.fixp.session_id(), reason = t.reason.as_str(), "ending strategy session");
+                }
+                self.write_session(&reply);
+                false
+            }
+            SessionAction::Application(_) => true,
+        }
+    }
+
+    fn close(self, peer: Option<std::net::SocketAddr>) {
+        let session_id = self.fixp.session_id();
+        if self.registered {
+            self.ctx.active.borrow_mut().remove(&session_id);
+            let _ = self.ctx.tracker_tx.send(TrackerInput::SessionClosed { session_id });
+        }
+        if self.fixp.state() != SessionState::Terminated {
+            tracing::info!(session_id, ?peer, "strategy connection closed without Terminate");
+        }
+        self.out.close();
+        self.ctx.outs.borrow_mut().retain(|o| !Arc::ptr_eq(o, &self.out));
+    }
+}
+
+/// The answer to an application message that was not sent (FIXP idempotent flow: the request
+/// was not applied and may be sent again with the same ClOrdID).
+fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> {
+    match msg {
+        Message::NewOrderSingle(m) => Some(ReportMsg::Exec(ExecutionReport {
+            cl_ord_id: m.cl_ord_id(),
+            orig_cl_ord_id: 0,
+            order_id: 0,
+            exec_id: 0,
+            transact_time: utc_ns,
+            price: if m.ord_type() == OrdType::Market { None } else { m.price() },
+            order_qty: m.order_qty(),
+            last_qty: None,
+            last_px: None,
+            cum_qty: Some(Decimal::ZERO),
+            leaves_qty: Some(Decimal::ZERO),
+            avg_px: None,
+            exchange_code: 0,
+            symbol: m.symbol(),
+            category: m.category(),
+            side: m.side(),
+            ord_type: m.ord_type(),
+            time_in_force: m.time_in_force(),
+            exec_type: ExecType::Rejected,
+            ord_status: OrdStatus::Rejected,
+            ord_rej_reason: OrdRejReason::NotApplied,
+            text: Text::new(text),
+        })),
+        Message::OrderCancelRequest(m) => Some(cancel_not_applied(
+            m.cl_ord_id(),
+            m.orig_cl_ord_id(),
+            CxlRejResponseTo::OrderCancelRequest,
+            utc_ns,
+            text,
+        )),
+        Message::OrderCancelReplaceRequest(m) => Some(cancel_not_applied(
+            m.cl_ord_id(),
+            m.orig_cl_ord_id(),
+            CxlRejResponseTo::OrderCancelReplaceRequest,
+            utc_ns,
+            text,
+        )),
+        _ => None,
+    }
+}
+
+fn cancel_not_applied(cl: u64, orig: u64, to: CxlRejResponseTo, utc_ns: u64, text: &str) -> ReportMsg {
+    ReportMsg::CancelReject(OrderCancelReject {
+        cl_ord_id: cl,
+        orig_cl_ord_id: orig,
+        order_id: 0,
+        transact_time: utc_ns,
+        exchange_code: 0,
+        ord_status: OrdStatus::Rejected,
+        cxl_rej_response_to: to,
+        cxl_rej_reason: CxlRejReason::Other,
+        text: Text::new(text),
+    })
+}

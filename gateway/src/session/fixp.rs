@@ -1,0 +1,338 @@
+//! The FIXP-style session layer of one strategy connection, without I/O.
+//!
+//! Implements the subset of FIXP 1.0 (FIX Performance Session Layer) that the strategy link
+//! uses: Negotiate → NegotiationResponse, Establish → EstablishmentAck, Sequence as keepalive,
+//! Terminate. The server flow is Recoverable (implicitly sequenced) and the client flow
+//! Idempotent. The driver feeds decoded messages and timer ticks with the current time in
+//! nanoseconds; the state machine answers with [`SessionAction`]s. It never blocks, allocates or
+//! reads a clock.
+//!
+//! Bad input has a defined answer:
+//! - a message before the handshake, or a session message in the wrong state → Terminate
+//!   (`ProtocolError`) and close;
+//! - an application message with an unknown template after establishment → BusinessMessageReject
+//!   (`UnsupportedMessageType`), the session stays up;
+//! - no inbound message for [`KEEPALIVE_MISSES`] keepalive intervals → Terminate
+//!   (`KeepaliveTimeout`) and close.
+
+use codec::sbe::{
+    BusinessMessageReject, BusinessRejectReason, EstablishmentAck, EstablishmentReject,
+    EstablishmentRejectCode, FlowType, Message, NegotiationReject, NegotiationRejectCode,
+    NegotiationResponse, Sequence, Terminate, TerminationCode, Text,
+};
+
+/// Inbound silence, in keepalive intervals, after which the session is ended.
+pub const KEEPALIVE_MISSES: u64 = 3;
+
+/// How long a connection may stay without completing Negotiate + Establish, in ns.
+pub const HANDSHAKE_TIMEOUT_NS: u64 = 5_000_000_000;
+
+/// Limits the gateway applies to every session's handshake (from `[strategy]` in the config).
+#[derive(Debug, Clone, Copy)]
+pub struct SessionLimits {
+    /// Smallest keepalive interval a strategy may ask for, in ms.
+    pub keepalive_min_ms: u32,
+    /// Largest keepalive interval a strategy may ask for, in ms.
+    pub keepalive_max_ms: u32,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        SessionLimits {
+            keepalive_min_ms: 100,
+            keepalive_max_ms: 60_000,
+        }
+    }
+}
+
+/// Decides whether a Negotiate may open a session (configured id, matching credentials, not
+/// already active). Implemented by the engine over the configuration.
+pub trait Authorizer {
+    /// `Ok(())` admits the session; `Err(code)` answers NegotiationReject with that code.
+    fn authorize(&mut self, session_id: u64, credentials: &str) -> Result<(), NegotiationRejectCode>;
+}
+
+/// Where a session stands in the FIXP life cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionState {
+    /// Connected; waiting for Negotiate.
+    AwaitNegotiate,
+    /// Negotiated; waiting for Establish.
+    Negotiated,
+    /// Established: application messages flow.
+    Established,
+    /// Terminated: the driver closes the connection.
+    Terminated,
+}
+
+/// A session-layer message the gateway sends (the driver encodes it).
+#[derive(Debug, Clone, Copy)]
+pub enum SessionReply {
+    /// Answer to an accepted Negotiate.
+    NegotiationResponse(NegotiationResponse),
+    /// Answer to a refused Negotiate (the connection is then closed).
+    NegotiationReject(NegotiationReject),
+    /// Answer to an accepted Establish.
+    EstablishmentAck(EstablishmentAck),
+    /// Answer to a refused Establish (the connection is then closed).
+    EstablishmentReject(EstablishmentReject),
+    /// Keepalive / sequence announcement.
+    Sequence(Sequence),
+    /// End of session (the connection is then closed).
+    Terminate(Terminate),
+    /// Refusal of one application message; the session stays up.
+    BusinessMessageReject(BusinessMessageReject),
+}
+
+/// What the driver must do after feeding the state machine.
+#[derive(Debug)]
+pub enum SessionAction<'a> {
+    /// Nothing to send.
+    None,
+    /// Send this reply and keep the connection.
+    Send(SessionReply),
+    /// Send this reply, then close the connection.
+    SendAndClose(SessionReply),
+    /// An application message for the order path (only in the Established state).
+    Application(Message<'a>),
+}
+
+/// One strategy connection's session layer.
+#[derive(Debug)]
+pub struct FixpSession {
+    state: SessionState,
+    session_id: u64,
+    keepalive_ms: u32,
+    connected_at_ns: u64,
+    last_inbound_ns: u64,
+    limits: SessionLimits,
+}
+
+impl FixpSession {
+    /// A new connection accepted at `now_ns`.
+    pub fn new(now_ns: u64, limits: SessionLimits) -> Self {
+        FixpSession {
+            state: SessionState::AwaitNegotiate,
+            session_id: 0,
+            keepalive_ms: 0,
+            connected_at_ns: now_ns,
+            last_inbound_ns: now_ns,
+            limits,
+        }
+    }
+
+    /// Current state.
+    pub fn state(&self) -> SessionState {
+        self.state
+    }
+
+    /// The negotiated SessionID (0 before Negotiate).
+    pub fn session_id(&self) -> u64 {
+        self.session_id
+    }
+
+    /// The agreed keepalive interval in ms (0 before Establish).
+    pub fn keepalive_ms(&self) -> u32 {
+        self.keepalive_ms
+    }
+
+    fn terminate(&mut self, code: TerminationCode, reason: &str) -> SessionAction<'static> {
+        self.state = SessionState::Terminated;
+        SessionAction::SendAndClose(SessionReply::Terminate(Terminate {
+            session_id: self.session_id,
+            code,
+            reason: Text::new(reason),
+        }))
+    }
+
+    /// Feeds one decoded inbound message received at `now_ns`. `next_out_seq` is the sequence
+    /// number the gateway's next application message to this session will carry (reported in
+    /// EstablishmentAck).
+    pub fn on_message<'a>(
+        &mut self,
+        now_ns: u64,
+        msg: Message<'a>,
+        next_out_seq: u64,
+        auth: &mut dyn Authorizer,
+    ) -> SessionAction<'a> {
+        self.last_inbound_ns = now_ns;
+        match (self.state, msg) {
+            (SessionState::Terminated, _) => SessionAction::None,
+            (SessionState::AwaitNegotiate, Message::Negotiate(n)) => {
+                let request = n.to_owned();
+                self.session_id = request.session_id;
+                if request.client_flow != FlowType::Idempotent && request.client_flow != FlowType::Unsequenced {
+                    self.state = SessionState::Terminated;
+                    return SessionAction::SendAndClose(SessionReply::NegotiationReject(NegotiationReject {
+                        session_id: request.session_id,
+                        request_timestamp: request.timestamp,
+                        code: NegotiationRejectCode::FlowTypeNotSupported,
+                        reason: Text::new("client flow must be Idempotent or Unsequenced"),
+                    }));
+                }
+                match auth.authorize(request.session_id, request.credentials.as_str()) {
+                    Ok(()) => {
+                        self.state = SessionState::Negotiated;
+                        SessionAction::Send(SessionReply::NegotiationResponse(NegotiationResponse {
+                            session_id: request.session_id,
+                            request_timestamp: request.timestamp,
+                            server_flow: FlowType::Recoverable,
+                        }))
+                    }
+                    Err(code) => {
+                        self.state = SessionState::Terminated;
+                        let reason = match code {
+                            NegotiationRejectCode::Credentials => "unknown session or bad credentials",
+                            NegotiationRejectCode::DuplicateId => "session already active",
+                            _ => "negotiation refused",
+                        };
+                        SessionAction::SendAndClose(SessionReply::NegotiationReject(NegotiationReject {
+                            session_id: request.session_id,
+                            request_timestamp: request.timestamp,
+                            code,
+                            reason: Text::new(reason),
+                        }))
+                    }
+                }
+            }
+            (SessionState::Negotiated, Message::Establish(e)) => {
+                let request = e.to_owned();
+                let reject = |code, reason: &str| {
+                    SessionAction::SendAndClose(SessionReply::EstablishmentReject(EstablishmentReject {
+                        session_id: request.session_id,
+                        request_timestamp: request.timestamp,
+                        code,
+                        reason: Text::new(reason),
+                    }))
+                };
+                if request.session_id != self.session_id {
+                    self.state = SessionState::Terminated;
+                    return reject(EstablishmentRejectCode::Unnegotiated, "SessionID differs from Negotiate");
+                }
+                if request.keepalive_interval < self.limits.keepalive_min_ms
+                    || request.keepalive_interval > self.limits.keepalive_max_ms
+                {
+                    self.state = SessionState::Terminated;
+                    return reject(EstablishmentRejectCode::KeepaliveInterval, "KeepaliveInterval out of range");
+                }
+                self.keepalive_ms = request.keepalive_interval;
+                self.state = SessionState::Established;
+                SessionAction::Send(SessionReply::EstablishmentAck(EstablishmentAck {
+                    session_id: self.session_id,
+                    request_timestamp: request.timestamp,
+                    keepalive_interval: request.keepalive_interval,
+                    next_seq_no: next_out_seq,
+                }))
+            }
+            (SessionState::Established, Message::Sequence(_)) => SessionAction::None,
+            (_, Message::Terminate(_)) => {
+                self.state = SessionState::Terminated;
+                SessionAction::SendAndClose(SessionReply::Terminate(Terminate {
+                    session_id: self.session_id,
+                    code: TerminationCode::Finished,
+                    reason: Text::new("terminated by the strategy"),
+                }))
+            }
+            (
+                SessionState::Established,
+                m @ (Message::NewOrderSingle(_) | Message::OrderCancelRequest(_) | Message::OrderCancelReplaceRequest(_)),
+            ) => SessionAction::Application(m),
+            (SessionState::Established, other) => SessionAction::Send(SessionReply::BusinessMessageReject(
+                BusinessMessageReject {
+                    ref_seq_num: 0,
+                    business_reject_ref_id: 0,
+                    exchange_code: 0,
+                    ref_msg_type: message_template(&other),
+                    business_reject_reason: BusinessRejectReason::UnsupportedMessageType,
+                    text: Text::new("message not accepted from a strategy"),
+                },
+            )),
+            (SessionState::AwaitNegotiate, _) => self.terminate(TerminationCode::ProtocolError, "message before Negotiate"),
+            (SessionState::Negotiated, _) => self.terminate(TerminationCode::ProtocolError, "message before Establish"),
+        }
+    }
+
+    /// An inbound frame whose SBE template is unknown or whose block did not decode.
+    /// Before establishment this ends the session; afterwards it is answered with
+    /// BusinessMessageReject and the session stays up.
+    pub fn on_undecodable(&mut self, now_ns: u64, template_id: u16, reason: &str) -> SessionAction<'static> {
+        self.last_inbound_ns = now_ns;
+        match self.state {
+            SessionState::Established => SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
+                ref_seq_num: 0,
+                business_reject_ref_id: 0,
+                exchange_code: 0,
+                ref_msg_type: template_id,
+                business_reject_reason: if template_id_is_known(template_id) {
+                    BusinessRejectReason::InvalidField
+                } else {
+                    BusinessRejectReason::UnsupportedMessageType
+                },
+                text: Text::new(reason),
+            })),
+            SessionState::Terminated => SessionAction::None,
+            _ => self.terminate(TerminationCode::ProtocolError, reason),
+        }
+    }
+
+    /// A framing error (oversize frame, wrong encoding type): the byte stream cannot be
+    /// resynchronised, so the session ends.
+    pub fn on_framing_error(&mut self, reason: &str) -> SessionAction<'static> {
+        if self.state == SessionState::Terminated {
+            return SessionAction::None;
+        }
+        self.terminate(TerminationCode::ProtocolError, reason)
+    }
+
+    /// Timer tick at `now_ns`; `last_outbound_ns` is when the gateway last wrote to this
+    /// session (any message). Returns a Sequence to send when the gateway has been silent for a
+    /// keepalive interval, or Terminate when the strategy has been silent for
+    /// [`KEEPALIVE_MISSES`] intervals (or never finished the handshake).
+    pub fn on_timer(&mut self, now_ns: u64, last_outbound_ns: u64, next_out_seq: u64) -> SessionAction<'static> {
+        match self.state {
+            SessionState::Terminated => SessionAction::None,
+            SessionState::AwaitNegotiate | SessionState::Negotiated => {
+                if now_ns.saturating_sub(self.connected_at_ns) > HANDSHAKE_TIMEOUT_NS {
+                    self.terminate(TerminationCode::KeepaliveTimeout, "handshake not completed in time")
+                } else {
+                    SessionAction::None
+                }
+            }
+            SessionState::Established => {
+                let interval_ns = u64::from(self.keepalive_ms) * 1_000_000;
+                if now_ns.saturating_sub(self.last_inbound_ns) > interval_ns * KEEPALIVE_MISSES {
+                    self.terminate(TerminationCode::KeepaliveTimeout, "keepalive interval missed")
+                } else if now_ns.saturating_sub(last_outbound_ns) >= interval_ns {
+                    SessionAction::Send(SessionReply::Sequence(Sequence {
+                        next_seq_no: next_out_seq,
+                    }))
+                } else {
+                    SessionAction::None
+                }
+            }
+        }
+    }
+}
+
+fn template_id_is_known(template_id: u16) -> bool {
+    matches!(template_id, 1..=8 | 101..=106)
+}
+
+fn message_template(m: &Message<'_>) -> u16 {
+    match m {
+        Message::Negotiate(_) => codec::sbe::Negotiate::TEMPLATE_ID,
+        Message::NegotiationResponse(_) => codec::sbe::NegotiationResponse::TEMPLATE_ID,
+        Message::NegotiationReject(_) => codec::sbe::NegotiationReject::TEMPLATE_ID,
+        Message::Establish(_) => codec::sbe::Establish::TEMPLATE_ID,
+        Message::EstablishmentAck(_) => codec::sbe::EstablishmentAck::TEMPLATE_ID,
+        Message::EstablishmentReject(_) => codec::sbe::EstablishmentReject::TEMPLATE_ID,
+        Message::Sequence(_) => codec::sbe::Sequence::TEMPLATE_ID,
+        Message::Terminate(_) => codec::sbe::Terminate::TEMPLATE_ID,
+        Message::NewOrderSingle(_) => codec::sbe::NewOrderSingle::TEMPLATE_ID,
+        Message::OrderCancelRequest(_) => codec::sbe::OrderCancelRequest::TEMPLATE_ID,
+        Message::OrderCancelReplaceRequest(_) => codec::sbe::OrderCancelReplaceRequest::TEMPLATE_ID,
+        Message::ExecutionReport(_) => codec::sbe::ExecutionReport::TEMPLATE_ID,
+        Message::OrderCancelReject(_) => codec::sbe::OrderCancelReject::TEMPLATE_ID,
+        Message::BusinessMessageReject(_) => codec::sbe::BusinessMessageReject::TEMPLATE_ID,
+    }
+}

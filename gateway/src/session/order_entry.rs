@@ -1,0 +1,294 @@
+//! The order path of one strategy session: NewOrderSingle, OrderCancelRequest and
+//! OrderCancelReplaceRequest in, a Bitget trade op (JSON, reference §5) or an immediate reject
+//! out. Runs on the io thread between reading the strategy frame and writing the WebSocket frame,
+//! so it does no I/O, takes no lock and allocates nothing in the steady state (the ClOrdID map
+//! grows with the session's orders).
+
+use std::collections::HashMap;
+
+use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
+use codec::sbe::{
+    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, NewOrderSingleDecoder,
+    OrdRejReason, OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
+    OrderCancelRequestDecoder, PosSide, Side, StpMode, Text, TimeInForce,
+};
+use codec::Decimal;
+
+use crate::ids::{format_request_id, ClientOid};
+use crate::pretrade::InstrumentTable;
+use crate::tracker::{NewOrder, RequestKind, ReportMsg};
+
+/// What the order path decided for one application message.
+#[derive(Debug)]
+pub enum EntryOutcome {
+    /// The trade op is in the JSON buffer: write it, then tell the tracker.
+    Send {
+        /// The order's root ClOrdID.
+        root: u64,
+        /// What was asked.
+        kind: RequestKind,
+    },
+    /// Refused before sending: answer the strategy with this.
+    Reject(ReportMsg),
+}
+
+/// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
+#[derive(Debug, Default)]
+pub struct OrderEntry {
+    session_id: u64,
+    /// ClOrdID → root ClOrdID of the order it names.
+    roots: HashMap<u64, u64>,
+}
+
+/// Maps the SBE category to Bitget's.
+pub fn bg_category(c: Category) -> json::Category {
+    match c {
+        Category::Spot => json::Category::Spot,
+        Category::Margin => json::Category::Margin,
+        Category::UsdtFutures => json::Category::UsdtFutures,
+        Category::CoinFutures => json::Category::CoinFutures,
+        Category::UsdcFutures => json::Category::UsdcFutures,
+    }
+}
+
+fn bg_side(s: Side) -> json::Side {
+    match s {
+        Side::Buy => json::Side::Buy,
+        Side::Sell => json::Side::Sell,
+    }
+}
+
+fn bg_tif(t: TimeInForce) -> json::TimeInForce {
+    match t {
+        TimeInForce::Gtc => json::TimeInForce::Gtc,
+        TimeInForce::Ioc => json::TimeInForce::Ioc,
+        TimeInForce::Fok => json::TimeInForce::Fok,
+        TimeInForce::PostOnly => json::TimeInForce::PostOnly,
+    }
+}
+
+fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
+    match p {
+        PosSide::None => None,
+        PosSide::Long => Some(json::PosSide::Long),
+        PosSide::Short => Some(json::PosSide::Short),
+    }
+}
+
+fn bg_stp(s: StpMode) -> Option<json::StpMode> {
+    match s {
+        StpMode::Default => None,
+        StpMode::None => Some(json::StpMode::None),
+        StpMode::CancelTaker => Some(json::StpMode::CancelTaker),
+        StpMode::CancelMaker => Some(json::StpMode::CancelMaker),
+        StpMode::CancelBoth => Some(json::StpMode::CancelBoth),
+    }
+}
+
+impl OrderEntry {
+    /// State for session `session_id`.
+    pub fn new(session_id: u64) -> Self {
+        OrderEntry {
+            session_id,
+            roots: HashMap::with_capacity(1024),
+        }
+    }
+
+    /// Number of ClOrdIDs used so far.
+    pub fn cl_ord_ids_used(&self) -> usize {
+        self.roots.len()
+    }
+
+    /// A NewOrderSingle: duplicate and pre-trade checks, then `place-order` into `json_out`.
+    pub fn on_new_order(
+        &mut self,
+        m: &NewOrderSingleDecoder<'_>,
+        instruments: &InstrumentTable,
+        req_id: u64,
+        json_out: &mut Vec<u8>,
+        utc_ns: u64,
+    ) -> EntryOutcome {
+        let order = NewOrder {
+            cl_ord_id: m.cl_ord_id(),
+            category: m.category(),
+            symbol: m.symbol(),
+            side: m.side(),
+            ord_type: m.ord_type(),
+            time_in_force: m.time_in_force(),
+            price: if m.ord_type() == OrdType::Market { None } else { m.price() },
+            qty: m.order_qty().unwrap_or(Decimal::ZERO),
+        };
+        let rejected = |reason, text: &str| {
+            EntryOutcome::Reject(ReportMsg::Exec(ExecutionReport {
+                cl_ord_id: order.cl_ord_id,
+                orig_cl_ord_id: 0,
+                order_id: 0,
+                exec_id: 0,
+                transact_time: utc_ns,
+                price: order.price,
+                order_qty: Some(order.qty),
+                last_qty: None,
+                last_px: None,
+                cum_qty: Some(Decimal::ZERO),
+                leaves_qty: Some(Decimal::ZERO),
+                avg_px: None,
+                exchange_code: 0,
+                symbol: order.symbol,
+                category: order.category,
+                side: order.side,
+                ord_type: order.ord_type,
+                time_in_force: order.time_in_force,
+                exec_type: ExecType::Rejected,
+                ord_status: OrdStatus::Rejected,
+                ord_rej_reason: reason,
+                text: Text::new(text),
+            }))
+        };
+        if self.roots.contains_key(&order.cl_ord_id) {
+            return rejected(OrdRejReason::DuplicateOrder, "duplicate ClOrdID");
+        }
+        // The ClOrdID is used from now on, even if refused below.
+        self.roots.insert(order.cl_ord_id, order.cl_ord_id);
+        if let Err(r) = instruments.check_new(
+            order.category,
+            &order.symbol,
+            order.ord_type,
+            order.time_in_force,
+            order.price,
+            order.qty,
+        ) {
+            return rejected(r.reason, &r.text);
+        }
+        let oid = ClientOid::new(self.session_id, order.cl_ord_id);
+        let mut id_buf = itoa::Buffer::new();
+        json::write_place_order(
+            json_out,
+            format_request_id(req_id, &mut id_buf),
+            bg_category(order.category),
+            &PlaceOrder {
+                symbol: order.symbol.as_str(),
+                side: bg_side(order.side),
+                order_type: match order.ord_type {
+                    OrdType::Limit => json::OrderType::Limit,
+                    OrdType::Market => json::OrderType::Market,
+                },
+                qty: order.qty,
+                price: order.price,
+                time_in_force: match order.ord_type {
+                    OrdType::Limit => Some(bg_tif(order.time_in_force)),
+                    OrdType::Market => None,
+                },
+                pos_side: bg_pos_side(m.pos_side()),
+                reduce_only: (m.reduce_only() == BoolFlag::Yes).then_some(true),
+                client_oid: oid.as_str(),
+                stp_mode: bg_stp(m.stp_mode()),
+            },
+        );
+        EntryOutcome::Send {
+            root: order.cl_ord_id,
+            kind: RequestKind::New(order),
+        }
+    }
+
+    fn cancel_reject(
+        cl_ord_id: u64,
+        orig: u64,
+        to: CxlRejResponseTo,
+        reason: CxlRejReason,
+        text: &str,
+        utc_ns: u64,
+    ) -> EntryOutcome {
+        EntryOutcome::Reject(ReportMsg::CancelReject(OrderCancelReject {
+            cl_ord_id,
+            orig_cl_ord_id: orig,
+            order_id: 0,
+            transact_time: utc_ns,
+            exchange_code: 0,
+            ord_status: OrdStatus::Rejected,
+            cxl_rej_response_to: to,
+            cxl_rej_reason: reason,
+            text: Text::new(text),
+        }))
+    }
+
+    /// An OrderCancelRequest: the order must be one of this session's; then `cancel-order` by
+    /// clientOid into `json_out`.
+    pub fn on_cancel(
+        &mut self,
+        m: &OrderCancelRequestDecoder<'_>,
+        req_id: u64,
+        json_out: &mut Vec<u8>,
+        utc_ns: u64,
+    ) -> EntryOutcome {
+        let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
+        let to = CxlRejResponseTo::OrderCancelRequest;
+        let Some(&root) = self.roots.get(&orig) else {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::UnknownOrder, "unknown OrigClOrdID", utc_ns);
+        };
+        if self.roots.contains_key(&cl) {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID", utc_ns);
+        }
+        self.roots.insert(cl, root);
+        let oid = ClientOid::new(self.session_id, root);
+        let mut id_buf = itoa::Buffer::new();
+        json::write_cancel_order(
+            json_out,
+            format_request_id(req_id, &mut id_buf),
+            Some(bg_category(m.category())),
+            &CancelOrder {
+                symbol: Some(m.symbol().as_str()),
+                order_id: None,
+                client_oid: Some(oid.as_str()),
+            },
+        );
+        EntryOutcome::Send {
+            root,
+            kind: RequestKind::Cancel { cl_ord_id: cl },
+        }
+    }
+
+    /// An OrderCancelReplaceRequest: the order must be one of this session's and the new price
+    /// and quantity must pass the pre-trade checks; then `modify-order` by clientOid.
+    pub fn on_replace(
+        &mut self,
+        m: &OrderCancelReplaceRequestDecoder<'_>,
+        instruments: &InstrumentTable,
+        req_id: u64,
+        json_out: &mut Vec<u8>,
+        utc_ns: u64,
+    ) -> EntryOutcome {
+        let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
+        let to = CxlRejResponseTo::OrderCancelReplaceRequest;
+        let Some(&root) = self.roots.get(&orig) else {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::UnknownOrder, "unknown OrigClOrdID", utc_ns);
+        };
+        if self.roots.contains_key(&cl) {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID", utc_ns);
+        }
+        let qty = m.order_qty().unwrap_or(Decimal::ZERO);
+        let price = m.price();
+        if let Err(r) = instruments.check_replace(m.category(), &m.symbol(), price, qty) {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, &r.text, utc_ns);
+        }
+        self.roots.insert(cl, root);
+        let oid = ClientOid::new(self.session_id, root);
+        let mut id_buf = itoa::Buffer::new();
+        json::write_modify_order(
+            json_out,
+            format_request_id(req_id, &mut id_buf),
+            bg_category(m.category()),
+            &ModifyOrder {
+                symbol: m.symbol().as_str(),
+                order_id: None,
+                client_oid: Some(oid.as_str()),
+                qty: Some(qty),
+                price,
+                auto_cancel: m.auto_cancel() == BoolFlag::Yes,
+            },
+        );
+        EntryOutcome::Send {
+            root,
+            kind: RequestKind::Replace { cl_ord_id: cl, price, qty },
+        }
+    }
+}

@@ -1,0 +1,488 @@
+//! The tracker's sans-I/O core: order state from requests, trade replies, `order` and `fill`
+//! pushes, and the ExecutionReports / OrderCancelRejects that follow.
+//!
+//! Rules (Bitget UTA v3 reference §4.2, §4.3, §5; FIX 5.0 SP2 ExecutionReport semantics):
+//! - every accepted order gets exactly one ExecutionReport New first, on the ACK or on its first
+//!   push, whichever comes first ("push before reply" is normal);
+//! - fills come from the `fill` topic, counted once per `execId`; each gives PartialFill or Fill
+//!   with LastQty/LastPx, CumQty, LeavesQty and AvgPx computed exactly from the fills;
+//! - a `cancelled` push gives Canceled (text = `cancelReason`), but only once the fills the
+//!   exchange counted (`cumExecQty`) have all arrived ("fill during cancel");
+//! - a modify is Replaced when the order channel shows the new price and quantity; a refused
+//!   modify or cancel gives OrderCancelReject with the exchange's code and text;
+//! - a refused place-order gives ExecutionReport Rejected with the exchange's code and text.
+//!
+//! Inputs carry their times (`t_read_ns`: monotonic read time of the frame; `utc_ns`: wall
+//! clock for TransactTime); the core reads no clock.
+
+use std::collections::HashMap;
+
+use codec::json::{FillPush, Inbound, OrderPush, OrderStatus as BgStatus, TradeItem};
+use codec::sbe::{
+    CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, OrdRejReason, OrdStatus,
+    OrderCancelReject, Text,
+};
+use codec::Decimal;
+
+use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
+use super::request::{RequestKind, SentRequest};
+use crate::ids::{parse_request_id, ClientOid};
+use crate::metrics::{Leg, LegHistograms};
+
+/// Outcome-unknown codes (reference §8): the order may or may not exist; resolved by querying
+/// the order, never by resending.
+pub const OUTCOME_UNKNOWN_CODES: [u32; 3] = [40010, 40725, 45001];
+
+/// A message for one strategy session.
+#[derive(Debug, Clone, Copy)]
+pub enum ReportMsg {
+    /// ExecutionReport.
+    Exec(ExecutionReport),
+    /// OrderCancelReject.
+    CancelReject(OrderCancelReject),
+}
+
+/// A report and whom it is for.
+#[derive(Debug, Clone, Copy)]
+pub struct Report {
+    /// Destination session.
+    pub session_id: u64,
+    /// The message.
+    pub msg: ReportMsg,
+    /// Monotonic read time of the exchange frame that caused it (for the "push read →
+    /// ExecutionReport written" leg).
+    pub cause_t_read_ns: u64,
+}
+
+/// Counters of what the tracker saw but did not turn into reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TrackerStats {
+    /// Fills whose `execId` had already been counted.
+    pub duplicate_fills: u64,
+    /// Pushes whose clientOid is not one of ours or not known.
+    pub unknown_pushes: u64,
+    /// Replies whose `id` matches no request in flight.
+    pub unknown_replies: u64,
+    /// Replies with an outcome-unknown code (left for reconciliation).
+    pub outcome_unknown: u64,
+    /// ExecutionReports produced.
+    pub execution_reports: u64,
+    /// OrderCancelRejects produced.
+    pub cancel_rejects: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct InFlight {
+    session_id: u64,
+    root: u64,
+    kind: RequestKind,
+    t_written_ns: u64,
+}
+
+/// The order tracker: owns every order's state (single-threaded; the engine runs it on a
+/// pinned thread).
+#[derive(Debug, Default)]
+pub struct Tracker {
+    orders: HashMap<(u64, u64), Order>,
+    in_flight: HashMap<u64, InFlight>,
+    reports: Vec<Report>,
+    stats: TrackerStats,
+    legs: LegHistograms,
+}
+
+impl Tracker {
+    /// An empty tracker.
+    pub fn new() -> Self {
+        Tracker::default()
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> TrackerStats {
+        self.stats
+    }
+
+    /// The latency legs the tracker measures (written → trade reply, written → first push).
+    pub fn legs(&self) -> &LegHistograms {
+        &self.legs
+    }
+
+    /// Mutable access to the legs (to reset after a report interval).
+    pub fn legs_mut(&mut self) -> &mut LegHistograms {
+        &mut self.legs
+    }
+
+    /// One order by (SessionID, root ClOrdID).
+    pub fn order(&self, session_id: u64, root: u64) -> Option<&Order> {
+        self.orders.get(&(session_id, root))
+    }
+
+    /// All orders (open and finished).
+    pub fn orders(&self) -> impl Iterator<Item = &Order> {
+        self.orders.values()
+    }
+
+    /// Reports produced since the last drain.
+    pub fn drain_reports(&mut self) -> std::vec::Drain<'_, Report> {
+        self.reports.drain(..)
+    }
+
+    /// Number of requests awaiting their trade reply.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+
+    /// A trade op was written to the exchange.
+    pub fn on_sent(&mut self, req: SentRequest) {
+        let key = (req.session_id, req.root);
+        match req.kind {
+            RequestKind::New(n) => {
+                self.orders.entry(key).or_insert(Order {
+                    session_id: req.session_id,
+                    root: req.root,
+                    cl_ord_id: n.cl_ord_id,
+                    order_id: 0,
+                    category: n.category,
+                    symbol: n.symbol,
+                    side: n.side,
+                    ord_type: n.ord_type,
+                    time_in_force: n.time_in_force,
+                    price: n.price,
+                    qty: n.qty,
+                    status: OrdStatus::PendingNew,
+                    acknowledged: false,
+                    pushed: false,
+                    t_written_ns: req.t_written_ns,
+                    cum_qty: Decimal::ZERO,
+                    cum_value: Decimal::ZERO,
+                    exchange_cum_qty: Decimal::ZERO,
+                    exec_ids: Default::default(),
+                    pending_replace: None,
+                    pending_cancel: None,
+                    held_terminal: None,
+                });
+            }
+            RequestKind::Replace { cl_ord_id, price, qty } => {
+                if let Some(o) = self.orders.get_mut(&key) {
+                    o.pending_replace = Some(PendingReplace { cl_ord_id, price, qty });
+                }
+            }
+            RequestKind::Cancel { cl_ord_id } => {
+                if let Some(o) = self.orders.get_mut(&key) {
+                    o.pending_cancel = Some(cl_ord_id);
+                }
+            }
+        }
+        self.in_flight.insert(
+            req.req_id,
+            InFlight {
+                session_id: req.session_id,
+                root: req.root,
+                kind: req.kind,
+                t_written_ns: req.t_written_ns,
+            },
+        );
+    }
+
+    /// One parsed frame from the private WebSocket, read at `t_read_ns` (monotonic);
+    /// `utc_ns` is the wall clock for TransactTime where the frame carries no time.
+    pub fn on_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
+        match inbound {
+            Inbound::Trade(reply) => {
+                let item = reply.items.first();
+                let (code, msg) = match item {
+                    Some(it) if it.code.0 != 0 => (it.code.0, it.msg),
+                    _ => (reply.code.0, reply.msg),
+                };
+                self.on_reply(t_read_ns, utc_ns, reply.id, code, msg, item);
+            }
+            Inbound::Error { id: Some(id), code, msg } => {
+                self.on_reply(t_read_ns, utc_ns, id, code.0, msg, None);
+            }
+            Inbound::Orders { orders, .. } => {
+                for o in orders.iter() {
+                    self.on_order_push(t_read_ns, o);
+                }
+            }
+            Inbound::Fills { fills, .. } => {
+                for f in fills.iter() {
+                    self.on_fill(t_read_ns, f);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_reply(
+        &mut self,
+        t_read_ns: u64,
+        utc_ns: u64,
+        id: &str,
+        code: u32,
+        msg: &str,
+        item: Option<&TradeItem<'_>>,
+    ) {
+        let Some(req) = parse_request_id(id).and_then(|id| self.in_flight.remove(&id)) else {
+            self.stats.unknown_replies += 1;
+            return;
+        };
+        self.legs.record(Leg::ExchangeReply, t_read_ns.saturating_sub(req.t_written_ns));
+        if OUTCOME_UNKNOWN_CODES.contains(&code) {
+            // Left to reconciliation by clientOid (never resent); the order channel may still
+            // tell the outcome.
+            self.stats.outcome_unknown += 1;
+            return;
+        }
+        let Some(order) = self.orders.get_mut(&(req.session_id, req.root)) else {
+            self.stats.unknown_replies += 1;
+            return;
+        };
+        if let Some(order_id) = item.and_then(|i| i.order_id.parse::<u64>().ok()) {
+            if order.order_id == 0 {
+                order.order_id = order_id;
+            }
+        }
+        match req.kind {
+            RequestKind::New(_) => {
+                if code == 0 {
+                    if !order.acknowledged {
+                        Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+                    }
+                } else if !order.acknowledged {
+                    order.status = OrdStatus::Rejected;
+                    let mut er = exec_report(order, ExecType::Rejected, utc_ns);
+                    er.ord_rej_reason = OrdRejReason::ExchangeReject;
+                    er.exchange_code = code;
+                    er.text = Text::new(msg);
+                    push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+                }
+            }
+            RequestKind::Replace { cl_ord_id, .. } => {
+                if code != 0 {
+                    order.pending_replace = None;
+                    push_cancel_reject(
+                        &mut self.reports,
+                        &mut self.stats,
+                        order,
+                        cl_ord_id,
+                        CxlRejResponseTo::OrderCancelReplaceRequest,
+                        code,
+                        msg,
+                        utc_ns,
+                        t_read_ns,
+                    );
+                }
+            }
+            RequestKind::Cancel { cl_ord_id } => {
+                if code != 0 {
+                    order.pending_cancel = None;
+                    push_cancel_reject(
+                        &mut self.reports,
+                        &mut self.stats,
+                        order,
+                        cl_ord_id,
+                        CxlRejResponseTo::OrderCancelRequest,
+                        code,
+                        msg,
+                        utc_ns,
+                        t_read_ns,
+                    );
+                }
+            }
+        }
+    }
+
+    fn acknowledge(order: &mut Order, reports: &mut Vec<Report>, stats: &mut TrackerStats, t_read_ns: u64, utc_ns: u64) {
+        order.acknowledged = true;
+        if order.status == OrdStatus::PendingNew {
+            order.status = OrdStatus::New;
+        }
+        let er = exec_report(order, ExecType::New, utc_ns);
+        push_exec(reports, stats, order.session_id, er, t_read_ns);
+    }
+
+    fn on_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
+        let Some(key) = ClientOid::parse(push.client_oid) else {
+            self.stats.unknown_pushes += 1;
+            return;
+        };
+        let Some(order) = self.orders.get_mut(&key) else {
+            self.stats.unknown_pushes += 1;
+            return;
+        };
+        let utc_ns = push.updated_time_ms.saturating_mul(1_000_000);
+        if !order.pushed {
+            order.pushed = true;
+            self.legs.record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
+        }
+        if order.order_id == 0 {
+            order.order_id = push.order_id.parse().unwrap_or(0);
+        }
+        if order.is_terminal() {
+            return;
+        }
+        if !order.acknowledged {
+            Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+        }
+        if push.cum_exec_qty > order.exchange_cum_qty {
+            order.exchange_cum_qty = push.cum_exec_qty;
+        }
+        if let Some(pr) = order.pending_replace {
+            let price_matches = pr.price.is_none() || pr.price == push.price;
+            if price_matches && pr.qty == push.qty && push.order_status != BgStatus::Cancelled {
+                order.pending_replace = None;
+                let orig = order.cl_ord_id;
+                order.cl_ord_id = pr.cl_ord_id;
+                order.price = push.price.or(order.price);
+                order.qty = push.qty;
+                order.status = order.open_status();
+                let mut er = exec_report(order, ExecType::Replaced, utc_ns);
+                er.orig_cl_ord_id = orig;
+                push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+            }
+        }
+        if push.order_status == BgStatus::Cancelled {
+            order.held_terminal = Some(HeldTerminal::Cancelled(CancelText::new(push.cancel_reason)));
+            Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+        }
+    }
+
+    /// Emits a held Canceled once the fills counted reach what the exchange reported.
+    fn release_terminal(order: &mut Order, reports: &mut Vec<Report>, stats: &mut TrackerStats, t_read_ns: u64, utc_ns: u64) {
+        let Some(HeldTerminal::Cancelled(reason)) = order.held_terminal else {
+            return;
+        };
+        if order.cum_qty < order.exchange_cum_qty || order.is_terminal() {
+            return;
+        }
+        order.held_terminal = None;
+        order.status = OrdStatus::Canceled;
+        let orig = order.cl_ord_id;
+        let mut er = exec_report(order, ExecType::Canceled, utc_ns);
+        if let Some(cancel_id) = order.pending_cancel.take() {
+            er.cl_ord_id = cancel_id;
+            er.orig_cl_ord_id = orig;
+        }
+        er.text = Text::new(reason.as_str());
+        push_exec(reports, stats, order.session_id, er, t_read_ns);
+    }
+
+    fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
+        let Some(key) = ClientOid::parse(fill.client_oid) else {
+            self.stats.unknown_pushes += 1;
+            return;
+        };
+        let Some(order) = self.orders.get_mut(&key) else {
+            self.stats.unknown_pushes += 1;
+            return;
+        };
+        let exec_id: u64 = fill.exec_id.parse().unwrap_or(0);
+        if exec_id != 0 && order.exec_ids.contains(&exec_id) {
+            self.stats.duplicate_fills += 1;
+            return;
+        }
+        if order.is_terminal() {
+            // The exchange's terminal push already covered every fill it counted.
+            self.stats.duplicate_fills += 1;
+            return;
+        }
+        order.exec_ids.push(exec_id);
+        let utc_ns = fill.exec_time_ms.saturating_mul(1_000_000);
+        if !order.pushed {
+            order.pushed = true;
+            self.legs.record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
+        }
+        if order.order_id == 0 {
+            order.order_id = fill.order_id.parse().unwrap_or(0);
+        }
+        if !order.acknowledged {
+            Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+        }
+        let value = fill.exec_price.checked_mul(fill.exec_qty).unwrap_or(fill.exec_value);
+        order.cum_qty = order.cum_qty.checked_add(fill.exec_qty).unwrap_or(order.cum_qty);
+        order.cum_value = order.cum_value.checked_add(value).unwrap_or(order.cum_value);
+        order.status = order.open_status();
+        let exec_type = if order.status == OrdStatus::Filled {
+            ExecType::Fill
+        } else {
+            ExecType::PartialFill
+        };
+        let mut er = exec_report(order, exec_type, utc_ns);
+        er.exec_id = exec_id;
+        er.last_qty = Some(fill.exec_qty);
+        er.last_px = Some(fill.exec_price);
+        push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+        Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+    }
+}
+
+/// An ExecutionReport with the order's current ids, prices and quantities.
+fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
+    ExecutionReport {
+        cl_ord_id: o.cl_ord_id,
+        orig_cl_ord_id: 0,
+        order_id: o.order_id,
+        exec_id: 0,
+        transact_time: utc_ns,
+        price: o.price,
+        order_qty: Some(o.qty),
+        last_qty: None,
+        last_px: None,
+        cum_qty: Some(o.cum_qty),
+        leaves_qty: Some(o.leaves_qty()),
+        avg_px: o.avg_px(),
+        exchange_code: 0,
+        symbol: o.symbol,
+        category: o.category,
+        side: o.side,
+        ord_type: o.ord_type,
+        time_in_force: o.time_in_force,
+        exec_type,
+        ord_status: o.status,
+        ord_rej_reason: OrdRejReason::BrokerOption,
+        text: Text::new(""),
+    }
+}
+
+fn push_exec(reports: &mut Vec<Report>, stats: &mut TrackerStats, session_id: u64, er: ExecutionReport, t: u64) {
+    stats.execution_reports += 1;
+    reports.push(Report {
+        session_id,
+        msg: ReportMsg::Exec(er),
+        cause_t_read_ns: t,
+    });
+}
+
+#[allow(clippy::too_many_arguments)]
+fn push_cancel_reject(
+    reports: &mut Vec<Report>,
+    stats: &mut TrackerStats,
+    o: &Order,
+    request_cl_ord_id: u64,
+    response_to: CxlRejResponseTo,
+    code: u32,
+    msg: &str,
+    utc_ns: u64,
+    t: u64,
+) {
+    stats.cancel_rejects += 1;
+    let reason = if o.is_terminal() {
+        CxlRejReason::TooLateToCancel
+    } else {
+        CxlRejReason::ExchangeReject
+    };
+    reports.push(Report {
+        session_id: o.session_id,
+        msg: ReportMsg::CancelReject(OrderCancelReject {
+            cl_ord_id: request_cl_ord_id,
+            orig_cl_ord_id: o.cl_ord_id,
+            order_id: o.order_id,
+            transact_time: utc_ns,
+            exchange_code: code,
+            ord_status: o.status,
+            cxl_rej_response_to: response_to,
+            cxl_rej_reason: reason,
+            text: Text::new(msg),
+        }),
+        cause_t_read_ns: t,
+    });
+}

@@ -1,0 +1,141 @@
+//! One order's state as the tracker knows it: ids, FIX status, and quantities built from fills.
+
+use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, TimeInForce};
+use codec::{Decimal, Rounding};
+use smallvec::SmallVec;
+
+/// Fractional digits of AvgPx (`Σ execPrice × execQty ÷ CumQty`, half-even, then trailing zeros
+/// dropped).
+pub const AVG_PX_SCALE: u8 = 10;
+
+/// A modify the exchange acknowledged or may still acknowledge, not yet seen on the order
+/// channel.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingReplace {
+    /// ClOrdID of the OrderCancelReplaceRequest.
+    pub cl_ord_id: u64,
+    /// Requested price (`None`: unchanged).
+    pub price: Option<Decimal>,
+    /// Requested quantity.
+    pub qty: Decimal,
+}
+
+/// Why an order ended, held back until the fills the exchange counted have all arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldTerminal {
+    /// `cancelled` push seen; its `cancelReason` is kept as an index into [`CancelText`].
+    Cancelled(CancelText),
+}
+
+/// A `cancelReason` copied out of a push (fixed capacity, no allocation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CancelText {
+    buf: [u8; 40],
+    len: u8,
+}
+
+impl CancelText {
+    /// Copies up to 40 bytes of `s` (cut at a char boundary).
+    pub fn new(s: &str) -> Self {
+        let mut end = s.len().min(40);
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        let mut buf = [0u8; 40];
+        buf[..end].copy_from_slice(&s.as_bytes()[..end]);
+        CancelText { buf, len: end as u8 }
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+/// One order of one strategy session.
+#[derive(Debug, Clone)]
+pub struct Order {
+    /// Owning session.
+    pub session_id: u64,
+    /// ClOrdID of the NewOrderSingle (the clientOid's second part).
+    pub root: u64,
+    /// Current ClOrdID (changes when a replace takes effect).
+    pub cl_ord_id: u64,
+    /// Exchange `orderId` (0 until the ACK or the first push).
+    pub order_id: u64,
+    /// Product line.
+    pub category: Category,
+    /// Symbol.
+    pub symbol: Symbol,
+    /// Side.
+    pub side: Side,
+    /// Order type.
+    pub ord_type: OrdType,
+    /// Time in force.
+    pub time_in_force: TimeInForce,
+    /// Current limit price.
+    pub price: Option<Decimal>,
+    /// Current order quantity.
+    pub qty: Decimal,
+    /// FIX status as last reported to the strategy.
+    pub status: OrdStatus,
+    /// An ExecutionReport New was sent.
+    pub acknowledged: bool,
+    /// A push for this order was seen (for the "written → first order push" leg).
+    pub pushed: bool,
+    /// When the place-order was written (monotonic ns).
+    pub t_written_ns: u64,
+    /// Σ execQty over the fills counted.
+    pub cum_qty: Decimal,
+    /// Σ execPrice × execQty over the fills counted.
+    pub cum_value: Decimal,
+    /// The largest `cumExecQty` an order push reported.
+    pub exchange_cum_qty: Decimal,
+    /// `execId`s counted (fill de-duplication).
+    pub exec_ids: SmallVec<[u64; 4]>,
+    /// A modify in flight.
+    pub pending_replace: Option<PendingReplace>,
+    /// ClOrdID of a cancel in flight.
+    pub pending_cancel: Option<u64>,
+    /// A terminal state the exchange reported before all its fills arrived.
+    pub held_terminal: Option<HeldTerminal>,
+}
+
+impl Order {
+    /// LeavesQty: `qty − CumQty` while open (never negative), 0 once terminal.
+    pub fn leaves_qty(&self) -> Decimal {
+        if self.is_terminal() {
+            return Decimal::ZERO;
+        }
+        match self.qty.checked_sub(self.cum_qty) {
+            Some(l) if l.is_positive() => l,
+            _ => Decimal::ZERO,
+        }
+    }
+
+    /// AvgPx over the fills counted (`None` before any fill).
+    pub fn avg_px(&self) -> Option<Decimal> {
+        if self.cum_qty.is_zero() {
+            return None;
+        }
+        self.cum_value
+            .checked_div(self.cum_qty, AVG_PX_SCALE, Rounding::HalfEven)
+            .map(Decimal::normalized)
+    }
+
+    /// Filled, canceled or rejected.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self.status, OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected)
+    }
+
+    /// The open status that matches the fills counted.
+    pub fn open_status(&self) -> OrdStatus {
+        if self.cum_qty.is_zero() {
+            OrdStatus::New
+        } else if self.cum_qty >= self.qty {
+            OrdStatus::Filled
+        } else {
+            OrdStatus::PartiallyFilled
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! What the order path tells the tracker about each trade op it wrote to the exchange.
+
+use codec::sbe::{Category, OrdType, Side, Symbol, TimeInForce};
+use codec::Decimal;
+
+/// One trade op the io thread wrote to the exchange (sent to the tracker right after the write,
+/// so the tracker always learns of a request before its reply can be read).
+#[derive(Debug, Clone, Copy)]
+pub struct SentRequest {
+    /// The trade op's `id` (gateway-wide counter; see [`crate::ids`]).
+    pub req_id: u64,
+    /// The strategy session that sent it.
+    pub session_id: u64,
+    /// The root ClOrdID of the order it concerns (its clientOid's second part).
+    pub root: u64,
+    /// What was asked.
+    pub kind: RequestKind,
+    /// When the strategy frame was read (monotonic ns, see [`crate::metrics::now_ns`]).
+    pub t_read_ns: u64,
+    /// When the exchange frame was written (monotonic ns).
+    pub t_written_ns: u64,
+}
+
+/// The three single-order trade ops.
+#[derive(Debug, Clone, Copy)]
+pub enum RequestKind {
+    /// `place-order` from a NewOrderSingle.
+    New(NewOrder),
+    /// `modify-order` from an OrderCancelReplaceRequest.
+    Replace {
+        /// The replace request's ClOrdID (the order's ClOrdID once replaced).
+        cl_ord_id: u64,
+        /// New price (`None` keeps the price).
+        price: Option<Decimal>,
+        /// New quantity.
+        qty: Decimal,
+    },
+    /// `cancel-order` from an OrderCancelRequest.
+    Cancel {
+        /// The cancel request's ClOrdID.
+        cl_ord_id: u64,
+    },
+}
+
+/// The order as the strategy asked for it (NewOrderSingle fields).
+#[derive(Debug, Clone, Copy)]
+pub struct NewOrder {
+    /// ClOrdID (also the root).
+    pub cl_ord_id: u64,
+    /// Product line.
+    pub category: Category,
+    /// Symbol.
+    pub symbol: Symbol,
+    /// Side.
+    pub side: Side,
+    /// Limit or market.
+    pub ord_type: OrdType,
+    /// Time in force.
+    pub time_in_force: TimeInForce,
+    /// Limit price (`None` for market orders).
+    pub price: Option<Decimal>,
+    /// Order quantity (base coin).
+    pub qty: Decimal,
+}
