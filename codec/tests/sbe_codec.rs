@@ -1,6 +1,8 @@
 //! SBE codec behaviour: round trips of every message through SOFH framing, golden bytes,
 //! rejections of malformed frames and payloads.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is a test failure
+
 use codec::frame::{peek_frame, FrameError, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
 use codec::sbe::*;
 use codec::Decimal;
@@ -249,10 +251,8 @@ const NOS_GOLDEN: [u8; 71] = [
     // SOFH: length 71 (BE), encoding 0xEB50 (BE)
     0x00, 0x00, 0x00, 0x47, 0xEB, 0x50,
     // header: blockLength 57, templateId 101, schemaId 1, version 0
-    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x00, 0x00,
-    // @0 ClOrdID 42
-    0x2A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-    // @8 TransactTime 0x0123456789ABCDEF
+    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x00, 0x00, // @0 ClOrdID 42
+    0x2A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // @8 TransactTime 0x0123456789ABCDEF
     0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,
     // @16 Price 117066.1 = 1170661 (0x11DCE5) x 10^-1
     0xE5, 0xDC, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF,
@@ -292,7 +292,14 @@ fn rejects_truncated() {
         match decode(&p[..cut]) {
             Err(DecodeError::Truncated { needed, len }) => {
                 assert_eq!(len, cut);
-                assert_eq!(needed, if cut < HEADER_LEN { HEADER_LEN } else { p.len() });
+                assert_eq!(
+                    needed,
+                    if cut < HEADER_LEN {
+                        HEADER_LEN
+                    } else {
+                        p.len()
+                    }
+                );
             }
             other => panic!("cut at {cut}: {other:?}"),
         }
@@ -322,7 +329,10 @@ fn frame_errors() {
         peek_frame(&short, DEFAULT_MAX_FRAME_LEN),
         Err(FrameError::TooShort { len: 13 })
     );
-    assert_eq!(peek_frame(&NOS_GOLDEN[..70], DEFAULT_MAX_FRAME_LEN), Ok(None));
+    assert_eq!(
+        peek_frame(&NOS_GOLDEN[..70], DEFAULT_MAX_FRAME_LEN),
+        Ok(None)
+    );
 }
 
 #[test]
@@ -415,7 +425,10 @@ fn rejects_short_block_and_accepts_a_longer_one() {
     p.pop();
     assert!(matches!(
         decode(&p),
-        Err(DecodeError::Truncated { needed: 68, len: 67 })
+        Err(DecodeError::Truncated {
+            needed: 68,
+            len: 67
+        })
     ));
 }
 

@@ -5,6 +5,8 @@
 //! `XXX_FIELDS` / `BLOCK_LENGTH` / `TEMPLATE_ID`; compares every XML enum with the Rust enum's
 //! wire values; checks that the two sides list the same messages and enums.
 
+#![allow(clippy::unwrap_used)] // test code: a panic is a test failure
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use codec::sbe::{self, FieldMeta};
@@ -27,6 +29,9 @@ fn primitive_size(p: &str) -> usize {
     }
 }
 
+/// (validValue name, wire value) of an XML enum.
+type EnumValues = Vec<(String, u8)>;
+
 #[derive(Debug, Clone)]
 enum XmlType {
     /// `<type>` (or a bare primitive name): primitive and array length.
@@ -36,7 +41,7 @@ enum XmlType {
     /// `<enum>`: encoding type and (name, wire value).
     Enum {
         encoding: String,
-        values: Vec<(String, u8)>,
+        values: EnumValues,
     },
 }
 
@@ -522,7 +527,7 @@ fn enums_match_the_rust_discriminants() {
     let text = schema_text();
     let doc = Document::parse(&text).unwrap();
     let s = parse(&doc);
-    let xml_enums: BTreeMap<&str, (&str, &Vec<(String, u8)>)> = s
+    let xml_enums: BTreeMap<&str, (&str, &EnumValues)> = s
         .types
         .iter()
         .filter_map(|(name, t)| match t {
