@@ -98,9 +98,9 @@ pub fn peek_frame(buf: &[u8], max_frame_len: usize) -> Result<Option<usize>, Fra
 /// If `out` is shorter than [`SOFH_LEN`] or `total_len` exceeds `u32::MAX`: both are the
 /// caller's bug (encoders of this crate never produce such frames).
 pub fn write_sofh(out: &mut [u8], total_len: usize) {
-    let len = u32::try_from(total_len);
-    assert!(len.is_ok(), "SOFH frame length {total_len} exceeds u32");
-    let len = len.unwrap_or(u32::MAX);
+    let Ok(len) = u32::try_from(total_len) else {
+        panic!("SOFH frame length {total_len} exceeds u32::MAX");
+    };
     out[..4].copy_from_slice(&len.to_be_bytes());
     out[4..SOFH_LEN].copy_from_slice(&SBE_LE_ENCODING.to_be_bytes());
 }

@@ -22,6 +22,13 @@
 //! knows (a newer schema version) is accepted and its known prefix read; bytes after the block
 //! are ignored. A shorter block is [`DecodeError::BlockTooShort`]. Decoding never panics.
 //!
+//! Decimals: `Decimal64` is an `int64` mantissa and an `int8` exponent; the mantissa `i64::MIN`
+//! is the SBE null. Optional decimals are `Option<Decimal>` (`None` ↔ null); required ones are
+//! [`Decimal`](crate::Decimal) and a null is [`DecodeError::MissingValue`]. A decimal whose
+//! mantissa is `i64::MIN` therefore cannot be sent (it reads back as null); an exponent outside
+//! −18..=18 is [`DecodeError::InvalidDecimal`]. Char arrays: the value ends at the first NUL;
+//! bytes after it are padding, ignored on decode and written as NUL.
+//!
 //! Families: [`session`] (FIXP session messages, templates 1–8), [`order`] (strategy → gateway
 //! orders, 101–103), [`exec`] (gateway → strategy reports, 104–106); shared types in [`types`].
 
