@@ -58,6 +58,8 @@ macro_rules! sbe_enum {
             /// Every variant as (XML `validValue` name, wire value), in declaration order.
             pub const VALUES: &'static [(&'static str, u8)] =
                 &[$( (stringify!($Variant), $value), )+];
+            /// Every variant, in declaration order.
+            pub const ALL: &'static [$Name] = &[$( $Name::$Variant, )+];
             /// The wire value that marks an absent optional field of this type (SBE null).
             pub const NULL_VALUE: u8 = $null;
 
@@ -116,11 +118,6 @@ macro_rules! sbe_enum {
             fn read(raw: &[u8]) -> Self {
                 raw.first().copied().and_then($Name::from_wire)
             }
-        }
-
-        impl $Name {
-            /// Every variant, in declaration order.
-            pub const ALL: &'static [$Name] = &[$( $Name::$Variant, )+];
         }
     };
 }
