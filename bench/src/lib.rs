@@ -1,3 +1,4 @@
 //! Demo strategy, load generator and same-run baselines for the order gateway.
 
+pub mod demo;
 pub mod relay;

@@ -1,1 +1,245 @@
-//! Helpers shared by the end-to-end tests.
+//! Shared set-up of the end-to-end tests: a venue simulator over TLS on loopback, a gateway
+//! connected to it, and strategy clients over real TCP sockets.
+
+use std::time::Duration;
+
+use codec::sbe::{
+    BoolFlag, Category, ExecutionReport, NewOrderSingle, OrdType, OrderCancelReject, PosSide, Side, StpMode,
+    Symbol, TimeInForce,
+};
+use codec::Decimal;
+use gateway::client::{ClientOptions, Received, StrategyClient};
+use gateway::engine::{EngineSettings, ExchangeSettings, Gateway, GatewayError, SessionGrant};
+use gateway::exchange::sign::Secret;
+use gateway::exchange::ws::ExchangeCredentials;
+use gateway::idle::IdleStrategy;
+use gateway::session::fixp::SessionLimits;
+use gateway::tracker::TrackerThreadConfig;
+
+/// How long a test waits for an expected message.
+pub const WAIT: Duration = Duration::from_secs(10);
+
+/// Parses a decimal literal.
+pub fn d(s: &str) -> Decimal {
+    s.parse().expect("decimal literal")
+}
+
+/// The credentials configured for session `id` (`"secret-<id>"`).
+pub fn credentials(id: u64) -> String {
+    format!("secret-{id}")
+}
+
+/// A simulator and a gateway connected to it. Sessions 1..=8 are granted.
+pub struct Harness {
+    /// Runtime of the simulator.
+    pub rt: tokio::runtime::Runtime,
+    /// The simulator.
+    pub sim: Option<sim::SimHandle>,
+    /// The gateway.
+    pub gw: Option<Gateway>,
+}
+
+/// Gateway settings for a simulator, with `api_secret` as the key's secret.
+pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
+    EngineSettings {
+        strategy_listen: "127.0.0.1:0".parse().expect("addr"),
+        max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
+        limits: SessionLimits {
+            keepalive_min_ms: 50,
+            keepalive_max_ms: 60_000,
+        },
+        sessions: (1..=8)
+            .map(|id| SessionGrant {
+                session_id: id,
+                credentials: credentials(id),
+            })
+            .collect(),
+        exchange: ExchangeSettings {
+            ws_private_url: sim.ws_private_url(),
+            rest_url: sim.rest_url(),
+            credentials: ExchangeCredentials {
+                api_key: "bg_demo_key".into(),
+                secret: Secret::new(api_secret),
+                passphrase: Secret::new("demo-pass"),
+            },
+            extra_ca_pem: Some(sim.ca_cert_pem()),
+            ping_interval_ms: 20_000,
+            pong_timeout_ms: 10_000,
+            connect_timeout_ms: 5_000,
+            categories: vec![Category::UsdtFutures, Category::Spot],
+        },
+        io_core: None,
+        io_idle: IdleStrategy::Park,
+        tracker: TrackerThreadConfig {
+            core: None,
+            idle: IdleStrategy::Park,
+            report_interval_ms: 0,
+        },
+        print_reports: false,
+        hlog_path: None,
+    }
+}
+
+impl Harness {
+    /// Starts a simulator with `cfg` and a gateway with the right credentials.
+    pub fn start(cfg: sim::SimConfig) -> Harness {
+        let (rt, sim) = start_sim(cfg);
+        let gw = Gateway::start(settings_for(&sim, "demo-secret")).expect("gateway starts");
+        Harness {
+            rt,
+            sim: Some(sim),
+            gw: Some(gw),
+        }
+    }
+
+    /// The demo simulator configuration with the liquidity source switched off, so that the
+    /// book holds only what the test puts there.
+    pub fn quiet() -> Harness {
+        Harness::start(quiet_sim_config())
+    }
+
+    /// The gateway.
+    pub fn gateway(&self) -> &Gateway {
+        self.gw.as_ref().expect("gateway running")
+    }
+
+    /// The simulator.
+    pub fn sim(&self) -> &sim::SimHandle {
+        self.sim.as_ref().expect("sim running")
+    }
+
+    /// An established strategy session (`auto_keepalive` on).
+    pub fn client(&self, session_id: u64) -> Strategy {
+        let c = StrategyClient::connect(
+            self.gateway().strategy_addr(),
+            &ClientOptions {
+                session_id,
+                credentials: credentials(session_id),
+                keepalive_ms: 1_000,
+                auto_keepalive: true,
+                timeout: WAIT,
+            },
+        )
+        .expect("session established");
+        Strategy { c, next_cl: 0 }
+    }
+
+    /// Stops the simulator (the gateway's exchange socket closes).
+    pub fn stop_sim(&mut self) {
+        if let Some(sim) = self.sim.take() {
+            self.rt.block_on(sim.shutdown());
+        }
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if let Some(gw) = self.gw.take() {
+            gw.shutdown();
+        }
+        self.stop_sim();
+    }
+}
+
+/// Starts a simulator on its own runtime.
+pub fn start_sim(cfg: sim::SimConfig) -> (tokio::runtime::Runtime, sim::SimHandle) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt.block_on(sim::Sim::start(cfg)).expect("simulator starts");
+    (rt, sim)
+}
+
+/// The demo simulator configuration without liquidity.
+pub fn quiet_sim_config() -> sim::SimConfig {
+    let mut cfg = sim::SimConfig::demo();
+    cfg.liquidity.enabled = false;
+    cfg
+}
+
+/// Tries to start a gateway against `sim` with a wrong API secret.
+pub fn start_with_bad_secret(sim: &sim::SimHandle) -> Result<Gateway, GatewayError> {
+    Gateway::start(settings_for(sim, "wrong-secret"))
+}
+
+/// A strategy session with a ClOrdID counter.
+pub struct Strategy {
+    /// The client.
+    pub c: StrategyClient,
+    next_cl: u64,
+}
+
+/// A NewOrderSingle for BTCUSDT usdt-futures.
+pub fn btc_order(cl: u64, side: Side, ord_type: OrdType, tif: TimeInForce, price: Option<&str>, qty: &str) -> NewOrderSingle {
+    NewOrderSingle {
+        cl_ord_id: cl,
+        transact_time: 0,
+        price: price.map(d),
+        order_qty: Some(d(qty)),
+        symbol: Symbol::new("BTCUSDT").expect("symbol"),
+        category: Category::UsdtFutures,
+        side,
+        ord_type,
+        time_in_force: tif,
+        pos_side: PosSide::None,
+        reduce_only: BoolFlag::No,
+        stp_mode: StpMode::None,
+    }
+}
+
+impl Strategy {
+    /// The next ClOrdID of this session.
+    pub fn next_cl(&mut self) -> u64 {
+        self.next_cl += 1;
+        self.next_cl
+    }
+
+    /// Sends a limit order on BTCUSDT usdt-futures and returns its ClOrdID.
+    pub fn limit(&mut self, side: Side, tif: TimeInForce, price: &str, qty: &str) -> u64 {
+        let cl = self.next_cl();
+        self.c
+            .send_new_order(&btc_order(cl, side, OrdType::Limit, tif, Some(price), qty))
+            .expect("send");
+        cl
+    }
+
+    /// Next message that is not a Sequence.
+    pub fn next(&mut self) -> Received {
+        loop {
+            match self.c.recv(WAIT).expect("recv") {
+                Some(Received::Sequence(_)) => continue,
+                Some(r) => return r,
+                None => panic!("nothing received within {WAIT:?}"),
+            }
+        }
+    }
+
+    /// Next ExecutionReport (panics on anything else).
+    pub fn exec(&mut self) -> ExecutionReport {
+        match self.next() {
+            Received::Exec(er) => er,
+            other => panic!("expected ExecutionReport, got {other:?}"),
+        }
+    }
+
+    /// Next OrderCancelReject (panics on anything else).
+    pub fn cancel_reject(&mut self) -> OrderCancelReject {
+        match self.next() {
+            Received::CancelReject(r) => r,
+            other => panic!("expected OrderCancelReject, got {other:?}"),
+        }
+    }
+
+    /// Asserts nothing but keepalives arrive for `wait`.
+    pub fn expect_silence(&mut self, wait: Duration) {
+        let deadline = std::time::Instant::now() + wait;
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match self.c.recv(left).expect("recv") {
+                Some(Received::Sequence(_)) | None => {}
+                Some(other) => panic!("expected silence, got {other:?}"),
+            }
+        }
+    }
+}

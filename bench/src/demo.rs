@@ -1,0 +1,468 @@
+//! The main job: the venue simulator (TLS), the gateway and a demo strategy in one process.
+//!
+//! The strategy sends a mix of resting limits (then modified and cancelled), crossing IOC and
+//! market orders and crossing post-only orders over several symbols, one request in flight at
+//! a time, and measures each request's round trip (request written → first report for its
+//! ClOrdID). It checks every order's final state against what the flow expects, then the same
+//! run measures a raw TCP relay of the same topology as a baseline.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use codec::sbe::{
+    BoolFlag, Category, ExecType, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
+    PosSide, Side, StpMode, Symbol, TimeInForce,
+};
+use codec::Decimal;
+use gateway::client::{ClientOptions, Received, StrategyClient};
+use gateway::engine::{EngineSettings, ExchangeSettings, Gateway, SessionGrant};
+use gateway::exchange::sign::Secret;
+use gateway::exchange::ws::ExchangeCredentials;
+use gateway::idle::IdleStrategy;
+use gateway::metrics::{Leg, LegHistograms};
+use gateway::session::fixp::SessionLimits;
+use gateway::tracker::TrackerThreadConfig;
+use hdrhistogram::Histogram;
+
+/// Options of one demo run.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// Orders (NewOrderSingle) to send; modifies and cancels come on top.
+    pub orders: usize,
+    /// Idle strategy of the gateway's io and tracker threads.
+    pub idle: IdleStrategy,
+    /// Pin the gateway's io thread to core 0 and the tracker to core 1.
+    pub pin: bool,
+    /// Round trips of the raw TCP relay baseline (0 skips it).
+    pub relay_round_trips: usize,
+    /// HdrHistogram interval log path.
+    pub hlog_path: Option<std::path::PathBuf>,
+    /// Print progress and periodic tables.
+    pub verbose: bool,
+}
+
+impl Default for DemoOptions {
+    fn default() -> Self {
+        DemoOptions {
+            orders: 10_000,
+            idle: IdleStrategy::Park,
+            pin: false,
+            relay_round_trips: 20_000,
+            hlog_path: None,
+            verbose: false,
+        }
+    }
+}
+
+/// What the run produced.
+#[derive(Debug)]
+pub struct DemoOutcome {
+    /// Orders by final OrdStatus.
+    pub final_states: HashMap<&'static str, usize>,
+    /// ExecutionReports by ExecType, plus OrderCancelReject.
+    pub reports: HashMap<&'static str, usize>,
+    /// Orders that ended in a state the flow did not expect (ClOrdID, expected, got).
+    pub unexpected: Vec<(u64, &'static str, &'static str)>,
+    /// Gateway-side legs plus the strategy-side round trip.
+    pub legs: LegHistograms,
+    /// Round trip of the raw TCP relay baseline (ns).
+    pub relay: Option<Histogram<u64>>,
+    /// Orders sent.
+    pub orders_sent: usize,
+    /// Requests sent (orders, modifies, cancels).
+    pub requests_sent: usize,
+    /// Wall time of the order flow.
+    pub elapsed: Duration,
+}
+
+/// What the flow expects an order to end as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Resting, modified, then cancelled.
+    Canceled,
+    /// Crossing IOC: filled, or partially filled and the rest cancelled.
+    FilledOrIocCanceled,
+    /// Market: filled.
+    Filled,
+    /// Post-only crossing the book: cancelled by the venue without fills.
+    PostOnlyCanceled,
+}
+
+impl Expect {
+    fn name(self) -> &'static str {
+        match self {
+            Expect::Canceled => "Canceled",
+            Expect::FilledOrIocCanceled => "Filled or Canceled (IOC)",
+            Expect::Filled => "Filled",
+            Expect::PostOnlyCanceled => "Canceled (post-only)",
+        }
+    }
+
+    fn accepts(self, st: OrdStatus) -> bool {
+        match self {
+            Expect::Canceled | Expect::PostOnlyCanceled => st == OrdStatus::Canceled,
+            Expect::FilledOrIocCanceled => st == OrdStatus::Filled || st == OrdStatus::Canceled,
+            Expect::Filled => st == OrdStatus::Filled,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Tracked {
+    expect: Expect,
+    status: OrdStatus,
+}
+
+fn status_name(s: OrdStatus) -> &'static str {
+    match s {
+        OrdStatus::New => "New",
+        OrdStatus::PartiallyFilled => "PartiallyFilled",
+        OrdStatus::Filled => "Filled",
+        OrdStatus::Canceled => "Canceled",
+        OrdStatus::PendingCancel => "PendingCancel",
+        OrdStatus::Rejected => "Rejected",
+        OrdStatus::PendingNew => "PendingNew",
+        OrdStatus::PendingReplace => "PendingReplace",
+    }
+}
+
+fn exec_type_name(e: ExecType) -> &'static str {
+    match e {
+        ExecType::New => "New",
+        ExecType::PartialFill => "PartialFill",
+        ExecType::Fill => "Fill",
+        ExecType::Canceled => "Canceled",
+        ExecType::Replaced => "Replaced",
+        ExecType::PendingCancel => "PendingCancel",
+        ExecType::Rejected => "Rejected",
+        ExecType::PendingNew => "PendingNew",
+        ExecType::PendingReplace => "PendingReplace",
+    }
+}
+
+/// One tradable instrument of the demo with a reference price.
+#[derive(Debug, Clone, Copy)]
+struct Market {
+    category: Category,
+    symbol: Symbol,
+    mid: Decimal,
+    tick: Decimal,
+    qty: Decimal,
+}
+
+struct Flow {
+    client: StrategyClient,
+    next_cl: u64,
+    orders: HashMap<u64, Tracked>,
+    /// ClOrdID of any request → root ClOrdID of the order.
+    roots: HashMap<u64, u64>,
+    reports: HashMap<&'static str, usize>,
+    round_trip: Histogram<u64>,
+    requests: usize,
+}
+
+const RECV_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl Flow {
+    fn on_received(&mut self, r: Received) -> Option<u64> {
+        match r {
+            Received::Exec(er) => {
+                *self.reports.entry(exec_type_name(er.exec_type)).or_default() += 1;
+                let root = self.roots.get(&er.cl_ord_id).copied().unwrap_or(er.cl_ord_id);
+                if let Some(o) = self.orders.get_mut(&root) {
+                    o.status = er.ord_status;
+                }
+                Some(er.cl_ord_id)
+            }
+            Received::CancelReject(r) => {
+                *self.reports.entry("OrderCancelReject").or_default() += 1;
+                Some(r.cl_ord_id)
+            }
+            Received::BusinessReject(r) => {
+                *self.reports.entry("BusinessMessageReject").or_default() += 1;
+                Some(r.business_reject_ref_id)
+            }
+            _ => None,
+        }
+    }
+
+    /// Sends one request and waits for the first report about its ClOrdID.
+    fn request(&mut self, cl: u64, send: impl FnOnce(&mut StrategyClient) -> Result<(), gateway::client::ClientError>) -> Result<(), String> {
+        let t0 = Instant::now();
+        send(&mut self.client).map_err(|e| e.to_string())?;
+        self.requests += 1;
+        loop {
+            match self.client.recv(RECV_TIMEOUT).map_err(|e| e.to_string())? {
+                Some(Received::Terminate(t)) => return Err(format!("session terminated: {}", t.reason.as_str())),
+                Some(r) => {
+                    if self.on_received(r) == Some(cl) {
+                        let ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
+                        let _ = self.round_trip.record(ns.max(1));
+                        return Ok(());
+                    }
+                }
+                None => return Err(format!("no report for ClOrdID {cl} within {RECV_TIMEOUT:?}")),
+            }
+        }
+    }
+
+    fn new_order(&mut self, m: &Market, side: Side, ord_type: OrdType, tif: TimeInForce, price: Option<Decimal>, expect: Expect) -> Result<u64, String> {
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.orders.insert(cl, Tracked { expect, status: OrdStatus::PendingNew });
+        self.roots.insert(cl, cl);
+        let msg = NewOrderSingle {
+            cl_ord_id: cl,
+            transact_time: gateway::metrics::utc_now_ns(),
+            price,
+            order_qty: Some(m.qty),
+            symbol: m.symbol,
+            category: m.category,
+            side,
+            ord_type,
+            time_in_force: tif,
+            pos_side: PosSide::None,
+            reduce_only: BoolFlag::No,
+            stp_mode: StpMode::Default,
+        };
+        self.request(cl, |c| c.send_new_order(&msg))?;
+        Ok(cl)
+    }
+
+    fn replace(&mut self, m: &Market, root: u64, orig: u64, price: Decimal) -> Result<u64, String> {
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        let msg = OrderCancelReplaceRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: gateway::metrics::utc_now_ns(),
+            price: Some(price),
+            order_qty: Some(m.qty),
+            symbol: m.symbol,
+            category: m.category,
+            side: Side::Buy,
+            auto_cancel: BoolFlag::No,
+        };
+        self.request(cl, |c| c.send_replace(&msg))?;
+        Ok(cl)
+    }
+
+    fn cancel(&mut self, m: &Market, root: u64, orig: u64) -> Result<(), String> {
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        let msg = OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: gateway::metrics::utc_now_ns(),
+            symbol: m.symbol,
+            category: m.category,
+            side: Side::Buy,
+        };
+        self.request(cl, |c| c.send_cancel(&msg))
+    }
+
+    /// Reads reports until every order is terminal or nothing arrives for `quiet`.
+    fn drain(&mut self, quiet: Duration) -> Result<(), String> {
+        while self.orders.values().any(|o| !matches!(o.status, OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected)) {
+            match self.client.recv(quiet).map_err(|e| e.to_string())? {
+                Some(r) => {
+                    self.on_received(r);
+                }
+                None => break,
+            }
+        }
+        Ok(())
+    }
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap_or(Decimal::ZERO)
+}
+
+fn markets() -> Vec<Market> {
+    let sym = |s: &str| Symbol::new(s).unwrap_or_default();
+    vec![
+        Market { category: Category::UsdtFutures, symbol: sym("BTCUSDT"), mid: d("60000"), tick: d("0.1"), qty: d("0.001") },
+        Market { category: Category::UsdtFutures, symbol: sym("ETHUSDT"), mid: d("3000"), tick: d("0.01"), qty: d("0.01") },
+        Market { category: Category::Spot, symbol: sym("BTCUSDT"), mid: d("60000"), tick: d("0.01"), qty: d("0.001") },
+        Market { category: Category::Spot, symbol: sym("ETHUSDT"), mid: d("3000"), tick: d("0.01"), qty: d("0.01") },
+    ]
+}
+
+/// `mid × factor` rounded down to the tick.
+fn price_at(m: &Market, factor: &str) -> Decimal {
+    let raw = m.mid.checked_mul(d(factor)).unwrap_or(m.mid);
+    let ticks = raw
+        .checked_div(m.tick, 0, codec::Rounding::Down)
+        .unwrap_or(Decimal::ONE);
+    ticks.checked_mul(m.tick).unwrap_or(m.mid).normalized()
+}
+
+/// Starts the simulator and the gateway, runs the flow, stops everything.
+pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .thread_name("sim")
+        .build()
+        .map_err(|e| e.to_string())?;
+    let sim_cfg = sim::SimConfig::demo();
+    let sim = rt.block_on(sim::Sim::start(sim_cfg)).map_err(|e| format!("simulator: {e}"))?;
+    let session_id = 7;
+    let settings = EngineSettings {
+        strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
+        max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
+        limits: SessionLimits::default(),
+        sessions: vec![SessionGrant { session_id, credentials: "demo-strategy".into() }],
+        exchange: ExchangeSettings {
+            ws_private_url: sim.ws_private_url(),
+            rest_url: sim.rest_url(),
+            credentials: ExchangeCredentials {
+                api_key: "bg_demo_key".into(),
+                secret: Secret::new("demo-secret"),
+                passphrase: Secret::new("demo-pass"),
+            },
+            extra_ca_pem: Some(sim.ca_cert_pem()),
+            ping_interval_ms: 20_000,
+            pong_timeout_ms: 10_000,
+            connect_timeout_ms: 10_000,
+            categories: vec![Category::UsdtFutures, Category::Spot],
+        },
+        io_core: opts.pin.then_some(0),
+        io_idle: opts.idle,
+        tracker: TrackerThreadConfig {
+            core: opts.pin.then_some(1),
+            idle: opts.idle,
+            report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
+        },
+        print_reports: opts.verbose,
+        hlog_path: opts.hlog_path.clone(),
+    };
+    let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
+    let client = StrategyClient::connect(
+        gw.strategy_addr(),
+        &ClientOptions {
+            session_id,
+            credentials: "demo-strategy".into(),
+            keepalive_ms: 1_000,
+            auto_keepalive: true,
+            timeout: Duration::from_secs(5),
+        },
+    )
+    .map_err(|e| format!("strategy connect: {e}"))?;
+    let mut flow = Flow {
+        client,
+        next_cl: 0,
+        orders: HashMap::new(),
+        roots: HashMap::new(),
+        reports: HashMap::new(),
+        round_trip: Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string())?,
+        requests: 0,
+    };
+    let markets = markets();
+    let started = Instant::now();
+    let mut cycle = 0usize;
+    let result = (|| -> Result<(), String> {
+        while flow.orders.len() < opts.orders {
+            let m = markets[cycle % markets.len()];
+            // Resting limit far below the market: New, then Replaced one tick up, then Canceled.
+            let px = price_at(&m, "0.9");
+            let root = flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some(px), Expect::Canceled)?;
+            let new_px = px.checked_add(m.tick).unwrap_or(px);
+            let replaced = flow.replace(&m, root, root, new_px)?;
+            flow.cancel(&m, root, replaced)?;
+            // Crossing IOC (buy above the market) and, every other cycle, a market sell.
+            let cross = price_at(&m, "1.02");
+            flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::Ioc, Some(cross), Expect::FilledOrIocCanceled)?;
+            if cycle % 2 == 0 {
+                flow.new_order(&m, Side::Sell, OrdType::Market, TimeInForce::Ioc, None, Expect::Filled)?;
+            } else {
+                let sell = price_at(&m, "0.98");
+                flow.new_order(&m, Side::Sell, OrdType::Limit, TimeInForce::Ioc, Some(sell), Expect::FilledOrIocCanceled)?;
+            }
+            // Every fifth cycle, a post-only buy that would cross: cancelled by the venue.
+            if cycle % 5 == 0 {
+                flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::PostOnly, Some(cross), Expect::PostOnlyCanceled)?;
+            }
+            cycle += 1;
+            if opts.verbose && cycle % 500 == 0 {
+                println!("  {} orders, {} requests, {:?}", flow.orders.len(), flow.requests, started.elapsed());
+            }
+        }
+        flow.drain(Duration::from_secs(2))
+    })();
+    let elapsed = started.elapsed();
+    let _ = flow.client.terminate();
+    let report = gw.shutdown();
+    rt.block_on(sim.shutdown());
+    result?;
+
+    let mut final_states: HashMap<&'static str, usize> = HashMap::new();
+    let mut unexpected = Vec::new();
+    let mut roots: Vec<_> = flow.orders.iter().collect();
+    roots.sort_by_key(|(cl, _)| **cl);
+    for (cl, o) in roots {
+        *final_states.entry(status_name(o.status)).or_default() += 1;
+        if !o.expect.accepts(o.status) {
+            unexpected.push((*cl, o.expect.name(), status_name(o.status)));
+        }
+    }
+    let mut legs = report.legs;
+    let _ = legs.get_mut(Leg::RoundTrip).add(&flow.round_trip);
+    let relay = (opts.relay_round_trips > 0).then(|| crate::relay::run_relay_baseline(opts.relay_round_trips, opts.relay_round_trips / 10));
+    Ok(DemoOutcome {
+        final_states,
+        reports: flow.reports,
+        unexpected,
+        legs,
+        relay,
+        orders_sent: flow.orders.len(),
+        requests_sent: flow.requests,
+        elapsed,
+    })
+}
+
+/// Prints the summary, the latency table and the baseline comparison.
+pub fn print(outcome: &DemoOutcome) {
+    println!("== demo strategy: {} orders, {} requests in {:.2?}", outcome.orders_sent, outcome.requests_sent, outcome.elapsed);
+    println!("\nOrders by final state:");
+    let mut states: Vec<_> = outcome.final_states.iter().collect();
+    states.sort();
+    for (k, v) in states {
+        println!("  {k:<18} {v:>8}");
+    }
+    println!("\nExecutionReports by ExecType (and other replies):");
+    let mut reports: Vec<_> = outcome.reports.iter().collect();
+    reports.sort();
+    for (k, v) in reports {
+        println!("  {k:<22} {v:>8}");
+    }
+    println!("\nLatency per leg (µs):\n{}", outcome.legs.table());
+    if let Some(relay) = &outcome.relay {
+        let rt = outcome.legs.get(Leg::RoundTrip);
+        println!("Strategy round trip: gateway path vs raw TCP relay (same topology, same run), µs:");
+        println!("  {:<28} {:>9} {:>9} {:>9} {:>9}", "", "p50", "p90", "p99", "p99.9");
+        for (name, h) in [("gateway (WS+JSON+TLS+sim)", rt), ("raw TCP relay + echo", relay)] {
+            println!(
+                "  {:<28} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+                name,
+                h.value_at_quantile(0.5) as f64 / 1e3,
+                h.value_at_quantile(0.9) as f64 / 1e3,
+                h.value_at_quantile(0.99) as f64 / 1e3,
+                h.value_at_quantile(0.999) as f64 / 1e3
+            );
+        }
+        let ratio = |q: f64| rt.value_at_quantile(q) as f64 / relay.value_at_quantile(q).max(1) as f64;
+        println!("  ratio gateway / relay: p50 {:.2}x, p99 {:.2}x", ratio(0.5), ratio(0.99));
+    }
+    if outcome.unexpected.is_empty() {
+        println!("\nAll {} orders ended as the flow expected.", outcome.orders_sent);
+    } else {
+        println!("\n{} orders ended unexpectedly (first 10):", outcome.unexpected.len());
+        for (cl, want, got) in outcome.unexpected.iter().take(10) {
+            println!("  ClOrdID {cl}: expected {want}, got {got}");
+        }
+    }
+}
