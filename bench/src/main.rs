@@ -1,1 +1,2 @@
+//! The `demo` binary (written by the lead).
 fn main() {}
