@@ -60,7 +60,13 @@ impl From<tungstenite::Error> for ExchangeError {
         use tungstenite::Error as E;
         match e {
             E::ConnectionClosed | E::AlreadyClosed => ExchangeError::Closed,
-            E::Io(io) => ExchangeError::Connect(io.to_string()),
+            E::Io(io) => {
+                if chain_has_rustls_error(&io) {
+                    ExchangeError::Tls(io.to_string())
+                } else {
+                    ExchangeError::Connect(io.to_string())
+                }
+            }
             E::Tls(t) => ExchangeError::Tls(t.to_string()),
             E::Url(u) => ExchangeError::Connect(format!("bad URL: {u}")),
             E::Http(resp) => {
@@ -80,6 +86,7 @@ impl From<reqwest::Error> for ExchangeError {
             ExchangeError::Protocol(e.to_string())
         } else {
             // reqwest reports TLS handshake failures as connect errors; keep the full chain.
+            let tls = chain_has_rustls_error(&e);
             let mut text = e.to_string();
             let mut src = std::error::Error::source(&e);
             while let Some(s) = src {
@@ -87,7 +94,31 @@ impl From<reqwest::Error> for ExchangeError {
                 text.push_str(&s.to_string());
                 src = s.source();
             }
-            ExchangeError::Connect(text)
+            if tls {
+                ExchangeError::Tls(text)
+            } else {
+                ExchangeError::Connect(text)
+            }
         }
     }
+}
+
+/// True if `e` or any error in its source chain is a `rustls::Error` (a TLS failure wrapped in
+/// an I/O or HTTP error), looking inside `std::io::Error` payloads too.
+fn chain_has_rustls_error(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if err.is::<rustls::Error>() {
+            return true;
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            if let Some(inner) = io.get_ref() {
+                if inner.is::<rustls::Error>() {
+                    return true;
+                }
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
