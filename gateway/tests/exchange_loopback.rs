@@ -257,44 +257,148 @@ fn fixtures_dir() -> std::path::PathBuf {
     std::path::PathBuf::from(shared).join("fixtures/bitget-uta")
 }
 
-/// A one-request HTTPS server answering with `body`; returns the base URL and CA PEM.
-async fn https_server(body: String) -> (String, String) {
+/// A one-request HTTPS server answering with `body`; returns the base URL, the CA PEM and a
+/// channel yielding the raw request (head and body) it received.
+async fn https_server(body: String) -> (String, String, tokio::sync::oneshot::Receiver<String>) {
     let cert = test_cert();
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("https://{}", listener.local_addr().expect("addr"));
     let acceptor = cert.acceptor.clone();
+    let (tx, rx) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         let (tcp, _) = listener.accept().await.expect("accept");
         let mut tls = acceptor.accept(tcp).await.expect("tls accept");
         let mut req = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !req.windows(4).any(|w| w == b"\r\n\r\n") {
+        let mut buf = [0u8; 4096];
+        let head_end = loop {
+            if let Some(i) = req.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
             let n = tls.read(&mut buf).await.expect("read");
             if n == 0 {
                 return;
             }
             req.extend_from_slice(&buf[..n]);
+        };
+        let head = String::from_utf8_lossy(&req[..head_end]).to_ascii_lowercase();
+        let content_len: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .map(|v| v.trim().parse().expect("content-length"))
+            .unwrap_or(0);
+        while req.len() < head_end + content_len {
+            let n = tls.read(&mut buf).await.expect("read");
+            if n == 0 {
+                break;
+            }
+            req.extend_from_slice(&buf[..n]);
         }
-        let head = String::from_utf8_lossy(&req);
-        assert!(
-            head.starts_with("GET /api/v3/market/instruments?category=USDT-FUTURES HTTP/1.1"),
-            "{head}"
-        );
         let resp = format!(
             "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
             body.len()
         );
         tls.write_all(resp.as_bytes()).await.expect("write");
         let _ = tls.shutdown().await;
+        let _ = tx.send(String::from_utf8_lossy(&req).into_owned());
     });
-    (url, cert.pem)
+    (url, cert.pem, rx)
+}
+
+/// The value of header `name` (case-insensitive) in a raw HTTP request.
+fn header<'a>(req: &'a str, name: &str) -> Option<&'a str> {
+    req.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        k.eq_ignore_ascii_case(name).then(|| v.trim())
+    })
+}
+
+#[tokio::test]
+async fn rest_signed_post_sends_bitget_headers() {
+    let (url, pem, rx) =
+        https_server(r#"{"code":"00000","msg":"success","requestTime":1,"data":{"orderId":"1","clientOid":"s1:1"}}"#.to_owned()).await;
+    let tls = client_config(Some(&pem)).expect("tls");
+    let client = RestClient::new(&url, &tls, Duration::from_secs(5), Some(creds()))
+        .expect("client")
+        .with_demo_trading(true);
+    let body = r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","qty":"0.001","price":"30000","side":"buy","orderType":"limit","timeInForce":"gtc","clientOid":"s1:1"}"#;
+    let now = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+    let data = client
+        .signed_post("/api/v3/trade/place-order", body, now)
+        .await
+        .expect("post");
+    assert_eq!(data["orderId"], "1");
+    let req = rx.await.expect("request");
+    assert!(
+        req.starts_with("POST /api/v3/trade/place-order HTTP/1.1"),
+        "{req}"
+    );
+    assert!(req.ends_with(body), "{req}");
+    assert_eq!(header(&req, "ACCESS-KEY"), Some("bg_test_key"));
+    assert_eq!(header(&req, "ACCESS-TIMESTAMP"), Some("1700000000123"));
+    assert_eq!(header(&req, "ACCESS-PASSPHRASE"), Some("test-pass"));
+    // signing_vectors.json "rest POST with body".
+    assert_eq!(
+        header(&req, "ACCESS-SIGN"),
+        Some("uZ+bFHFNym0He65ATwza1qsR5mD0rA9M2kpCtmevcrQ=")
+    );
+    assert_eq!(header(&req, "paptrading"), Some("1"));
+    assert_eq!(header(&req, "locale"), Some("en-US"));
+    assert_eq!(header(&req, "content-type"), Some("application/json"));
+    let content_types = req
+        .lines()
+        .filter(|l| l.to_ascii_lowercase().starts_with("content-type:"))
+        .count();
+    assert_eq!(content_types, 1, "{req}");
+}
+
+#[tokio::test]
+async fn rest_signed_get_rejection() {
+    let (url, pem, rx) = https_server(
+        r#"{"code":"25204","msg":"Order does not exist","requestTime":1,"data":null}"#.to_owned(),
+    )
+    .await;
+    let tls = client_config(Some(&pem)).expect("tls");
+    let client =
+        RestClient::new(&url, &tls, Duration::from_secs(5), Some(creds())).expect("client");
+    let now = SystemTime::UNIX_EPOCH + Duration::from_millis(1_700_000_000_123);
+    let err = client
+        .signed_get(
+            "/api/v3/trade/unfilled-orders",
+            "category=USDT-FUTURES&limit=100",
+            now,
+        )
+        .await
+        .expect_err("rejected");
+    assert!(
+        matches!(
+            err,
+            ExchangeError::Rejected {
+                code: 25204,
+                http_status: 200,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    let req = rx.await.expect("request");
+    assert!(
+        req.starts_with(
+            "GET /api/v3/trade/unfilled-orders?category=USDT-FUTURES&limit=100 HTTP/1.1"
+        ),
+        "{req}"
+    );
+    assert_eq!(
+        header(&req, "ACCESS-SIGN"),
+        Some("leUzmMpUuN47NPFtoYJCsDmbWqKyZIGYFT/A8S5UJTQ=")
+    );
+    assert_eq!(header(&req, "paptrading"), None);
 }
 
 #[tokio::test]
 async fn rest_instruments_over_tls() {
     let body = std::fs::read_to_string(fixtures_dir().join("rest_instruments_usdt_futures.json"))
         .expect("fixture");
-    let (url, pem) = https_server(body).await;
+    let (url, pem, rx) = https_server(body).await;
     let tls = client_config(Some(&pem)).expect("tls");
     let client =
         RestClient::new(&url, &tls, Duration::from_secs(5), Some(creds())).expect("client");
@@ -304,4 +408,14 @@ async fn rest_instruments_over_tls() {
         .expect("instruments");
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].symbol, "BTCUSDT");
+    let req = rx.await.expect("request");
+    assert!(
+        req.starts_with("GET /api/v3/market/instruments?category=USDT-FUTURES HTTP/1.1"),
+        "{req}"
+    );
+    assert_eq!(
+        header(&req, "ACCESS-SIGN"),
+        None,
+        "public call must not be signed"
+    );
 }

@@ -401,6 +401,9 @@ impl RestClient {
     /// Signed GET (`query` without `?`, may be empty, signed exactly as sent); `now` gives the
     /// ms timestamp. Returns the envelope's `data`.
     ///
+    /// The query must already be URL-safe (keys and values of `[A-Za-z0-9_.:-]`, as Bitget's
+    /// parameters are): the URL parser must not re-encode it, or the signature would not match.
+    ///
     /// Errors: [`ExchangeError::Protocol`] without credentials; see [`parse_envelope`].
     pub async fn signed_get(
         &self,
@@ -467,9 +470,11 @@ impl RestClient {
             }
         }
         if let Some(b) = body {
-            req = req
-                .header("Content-Type", "application/json")
-                .body(b.to_owned());
+            if signed_at.is_none() {
+                // Signed requests already carry Content-Type (see `signed_headers`).
+                req = req.header("Content-Type", "application/json");
+            }
+            req = req.body(b.to_owned());
         }
         let resp = req.send().await?;
         let status = resp.status().as_u16();
