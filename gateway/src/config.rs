@@ -8,12 +8,15 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::exchange::keepalive::MAX_PING_INTERVAL;
-use crate::exchange::{ExchangeCredentials, Secret};
+use crate::exchange::rest::RestClient;
+use crate::exchange::ws::ConnectOptions;
+use crate::exchange::{ExchangeCredentials, ExchangeError, Keepalive, Secret};
 
 /// Environment variable overriding `exchange.api_key`.
 pub const ENV_API_KEY: &str = "BGW_API_KEY";
@@ -195,6 +198,43 @@ impl ExchangeConfig {
             secret: self.secret.clone(),
             passphrase: self.passphrase.clone(),
         }
+    }
+
+    /// The rustls client configuration: webpki roots plus `ca_cert_pem_path` when set.
+    ///
+    /// Errors: [`ExchangeError::Tls`] if the PEM file cannot be read or holds no certificate.
+    pub fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, ExchangeError> {
+        crate::exchange::tls::client_config_with_ca_file(self.ca_cert_pem_path.as_deref())
+    }
+
+    /// Options for [`crate::exchange::ws::connect_private_with`]: `request_timeout_ms` per step,
+    /// topics `order` and `fill`.
+    pub fn connect_options(&self) -> ConnectOptions {
+        ConnectOptions {
+            step_timeout: self.request_timeout(),
+            ..ConnectOptions::default()
+        }
+    }
+
+    /// A REST client for `rest_url` with these credentials, `request_timeout_ms`, `locale` and
+    /// `demo_trading`.
+    pub fn rest_client(
+        &self,
+        tls: &Arc<rustls::ClientConfig>,
+    ) -> Result<RestClient, ExchangeError> {
+        Ok(RestClient::new(
+            &self.rest_url,
+            tls,
+            self.request_timeout(),
+            Some(self.credentials()),
+        )?
+        .with_locale(&self.locale)
+        .with_demo_trading(self.demo_trading))
+    }
+
+    /// A keepalive state machine with `ping_interval_ms` and `pong_timeout_ms`, started at `now`.
+    pub fn keepalive(&self, now: std::time::Instant) -> Keepalive {
+        Keepalive::new(self.ping_interval(), self.pong_timeout(), now)
     }
 
     /// `ping_interval_ms` as a `Duration`.
@@ -518,6 +558,34 @@ passphrase = "p"
         assert_eq!(cfg.metrics.report_interval_ms, 10_000);
         assert_eq!(cfg.sessions[0].name, "");
         assert!(!format!("{cfg:?}").contains("\"s\""));
+    }
+
+    #[test]
+    fn exchange_helpers() {
+        let cfg = GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "[exchange]\n",
+            "[exchange]\nrequest_timeout_ms = 1234\nrest_url = \"https://example.test/\"\n",
+        ))
+        .expect("valid");
+        let x = &cfg.exchange;
+        assert_eq!(
+            x.connect_options().step_timeout,
+            Duration::from_millis(1234)
+        );
+        assert_eq!(x.connect_options().topics, vec!["order", "fill"]);
+        let tls = x.tls_config().expect("tls");
+        assert_eq!(
+            x.rest_client(&tls).expect("rest").base_url(),
+            "https://example.test"
+        );
+        assert_eq!(
+            x.keepalive(std::time::Instant::now()).interval(),
+            Duration::from_secs(20)
+        );
+        assert_eq!(x.credentials().secret.expose(), "s");
+        let mut bad = x.clone();
+        bad.ca_cert_pem_path = Some(PathBuf::from("/nonexistent/ca.pem"));
+        assert!(matches!(bad.tls_config(), Err(ExchangeError::Tls(_))));
     }
 
     #[test]
