@@ -10,6 +10,8 @@ pub mod interval_log;
 pub mod leg;
 
 pub use clock::now_ns;
-pub use histograms::{new_histogram, LegHistograms, HIGHEST_NS, LOWEST_NS, SIGFIG};
+pub use histograms::{
+    new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,
+};
 pub use interval_log::{IntervalLog, IntervalLogError};
 pub use leg::Leg;
