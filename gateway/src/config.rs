@@ -1,1 +1,709 @@
-//! (being written)
+//! Gateway configuration: a TOML file (see `config/gateway.example.toml`) plus secrets from the
+//! environment.
+//!
+//! Every field has a default except the exchange credentials; unknown keys are refused so that a
+//! typo does not silently fall back to a default. [`GatewayConfig::load`] reads the file, lets the
+//! environment variables [`ENV_API_KEY`], [`ENV_API_SECRET`] and [`ENV_API_PASSPHRASE`] override
+//! the credentials, then validates everything.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::exchange::keepalive::MAX_PING_INTERVAL;
+use crate::exchange::rest::RestClient;
+use crate::exchange::ws::ConnectOptions;
+use crate::exchange::{ExchangeCredentials, ExchangeError, Keepalive, Secret};
+
+/// Environment variable overriding `exchange.api_key`.
+pub const ENV_API_KEY: &str = "BGW_API_KEY";
+/// Environment variable overriding `exchange.secret`.
+pub const ENV_API_SECRET: &str = "BGW_API_SECRET";
+/// Environment variable overriding `exchange.passphrase`.
+pub const ENV_API_PASSPHRASE: &str = "BGW_API_PASSPHRASE";
+
+/// Largest `strategy.max_frame_len` accepted (bytes).
+pub const MAX_FRAME_LEN_LIMIT: usize = 1 << 20;
+/// Smallest `strategy.max_frame_len` accepted (bytes).
+pub const MIN_FRAME_LEN_LIMIT: usize = 64;
+/// Longest session credentials accepted (bytes): the SBE `Text` field is `char[64]`.
+pub const MAX_CREDENTIALS_LEN: usize = 64;
+/// REST category names Bitget UTA accepts (reference §7).
+pub const KNOWN_CATEGORIES: [&str; 5] = [
+    "SPOT",
+    "MARGIN",
+    "USDT-FUTURES",
+    "COIN-FUTURES",
+    "USDC-FUTURES",
+];
+
+/// Why a configuration was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The path given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML or does not match the schema (unknown key, wrong type).
+    #[error("invalid TOML: {0}")]
+    Parse(#[from] toml::de::Error),
+    /// A field has a value outside its allowed range.
+    #[error("invalid {field}: {reason}")]
+    Invalid {
+        /// Dotted field name, e.g. `exchange.ping_interval_ms`.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An exchange credential is empty in the file and in the environment.
+    #[error("missing {0} (set it in the file or in the environment)")]
+    MissingCredential(&'static str),
+    /// No `[[session]]` entry.
+    #[error("no [[session]] configured")]
+    NoSessions,
+    /// Two `[[session]]` entries share a `session_id`.
+    #[error("duplicate session_id {0}")]
+    DuplicateSession(u64),
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayConfig {
+    /// Strategy-side listener (`[strategy]`).
+    #[serde(default)]
+    pub strategy: StrategyConfig,
+    /// Strategy sessions allowed to connect (`[[session]]`, at least one).
+    #[serde(default, rename = "session")]
+    pub sessions: Vec<SessionConfig>,
+    /// Exchange link (`[exchange]`).
+    #[serde(default)]
+    pub exchange: ExchangeConfig,
+    /// Order tracker thread (`[tracker]`).
+    #[serde(default)]
+    pub tracker: TrackerConfig,
+    /// I/O thread (`[io]`).
+    #[serde(default)]
+    pub io: IoConfig,
+    /// Latency reporting (`[metrics]`).
+    #[serde(default)]
+    pub metrics: MetricsConfig,
+}
+
+/// `[strategy]`: the SOFH/SBE listener strategies connect to.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StrategyConfig {
+    /// Address to listen on. Default `127.0.0.1:0` (loopback, ephemeral port).
+    pub listen: SocketAddr,
+    /// Largest accepted frame including the 6-byte SOFH header, bytes. Default 4096;
+    /// allowed 64..=1 MiB. Longer frames terminate the session.
+    pub max_frame_len: usize,
+    /// Smallest keepalive interval a strategy may request in Establish, ms. Default 100.
+    pub keepalive_min_ms: u32,
+    /// Largest keepalive interval a strategy may request in Establish, ms. Default 60000.
+    pub keepalive_max_ms: u32,
+}
+
+impl Default for StrategyConfig {
+    fn default() -> Self {
+        StrategyConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            max_frame_len: 4096,
+            keepalive_min_ms: 100,
+            keepalive_max_ms: 60_000,
+        }
+    }
+}
+
+/// `[[session]]`: one strategy session the gateway accepts.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct SessionConfig {
+    /// FIXP SessionID the strategy presents in Negotiate (non-zero, unique). Required.
+    pub session_id: u64,
+    /// Credentials the strategy must present in Negotiate (≤ 64 bytes). Required; may be
+    /// empty to accept any. Never printed.
+    pub credentials: Secret,
+    /// Human-readable name for logs. Default empty.
+    #[serde(default)]
+    pub name: String,
+}
+
+/// `[exchange]`: Bitget UTA v3 endpoints, credentials and timers.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ExchangeConfig {
+    /// Private WebSocket URL. Default `wss://ws.bitget.com/v3/ws/private` (live);
+    /// demo: `wss://wspap.bitget.com/v3/ws/private`.
+    pub ws_private_url: String,
+    /// REST base URL. Default `https://api.bitget.com`.
+    pub rest_url: String,
+    /// API key. Default empty; env `BGW_API_KEY` overrides. Required.
+    pub api_key: String,
+    /// API secret key. Default empty; env `BGW_API_SECRET` overrides (preferred). Required.
+    pub secret: Secret,
+    /// API passphrase. Default empty; env `BGW_API_PASSPHRASE` overrides (preferred). Required.
+    pub passphrase: Secret,
+    /// Extra CA certificate(s) to trust, PEM file (e.g. the simulator's self-signed
+    /// certificate). Default none (webpki roots only).
+    pub ca_cert_pem_path: Option<PathBuf>,
+    /// Interval between text `ping` frames, ms. Default 20000; allowed 1..=30000.
+    pub ping_interval_ms: u64,
+    /// Time allowed for the `pong` answer before the link is declared dead, ms. Default 10000.
+    pub pong_timeout_ms: u64,
+    /// Deadline for a trade-op reply, a login/subscribe step or a REST call, ms. Default 5000.
+    /// A trade op unanswered by then has an unknown outcome (query by clientOid).
+    pub request_timeout_ms: u64,
+    /// REST categories whose instruments are loaded at start (upper case as in reference §7;
+    /// lower case accepted). Default `["USDT-FUTURES"]`.
+    pub categories: Vec<String>,
+    /// Bitget demo trading: adds header `paptrading: 1` to REST calls. Default false.
+    pub demo_trading: bool,
+    /// `locale` header of REST calls. Default `en-US`.
+    pub locale: String,
+}
+
+impl Default for ExchangeConfig {
+    fn default() -> Self {
+        ExchangeConfig {
+            ws_private_url: "wss://ws.bitget.com/v3/ws/private".to_owned(),
+            rest_url: "https://api.bitget.com".to_owned(),
+            api_key: String::new(),
+            secret: Secret::default(),
+            passphrase: Secret::default(),
+            ca_cert_pem_path: None,
+            ping_interval_ms: 20_000,
+            pong_timeout_ms: 10_000,
+            request_timeout_ms: 5_000,
+            categories: vec!["USDT-FUTURES".to_owned()],
+            demo_trading: false,
+            locale: "en-US".to_owned(),
+        }
+    }
+}
+
+impl ExchangeConfig {
+    /// The credentials for the WebSocket login and signed REST calls.
+    pub fn credentials(&self) -> ExchangeCredentials {
+        ExchangeCredentials {
+            api_key: self.api_key.clone(),
+            secret: self.secret.clone(),
+            passphrase: self.passphrase.clone(),
+        }
+    }
+
+    /// The rustls client configuration: webpki roots plus `ca_cert_pem_path` when set.
+    ///
+    /// Errors: [`ExchangeError::Tls`] if the PEM file cannot be read or holds no certificate.
+    pub fn tls_config(&self) -> Result<Arc<rustls::ClientConfig>, ExchangeError> {
+        crate::exchange::tls::client_config_with_ca_file(self.ca_cert_pem_path.as_deref())
+    }
+
+    /// Options for [`crate::exchange::ws::connect_private_with`]: `request_timeout_ms` per step,
+    /// topics `order` and `fill`.
+    pub fn connect_options(&self) -> ConnectOptions {
+        ConnectOptions {
+            step_timeout: self.request_timeout(),
+            ..ConnectOptions::default()
+        }
+    }
+
+    /// A REST client for `rest_url` with these credentials, `request_timeout_ms`, `locale` and
+    /// `demo_trading`.
+    pub fn rest_client(
+        &self,
+        tls: &Arc<rustls::ClientConfig>,
+    ) -> Result<RestClient, ExchangeError> {
+        Ok(RestClient::new(
+            &self.rest_url,
+            tls,
+            self.request_timeout(),
+            Some(self.credentials()),
+        )?
+        .with_locale(&self.locale)
+        .with_demo_trading(self.demo_trading))
+    }
+
+    /// A keepalive state machine with `ping_interval_ms` and `pong_timeout_ms`, started at `now`.
+    pub fn keepalive(&self, now: std::time::Instant) -> Keepalive {
+        Keepalive::new(self.ping_interval(), self.pong_timeout(), now)
+    }
+
+    /// `ping_interval_ms` as a `Duration`.
+    pub fn ping_interval(&self) -> Duration {
+        Duration::from_millis(self.ping_interval_ms)
+    }
+
+    /// `pong_timeout_ms` as a `Duration`.
+    pub fn pong_timeout(&self) -> Duration {
+        Duration::from_millis(self.pong_timeout_ms)
+    }
+
+    /// `request_timeout_ms` as a `Duration`.
+    pub fn request_timeout(&self) -> Duration {
+        Duration::from_millis(self.request_timeout_ms)
+    }
+}
+
+/// How a polling thread waits when it has nothing to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum IdleStrategy {
+    /// Busy-spin (`spin_loop` hint): lowest latency, burns a core.
+    Spin,
+    /// Spin a while, then `yield_now`: lets other threads on the core run.
+    SpinYield,
+    /// Block/park until woken: no CPU when idle, pays a wake-up (~20-25 µs on the dev VM).
+    #[default]
+    Park,
+}
+
+/// `[tracker]`: the thread that owns order state.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrackerConfig {
+    /// CPU index to pin the thread to. Default none (not pinned).
+    pub core: Option<usize>,
+    /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
+    pub idle: IdleStrategy,
+}
+
+/// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IoConfig {
+    /// CPU index to pin the thread to. Default none (not pinned).
+    pub core: Option<usize>,
+}
+
+/// `[metrics]`: latency reports.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Interval between percentile log lines and interval-log entries, ms. Default 10000;
+    /// must be ≥ 1.
+    pub report_interval_ms: u64,
+    /// HdrHistogram interval log (V2) to write. Default none (no file).
+    pub hlog_path: Option<PathBuf>,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            report_interval_ms: 10_000,
+            hlog_path: None,
+        }
+    }
+}
+
+impl MetricsConfig {
+    /// `report_interval_ms` as a `Duration`.
+    pub fn report_interval(&self) -> Duration {
+        Duration::from_millis(self.report_interval_ms)
+    }
+}
+
+fn invalid(field: &'static str, reason: impl Into<String>) -> ConfigError {
+    ConfigError::Invalid {
+        field,
+        reason: reason.into(),
+    }
+}
+
+impl GatewayConfig {
+    /// Reads `path`, applies the credential environment variables, validates.
+    pub fn load(path: &Path) -> Result<GatewayConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        GatewayConfig::from_toml_str_with_env(&text, |k| std::env::var(k).ok())
+    }
+
+    /// Parses and validates TOML text, without looking at the environment.
+    pub fn from_toml_str(text: &str) -> Result<GatewayConfig, ConfigError> {
+        GatewayConfig::from_toml_str_with_env(text, |_| None)
+    }
+
+    /// Parses TOML text, overrides credentials from `env` (non-empty values of
+    /// [`ENV_API_KEY`], [`ENV_API_SECRET`], [`ENV_API_PASSPHRASE`]), validates.
+    pub fn from_toml_str_with_env(
+        text: &str,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<GatewayConfig, ConfigError> {
+        let mut cfg: GatewayConfig = toml::from_str(text)?;
+        cfg.apply_env(env);
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Overrides credentials from non-empty environment values (see
+    /// [`from_toml_str_with_env`](Self::from_toml_str_with_env)).
+    pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) {
+        let get = |k: &str| env(k).filter(|v| !v.is_empty());
+        if let Some(v) = get(ENV_API_KEY) {
+            self.exchange.api_key = v;
+        }
+        if let Some(v) = get(ENV_API_SECRET) {
+            self.exchange.secret = Secret::new(v);
+        }
+        if let Some(v) = get(ENV_API_PASSPHRASE) {
+            self.exchange.passphrase = Secret::new(v);
+        }
+    }
+
+    /// Checks every rule documented on the fields; normalises `exchange.categories` to upper
+    /// case.
+    pub fn validate(&mut self) -> Result<(), ConfigError> {
+        let s = &self.strategy;
+        if !(MIN_FRAME_LEN_LIMIT..=MAX_FRAME_LEN_LIMIT).contains(&s.max_frame_len) {
+            return Err(invalid(
+                "strategy.max_frame_len",
+                format!(
+                    "{} not in {MIN_FRAME_LEN_LIMIT}..={MAX_FRAME_LEN_LIMIT}",
+                    s.max_frame_len
+                ),
+            ));
+        }
+        if s.keepalive_min_ms == 0 {
+            return Err(invalid("strategy.keepalive_min_ms", "must be ≥ 1"));
+        }
+        if s.keepalive_min_ms > s.keepalive_max_ms {
+            return Err(invalid(
+                "strategy.keepalive_max_ms",
+                format!(
+                    "{} < keepalive_min_ms {}",
+                    s.keepalive_max_ms, s.keepalive_min_ms
+                ),
+            ));
+        }
+
+        if self.sessions.is_empty() {
+            return Err(ConfigError::NoSessions);
+        }
+        let mut ids: Vec<u64> = Vec::with_capacity(self.sessions.len());
+        for sess in &self.sessions {
+            if sess.session_id == 0 {
+                return Err(invalid("session.session_id", "must be non-zero"));
+            }
+            if ids.contains(&sess.session_id) {
+                return Err(ConfigError::DuplicateSession(sess.session_id));
+            }
+            ids.push(sess.session_id);
+            if sess.credentials.expose().len() > MAX_CREDENTIALS_LEN {
+                return Err(invalid(
+                    "session.credentials",
+                    format!(
+                        "session {}: longer than {MAX_CREDENTIALS_LEN} bytes",
+                        sess.session_id
+                    ),
+                ));
+            }
+        }
+
+        let x = &mut self.exchange;
+        if !(x.ws_private_url.starts_with("wss://") || x.ws_private_url.starts_with("ws://")) {
+            return Err(invalid(
+                "exchange.ws_private_url",
+                format!("{:?} is not a ws:// or wss:// URL", x.ws_private_url),
+            ));
+        }
+        if !(x.rest_url.starts_with("https://") || x.rest_url.starts_with("http://")) {
+            return Err(invalid(
+                "exchange.rest_url",
+                format!("{:?} is not an http:// or https:// URL", x.rest_url),
+            ));
+        }
+        let max_ping = u64::try_from(MAX_PING_INTERVAL.as_millis()).unwrap_or(u64::MAX);
+        if !(1..=max_ping).contains(&x.ping_interval_ms) {
+            return Err(invalid(
+                "exchange.ping_interval_ms",
+                format!("{} not in 1..={max_ping}", x.ping_interval_ms),
+            ));
+        }
+        if x.pong_timeout_ms == 0 {
+            return Err(invalid("exchange.pong_timeout_ms", "must be ≥ 1"));
+        }
+        if x.request_timeout_ms == 0 {
+            return Err(invalid("exchange.request_timeout_ms", "must be ≥ 1"));
+        }
+        if x.categories.is_empty() {
+            return Err(invalid("exchange.categories", "empty"));
+        }
+        for c in &mut x.categories {
+            let upper = c.to_ascii_uppercase();
+            if !KNOWN_CATEGORIES.contains(&upper.as_str()) {
+                return Err(invalid(
+                    "exchange.categories",
+                    format!("unknown category {c:?} (known: {KNOWN_CATEGORIES:?})"),
+                ));
+            }
+            *c = upper;
+        }
+        if x.api_key.is_empty() {
+            return Err(ConfigError::MissingCredential("exchange.api_key"));
+        }
+        if x.secret.is_empty() {
+            return Err(ConfigError::MissingCredential("exchange.secret"));
+        }
+        if x.passphrase.is_empty() {
+            return Err(ConfigError::MissingCredential("exchange.passphrase"));
+        }
+
+        if self.metrics.report_interval_ms == 0 {
+            return Err(invalid("metrics.report_interval_ms", "must be ≥ 1"));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+[[session]]
+session_id = 1
+credentials = "tok"
+
+[exchange]
+api_key = "k"
+secret = "s"
+passphrase = "p"
+"#;
+
+    fn example_path() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../config/gateway.example.toml")
+    }
+
+    fn example_env(k: &str) -> Option<String> {
+        match k {
+            ENV_API_KEY => Some("env-key".into()),
+            ENV_API_SECRET => Some("env-secret".into()),
+            ENV_API_PASSPHRASE => Some("env-pass".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn example_file_parses() {
+        let text = std::fs::read_to_string(example_path()).expect("example file");
+        let cfg = GatewayConfig::from_toml_str_with_env(&text, example_env).expect("valid");
+        assert_eq!(cfg.strategy.max_frame_len, 4096);
+        assert_eq!(cfg.exchange.ping_interval_ms, 20_000);
+        assert_eq!(cfg.exchange.secret.expose(), "env-secret");
+        assert_eq!(cfg.exchange.passphrase.expose(), "env-pass");
+        assert!(!cfg.sessions.is_empty());
+        assert!(cfg.metrics.hlog_path.is_some());
+        // Without the environment the example lacks credentials.
+        assert!(matches!(
+            GatewayConfig::from_toml_str(&text),
+            Err(ConfigError::MissingCredential(_))
+        ));
+    }
+
+    #[test]
+    fn example_file_documents_every_field() {
+        let text = std::fs::read_to_string(example_path()).expect("example file");
+        for key in [
+            "listen",
+            "max_frame_len",
+            "keepalive_min_ms",
+            "keepalive_max_ms",
+            "session_id",
+            "credentials",
+            "name",
+            "ws_private_url",
+            "rest_url",
+            "api_key",
+            "secret",
+            "passphrase",
+            "ca_cert_pem_path",
+            "ping_interval_ms",
+            "pong_timeout_ms",
+            "request_timeout_ms",
+            "categories",
+            "demo_trading",
+            "locale",
+            "core",
+            "idle",
+            "report_interval_ms",
+            "hlog_path",
+        ] {
+            assert!(text.contains(key), "example lacks {key}");
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let cfg = GatewayConfig::from_toml_str(MINIMAL).expect("valid");
+        assert_eq!(cfg.strategy.listen, SocketAddr::from(([127, 0, 0, 1], 0)));
+        assert_eq!(cfg.strategy.max_frame_len, 4096);
+        assert_eq!(
+            cfg.exchange.ws_private_url,
+            "wss://ws.bitget.com/v3/ws/private"
+        );
+        assert_eq!(cfg.exchange.ping_interval(), Duration::from_secs(20));
+        assert_eq!(cfg.exchange.categories, vec!["USDT-FUTURES".to_owned()]);
+        assert_eq!(cfg.tracker.idle, IdleStrategy::Park);
+        assert_eq!(cfg.tracker.core, None);
+        assert_eq!(cfg.metrics.report_interval_ms, 10_000);
+        assert_eq!(cfg.sessions[0].name, "");
+        assert!(!format!("{cfg:?}").contains("\"s\""));
+    }
+
+    #[test]
+    fn exchange_helpers() {
+        let cfg = GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "[exchange]\n",
+            "[exchange]\nrequest_timeout_ms = 1234\nrest_url = \"https://example.test/\"\n",
+        ))
+        .expect("valid");
+        let x = &cfg.exchange;
+        assert_eq!(
+            x.connect_options().step_timeout,
+            Duration::from_millis(1234)
+        );
+        assert_eq!(x.connect_options().topics, vec!["order", "fill"]);
+        let tls = x.tls_config().expect("tls");
+        assert_eq!(
+            x.rest_client(&tls).expect("rest").base_url(),
+            "https://example.test"
+        );
+        assert_eq!(
+            x.keepalive(std::time::Instant::now()).interval(),
+            Duration::from_secs(20)
+        );
+        assert_eq!(x.credentials().secret.expose(), "s");
+        let mut bad = x.clone();
+        bad.ca_cert_pem_path = Some(PathBuf::from("/nonexistent/ca.pem"));
+        assert!(matches!(bad.tls_config(), Err(ExchangeError::Tls(_))));
+    }
+
+    #[test]
+    fn env_overrides_file() {
+        let cfg = GatewayConfig::from_toml_str_with_env(MINIMAL, example_env).expect("valid");
+        assert_eq!(cfg.exchange.api_key, "env-key");
+        assert_eq!(cfg.exchange.secret.expose(), "env-secret");
+        let cfg =
+            GatewayConfig::from_toml_str_with_env(MINIMAL, |_| Some(String::new())).expect("valid");
+        assert_eq!(cfg.exchange.secret.expose(), "s");
+    }
+
+    fn with(extra: &str) -> Result<GatewayConfig, ConfigError> {
+        GatewayConfig::from_toml_str(&format!("{MINIMAL}\n{extra}"))
+    }
+
+    #[test]
+    fn idle_and_categories() {
+        let cfg = GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "[exchange]\n",
+            "[exchange]\ncategories = [\"spot\", \"USDT-FUTURES\"]\n",
+        ))
+        .expect("valid");
+        assert_eq!(cfg.exchange.categories, vec!["SPOT", "USDT-FUTURES"]);
+        let cfg = with("[tracker]\ncore = 1\nidle = \"spin_yield\"\n[io]\ncore = 0").expect("ok");
+        assert_eq!(cfg.tracker.idle, IdleStrategy::SpinYield);
+        assert_eq!((cfg.tracker.core, cfg.io.core), (Some(1), Some(0)));
+    }
+
+    #[test]
+    fn refusals() {
+        assert!(matches!(
+            with("[tracker]\nidle = \"nap\""),
+            Err(ConfigError::Parse(_))
+        ));
+        assert!(matches!(
+            with("[metrics]\ntypo = 1"),
+            Err(ConfigError::Parse(_))
+        ));
+        assert!(matches!(
+            with("[strategy]\nmax_frame_len = 10"),
+            Err(ConfigError::Invalid {
+                field: "strategy.max_frame_len",
+                ..
+            })
+        ));
+        assert!(matches!(
+            with("[strategy]\nkeepalive_min_ms = 5000\nkeepalive_max_ms = 10"),
+            Err(ConfigError::Invalid {
+                field: "strategy.keepalive_max_ms",
+                ..
+            })
+        ));
+        assert!(matches!(
+            with("[[session]]\nsession_id = 1\ncredentials = \"x\""),
+            Err(ConfigError::DuplicateSession(1))
+        ));
+        assert!(matches!(
+            with("[[session]]\nsession_id = 0\ncredentials = \"x\""),
+            Err(ConfigError::Invalid {
+                field: "session.session_id",
+                ..
+            })
+        ));
+        let long = "x".repeat(65);
+        assert!(matches!(
+            with(&format!(
+                "[[session]]\nsession_id = 2\ncredentials = \"{long}\""
+            )),
+            Err(ConfigError::Invalid {
+                field: "session.credentials",
+                ..
+            })
+        ));
+        assert!(matches!(
+            with("[metrics]\nreport_interval_ms = 0"),
+            Err(ConfigError::Invalid { .. })
+        ));
+        let no_sessions =
+            MINIMAL.replace("[[session]]\nsession_id = 1\ncredentials = \"tok\"\n", "");
+        assert!(matches!(
+            GatewayConfig::from_toml_str(&no_sessions),
+            Err(ConfigError::NoSessions)
+        ));
+        let bad = |from: &str, to: &str| {
+            GatewayConfig::from_toml_str(&MINIMAL.replace(from, to)).expect_err("must refuse")
+        };
+        assert!(matches!(
+            bad("[exchange]\n", "[exchange]\nping_interval_ms = 31000\n"),
+            ConfigError::Invalid {
+                field: "exchange.ping_interval_ms",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad(
+                "[exchange]\n",
+                "[exchange]\nws_private_url = \"https://x\"\n"
+            ),
+            ConfigError::Invalid {
+                field: "exchange.ws_private_url",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("[exchange]\n", "[exchange]\ncategories = [\"FOO\"]\n"),
+            ConfigError::Invalid {
+                field: "exchange.categories",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("secret = \"s\"\n", ""),
+            ConfigError::MissingCredential("exchange.secret")
+        ));
+        assert!(matches!(
+            GatewayConfig::load(Path::new("/nonexistent/gw.toml")),
+            Err(ConfigError::Read { .. })
+        ));
+    }
+}

@@ -1,1 +1,2 @@
+//! The gateway binary (entry point written by the lead).
 fn main() {}

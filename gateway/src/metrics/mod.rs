@@ -1,0 +1,17 @@
+//! Latency metrics: one HDR histogram per leg of the order path (nanoseconds), percentile
+//! tables for periodic reports, HdrHistogram interval logs (V2, compressed) and a cheap
+//! monotonic clock.
+//!
+//! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
+
+pub mod clock;
+pub mod histograms;
+pub mod interval_log;
+pub mod leg;
+
+pub use clock::now_ns;
+pub use histograms::{
+    new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,
+};
+pub use interval_log::{IntervalLog, IntervalLogError};
+pub use leg::Leg;
