@@ -253,18 +253,7 @@ impl ExchangeConfig {
     }
 }
 
-/// How a polling thread waits when it has nothing to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum IdleStrategy {
-    /// Busy-spin (`spin_loop` hint): lowest latency, burns a core.
-    Spin,
-    /// Spin a while, then `yield_now`: lets other threads on the core run.
-    SpinYield,
-    /// Block/park until woken: no CPU when idle, pays a wake-up (~20-25 µs on the dev VM).
-    #[default]
-    Park,
-}
+pub use crate::idle::IdleStrategy;
 
 /// `[tracker]`: the thread that owns order state.
 #[derive(Debug, Clone, Default, Deserialize)]

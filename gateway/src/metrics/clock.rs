@@ -20,6 +20,16 @@ pub fn now_ns() -> u64 {
     u64::try_from(nanos).unwrap_or(u64::MAX)
 }
 
+/// Wall-clock nanoseconds since the Unix epoch (UTC), for FIX TransactTime. 0 if the clock is
+/// before 1970.
+#[inline]
+pub fn utc_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
 /// Nanoseconds from `origin` to `t` (0 if `t` is earlier than the origin).
 #[inline]
 pub fn instant_ns(t: Instant) -> u64 {

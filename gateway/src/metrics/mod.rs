@@ -9,7 +9,7 @@ pub mod histograms;
 pub mod interval_log;
 pub mod leg;
 
-pub use clock::now_ns;
+pub use clock::{now_ns, utc_now_ns};
 pub use histograms::{
     new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,
 };
