@@ -191,7 +191,10 @@ impl Decimal {
                 exponent: exponent.clamp(i32::from(MIN_EXPONENT), 0) as i8,
             });
         }
-        while exponent < i32::from(MIN_EXPONENT) || mantissa > i128::from(i64::MAX) || mantissa < i128::from(i64::MIN) {
+        while exponent < i32::from(MIN_EXPONENT)
+            || mantissa > i128::from(i64::MAX)
+            || mantissa < i128::from(i64::MIN)
+        {
             if mantissa % 10 != 0 {
                 return Err(if exponent < i32::from(MIN_EXPONENT) {
                     DecimalError::ExponentOutOfRange
@@ -531,21 +534,42 @@ mod tests {
         assert_eq!(Decimal::parse(b"1e5"), Err(DecimalError::InvalidChar(1)));
         assert_eq!(Decimal::parse(b" 1"), Err(DecimalError::InvalidChar(0)));
         assert_eq!(Decimal::parse(b"NaN"), Err(DecimalError::InvalidChar(0)));
-        assert_eq!(Decimal::parse(b"99999999999999999999"), Err(DecimalError::Overflow));
-        assert_eq!(Decimal::parse(b"0.0000000000000000001"), Err(DecimalError::ExponentOutOfRange));
+        assert_eq!(
+            Decimal::parse(b"99999999999999999999"),
+            Err(DecimalError::Overflow)
+        );
+        assert_eq!(
+            Decimal::parse(b"0.0000000000000000001"),
+            Err(DecimalError::ExponentOutOfRange)
+        );
     }
 
     #[test]
     fn trailing_zeros_beyond_i64_are_folded_into_the_exponent() {
         let x = d("100000000000000000000");
-        assert_eq!(x, Decimal::new(1, 20 - 2).unwrap().checked_mul(d("100")).unwrap());
+        assert_eq!(
+            x,
+            Decimal::new(1, 20 - 2)
+                .unwrap()
+                .checked_mul(d("100"))
+                .unwrap()
+        );
         assert_eq!(x.to_string(), "100000000000000000000");
         assert_eq!(d("1.000000000000000000000"), Decimal::ONE);
     }
 
     #[test]
     fn formats_plainly() {
-        for s in ["0", "0.0002", "117066.1", "-0.00819462", "0.20", "5", "-12.5", "1000"] {
+        for s in [
+            "0",
+            "0.0002",
+            "117066.1",
+            "-0.00819462",
+            "0.20",
+            "5",
+            "-12.5",
+            "1000",
+        ] {
             assert_eq!(d(s).to_string(), s);
         }
         assert_eq!(Decimal::new(5, 3).unwrap().to_string(), "5000");
@@ -574,13 +598,36 @@ mod tests {
     fn arithmetic() {
         assert_eq!(d("0.1").checked_add(d("0.2")).unwrap(), d("0.3"));
         assert_eq!(d("1").checked_sub(d("0.0001")).unwrap(), d("0.9999"));
-        assert_eq!(d("117066.1").checked_mul(d("0.0002")).unwrap(), d("23.41322"));
-        assert_eq!(d("83.1315").checked_div(d("0.001"), 8, Rounding::HalfEven).unwrap(), d("83131.5"));
-        assert_eq!(d("1").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(), d("0.3333"));
-        assert_eq!(d("2").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(), d("0.6667"));
-        assert_eq!(d("-2").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(), d("-0.6667"));
-        assert_eq!(d("0.125").round_to(-2, Rounding::HalfEven).unwrap(), d("0.12"));
-        assert_eq!(d("0.135").round_to(-2, Rounding::HalfEven).unwrap(), d("0.14"));
+        assert_eq!(
+            d("117066.1").checked_mul(d("0.0002")).unwrap(),
+            d("23.41322")
+        );
+        assert_eq!(
+            d("83.1315")
+                .checked_div(d("0.001"), 8, Rounding::HalfEven)
+                .unwrap(),
+            d("83131.5")
+        );
+        assert_eq!(
+            d("1").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(),
+            d("0.3333")
+        );
+        assert_eq!(
+            d("2").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(),
+            d("0.6667")
+        );
+        assert_eq!(
+            d("-2").checked_div(d("3"), 4, Rounding::HalfUp).unwrap(),
+            d("-0.6667")
+        );
+        assert_eq!(
+            d("0.125").round_to(-2, Rounding::HalfEven).unwrap(),
+            d("0.12")
+        );
+        assert_eq!(
+            d("0.135").round_to(-2, Rounding::HalfEven).unwrap(),
+            d("0.14")
+        );
         assert_eq!(d("1").checked_div(Decimal::ZERO, 2, Rounding::Down), None);
         assert_eq!(Decimal::from(i64::MAX).checked_add(Decimal::ONE), None);
     }
