@@ -374,3 +374,214 @@ pub fn write_subscribe(out: &mut Vec<u8>, unsubscribe: bool, args: &[SubscribeAr
     });
     out.extend_from_slice(b"]}");
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn parsed(out: &[u8]) -> Value {
+        serde_json::from_slice(out).unwrap()
+    }
+
+    fn market_sell() -> PlaceOrder<'static> {
+        PlaceOrder {
+            symbol: "ETHUSDT",
+            side: Side::Sell,
+            order_type: OrderType::Market,
+            qty: d("0.50"),
+            price: None,
+            time_in_force: None,
+            pos_side: None,
+            reduce_only: Some(true),
+            client_oid: "s1:2",
+            stp_mode: None,
+        }
+    }
+
+    #[test]
+    fn place_order_full_and_minimal() {
+        let mut out = Vec::new();
+        let o = PlaceOrder {
+            symbol: "BTCUSDT",
+            side: Side::Buy,
+            order_type: OrderType::Limit,
+            qty: d("0.0002"),
+            price: Some(d("-0.05")),
+            time_in_force: Some(TimeInForce::PostOnly),
+            pos_side: Some(PosSide::Short),
+            reduce_only: Some(false),
+            client_oid: "s1:1",
+            stp_mode: Some(StpMode::CancelBoth),
+        };
+        write_place_order(&mut out, "7", Category::Spot, &o);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"7","category":"spot","topic":"place-order","args":[{
+                "symbol":"BTCUSDT","side":"buy","orderType":"limit","qty":"0.0002","price":"-0.05",
+                "timeInForce":"post_only","posSide":"short","reduceOnly":"no","clientOid":"s1:1",
+                "stpMode":"cancel_both"}]})
+        );
+        // Appends: a second call leaves the first text in place.
+        let first = out.len();
+        let m = PlaceOrder {
+            client_oid: "",
+            reduce_only: None,
+            ..market_sell()
+        };
+        write_place_order(&mut out, "8", Category::CoinFutures, &m);
+        assert_eq!(
+            parsed(&out[first..]),
+            json!({"op":"trade","id":"8","category":"coin-futures","topic":"place-order","args":[{
+                "symbol":"ETHUSDT","side":"sell","orderType":"market","qty":"0.50"}]})
+        );
+    }
+
+    #[test]
+    fn modify_and_cancel() {
+        let mut out = Vec::new();
+        let m = ModifyOrder {
+            symbol: "BTCUSDT",
+            order_id: None,
+            client_oid: Some("s1:9"),
+            qty: None,
+            price: Some(d("30000.5")),
+            auto_cancel: false,
+        };
+        write_modify_order(&mut out, "m1", Category::UsdcFutures, &m);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"m1","category":"usdc-futures","topic":"modify-order","args":[{
+                "symbol":"BTCUSDT","clientOid":"s1:9","price":"30000.5","autoCancel":"no"}]})
+        );
+        out.clear();
+        let c = CancelOrder {
+            symbol: None,
+            order_id: Some("123"),
+            client_oid: Some("s1:9"),
+        };
+        write_cancel_order(&mut out, "c1", None, &c);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"c1","topic":"cancel-order","args":[{"orderId":"123","clientOid":"s1:9"}]})
+        );
+        out.clear();
+        write_cancel_order(
+            &mut out,
+            "c2",
+            Some(Category::Margin),
+            &CancelOrder::default(),
+        );
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"c2","category":"margin","topic":"cancel-order","args":[{}]})
+        );
+    }
+
+    #[test]
+    fn batches() {
+        let mut out = Vec::new();
+        write_batch_place(
+            &mut out,
+            "b1",
+            Category::Spot,
+            &[market_sell(), market_sell()],
+        );
+        let one = json!({"symbol":"ETHUSDT","side":"sell","orderType":"market","qty":"0.50",
+            "reduceOnly":"yes","clientOid":"s1:2"});
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"b1","category":"spot","topic":"batch-place","args":[one, one]})
+        );
+        out.clear();
+        let m = ModifyOrder {
+            symbol: "BTCUSDT",
+            order_id: Some("1"),
+            client_oid: None,
+            qty: Some(d("5")),
+            price: Some(d("5")),
+            auto_cancel: true,
+        };
+        write_batch_modify(&mut out, "b2", None, &[m]);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"b2","topic":"batch-modify","args":[{
+                "symbol":"BTCUSDT","orderId":"1","qty":"5","price":"5","autoCancel":"yes"}]})
+        );
+        out.clear();
+        let c = |id| CancelOrder {
+            symbol: Some("BTCUSDT"),
+            order_id: Some(id),
+            client_oid: None,
+        };
+        write_batch_cancel(
+            &mut out,
+            "b3",
+            Some(Category::UsdtFutures),
+            &[c("1"), c("2")],
+        );
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"b3","category":"usdt-futures","topic":"batch-cancel","args":[
+                {"symbol":"BTCUSDT","orderId":"1"},{"symbol":"BTCUSDT","orderId":"2"}]})
+        );
+        out.clear();
+        write_batch_cancel(&mut out, "b4", None, &[]);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":"b4","topic":"batch-cancel","args":[]})
+        );
+    }
+
+    #[test]
+    fn subscribe_and_unsubscribe() {
+        let mut out = Vec::new();
+        let args = [
+            SubscribeArg {
+                inst_type: "UTA",
+                topic: "fill",
+                symbol: None,
+            },
+            SubscribeArg {
+                inst_type: "usdt-futures",
+                topic: "books5",
+                symbol: Some("BTCUSDT"),
+            },
+        ];
+        write_subscribe(&mut out, true, &args);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"unsubscribe","args":[{"instType":"UTA","topic":"fill"},
+                {"instType":"usdt-futures","topic":"books5","symbol":"BTCUSDT"}]})
+        );
+    }
+
+    #[test]
+    fn strings_are_escaped() {
+        let nasty = "a\"b\\c\n\r\t\u{8}\u{c}\u{1}\u{1f}é✓/";
+        let mut out = Vec::new();
+        write_login(&mut out, nasty, "p\"", "1700000000", "s=");
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"login","args":[{"apiKey":nasty,"passphrase":"p\"","timestamp":"1700000000","sign":"s="}]})
+        );
+        out.clear();
+        write_json_str(&mut out, "\u{1}x\u{1f}");
+        assert_eq!(out, b"\"\\u0001x\\u001f\"");
+        out.clear();
+        let c = CancelOrder {
+            symbol: Some(nasty),
+            order_id: None,
+            client_oid: Some(nasty),
+        };
+        write_cancel_order(&mut out, nasty, None, &c);
+        assert_eq!(
+            parsed(&out),
+            json!({"op":"trade","id":nasty,"topic":"cancel-order","args":[{"symbol":nasty,"clientOid":nasty}]})
+        );
+    }
+}
