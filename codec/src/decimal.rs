@@ -273,15 +273,43 @@ impl Decimal {
         }
         // q = a.m × 10^(a.e − b.e + scale) ÷ b.m, carried out in i128.
         let shift = i32::from(self.exponent) - i32::from(other.exponent) + i32::from(scale);
-        let mut num = i128::from(self.mantissa);
-        let mut den = i128::from(other.mantissa);
+        let num = i128::from(self.mantissa);
+        let den = i128::from(other.mantissa);
         if shift >= 0 {
-            num = num.checked_mul(pow10(shift as u32)?)?;
+            match pow10(shift as u32).and_then(|p| num.checked_mul(p)) {
+                Some(num) => Decimal::fit(div_round(num, den, rounding)?, -i32::from(scale)).ok(),
+                None => Decimal::long_div(num, den, shift as u32, scale, rounding),
+            }
         } else {
-            den = den.checked_mul(pow10((-shift) as u32)?)?;
+            match pow10((-shift) as u32).and_then(|p| den.checked_mul(p)) {
+                Some(den) => Decimal::fit(div_round(num, den, rounding)?, -i32::from(scale)).ok(),
+                // |den| > i128::MAX while |num| < 2^63: the quotient rounds to zero in every mode.
+                None => Decimal::fit(0, -i32::from(scale)).ok(),
+            }
         }
-        let q = div_round(num, den, rounding);
-        Decimal::fit(q, -i32::from(scale)).ok()
+    }
+
+    /// `num × 10^shift ÷ den` at exponent `−scale`, one decimal digit at a time, for when
+    /// `num × 10^shift` overflows `i128` but the quotient may still fit (large mantissas
+    /// divided at a fine scale). An exact quotient stops early at a coarser exponent.
+    fn long_div(
+        num: i128,
+        den: i128,
+        shift: u32,
+        scale: u8,
+        rounding: Rounding,
+    ) -> Option<Decimal> {
+        let mut q = num / den;
+        let mut r = num % den;
+        for done in 0..shift {
+            if r == 0 {
+                return Decimal::fit(q, -i32::from(scale) + (shift - done) as i32).ok();
+            }
+            // |r| < |den| < 2^63, so r × 10 cannot overflow.
+            q = q.checked_mul(10)?.checked_add(r * 10 / den)?;
+            r = r * 10 % den;
+        }
+        Decimal::fit(round_qr(q, r, den, rounding)?, -i32::from(scale)).ok()
     }
 
     /// The value rounded to `exponent` (for example −2 for cents) with `rounding`; the result
@@ -294,7 +322,7 @@ impl Decimal {
         let q = if self.exponent >= exponent {
             m.checked_mul(pow10((self.exponent - exponent) as u32)?)?
         } else {
-            div_round(m, pow10((exponent - self.exponent) as u32)?, rounding)
+            div_round(m, pow10((exponent - self.exponent) as u32)?, rounding)?
         };
         Some(Decimal {
             mantissa: i64::try_from(q).ok()?,
@@ -324,8 +352,21 @@ impl Decimal {
         if step.mantissa == 0 {
             return true;
         }
+        if self.mantissa == 0 {
+            return true;
+        }
         match self.aligned(step) {
             Some((a, b, _)) => a % b == 0,
+            // Exponent gap above 19. If `self` has the larger exponent, reduce modulo the step
+            // mantissa: (m × 10^gap) mod s = ((m mod s) × (10^gap mod s)) mod s, all below 2^126.
+            None if self.exponent > step.exponent => {
+                let s = i128::from(step.mantissa);
+                match pow10((self.exponent - step.exponent) as u32) {
+                    Some(p) => (i128::from(self.mantissa) % s) * (p % s) % s == 0,
+                    None => false,
+                }
+            }
+            // The step scaled to `self`'s exponent exceeds i128, so |step| > |self| > 0.
             None => false,
         }
     }
@@ -399,32 +440,29 @@ impl Decimal {
     }
 }
 
-/// `num ÷ den` rounded as asked (den ≠ 0).
-fn div_round(num: i128, den: i128, rounding: Rounding) -> i128 {
-    let q = num / den;
-    let r = num % den;
+/// `num ÷ den` rounded as asked (den ≠ 0); `None` only if the rounded quotient overflows.
+fn div_round(num: i128, den: i128, rounding: Rounding) -> Option<i128> {
+    round_qr(num / den, num % den, den, rounding)
+}
+
+/// Rounds the truncated quotient `q` with remainder `r` (sign of the dividend) of a division by
+/// `den`.
+fn round_qr(q: i128, r: i128, den: i128, rounding: Rounding) -> Option<i128> {
     if r == 0 {
-        return q;
+        return Some(q);
     }
-    let away = if (num < 0) != (den < 0) { -1 } else { 1 };
+    let away = if (r < 0) != (den < 0) { -1 } else { 1 };
     let twice = (r.unsigned_abs()).saturating_mul(2);
     let den_abs = den.unsigned_abs();
-    match rounding {
-        Rounding::Down => q,
-        Rounding::HalfUp => {
-            if twice >= den_abs {
-                q + away
-            } else {
-                q
-            }
-        }
-        Rounding::HalfEven => {
-            if twice > den_abs || (twice == den_abs && q % 2 != 0) {
-                q + away
-            } else {
-                q
-            }
-        }
+    let up = match rounding {
+        Rounding::Down => false,
+        Rounding::HalfUp => twice >= den_abs,
+        Rounding::HalfEven => twice > den_abs || (twice == den_abs && q % 2 != 0),
+    };
+    if up {
+        q.checked_add(away)
+    } else {
+        Some(q)
     }
 }
 
