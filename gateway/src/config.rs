@@ -271,6 +271,9 @@ pub struct TrackerConfig {
 pub struct IoConfig {
     /// CPU index to pin the thread to. Default none (not pinned).
     pub core: Option<usize>,
+    /// `"spin"` busy-polls the io thread's event loop (lowest latency, burns a core); any
+    /// other value lets it sleep in epoll. Default `"park"`.
+    pub idle: IdleStrategy,
 }
 
 /// `[metrics]`: latency reports.

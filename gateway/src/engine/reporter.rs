@@ -67,7 +67,11 @@ fn run(rx: Receiver<LegHistograms>, interval_ms: u64, print: bool, hlog_path: Op
                 println!("-- gateway latency, last interval (µs) --\n{}", interval.table());
             }
             if let Some(l) = log.as_mut() {
-                if let Err(e) = l.write_interval(&interval, interval_start, now) {
+                if let Err(e) = l.write_interval(
+                    &interval,
+                    interval_start.duration_since(start).unwrap_or_default(),
+                    now.duration_since(interval_start).unwrap_or_default(),
+                ) {
                     tracing::warn!(error = %e, "interval log write failed");
                 }
             }
@@ -77,7 +81,11 @@ fn run(rx: Receiver<LegHistograms>, interval_ms: u64, print: bool, hlog_path: Op
     }
     if interval.total_count() > 0 {
         if let Some(l) = log.as_mut() {
-            let _ = l.write_interval(&interval, interval_start, SystemTime::now());
+            let _ = l.write_interval(
+                &interval,
+                interval_start.duration_since(start).unwrap_or_default(),
+                interval_start.elapsed().unwrap_or_default(),
+            );
         }
     }
     if let Some(l) = log.as_mut() {

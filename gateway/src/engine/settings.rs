@@ -64,3 +64,71 @@ pub struct EngineSettings {
     /// HdrHistogram interval log (V2) to write, if any.
     pub hlog_path: Option<std::path::PathBuf>,
 }
+
+impl EngineSettings {
+    /// Resolves a validated configuration file: reads the CA file, maps the categories.
+    /// Errors: an unreadable CA file or an unknown category ([`crate::config::ConfigError`]).
+    pub fn from_config(cfg: &crate::config::GatewayConfig) -> Result<EngineSettings, crate::config::ConfigError> {
+        use crate::config::ConfigError;
+        let ex = &cfg.exchange;
+        let extra_ca_pem = match &ex.ca_cert_pem_path {
+            Some(path) => Some(std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                path: path.clone(),
+                source,
+            })?),
+            None => None,
+        };
+        let mut categories = Vec::new();
+        for c in &ex.categories {
+            let category = match codec::json::Category::parse(c.as_bytes()) {
+                Some(codec::json::Category::Spot) => Category::Spot,
+                Some(codec::json::Category::Margin) => Category::Margin,
+                Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
+                Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
+                Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
+                None => {
+                    return Err(ConfigError::Invalid {
+                        field: "exchange.categories",
+                        reason: format!("unknown category {c:?}"),
+                    })
+                }
+            };
+            categories.push(category);
+        }
+        Ok(EngineSettings {
+            strategy_listen: cfg.strategy.listen,
+            max_frame_len: cfg.strategy.max_frame_len,
+            limits: SessionLimits {
+                keepalive_min_ms: cfg.strategy.keepalive_min_ms,
+                keepalive_max_ms: cfg.strategy.keepalive_max_ms,
+            },
+            sessions: cfg
+                .sessions
+                .iter()
+                .map(|s| SessionGrant {
+                    session_id: s.session_id,
+                    credentials: s.credentials.expose().to_owned(),
+                })
+                .collect(),
+            exchange: ExchangeSettings {
+                ws_private_url: ex.ws_private_url.clone(),
+                rest_url: ex.rest_url.clone(),
+                credentials: ex.credentials(),
+                extra_ca_pem,
+                ping_interval_ms: ex.ping_interval_ms,
+                pong_timeout_ms: ex.pong_timeout_ms,
+                connect_timeout_ms: ex.request_timeout_ms,
+                categories,
+            },
+            io_core: cfg.io.core,
+            io_idle: cfg.io.idle,
+            tracker: TrackerThreadConfig {
+                core: cfg.tracker.core,
+                idle: cfg.tracker.idle,
+                report_interval_ms: cfg.metrics.report_interval_ms,
+            },
+            print_reports: true,
+            hlog_path: cfg.metrics.hlog_path.clone(),
+        })
+    }
+}

@@ -116,7 +116,7 @@ impl OrderEntry {
             ord_type: m.ord_type(),
             time_in_force: m.time_in_force(),
             price: if m.ord_type() == OrdType::Market { None } else { m.price() },
-            qty: m.order_qty().unwrap_or(Decimal::ZERO),
+            qty: m.order_qty(),
         };
         let rejected = |reason, text: &str| {
             EntryOutcome::Reject(ReportMsg::Exec(ExecutionReport {
@@ -126,11 +126,11 @@ impl OrderEntry {
                 exec_id: 0,
                 transact_time: utc_ns,
                 price: order.price,
-                order_qty: Some(order.qty),
+                order_qty: order.qty,
                 last_qty: None,
                 last_px: None,
-                cum_qty: Some(Decimal::ZERO),
-                leaves_qty: Some(Decimal::ZERO),
+                cum_qty: Decimal::ZERO,
+                leaves_qty: Decimal::ZERO,
                 avg_px: None,
                 exchange_code: 0,
                 symbol: order.symbol,
@@ -140,7 +140,7 @@ impl OrderEntry {
                 time_in_force: order.time_in_force,
                 exec_type: ExecType::Rejected,
                 ord_status: OrdStatus::Rejected,
-                ord_rej_reason: reason,
+                ord_rej_reason: Some(reason),
                 text: Text::new(text),
             }))
         };

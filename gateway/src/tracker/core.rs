@@ -250,7 +250,7 @@ impl Tracker {
                 } else if !order.acknowledged {
                     order.status = OrdStatus::Rejected;
                     let mut er = exec_report(order, ExecType::Rejected, utc_ns);
-                    er.ord_rej_reason = OrdRejReason::ExchangeReject;
+                    er.ord_rej_reason = Some(OrdRejReason::ExchangeReject);
                     er.exchange_code = code;
                     er.text = Text::new(msg);
                     push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
@@ -424,11 +424,11 @@ fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
         exec_id: 0,
         transact_time: utc_ns,
         price: o.price,
-        order_qty: Some(o.qty),
+        order_qty: o.qty,
         last_qty: None,
         last_px: None,
-        cum_qty: Some(o.cum_qty),
-        leaves_qty: Some(o.leaves_qty()),
+        cum_qty: o.cum_qty,
+        leaves_qty: o.leaves_qty(),
         avg_px: o.avg_px(),
         exchange_code: 0,
         symbol: o.symbol,
@@ -438,7 +438,7 @@ fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
         time_in_force: o.time_in_force,
         exec_type,
         ord_status: o.status,
-        ord_rej_reason: OrdRejReason::BrokerOption,
+        ord_rej_reason: None,
         text: Text::new(""),
     }
 }

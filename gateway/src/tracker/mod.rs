@@ -115,7 +115,6 @@ struct Driver {
     tracker: Tracker,
     parser: JsonParser,
     sessions: HashMap<u64, Arc<SessionOut>>,
-    frame: Vec<u8>,
     json_errors: u64,
     push_legs: LegHistograms,
 }
@@ -152,12 +151,10 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let frame = &mut self.frame;
             let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
             });
-            frame.clear();
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs
                     .record(Leg::PushToReport, now_ns().saturating_sub(report.cause_t_read_ns));
@@ -167,7 +164,7 @@ impl Driver {
 
     fn snapshot(&mut self) -> LegHistograms {
         let mut legs = std::mem::take(self.tracker.legs_mut());
-        legs.merge(&self.push_legs);
+        let _ = legs.merge(&self.push_legs);
         self.push_legs = LegHistograms::default();
         legs
     }
@@ -178,7 +175,6 @@ fn run(cfg: TrackerThreadConfig, rx: Receiver<TrackerInput>, metrics_tx: Option<
         tracker: Tracker::new(),
         parser: JsonParser::new(),
         sessions: HashMap::new(),
-        frame: Vec::with_capacity(512),
         json_errors: 0,
         push_legs: LegHistograms::default(),
     };
