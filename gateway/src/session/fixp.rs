@@ -336,3 +336,141 @@ fn message_template(m: &Message<'_>) -> u16 {
         Message::BusinessMessageReject(_) => codec::sbe::BusinessMessageReject::TEMPLATE_ID,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::sbe::{self, Establish, Negotiate, NewOrderSingle};
+
+    struct AllowOne(u64);
+    impl Authorizer for AllowOne {
+        fn authorize(&mut self, id: u64, creds: &str) -> Result<(), NegotiationRejectCode> {
+            if id == self.0 && creds == "ok" {
+                Ok(())
+            } else {
+                Err(NegotiationRejectCode::Credentials)
+            }
+        }
+    }
+
+    fn frame(encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+        let mut v = Vec::new();
+        encode(&mut v);
+        v
+    }
+
+    fn feed(s: &mut FixpSession, now: u64, bytes: &[u8]) -> String {
+        let msg = sbe::decode(&bytes[codec::frame::SOFH_LEN..]).unwrap();
+        format!("{:?}", s.on_message(now, msg, 1, &mut AllowOne(5)))
+    }
+
+    fn negotiate(id: u64, creds: &str) -> Vec<u8> {
+        frame(|b| {
+            Negotiate {
+                session_id: id,
+                timestamp: 1,
+                client_flow: FlowType::Idempotent,
+                credentials: Text::new(creds),
+            }
+            .encode_frame(b)
+        })
+    }
+
+    fn establish(id: u64, keepalive: u32) -> Vec<u8> {
+        frame(|b| {
+            Establish {
+                session_id: id,
+                timestamp: 2,
+                keepalive_interval: keepalive,
+                next_seq_no: 1,
+            }
+            .encode_frame(b)
+        })
+    }
+
+    fn an_order() -> Vec<u8> {
+        frame(|b| {
+            NewOrderSingle {
+                cl_ord_id: 1,
+                transact_time: 0,
+                price: None,
+                order_qty: codec::Decimal::ONE,
+                symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+                category: codec::sbe::Category::UsdtFutures,
+                side: codec::sbe::Side::Buy,
+                ord_type: codec::sbe::OrdType::Market,
+                time_in_force: codec::sbe::TimeInForce::Ioc,
+                pos_side: codec::sbe::PosSide::None,
+                reduce_only: codec::sbe::BoolFlag::No,
+                stp_mode: codec::sbe::StpMode::Default,
+            }
+            .encode_frame(b)
+        })
+    }
+
+    fn established(now: u64) -> FixpSession {
+        let mut s = FixpSession::new(now, SessionLimits::default());
+        assert!(feed(&mut s, now, &negotiate(5, "ok")).contains("NegotiationResponse"));
+        assert!(feed(&mut s, now, &establish(5, 1000)).contains("EstablishmentAck"));
+        assert_eq!(s.state(), SessionState::Established);
+        s
+    }
+
+    #[test]
+    fn handshake_then_application_messages_pass() {
+        let mut s = established(0);
+        let order = an_order();
+        assert!(feed(&mut s, 1, &order).starts_with("Application(NewOrderSingle"));
+    }
+
+    #[test]
+    fn bad_credentials_and_wrong_order_are_refused() {
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        assert!(feed(&mut s, 0, &negotiate(5, "bad")).contains("SendAndClose(NegotiationReject"));
+        assert_eq!(s.state(), SessionState::Terminated);
+
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        let order = an_order();
+        let out = feed(&mut s, 0, &order);
+        assert!(out.contains("SendAndClose(Terminate") && out.contains("ProtocolError"), "{out}");
+
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        assert!(feed(&mut s, 0, &establish(6, 1000)).contains("Unnegotiated"));
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        assert!(feed(&mut s, 0, &establish(5, 10)).contains("KeepaliveInterval"));
+    }
+
+    #[test]
+    fn keepalive_sequence_and_timeout() {
+        let ms = 1_000_000u64;
+        let mut s = established(0);
+        // Gateway silent for one interval: Sequence.
+        assert!(format!("{:?}", s.on_timer(1000 * ms, 0, 9)).contains("Sequence(Sequence { next_seq_no: 9 })"));
+        // Strategy silent for three intervals: Terminate.
+        assert!(format!("{:?}", s.on_timer(2999 * ms, 2999 * ms, 9)).contains("None"));
+        let out = format!("{:?}", s.on_timer(3001 * ms, 3001 * ms, 9));
+        assert!(out.contains("KeepaliveTimeout"), "{out}");
+        assert_eq!(s.state(), SessionState::Terminated);
+    }
+
+    #[test]
+    fn handshake_must_complete_in_time() {
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        assert!(matches!(s.on_timer(HANDSHAKE_TIMEOUT_NS, 0, 1), SessionAction::None));
+        assert!(format!("{:?}", s.on_timer(HANDSHAKE_TIMEOUT_NS + 1, 0, 1)).contains("handshake"));
+    }
+
+    #[test]
+    fn undecodable_messages() {
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        assert!(format!("{:?}", s.on_undecodable(0, 999, "unknown template")).contains("Terminate"));
+        let mut s = established(0);
+        let out = format!("{:?}", s.on_undecodable(0, 999, "unknown template"));
+        assert!(out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 999"), "{out}");
+        let out = format!("{:?}", s.on_undecodable(0, 101, "invalid Side"));
+        assert!(out.contains("InvalidField"), "{out}");
+        assert_eq!(s.state(), SessionState::Established);
+    }
+}

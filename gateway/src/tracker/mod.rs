@@ -10,6 +10,8 @@
 pub mod core;
 pub mod order;
 pub mod request;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 use std::sync::Arc;
