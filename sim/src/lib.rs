@@ -1,1 +1,3 @@
-//! Venue simulator (being written).
+//! Venue simulator: a local stand-in for the Bitget UTA v3 service.
+
+pub mod matching;
