@@ -1,5 +1,5 @@
 //! Test client helpers: real sockets, real TLS (trusting the simulator's certificate).
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::Duration;
