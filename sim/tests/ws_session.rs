@@ -1,4 +1,5 @@
 //! Login, ping/pong, subscribe, error handling, plain ws:// and REST over HTTPS.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Trade ops over the private WebSocket (real TLS): replies, pushes, rejects.
+#![allow(clippy::unwrap_used)]
 
 mod common;
 
