@@ -344,9 +344,7 @@ async fn modify_ack_then_push_with_new_values() {
     assert_eq!(o["qty"], "0.02");
     // Same values → 25571; bad tick → 25244; unknown → 25204.
     let v = c
-        .trade(&format!(
-            r#"{{"args":[{{"clientOid":"m-1","price":"50100.5","qty":"0.02"}}],"id":"mod-2","op":"trade","topic":"modify-order"}}"#
-        ))
+        .trade(r#"{"args":[{"clientOid":"m-1","price":"50100.5","qty":"0.02"}],"id":"mod-2","op":"trade","topic":"modify-order"}"#)
         .await;
     assert_eq!(v["code"], "25571");
     let v = c
