@@ -410,3 +410,41 @@ impl SimConfig {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses_and_validates() {
+        let cfg = SimConfig::from_toml(include_str!("../../config/sim.example.toml")).unwrap();
+        cfg.validate().unwrap();
+        assert_eq!(cfg.instruments.len(), 4);
+        assert_eq!(cfg.liquidity.symbols.len(), 4);
+        assert_eq!(cfg.liquidity.symbols[1].level_step_ticks, 5);
+        assert_eq!(cfg.accounts[0].api_key, "bg_demo_key");
+        assert!(cfg.tls);
+    }
+
+    #[test]
+    fn demo_round_trips_through_toml() {
+        let demo = SimConfig::demo();
+        demo.validate().unwrap();
+        let text = toml::to_string(&demo).unwrap();
+        let back = SimConfig::from_toml(&text).unwrap();
+        assert_eq!(back.instruments.len(), demo.instruments.len());
+        assert_eq!(
+            back.instruments[0].price_multiplier,
+            demo.instruments[0].price_multiplier
+        );
+        assert_eq!(back.liquidity.seed, 42);
+    }
+
+    #[test]
+    fn bad_config_is_an_error_not_a_panic() {
+        assert!(SimConfig::from_toml("listen = 5").is_err());
+        let mut c = SimConfig::demo();
+        c.liquidity.symbols[0].symbol = "NOPE".into();
+        assert!(c.validate().is_err());
+    }
+}
