@@ -13,6 +13,9 @@
 //!   same account → `25212` "Duplicate clientOid";
 //! - more than 20 items in a batch, or not exactly one item in a single op → `40017`;
 //! - tick / lot / size / notional / modify / unknown-order codes: see [`crate::matching::Book`].
+//!
+//! Modify with `autoCancel` `yes`: when the modification is refused (any code but `25204`) the
+//! error reply is sent and the order is then cancelled (`cancelled` / `normal_cancel` push).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -491,6 +494,7 @@ impl Venue {
         let (order_id, loc) = found;
         let res = (|| -> Result<(), Reject> {
             self.check_category(category, loc)?;
+            let auto_cancel = enum_field(arg, "autoCancel", yes_no)?.unwrap_or(false);
             let price = decimal_field(arg, "price")?;
             let qty = decimal_field(arg, "qty")?;
             let mut events = std::mem::take(&mut self.events);
@@ -501,9 +505,23 @@ impl Venue {
             let r = entry
                 .book
                 .modify(order_id, price, qty, now_ms, &mut self.ids, &mut events);
-            if r.is_ok() {
-                bump(&self.counters.orders_modified);
-                self.route(loc.book, &events, now_ms, outcome);
+            match &r {
+                Ok(()) => {
+                    bump(&self.counters.orders_modified);
+                    self.route(loc.book, &events, now_ms, outcome);
+                }
+                // autoCancel=yes: a refused modification cancels the order (the error reply
+                // still goes out first; the cancel arrives as an order push).
+                Err(e) if auto_cancel && e.code != 25204 => {
+                    if entry
+                        .book
+                        .cancel(order_id, CancelReason::Normal, now_ms, &mut events)
+                        .is_ok()
+                    {
+                        self.route(loc.book, &events, now_ms, outcome);
+                    }
+                }
+                Err(_) => {}
             }
             self.events = events;
             r

@@ -370,7 +370,27 @@ async fn modify_ack_then_push_with_new_values() {
     let o = item(&c.recv().await).clone();
     assert_eq!(o["orderStatus"], "filled");
     assert_eq!(o["cumExecQty"], "0.02");
+    assert_eq!(topic(&c.recv().await), "fill");
     assert_eq!(h.stats().orders_modified, 2);
+    // autoCancel=yes and a refused modification: error reply, then the order is cancelled.
+    c.trade(&place(
+        "p2",
+        "BTCUSDT",
+        "buy",
+        Some("50000"),
+        "0.01",
+        "gtc",
+        "m-2",
+    ))
+    .await;
+    assert_eq!(item(&c.recv().await)["orderStatus"], "live");
+    let v = c
+        .trade(r#"{"args":[{"clientOid":"m-2","price":"50000.01","autoCancel":"yes"}],"id":"mod-6","op":"trade","topic":"modify-order"}"#)
+        .await;
+    assert_eq!(v["code"], "25244");
+    let o = item(&c.recv().await).clone();
+    assert_eq!(o["orderStatus"], "cancelled");
+    assert_eq!(o["clientOid"], "m-2");
     h.shutdown().await;
 }
 
