@@ -154,6 +154,11 @@ pub fn order_push(book: &Book, category: Category, o: &Order, ts_ms: u64) -> Str
     ku(&mut s, "createdTime", o.created_ms);
     ku(&mut s, "updatedTime", o.updated_ms);
     kv(&mut s, "stpMode", o.stp_mode.as_str());
+    if futures {
+        // Present (empty) in the live capture `ws_push_order_live.json`; note lowercase
+        // `takeprofit` / `stoploss`.
+        s.push_str(",\"tpTriggerBy\":\"\",\"slTriggerBy\":\"\",\"takeprofit\":\"\",\"stoploss\":\"\",\"tpOrderType\":\"market\",\"slOrderType\":\"market\",\"tpLimitPrice\":\"\",\"slLimitPrice\":\"\"");
+    }
     let _ = write!(s, "}}],\"ts\":{ts_ms}}}");
     s
 }

@@ -171,6 +171,19 @@ async fn instruments_over_https() {
     assert_eq!(btc["pricePrecision"], "1");
     // Every value a string, as on the wire.
     assert!(btc.as_object().unwrap().values().all(|x| x.is_string()));
+    // Same fields as the fixture, all strings; envelope types as in the fixture.
+    let want: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!(
+            "{}/tests/fixtures/rest_instruments_usdt_futures.json",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    for (k, wv) in want["data"][0].as_object().unwrap() {
+        assert!(btc[k].is_string() && wv.is_string(), "field {k}");
+    }
+    assert!(v["code"].is_string() && v["msg"].is_string() && v["requestTime"].is_u64());
     let (_, v) = https_get(
         &h,
         "/api/v3/public/instruments?category=spot&symbol=ETHUSDT",
