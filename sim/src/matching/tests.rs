@@ -482,3 +482,119 @@ fn self_trade_cancel_maker() {
         ]
     );
 }
+
+mod props {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Place {
+            owner: u32,
+            buy: bool,
+            market: bool,
+            price_ticks: i64,
+            lots: i64,
+            tif: u8,
+            stp: u8,
+        },
+        Cancel(usize),
+        Modify {
+            which: usize,
+            price_ticks: Option<i64>,
+            lots: Option<i64>,
+        },
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0u32..3, any::<bool>(), prop::bool::weighted(0.1), 5990i64..6010, 1i64..50, 0u8..4, 0u8..4)
+                .prop_map(|(owner, buy, market, price_ticks, lots, tif, stp)| Op::Place { owner, buy, market, price_ticks, lots, tif, stp }),
+            2 => (0usize..64).prop_map(Op::Cancel),
+            2 => (0usize..64, prop::option::of(5990i64..6010), prop::option::of(1i64..50))
+                .prop_map(|(which, price_ticks, lots)| Op::Modify { which, price_ticks, lots }),
+        ]
+    }
+
+    proptest! {
+        /// Whatever the sequence: the book is never crossed, quantities are conserved (taker
+        /// and maker sides of a match agree), no order overfills, every terminal order left the
+        /// book, exec ids are unique.
+        #[test]
+        fn book_invariants(ops in prop::collection::vec(op(), 1..120)) {
+            let mut book = Book::new(spec());
+            let mut ids = IdGen::new(0);
+            let mut out = Vec::new();
+            let mut placed: Vec<u64> = Vec::new();
+            let mut exec_ids = std::collections::HashSet::new();
+            for op in ops {
+                out.clear();
+                match op {
+                    Op::Place { owner, buy, market, price_ticks, lots, tif, stp } => {
+                        let id = ids.next_id();
+                        placed.push(id);
+                        // Price 599.0..601.0 in steps of 0.1 (ticks), qty in lots of 0.01.
+                        let price = Decimal::new(price_ticks, -1).unwrap().checked_mul(d("10")).unwrap();
+                        let _ = book.place(NewOrder {
+                            owner: AccountId(owner),
+                            order_id: id,
+                            client_oid: id.to_string(),
+                            side: if buy { Side::Buy } else { Side::Sell },
+                            order_type: if market { OrderType::Market } else { OrderType::Limit },
+                            price: Some(price),
+                            qty: Decimal::new(lots, -2).unwrap(),
+                            tif: [TimeInForce::Gtc, TimeInForce::Ioc, TimeInForce::Fok, TimeInForce::PostOnly][tif as usize],
+                            pos_side: None,
+                            reduce_only: false,
+                            stp_mode: [StpMode::None, StpMode::CancelMaker, StpMode::CancelTaker, StpMode::CancelBoth][stp as usize],
+                        }, 1, &mut ids, &mut out);
+                    }
+                    Op::Cancel(i) => {
+                        if let Some(&id) = placed.get(i) {
+                            let _ = book.cancel(id, CancelReason::Normal, 2, &mut out);
+                        }
+                    }
+                    Op::Modify { which, price_ticks, lots } => {
+                        if let Some(&id) = placed.get(which) {
+                            let price = price_ticks.map(|p| Decimal::new(p * 10, -1).unwrap());
+                            let qty = lots.map(|l| Decimal::new(l, -2).unwrap());
+                            let _ = book.modify(id, price, qty, 3, &mut ids, &mut out);
+                        }
+                    }
+                }
+                if let (Some(b), Some(a)) = (book.best_bid(), book.best_ask()) {
+                    prop_assert!(b < a, "crossed book {b} >= {a}");
+                }
+                let mut taker_qty = Decimal::ZERO;
+                let mut maker_qty = Decimal::ZERO;
+                for e in &out {
+                    match e {
+                        Event::Fill(f) => {
+                            prop_assert!(exec_ids.insert(f.exec_id));
+                            prop_assert!(f.qty.is_positive());
+                            match f.scope {
+                                TradeScope::Taker => taker_qty = taker_qty.checked_add(f.qty).unwrap(),
+                                TradeScope::Maker => maker_qty = maker_qty.checked_add(f.qty).unwrap(),
+                            }
+                        }
+                        Event::Order(o) => {
+                            prop_assert!(o.cum_qty <= o.qty);
+                            prop_assert!(o.cum_qty >= 0);
+                            if o.status.is_terminal() {
+                                prop_assert!(book.order(o.order_id).is_none());
+                            }
+                            if o.status == OrderStatus::Filled {
+                                prop_assert_eq!(o.cum_qty, o.qty);
+                            }
+                        }
+                    }
+                }
+                prop_assert_eq!(taker_qty, maker_qty);
+                for o in book.open_orders() {
+                    prop_assert!(o.leaves() > 0);
+                    prop_assert!(!o.status.is_terminal());
+                }
+            }
+        }
+    }
+}
