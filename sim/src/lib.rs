@@ -1,1 +1,179 @@
-//! Venue simulator (being written).
+//! Venue simulator: a local stand-in for the Bitget UTA v3 service
+//! (`shared/reference/bitget-uta-v3.md`), for end-to-end tests and the latency demo.
+//!
+//! - [`matching`]: sans-I/O order books (price-time priority; push sequences documented there).
+//! - [`venue`]: sans-I/O exchange state and trade-op handling (request checks and codes).
+//! - [`liquidity`]: the simulator's own market maker keeping a ladder on every symbol.
+//! - [`auth`]: WS login verification.
+//! - [`render`]: JSON text of pushes and replies.
+//! - [`config`]: [`SimConfig`] (TOML; `config/sim.example.toml`).
+//! - transport (private): axum router with REST and WebSocket upgrade on one port, TLS via
+//!   axum-server + rustls (`ring`) with an rcgen self-signed certificate, or plain.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), sim::SimError> {
+//! let sim = sim::Sim::start(sim::SimConfig::demo()).await?;
+//! println!("{} {}", sim.ws_private_url(), sim.rest_url());
+//! sim.shutdown().await;
+//! # Ok(()) }
+//! ```
+
+pub mod auth;
+pub mod config;
+pub mod liquidity;
+pub mod matching;
+pub mod render;
+mod rest;
+mod server;
+mod tls;
+pub mod venue;
+mod ws;
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use config::{
+    AccountConfig, Category, InstrumentConfig, LiquidityConfig, SimConfig, SymbolLiquidity,
+};
+pub use rest::instrument_json;
+pub use server::now_ms;
+
+/// Why the simulator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// Invalid configuration.
+    #[error("config: {0}")]
+    Config(String),
+    /// The listen address could not be bound.
+    #[error("bind {0}: {1}")]
+    Bind(SocketAddr, std::io::Error),
+    /// Certificate generation or TLS setup failed.
+    #[error("tls: {0}")]
+    Tls(String),
+}
+
+/// Counter snapshot (see [`SimHandle::stats`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SimStats {
+    /// Place requests received from accounts (batch items counted one by one).
+    pub orders_received: u64,
+    /// Orders accepted.
+    pub orders_placed: u64,
+    /// Trade-op items rejected with an error code.
+    pub rejects: u64,
+    /// Account orders cancelled (any reason).
+    pub orders_cancelled: u64,
+    /// Modify requests accepted.
+    pub orders_modified: u64,
+    /// Fills of account orders (one per order per match).
+    pub fills: u64,
+    /// WebSocket connections open now.
+    pub ws_connections: u64,
+    /// WebSocket connections accepted since start.
+    pub ws_connections_total: u64,
+}
+
+/// The simulator entry point.
+#[derive(Debug)]
+pub struct Sim;
+
+impl Sim {
+    /// Binds the listener, generates the certificate (when TLS is on), seeds the books and
+    /// starts serving. Must be called inside a Tokio runtime.
+    pub async fn start(cfg: SimConfig) -> Result<SimHandle, SimError> {
+        let tls = cfg.tls;
+        let counters = Arc::new(venue::Counters::default());
+        let running = server::start(cfg, counters.clone()).await?;
+        Ok(SimHandle {
+            running,
+            tls,
+            counters,
+        })
+    }
+}
+
+/// A running simulator.
+pub struct SimHandle {
+    running: server::Running,
+    tls: bool,
+    counters: Arc<venue::Counters>,
+}
+
+impl std::fmt::Debug for SimHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SimHandle")
+            .field("addr", &self.running.addr)
+            .field("tls", &self.tls)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SimHandle {
+    /// The bound address.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.running.addr
+    }
+
+    fn host(&self) -> String {
+        let a = self.running.addr;
+        if a.ip().is_unspecified() {
+            format!("127.0.0.1:{}", a.port())
+        } else {
+            a.to_string()
+        }
+    }
+
+    /// `https://127.0.0.1:PORT` (`http://` when TLS is off).
+    pub fn rest_url(&self) -> String {
+        let scheme = if self.tls { "https" } else { "http" };
+        format!("{scheme}://{}", self.host())
+    }
+
+    /// `wss://127.0.0.1:PORT/v3/ws/private` (`ws://` when TLS is off).
+    pub fn ws_private_url(&self) -> String {
+        let scheme = if self.tls { "wss" } else { "ws" };
+        format!("{scheme}://{}/v3/ws/private", self.host())
+    }
+
+    /// `wss://127.0.0.1:PORT/v3/ws/public` (`ws://` when TLS is off).
+    pub fn ws_public_url(&self) -> String {
+        let scheme = if self.tls { "wss" } else { "ws" };
+        format!("{scheme}://{}/v3/ws/public", self.host())
+    }
+
+    /// The self-signed certificate (PEM) the client must trust; empty when TLS is off.
+    pub fn ca_cert_pem(&self) -> String {
+        self.running.ca_pem.clone()
+    }
+
+    /// Counter snapshot.
+    pub fn stats(&self) -> SimStats {
+        let c = &self.counters;
+        let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+        SimStats {
+            orders_received: g(&c.orders_received),
+            orders_placed: g(&c.orders_placed),
+            rejects: g(&c.rejects),
+            orders_cancelled: g(&c.orders_cancelled),
+            orders_modified: g(&c.orders_modified),
+            fills: g(&c.fills),
+            ws_connections: g(&c.ws_connections),
+            ws_connections_total: g(&c.ws_connections_total),
+        }
+    }
+
+    /// Stops accepting, closes every WebSocket connection and the liquidity timer, and waits
+    /// for the tasks (at most about a second).
+    pub async fn shutdown(self) {
+        let running = self.running;
+        let _ = running.shutdown_tx.send(true);
+        running
+            .handle
+            .graceful_shutdown(Some(Duration::from_millis(500)));
+        for t in running.tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(1), t).await;
+        }
+    }
+}

@@ -1,1 +1,96 @@
-fn main() {}
+//! `bitget-sim`: runs the venue simulator until Ctrl-C.
+//!
+//! ```text
+//! bitget-sim                                   # demo defaults (TLS, ephemeral port)
+//! bitget-sim --config config/sim.example.toml --cert-out /tmp/sim-ca.pem
+//! ```
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "bitget-sim",
+    about = "Local Bitget UTA v3 venue simulator (REST + private/public WebSocket, matching)"
+)]
+struct Args {
+    /// TOML configuration (see config/sim.example.toml); demo defaults when absent.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Write the self-signed certificate (PEM) to this file, for clients to trust.
+    #[arg(long)]
+    cert_out: Option<PathBuf>,
+    /// Override the listen address (e.g. 127.0.0.1:8443).
+    #[arg(long)]
+    listen: Option<std::net::SocketAddr>,
+    /// Serve plain HTTP / ws:// instead of TLS.
+    #[arg(long)]
+    no_tls: bool,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let args = Args::parse();
+    let mut cfg = match &args.config {
+        Some(path) => match std::fs::read_to_string(path) {
+            Ok(text) => match sim::SimConfig::from_toml(&text) {
+                Ok(c) => c,
+                Err(e) => {
+                    eprintln!("bitget-sim: {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            },
+            Err(e) => {
+                eprintln!("bitget-sim: cannot read {}: {e}", path.display());
+                return ExitCode::FAILURE;
+            }
+        },
+        None => sim::SimConfig::demo(),
+    };
+    if let Some(l) = args.listen {
+        cfg.listen = l;
+    }
+    if args.no_tls {
+        cfg.tls = false;
+    }
+    let handle = match sim::Sim::start(cfg).await {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("bitget-sim: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    println!("REST        {}", handle.rest_url());
+    println!("WS private  {}", handle.ws_private_url());
+    println!("WS public   {}", handle.ws_public_url());
+    let pem = handle.ca_cert_pem();
+    if !pem.is_empty() {
+        match &args.cert_out {
+            Some(path) => match std::fs::write(path, &pem) {
+                Ok(()) => println!("CA cert     {}", path.display()),
+                Err(e) => {
+                    eprintln!("bitget-sim: cannot write {}: {e}", path.display());
+                    handle.shutdown().await;
+                    return ExitCode::FAILURE;
+                }
+            },
+            None => println!("CA cert (PEM):\n{pem}"),
+        }
+    }
+    if let Err(e) = tokio::signal::ctrl_c().await {
+        eprintln!("bitget-sim: cannot wait for Ctrl-C: {e}");
+    }
+    let stats = handle.stats();
+    handle.shutdown().await;
+    println!("stopped: {stats:?}");
+    ExitCode::SUCCESS
+}

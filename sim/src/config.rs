@@ -1,0 +1,450 @@
+//! Simulator configuration ([`SimConfig`], TOML; see `config/sim.example.toml`).
+
+use std::net::SocketAddr;
+
+use codec::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::SimError;
+
+/// Bitget product line (`category`). WebSocket requests and pushes spell it lowercase
+/// (`usdt-futures`), REST uppercase (`USDT-FUTURES`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// `spot` / `SPOT`.
+    Spot,
+    /// `margin` / `MARGIN`.
+    Margin,
+    /// `usdt-futures` / `USDT-FUTURES`.
+    UsdtFutures,
+    /// `coin-futures` / `COIN-FUTURES`.
+    CoinFutures,
+    /// `usdc-futures` / `USDC-FUTURES`.
+    UsdcFutures,
+}
+
+impl Category {
+    /// All categories.
+    pub const ALL: [Category; 5] = [
+        Category::Spot,
+        Category::Margin,
+        Category::UsdtFutures,
+        Category::CoinFutures,
+        Category::UsdcFutures,
+    ];
+
+    /// Lowercase WebSocket spelling.
+    pub fn ws_str(self) -> &'static str {
+        match self {
+            Category::Spot => "spot",
+            Category::Margin => "margin",
+            Category::UsdtFutures => "usdt-futures",
+            Category::CoinFutures => "coin-futures",
+            Category::UsdcFutures => "usdc-futures",
+        }
+    }
+
+    /// Uppercase REST spelling.
+    pub fn rest_str(self) -> &'static str {
+        match self {
+            Category::Spot => "SPOT",
+            Category::Margin => "MARGIN",
+            Category::UsdtFutures => "USDT-FUTURES",
+            Category::CoinFutures => "COIN-FUTURES",
+            Category::UsdcFutures => "USDC-FUTURES",
+        }
+    }
+
+    /// Exactly the lowercase WebSocket spelling (WS trade ops reject other cases with `41101`).
+    pub fn parse_ws(s: &str) -> Option<Category> {
+        Category::ALL.into_iter().find(|c| c.ws_str() == s)
+    }
+
+    /// Either spelling, case-insensitive (config files and REST queries).
+    pub fn parse_any(s: &str) -> Option<Category> {
+        Category::ALL
+            .into_iter()
+            .find(|c| c.ws_str().eq_ignore_ascii_case(s))
+    }
+
+    /// True for the futures lines (pushes carry `holdSide`/`tradeSide`/margin fields).
+    pub fn is_futures(self) -> bool {
+        matches!(
+            self,
+            Category::UsdtFutures | Category::CoinFutures | Category::UsdcFutures
+        )
+    }
+}
+
+impl Serialize for Category {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.rest_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Category {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Category::parse_any(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown category {s:?}")))
+    }
+}
+
+/// Serde helpers: decimals as strings (`"0.1"`), also accepted as TOML integers.
+mod dec {
+    use codec::Decimal;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        S(String),
+        I(i64),
+    }
+
+    pub fn serialize<S: Serializer>(v: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Decimal, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::S(s) => s
+                .parse()
+                .map_err(|e| serde::de::Error::custom(format!("bad decimal {s:?}: {e}"))),
+            Raw::I(i) => Ok(Decimal::from(i)),
+        }
+    }
+}
+
+/// One tradable instrument (the subset of the Bitget instruments object the simulator uses;
+/// served back by `GET /api/v3/market/instruments` with every value as a string).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstrumentConfig {
+    /// Symbol, e.g. `BTCUSDT`.
+    pub symbol: String,
+    /// Product line (`USDT-FUTURES`, `SPOT`, either case).
+    pub category: Category,
+    /// Base coin, e.g. `BTC`.
+    pub base_coin: String,
+    /// Quote coin, e.g. `USDT` (also the fee coin).
+    pub quote_coin: String,
+    /// Tick size (`priceMultiplier`), decimal string.
+    #[serde(with = "dec")]
+    pub price_multiplier: Decimal,
+    /// Lot size (`quantityMultiplier`), decimal string.
+    #[serde(with = "dec")]
+    pub quantity_multiplier: Decimal,
+    /// Minimum order quantity in base coin (`minOrderQty`).
+    #[serde(with = "dec")]
+    pub min_order_qty: Decimal,
+    /// Maximum order quantity (`maxOrderQty`, `"0"` = unlimited).
+    #[serde(with = "dec")]
+    pub max_order_qty: Decimal,
+    /// Minimum notional in quote coin (`minOrderAmount`).
+    #[serde(with = "dec")]
+    pub min_order_amount: Decimal,
+    /// Maker fee rate (`makerFeeRate`), e.g. `"0.0002"`.
+    #[serde(with = "dec")]
+    pub maker_fee_rate: Decimal,
+    /// Taker fee rate (`takerFeeRate`), e.g. `"0.0006"`.
+    #[serde(with = "dec")]
+    pub taker_fee_rate: Decimal,
+}
+
+impl InstrumentConfig {
+    /// `pricePrecision`: fractional digits of the tick.
+    pub fn price_precision(&self) -> u32 {
+        u32::from((-self.price_multiplier.normalized().exponent()).max(0) as u8)
+    }
+
+    /// `quantityPrecision`: fractional digits of the lot.
+    pub fn quantity_precision(&self) -> u32 {
+        u32::from((-self.quantity_multiplier.normalized().exponent()).max(0) as u8)
+    }
+}
+
+/// An API account (one UTA uid with one key).
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountConfig {
+    /// Account uid (shown nowhere yet; kept for REST endpoints to come).
+    pub uid: String,
+    /// API key (`apiKey` in the WS login).
+    pub api_key: String,
+    /// HMAC secret.
+    pub secret: String,
+    /// Passphrase.
+    pub passphrase: String,
+}
+
+impl std::fmt::Debug for AccountConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AccountConfig")
+            .field("uid", &self.uid)
+            .field("api_key", &self.api_key)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Liquidity for one (category, symbol): a ladder of the simulator's own orders around a mid.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SymbolLiquidity {
+    /// Symbol.
+    pub symbol: String,
+    /// Product line.
+    pub category: Category,
+    /// Starting mid price.
+    #[serde(with = "dec")]
+    pub mid: Decimal,
+    /// Quantity of each level (base coin).
+    #[serde(with = "dec")]
+    pub level_qty: Decimal,
+    /// Distance between levels in ticks.
+    #[serde(default = "default_level_step_ticks")]
+    pub level_step_ticks: i64,
+    /// Distance from the mid to the best bid and best ask in ticks.
+    #[serde(default = "default_half_spread_ticks")]
+    pub half_spread_ticks: i64,
+}
+
+fn default_level_step_ticks() -> i64 {
+    5
+}
+fn default_half_spread_ticks() -> i64 {
+    5
+}
+
+/// The liquidity source: a market-maker account owned by the simulator.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiquidityConfig {
+    /// Levels per side.
+    #[serde(default = "default_levels")]
+    pub levels: usize,
+    /// Refresh period in ms (replenish consumed levels, random-walk step).
+    #[serde(default = "default_refresh_ms")]
+    pub refresh_ms: u64,
+    /// Probability (per refresh, in percent) that the mid moves by one level step.
+    #[serde(default = "default_walk_percent")]
+    pub walk_percent: u32,
+    /// RNG seed (ChaCha8) of the random walk.
+    #[serde(default)]
+    pub seed: u64,
+    /// One entry per symbol that gets liquidity.
+    #[serde(default)]
+    pub symbols: Vec<SymbolLiquidity>,
+}
+
+fn default_levels() -> usize {
+    10
+}
+fn default_refresh_ms() -> u64 {
+    50
+}
+fn default_walk_percent() -> u32 {
+    20
+}
+
+impl Default for LiquidityConfig {
+    fn default() -> Self {
+        LiquidityConfig {
+            levels: default_levels(),
+            refresh_ms: default_refresh_ms(),
+            walk_percent: default_walk_percent(),
+            seed: 0,
+            symbols: Vec::new(),
+        }
+    }
+}
+
+/// The whole simulator configuration.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimConfig {
+    /// Listen address (`127.0.0.1:0` = ephemeral port).
+    pub listen: SocketAddr,
+    /// Serve HTTPS/WSS with a self-signed certificate (true) or plain HTTP/WS (false).
+    #[serde(default = "default_true")]
+    pub tls: bool,
+    /// Login timestamp window in seconds (either direction).
+    #[serde(default = "default_login_window_s")]
+    pub login_window_s: u64,
+    /// First `orderId`/`execId`; `None` = derived from the start time.
+    #[serde(default)]
+    pub id_base: Option<u64>,
+    /// Instruments.
+    pub instruments: Vec<InstrumentConfig>,
+    /// API accounts.
+    pub accounts: Vec<AccountConfig>,
+    /// Liquidity source.
+    #[serde(default)]
+    pub liquidity: LiquidityConfig,
+}
+
+fn default_true() -> bool {
+    true
+}
+fn default_login_window_s() -> u64 {
+    30
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap_or_default()
+}
+
+impl SimConfig {
+    /// Demo defaults: BTCUSDT and ETHUSDT in USDT-FUTURES and SPOT, one account
+    /// (`bg_demo_key` / `demo-secret` / `demo-pass`), TLS on, `127.0.0.1:0`, a seeded liquidity
+    /// source on every symbol (BTC mid 60000, ETH mid 3000).
+    pub fn demo() -> SimConfig {
+        let inst =
+            |symbol: &str, category, base: &str, tick, lot, min_qty, max_qty, min_amt, mk, tk| {
+                InstrumentConfig {
+                    symbol: symbol.into(),
+                    category,
+                    base_coin: base.into(),
+                    quote_coin: "USDT".into(),
+                    price_multiplier: d(tick),
+                    quantity_multiplier: d(lot),
+                    min_order_qty: d(min_qty),
+                    max_order_qty: d(max_qty),
+                    min_order_amount: d(min_amt),
+                    maker_fee_rate: d(mk),
+                    taker_fee_rate: d(tk),
+                }
+            };
+        let fut = Category::UsdtFutures;
+        let spot = Category::Spot;
+        let liq = |symbol: &str, category, mid, qty| SymbolLiquidity {
+            symbol: symbol.into(),
+            category,
+            mid: d(mid),
+            level_qty: d(qty),
+            level_step_ticks: 5,
+            half_spread_ticks: 5,
+        };
+        SimConfig {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            tls: true,
+            login_window_s: 30,
+            id_base: None,
+            instruments: vec![
+                inst(
+                    "BTCUSDT", fut, "BTC", "0.1", "0.0001", "0.0001", "1200", "5", "0.0002",
+                    "0.0006",
+                ),
+                inst(
+                    "ETHUSDT", fut, "ETH", "0.01", "0.01", "0.01", "8000", "5", "0.0002", "0.0006",
+                ),
+                inst(
+                    "BTCUSDT", spot, "BTC", "0.01", "0.000001", "0.000001", "0", "1", "0.001",
+                    "0.001",
+                ),
+                inst(
+                    "ETHUSDT", spot, "ETH", "0.01", "0.0001", "0.0001", "0", "1", "0.001", "0.001",
+                ),
+            ],
+            accounts: vec![AccountConfig {
+                uid: "1000000001".into(),
+                api_key: "bg_demo_key".into(),
+                secret: "demo-secret".into(),
+                passphrase: "demo-pass".into(),
+            }],
+            liquidity: LiquidityConfig {
+                levels: 10,
+                refresh_ms: 50,
+                walk_percent: 20,
+                seed: 42,
+                symbols: vec![
+                    liq("BTCUSDT", fut, "60000", "0.5"),
+                    liq("ETHUSDT", fut, "3000", "5"),
+                    liq("BTCUSDT", spot, "60000", "0.5"),
+                    liq("ETHUSDT", spot, "3000", "5"),
+                ],
+            },
+        }
+    }
+
+    /// Parses a TOML document.
+    pub fn from_toml(text: &str) -> Result<SimConfig, SimError> {
+        toml::from_str(text).map_err(|e| SimError::Config(e.to_string()))
+    }
+
+    /// Checks cross-field rules: positive steps, known liquidity symbols, unique keys.
+    pub fn validate(&self) -> Result<(), SimError> {
+        for i in &self.instruments {
+            if !i.price_multiplier.is_positive() || !i.quantity_multiplier.is_positive() {
+                return Err(SimError::Config(format!(
+                    "instrument {} {}: multipliers must be positive",
+                    i.category.rest_str(),
+                    i.symbol
+                )));
+            }
+        }
+        for l in &self.liquidity.symbols {
+            if !self
+                .instruments
+                .iter()
+                .any(|i| i.symbol == l.symbol && i.category == l.category)
+            {
+                return Err(SimError::Config(format!(
+                    "liquidity for unknown instrument {} {}",
+                    l.category.rest_str(),
+                    l.symbol
+                )));
+            }
+            if !l.mid.is_positive() || !l.level_qty.is_positive() || l.level_step_ticks <= 0 {
+                return Err(SimError::Config(format!(
+                    "liquidity {}: mid, level_qty and level_step_ticks must be positive",
+                    l.symbol
+                )));
+            }
+        }
+        let mut keys: Vec<&str> = self.accounts.iter().map(|a| a.api_key.as_str()).collect();
+        keys.sort_unstable();
+        if keys.windows(2).any(|w| w[0] == w[1]) {
+            return Err(SimError::Config("duplicate api_key".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn example_config_parses_and_validates() {
+        let cfg = SimConfig::from_toml(include_str!("../../config/sim.example.toml")).unwrap();
+        cfg.validate().unwrap();
+        assert_eq!(cfg.instruments.len(), 4);
+        assert_eq!(cfg.liquidity.symbols.len(), 4);
+        assert_eq!(cfg.liquidity.symbols[1].level_step_ticks, 5);
+        assert_eq!(cfg.accounts[0].api_key, "bg_demo_key");
+        assert!(cfg.tls);
+    }
+
+    #[test]
+    fn demo_round_trips_through_toml() {
+        let demo = SimConfig::demo();
+        demo.validate().unwrap();
+        let text = toml::to_string(&demo).unwrap();
+        let back = SimConfig::from_toml(&text).unwrap();
+        assert_eq!(back.instruments.len(), demo.instruments.len());
+        assert_eq!(
+            back.instruments[0].price_multiplier,
+            demo.instruments[0].price_multiplier
+        );
+        assert_eq!(back.liquidity.seed, 42);
+    }
+
+    #[test]
+    fn bad_config_is_an_error_not_a_panic() {
+        assert!(SimConfig::from_toml("listen = 5").is_err());
+        let mut c = SimConfig::demo();
+        c.liquidity.symbols[0].symbol = "NOPE".into();
+        assert!(c.validate().is_err());
+    }
+}

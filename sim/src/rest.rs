@@ -1,0 +1,158 @@
+//! REST endpoints (envelope `{"code":"00000","msg":"success","requestTime":<ms>,"data":..}`):
+//! `GET /api/v3/market/instruments` (alias `/api/v3/public/instruments`) and
+//! `GET /api/v3/public/time`.
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use crate::config::InstrumentConfig;
+use crate::render::push_json_str;
+use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// An error envelope (`data: null`, string code).
+pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
+    let mut s = format!("{{\"code\":\"{code}\",\"msg\":");
+    push_json_str(&mut s, msg);
+    s.push_str(&format!(",\"requestTime\":{},\"data\":null}}", now_ms()));
+    json_response(status, s)
+}
+
+fn ok(data: &str) -> Response {
+    json_response(
+        StatusCode::OK,
+        format!(
+            "{{\"code\":\"00000\",\"msg\":\"success\",\"requestTime\":{},\"data\":{data}}}",
+            now_ms()
+        ),
+    )
+}
+
+/// One instruments object, every value a string (shape of `rest_instruments_usdt_futures.json`).
+pub fn instrument_json(i: &InstrumentConfig) -> String {
+    let mut s = String::with_capacity(700);
+    let mut kv = |k: &str, v: &str, first: bool| {
+        if !first {
+            s.push(',');
+        }
+        push_json_str(&mut s, k);
+        s.push(':');
+        push_json_str(&mut s, v);
+    };
+    let futures = i.category.is_futures();
+    kv("symbol", &i.symbol, true);
+    kv("category", i.category.rest_str(), false);
+    kv("baseCoin", &i.base_coin, false);
+    kv("quoteCoin", &i.quote_coin, false);
+    kv("buyLimitPriceRatio", "0.05", false);
+    kv("sellLimitPriceRatio", "0.05", false);
+    kv(
+        "makerFeeRate",
+        &i.maker_fee_rate.normalized().to_string(),
+        false,
+    );
+    kv(
+        "takerFeeRate",
+        &i.taker_fee_rate.normalized().to_string(),
+        false,
+    );
+    kv(
+        "minOrderQty",
+        &i.min_order_qty.normalized().to_string(),
+        false,
+    );
+    kv(
+        "maxOrderQty",
+        &i.max_order_qty.normalized().to_string(),
+        false,
+    );
+    kv("pricePrecision", &i.price_precision().to_string(), false);
+    kv(
+        "quantityPrecision",
+        &i.quantity_precision().to_string(),
+        false,
+    );
+    kv("quotePrecision", if futures { "" } else { "8" }, false);
+    kv(
+        "priceMultiplier",
+        &i.price_multiplier.normalized().to_string(),
+        false,
+    );
+    kv(
+        "quantityMultiplier",
+        &i.quantity_multiplier.normalized().to_string(),
+        false,
+    );
+    kv("type", if futures { "perpetual" } else { "" }, false);
+    kv(
+        "minOrderAmount",
+        &i.min_order_amount.normalized().to_string(),
+        false,
+    );
+    kv("maxSymbolOrderNum", "200", false);
+    kv("maxProductOrderNum", "400", false);
+    kv("maxPositionNum", "200", false);
+    kv("status", "online", false);
+    kv("offTime", "-1", false);
+    kv("limitOpenTime", "-1", false);
+    kv("fundInterval", if futures { "8" } else { "" }, false);
+    kv("minLeverage", if futures { "1" } else { "" }, false);
+    kv("maxLeverage", if futures { "125" } else { "" }, false);
+    kv("symbolType", "crypto", false);
+    kv(
+        "maxMarketOrderQty",
+        &i.max_order_qty.normalized().to_string(),
+        false,
+    );
+    format!("{{{s}}}")
+}
+
+/// `GET /api/v3/market/instruments?category=USDT-FUTURES[&symbol=BTCUSDT]` (category in either
+/// case; without it every instrument is listed).
+pub(crate) async fn instruments(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<InstrumentsQuery>,
+) -> Response {
+    let category = match parse_category(q.category.as_deref()) {
+        Ok(c) => c,
+        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    };
+    let sh = state.shared.lock();
+    let mut data = String::from("[");
+    let mut first = true;
+    for i in sh.venue.instruments() {
+        if category.is_some_and(|c| c != i.category) {
+            continue;
+        }
+        if q.symbol
+            .as_deref()
+            .is_some_and(|s| !s.is_empty() && s != i.symbol)
+        {
+            continue;
+        }
+        if !first {
+            data.push(',');
+        }
+        first = false;
+        data.push_str(&instrument_json(i));
+    }
+    data.push(']');
+    drop(sh);
+    ok(&data)
+}
+
+/// `GET /api/v3/public/time` → `data: {"serverTime":"<ms>"}`.
+pub(crate) async fn time() -> Response {
+    ok(&format!("{{\"serverTime\":\"{}\"}}", now_ms()))
+}
+
+/// Any other path: HTTP 404 with code `40404`.
+pub(crate) async fn not_found() -> Response {
+    error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
+}

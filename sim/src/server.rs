@@ -1,0 +1,227 @@
+//! Transport: one axum router (REST + WebSocket upgrade) on one port, served over TLS
+//! (axum-server + rustls with the `ring` provider, rcgen self-signed certificate) or plain.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::extract::{State, WebSocketUpgrade};
+use axum::response::Response;
+use axum::routing::get;
+use axum::Router;
+use parking_lot::Mutex;
+use tokio::sync::{mpsc, watch};
+
+use crate::config::{AccountConfig, Category, SimConfig};
+use crate::liquidity::LiquiditySource;
+use crate::matching::AccountId;
+use crate::venue::{Counters, Push, Topic, TradeOutcome, Venue};
+use crate::SimError;
+
+/// Wall-clock milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// A WebSocket connection as the push router sees it.
+pub(crate) struct ConnEntry {
+    pub(crate) owner: Option<AccountId>,
+    pub(crate) sub_order: bool,
+    pub(crate) sub_fill: bool,
+    pub(crate) tx: mpsc::UnboundedSender<String>,
+}
+
+/// Everything behind the one lock.
+pub(crate) struct Shared {
+    pub(crate) venue: Venue,
+    pub(crate) liquidity: LiquiditySource,
+    pub(crate) conns: HashMap<u64, ConnEntry>,
+}
+
+impl Shared {
+    /// Sends each push to the connections of its owner that subscribed to its topic.
+    pub(crate) fn dispatch(&self, pushes: &[Push]) {
+        for p in pushes {
+            for c in self.conns.values() {
+                if c.owner != Some(p.owner) {
+                    continue;
+                }
+                let wanted = match p.topic {
+                    Topic::Order => c.sub_order,
+                    Topic::Fill => c.sub_fill,
+                };
+                if wanted {
+                    // A closed receiver means the connection is going away; nothing to do.
+                    let _ = c.tx.send(p.json.clone());
+                }
+            }
+        }
+    }
+
+    /// Runs a liquidity refresh and routes what it caused.
+    pub(crate) fn refresh_liquidity(&mut self, walk: bool, now_ms: u64) {
+        let mut out = TradeOutcome::default();
+        self.liquidity
+            .refresh(&mut self.venue, walk, now_ms, &mut out);
+        self.dispatch(&out.pushes);
+    }
+}
+
+/// State shared by all handlers.
+pub(crate) struct AppState {
+    pub(crate) shared: Mutex<Shared>,
+    pub(crate) accounts: Vec<AccountConfig>,
+    pub(crate) login_window_s: u64,
+    pub(crate) counters: Arc<Counters>,
+    pub(crate) next_conn: AtomicU64,
+    pub(crate) shutdown: watch::Receiver<bool>,
+}
+
+impl AppState {
+    pub(crate) fn conn_id(&self) -> u64 {
+        self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+/// A running server.
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
+    pub(crate) ca_pem: String,
+    pub(crate) handle: axum_server::Handle<SocketAddr>,
+    pub(crate) shutdown_tx: watch::Sender<bool>,
+    pub(crate) tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+fn router(state: Arc<AppState>) -> Router {
+    Router::new()
+        .route("/api/v3/market/instruments", get(crate::rest::instruments))
+        .route("/api/v3/public/instruments", get(crate::rest::instruments))
+        .route("/api/v3/public/time", get(crate::rest::time))
+        .route("/v3/ws/private", get(ws_private))
+        .route("/v3/ws/public", get(ws_public))
+        .fallback(crate::rest::not_found)
+        .with_state(state)
+}
+
+async fn ws_private(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
+    ws.max_message_size(1 << 20)
+        .on_upgrade(move |socket| crate::ws::serve(socket, state, true))
+}
+
+async fn ws_public(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
+    ws.max_message_size(1 << 20)
+        .on_upgrade(move |socket| crate::ws::serve(socket, state, false))
+}
+
+/// Query of the instruments endpoints.
+#[derive(Debug, serde::Deserialize)]
+pub(crate) struct InstrumentsQuery {
+    pub(crate) category: Option<String>,
+    pub(crate) symbol: Option<String>,
+}
+
+/// A REST `category` query value in either case; `Err` carries the error message.
+pub(crate) fn parse_category(s: Option<&str>) -> Result<Option<Category>, String> {
+    match s {
+        None | Some("") => Ok(None),
+        Some(c) => Category::parse_any(c)
+            .map(Some)
+            .ok_or_else(|| format!("Parameter verification failed: category={c}")),
+    }
+}
+
+/// Starts the listener, the server task and the liquidity timer.
+pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Running, SimError> {
+    cfg.validate()?;
+    let std_listener =
+        std::net::TcpListener::bind(cfg.listen).map_err(|e| SimError::Bind(cfg.listen, e))?;
+    std_listener
+        .set_nonblocking(true)
+        .map_err(|e| SimError::Bind(cfg.listen, e))?;
+    let addr = std_listener
+        .local_addr()
+        .map_err(|e| SimError::Bind(cfg.listen, e))?;
+
+    let now = now_ms();
+    let venue = Venue::new(&cfg, counters.clone(), now);
+    let liquidity = LiquiditySource::new(&cfg.liquidity, &venue);
+    let mut shared = Shared {
+        venue,
+        liquidity,
+        conns: HashMap::new(),
+    };
+    shared.refresh_liquidity(false, now);
+
+    let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let state = Arc::new(AppState {
+        shared: Mutex::new(shared),
+        accounts: cfg.accounts.clone(),
+        login_window_s: cfg.login_window_s,
+        counters,
+        next_conn: AtomicU64::new(1),
+        shutdown: shutdown_rx.clone(),
+    });
+    let app = router(state.clone());
+    let handle = axum_server::Handle::new();
+    let mut tasks = Vec::new();
+    let ca_pem;
+    if cfg.tls {
+        let (pem, server_cfg) = crate::tls::server_config(addr)?;
+        ca_pem = pem;
+        let acceptor = axum_server::tls_rustls::RustlsAcceptor::new(
+            axum_server::tls_rustls::RustlsConfig::from_config(server_cfg),
+        )
+        .acceptor(axum_server::accept::NoDelayAcceptor::new());
+        let server = axum_server::from_tcp(std_listener)
+            .map_err(|e| SimError::Bind(cfg.listen, e))?
+            .acceptor(acceptor)
+            .handle(handle.clone());
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = server.serve(app.into_make_service()).await {
+                tracing::error!("server stopped: {e}");
+            }
+        }));
+    } else {
+        ca_pem = String::new();
+        let server = axum_server::from_tcp(std_listener)
+            .map_err(|e| SimError::Bind(cfg.listen, e))?
+            .acceptor(axum_server::accept::NoDelayAcceptor::new())
+            .handle(handle.clone());
+        tasks.push(tokio::spawn(async move {
+            if let Err(e) = server.serve(app.into_make_service()).await {
+                tracing::error!("server stopped: {e}");
+            }
+        }));
+    }
+
+    let refresh_ms = cfg.liquidity.refresh_ms.max(1);
+    let liq_state = state.clone();
+    let mut stop = shutdown_rx;
+    tasks.push(tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_millis(refresh_ms));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    let mut sh = liq_state.shared.lock();
+                    if sh.liquidity.is_empty() { continue; }
+                    sh.refresh_liquidity(true, now_ms());
+                }
+                _ = stop.changed() => break,
+            }
+        }
+    }));
+
+    Ok(Running {
+        addr,
+        ca_pem,
+        handle,
+        shutdown_tx,
+        tasks,
+    })
+}

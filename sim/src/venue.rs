@@ -1,0 +1,680 @@
+//! The exchange state without I/O: books, order indexes, trade-op handling (request JSON in,
+//! reply and pushes out). Time comes in as `now_ms`.
+//!
+//! Request checks done here (codes chosen from the reference §5–§6):
+//! - `category` not exactly one of the lowercase WS spellings → `41101` "Param category={v} error"
+//!   (live text for `USDT-FUTURES`); missing on place → `40017`;
+//! - unknown trade topic → `41101` "Param topic={v} error";
+//! - a missing or malformed required field → `40017` "Parameter verification failed: {field}";
+//!   a bad enum value (`side`, `orderType`, `timeInForce`, `posSide`, `stpMode`) → `41101`
+//!   "Param {field}={v} error";
+//! - unknown symbol for the category → `25100` "trading pair {symbol} does not exist";
+//! - `clientOid` outside `[A-Za-z0-9_:-]{1,32}` → `40017`; a clientOid of a pending order of the
+//!   same account → `25212` "Duplicate clientOid";
+//! - more than 20 items in a batch, or not exactly one item in a single op → `40017`;
+//! - tick / lot / size / notional / modify / unknown-order codes: see [`crate::matching::Book`].
+//!
+//! Modify with `autoCancel` `yes`: when the modification is refused (any code but `25204`) the
+//! error reply is sent and the order is then cancelled (`cancelled` / `normal_cancel` push).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use codec::Decimal;
+use serde_json::Value;
+
+use crate::config::{Category, InstrumentConfig, SimConfig};
+use crate::matching::{
+    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, OrderType, PosSide,
+    Reject, Side, StpMode, TimeInForce,
+};
+use crate::render::{self, ReplyItem};
+
+/// Which private topic a push belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Topic {
+    /// `order`.
+    Order,
+    /// `fill`.
+    Fill,
+}
+
+/// A rendered push for the connections of `owner` subscribed to `topic`.
+#[derive(Debug, Clone)]
+pub struct Push {
+    /// Account the push belongs to.
+    pub owner: AccountId,
+    /// Topic.
+    pub topic: Topic,
+    /// Complete JSON text.
+    pub json: String,
+}
+
+/// Shared counters (atomics so that connections can bump them without the venue lock).
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Place requests (single or batch items) received from accounts.
+    pub orders_received: AtomicU64,
+    /// Orders accepted (ACKed).
+    pub orders_placed: AtomicU64,
+    /// Trade-op items rejected with an error code.
+    pub rejects: AtomicU64,
+    /// Orders cancelled (any reason, accounts only).
+    pub orders_cancelled: AtomicU64,
+    /// Modify requests accepted.
+    pub orders_modified: AtomicU64,
+    /// Fills of account orders (one per side per match).
+    pub fills: AtomicU64,
+    /// WebSocket connections currently open.
+    pub ws_connections: AtomicU64,
+    /// WebSocket connections accepted since start.
+    pub ws_connections_total: AtomicU64,
+}
+
+fn bump(c: &AtomicU64) {
+    c.fetch_add(1, Ordering::Relaxed);
+}
+
+/// One processed item: the reply item, and the reject when it failed.
+type ItemResult = Result<ReplyItem, Box<(Reject, ReplyItem)>>;
+
+/// Where an open order lives.
+#[derive(Debug, Clone, Copy)]
+struct Loc {
+    book: usize,
+    owner: AccountId,
+}
+
+/// Book metadata.
+#[derive(Debug)]
+struct BookEntry {
+    category: Category,
+    book: Book,
+}
+
+/// The result of one trade op: the reply (sent first) and the pushes it caused.
+#[derive(Debug, Default)]
+pub struct TradeOutcome {
+    /// Reply JSON text.
+    pub reply: String,
+    /// Pushes, in emission order.
+    pub pushes: Vec<Push>,
+    /// True when some liquidity-source order was touched (the caller tops the ladder up).
+    pub touched_liquidity: bool,
+}
+
+/// The simulated exchange.
+#[derive(Debug)]
+pub struct Venue {
+    books: Vec<BookEntry>,
+    by_symbol: HashMap<(Category, String), usize>,
+    instruments: Vec<InstrumentConfig>,
+    ids: IdGen,
+    open: HashMap<u64, Loc>,
+    client_oids: HashMap<(AccountId, String), u64>,
+    counters: Arc<Counters>,
+    events: Vec<Event>,
+}
+
+/// A field of a request object as text: strings as they are, numbers as their JSON text.
+fn text(v: &Value, key: &str) -> Option<String> {
+    match v.get(key)? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(if *b { "yes" } else { "no" }.to_string()),
+        _ => None,
+    }
+}
+
+fn missing(field: &str) -> Reject {
+    Reject::new(40017, format!("Parameter verification failed: {field}"))
+}
+
+fn bad_param(field: &str, v: &str) -> Reject {
+    Reject::new(41101, format!("Param {field}={v} error"))
+}
+
+fn decimal_field(arg: &Value, key: &str) -> Result<Option<Decimal>, Reject> {
+    match text(arg, key) {
+        None => Ok(None),
+        Some(s) if s.is_empty() => Ok(None),
+        Some(s) => s.parse::<Decimal>().map(Some).map_err(|_| missing(key)),
+    }
+}
+
+fn enum_field<T>(
+    arg: &Value,
+    key: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, Reject> {
+    match text(arg, key) {
+        None => Ok(None),
+        Some(s) if s.is_empty() => Ok(None),
+        Some(s) => parse(&s).map(Some).ok_or_else(|| bad_param(key, &s)),
+    }
+}
+
+/// True for a clientOid in `[A-Za-z0-9_:-]{1,32}` (the intersection of the documented patterns).
+pub fn valid_client_oid(s: &str) -> bool {
+    (1..=32).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'-')
+}
+
+fn yes_no(s: &str) -> Option<bool> {
+    match s.to_ascii_lowercase().as_str() {
+        "yes" | "true" => Some(true),
+        "no" | "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// The instrument rules of the engine from a configured instrument.
+pub fn spec_of(i: &InstrumentConfig) -> InstrumentSpec {
+    InstrumentSpec {
+        symbol: i.symbol.clone(),
+        quote_coin: i.quote_coin.clone(),
+        price_exp: InstrumentSpec::exp_of(i.price_multiplier),
+        qty_exp: InstrumentSpec::exp_of(i.quantity_multiplier),
+        tick: i.price_multiplier,
+        lot: i.quantity_multiplier,
+        min_qty: i.min_order_qty,
+        max_qty: i.max_order_qty,
+        min_notional: i.min_order_amount,
+        maker_fee: i.maker_fee_rate,
+        taker_fee: i.taker_fee_rate,
+    }
+}
+
+impl Venue {
+    /// A venue with the configured instruments; ids start at `id_base` (or from `now_ms`).
+    pub fn new(cfg: &SimConfig, counters: Arc<Counters>, now_ms: u64) -> Venue {
+        let mut books = Vec::new();
+        let mut by_symbol = HashMap::new();
+        for i in &cfg.instruments {
+            by_symbol.insert((i.category, i.symbol.clone()), books.len());
+            books.push(BookEntry {
+                category: i.category,
+                book: Book::new(spec_of(i)),
+            });
+        }
+        Venue {
+            books,
+            by_symbol,
+            instruments: cfg.instruments.clone(),
+            ids: match cfg.id_base {
+                Some(b) => IdGen::new(b),
+                None => IdGen::from_time_ms(now_ms),
+            },
+            open: HashMap::new(),
+            client_oids: HashMap::new(),
+            counters,
+            events: Vec::new(),
+        }
+    }
+
+    /// The configured instruments.
+    pub fn instruments(&self) -> &[InstrumentConfig] {
+        &self.instruments
+    }
+
+    /// Index of the book of (category, symbol).
+    pub fn book_index(&self, category: Category, symbol: &str) -> Option<usize> {
+        self.by_symbol.get(&(category, symbol.to_string())).copied()
+    }
+
+    /// A book by index.
+    pub fn book(&self, idx: usize) -> Option<&Book> {
+        self.books.get(idx).map(|b| &b.book)
+    }
+
+    /// Handles one `op:"trade"` request of `owner`. `now_ms` stamps everything.
+    pub fn handle_trade(
+        &mut self,
+        owner: AccountId,
+        req: &Value,
+        conn_id: &str,
+        now_ms: u64,
+    ) -> TradeOutcome {
+        let id_raw = match req.get("id") {
+            Some(v @ (Value::String(_) | Value::Number(_))) => v.to_string(),
+            _ => "\"\"".to_string(),
+        };
+        let mut outcome = TradeOutcome::default();
+        let topic = req.get("topic").and_then(Value::as_str).unwrap_or("");
+        let category = match req.get("category") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => match Category::parse_ws(s) {
+                Some(c) => Some(c),
+                None => {
+                    bump(&self.counters.rejects);
+                    outcome.reply =
+                        render::trade_error(&id_raw, 41101, &format!("Param category={s} error"));
+                    return outcome;
+                }
+            },
+            Some(other) => {
+                bump(&self.counters.rejects);
+                outcome.reply =
+                    render::trade_error(&id_raw, 41101, &format!("Param category={other} error"));
+                return outcome;
+            }
+        };
+        let empty = Vec::new();
+        let args = req.get("args").and_then(Value::as_array).unwrap_or(&empty);
+        let (batch, kind) = match topic {
+            "place-order" => (false, 0),
+            "batch-place" | "batch-place-order" => (true, 0),
+            "modify-order" => (false, 1),
+            "batch-modify" | "batch-modify-order" => (true, 1),
+            "cancel-order" => (false, 2),
+            "batch-cancel" | "batch-cancel-order" => (true, 2),
+            other => {
+                bump(&self.counters.rejects);
+                outcome.reply =
+                    render::trade_error(&id_raw, 41101, &format!("Param topic={other} error"));
+                return outcome;
+            }
+        };
+        let count_ok = if batch {
+            !args.is_empty() && args.len() <= 20
+        } else {
+            args.len() == 1
+        };
+        if !count_ok {
+            bump(&self.counters.rejects);
+            outcome.reply = render::trade_error(
+                &id_raw,
+                40017,
+                "Parameter verification failed: args (1 item, or 1 to 20 for batches)",
+            );
+            return outcome;
+        }
+        if kind == 0 && category.is_none() {
+            bump(&self.counters.rejects);
+            outcome.reply =
+                render::trade_error(&id_raw, 40017, "Parameter verification failed: category");
+            return outcome;
+        }
+        let mut items = Vec::with_capacity(args.len());
+        for arg in args {
+            let res = match (kind, category) {
+                (0, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
+                (1, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
+                _ => self.cancel_one(owner, category, arg, now_ms, &mut outcome),
+            };
+            match res {
+                Ok(mut item) => {
+                    if batch {
+                        item.result = Some((0, "Success".into()));
+                        item.c_time_ms = None;
+                    }
+                    items.push(item);
+                }
+                Err(boxed) => {
+                    let (reject, item) = *boxed;
+                    bump(&self.counters.rejects);
+                    if !batch {
+                        outcome.reply = render::trade_error(&id_raw, reject.code, &reject.msg);
+                        return outcome;
+                    }
+                    let mut item = item;
+                    item.result = Some((reject.code, reject.msg));
+                    items.push(item);
+                }
+            }
+        }
+        outcome.reply = render::trade_reply(&id_raw, category, topic, &items, conn_id, now_ms);
+        outcome
+    }
+
+    fn place_one(
+        &mut self,
+        owner: AccountId,
+        category: Category,
+        arg: &Value,
+        now_ms: u64,
+        outcome: &mut TradeOutcome,
+    ) -> ItemResult {
+        bump(&self.counters.orders_received);
+        let given_oid = text(arg, "clientOid").filter(|s| !s.is_empty());
+        let symbol = text(arg, "symbol").unwrap_or_default();
+        let fail_item = ReplyItem {
+            symbol: Some(symbol.clone()),
+            order_id: String::new(),
+            client_oid: given_oid.clone().unwrap_or_default(),
+            c_time_ms: None,
+            result: None,
+        };
+        let res = (|| -> Result<ReplyItem, Reject> {
+            if symbol.is_empty() {
+                return Err(missing("symbol"));
+            }
+            let bi = self.book_index(category, &symbol).ok_or_else(|| {
+                Reject::new(25100, format!("trading pair {symbol} does not exist"))
+            })?;
+            let side = enum_field(arg, "side", Side::parse)?.ok_or_else(|| missing("side"))?;
+            let order_type = enum_field(arg, "orderType", OrderType::parse)?
+                .ok_or_else(|| missing("orderType"))?;
+            let qty = decimal_field(arg, "qty")?.ok_or_else(|| missing("qty"))?;
+            let price = match order_type {
+                OrderType::Limit => {
+                    Some(decimal_field(arg, "price")?.ok_or_else(|| missing("price"))?)
+                }
+                OrderType::Market => None,
+            };
+            let tif =
+                enum_field(arg, "timeInForce", TimeInForce::parse)?.unwrap_or(TimeInForce::Gtc);
+            let pos_side = if category.is_futures() {
+                enum_field(arg, "posSide", PosSide::parse)?
+            } else {
+                None
+            };
+            let reduce_only = enum_field(arg, "reduceOnly", yes_no)?.unwrap_or(false);
+            let stp_mode =
+                enum_field(arg, "stpMode", StpMode::parse)?.unwrap_or(StpMode::CancelMaker);
+            if let Some(c) = &given_oid {
+                if !valid_client_oid(c) {
+                    return Err(missing("clientOid"));
+                }
+                if self.client_oids.contains_key(&(owner, c.clone())) {
+                    return Err(Reject::new(25212, "Duplicate clientOid"));
+                }
+            }
+            let order_id = self.ids.next_id();
+            let client_oid = given_oid.clone().unwrap_or_else(|| order_id.to_string());
+            let req = NewOrder {
+                owner,
+                order_id,
+                client_oid: client_oid.clone(),
+                side,
+                order_type,
+                price,
+                qty,
+                tif,
+                pos_side,
+                reduce_only,
+                stp_mode,
+            };
+            let mut events = std::mem::take(&mut self.events);
+            events.clear();
+            let entry = self.books.get_mut(bi).ok_or_else(|| {
+                Reject::new(25100, format!("trading pair {symbol} does not exist"))
+            })?;
+            let placed = entry.book.place(req, now_ms, &mut self.ids, &mut events);
+            if let Err(e) = placed {
+                self.events = events;
+                return Err(e);
+            }
+            bump(&self.counters.orders_placed);
+            if entry.book.order(order_id).is_some() {
+                self.open.insert(order_id, Loc { book: bi, owner });
+                self.client_oids
+                    .insert((owner, client_oid.clone()), order_id);
+            }
+            self.route(bi, &events, now_ms, outcome);
+            self.events = events;
+            Ok(ReplyItem {
+                symbol: Some(symbol.clone()),
+                order_id: order_id.to_string(),
+                client_oid,
+                c_time_ms: Some(now_ms),
+                result: None,
+            })
+        })();
+        res.map_err(|r| Box::new((r, fail_item)))
+    }
+
+    /// Finds an open order of `owner` by `orderId` (wins) or `clientOid`.
+    fn find(&self, owner: AccountId, arg: &Value) -> Result<(u64, Loc), Reject> {
+        let not_found = || Reject::new(25204, "Order does not exist");
+        let order_id = match text(arg, "orderId").filter(|s| !s.is_empty()) {
+            Some(s) => s.parse::<u64>().map_err(|_| not_found())?,
+            None => {
+                let c = text(arg, "clientOid")
+                    .filter(|s| !s.is_empty())
+                    .ok_or_else(|| missing("orderId or clientOid"))?;
+                *self.client_oids.get(&(owner, c)).ok_or_else(not_found)?
+            }
+        };
+        let loc = *self.open.get(&order_id).ok_or_else(not_found)?;
+        if loc.owner != owner {
+            return Err(not_found());
+        }
+        Ok((order_id, loc))
+    }
+
+    fn ids_item(&self, arg: &Value, found: Option<(u64, Loc)>) -> ReplyItem {
+        let (order_id, client_oid) = match found {
+            Some((id, loc)) => (
+                id.to_string(),
+                self.books
+                    .get(loc.book)
+                    .and_then(|b| b.book.order(id))
+                    .map(|o| o.client_oid.clone())
+                    .unwrap_or_default(),
+            ),
+            None => (
+                text(arg, "orderId").unwrap_or_default(),
+                text(arg, "clientOid").unwrap_or_default(),
+            ),
+        };
+        ReplyItem {
+            symbol: None,
+            order_id,
+            client_oid,
+            c_time_ms: None,
+            result: None,
+        }
+    }
+
+    fn check_category(&self, category: Option<Category>, loc: Loc) -> Result<(), Reject> {
+        match (category, self.books.get(loc.book)) {
+            (Some(c), Some(b)) if b.category != c => {
+                Err(Reject::new(25204, "Order does not exist"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn modify_one(
+        &mut self,
+        owner: AccountId,
+        category: Option<Category>,
+        arg: &Value,
+        now_ms: u64,
+        outcome: &mut TradeOutcome,
+    ) -> ItemResult {
+        let found = match self.find(owner, arg) {
+            Ok(f) => f,
+            Err(e) => return Err(Box::new((e, self.ids_item(arg, None)))),
+        };
+        let item = self.ids_item(arg, Some(found));
+        let (order_id, loc) = found;
+        let res = (|| -> Result<(), Reject> {
+            self.check_category(category, loc)?;
+            let auto_cancel = enum_field(arg, "autoCancel", yes_no)?.unwrap_or(false);
+            let price = decimal_field(arg, "price")?;
+            let qty = decimal_field(arg, "qty")?;
+            let mut events = std::mem::take(&mut self.events);
+            events.clear();
+            let Some(entry) = self.books.get_mut(loc.book) else {
+                return Err(Reject::new(25204, "Order does not exist"));
+            };
+            let r = entry
+                .book
+                .modify(order_id, price, qty, now_ms, &mut self.ids, &mut events);
+            match &r {
+                Ok(()) => {
+                    bump(&self.counters.orders_modified);
+                    self.route(loc.book, &events, now_ms, outcome);
+                }
+                // autoCancel=yes: a refused modification cancels the order (the error reply
+                // still goes out first; the cancel arrives as an order push).
+                Err(e) if auto_cancel && e.code != 25204 => {
+                    if entry
+                        .book
+                        .cancel(order_id, CancelReason::Normal, now_ms, &mut events)
+                        .is_ok()
+                    {
+                        self.route(loc.book, &events, now_ms, outcome);
+                    }
+                }
+                Err(_) => {}
+            }
+            self.events = events;
+            r
+        })();
+        match res {
+            Ok(()) => Ok(item),
+            Err(e) => Err(Box::new((e, item))),
+        }
+    }
+
+    fn cancel_one(
+        &mut self,
+        owner: AccountId,
+        category: Option<Category>,
+        arg: &Value,
+        now_ms: u64,
+        outcome: &mut TradeOutcome,
+    ) -> ItemResult {
+        let found = match self.find(owner, arg) {
+            Ok(f) => f,
+            Err(e) => return Err(Box::new((e, self.ids_item(arg, None)))),
+        };
+        let item = self.ids_item(arg, Some(found));
+        let (order_id, loc) = found;
+        if let Err(e) = self.check_category(category, loc) {
+            return Err(Box::new((e, item)));
+        }
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let r = match self.books.get_mut(loc.book) {
+            Some(entry) => entry
+                .book
+                .cancel(order_id, CancelReason::Normal, now_ms, &mut events),
+            None => Err(Reject::new(25204, "Order does not exist")),
+        };
+        if r.is_ok() {
+            self.route(loc.book, &events, now_ms, outcome);
+        }
+        self.events = events;
+        match r {
+            Ok(()) => Ok(item),
+            Err(e) => Err(Box::new((e, item))),
+        }
+    }
+
+    /// Places a liquidity-source order (units of the book). Returns the order id when it rests.
+    pub fn mm_place(
+        &mut self,
+        book_idx: usize,
+        side: Side,
+        price_units: i64,
+        qty_units: i64,
+        now_ms: u64,
+        pushes: &mut TradeOutcome,
+    ) -> Option<u64> {
+        let entry = self.books.get_mut(book_idx)?;
+        let price = Decimal::new(price_units, entry.book.spec().price_exp).ok()?;
+        let qty = Decimal::new(qty_units, entry.book.spec().qty_exp).ok()?;
+        let order_id = self.ids.next_id();
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        let r = entry.book.place(
+            NewOrder {
+                owner: AccountId::MARKET_MAKER,
+                order_id,
+                client_oid: order_id.to_string(),
+                side,
+                order_type: OrderType::Limit,
+                price: Some(price),
+                qty,
+                tif: TimeInForce::Gtc,
+                pos_side: None,
+                reduce_only: false,
+                stp_mode: StpMode::CancelMaker,
+            },
+            now_ms,
+            &mut self.ids,
+            &mut events,
+        );
+        let rests = r.is_ok() && entry.book.order(order_id).is_some();
+        if r.is_ok() {
+            self.route(book_idx, &events, now_ms, pushes);
+        }
+        self.events = events;
+        rests.then_some(order_id)
+    }
+
+    /// Cancels a liquidity-source order (ignored when it is gone).
+    pub fn mm_cancel(
+        &mut self,
+        book_idx: usize,
+        order_id: u64,
+        now_ms: u64,
+        pushes: &mut TradeOutcome,
+    ) {
+        let mut events = std::mem::take(&mut self.events);
+        events.clear();
+        if let Some(entry) = self.books.get_mut(book_idx) {
+            if entry
+                .book
+                .cancel(order_id, CancelReason::Normal, now_ms, &mut events)
+                .is_ok()
+            {
+                self.route(book_idx, &events, now_ms, pushes);
+            }
+        }
+        self.events = events;
+    }
+
+    /// Updates indexes and renders pushes for the events of one book call.
+    fn route(
+        &mut self,
+        book_idx: usize,
+        events: &[Event],
+        now_ms: u64,
+        outcome: &mut TradeOutcome,
+    ) {
+        let Some(entry) = self.books.get(book_idx) else {
+            return;
+        };
+        for ev in events {
+            match ev {
+                Event::Order(o) => {
+                    if o.status.is_terminal() {
+                        self.open.remove(&o.order_id);
+                        self.client_oids.remove(&(o.owner, o.client_oid.clone()));
+                    }
+                    if o.owner == AccountId::MARKET_MAKER {
+                        outcome.touched_liquidity = true;
+                        continue;
+                    }
+                    if o.status == crate::matching::OrderStatus::Cancelled {
+                        bump(&self.counters.orders_cancelled);
+                    }
+                    outcome.pushes.push(Push {
+                        owner: o.owner,
+                        topic: Topic::Order,
+                        json: render::order_push(&entry.book, entry.category, o, now_ms),
+                    });
+                }
+                Event::Fill(f) => {
+                    if f.owner == AccountId::MARKET_MAKER {
+                        outcome.touched_liquidity = true;
+                        continue;
+                    }
+                    bump(&self.counters.fills);
+                    outcome.pushes.push(Push {
+                        owner: f.owner,
+                        topic: Topic::Fill,
+                        json: render::fill_push(&entry.book, entry.category, f, now_ms),
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,245 @@
+//! One task per WebSocket connection: text `ping` → `pong`, login, subscribe / unsubscribe,
+//! trade ops (private URL only). The reply to a request is written (and flushed) before any
+//! push it caused: pushes travel through the connection's channel, which this task drains only
+//! after writing the reply.
+//!
+//! Control errors carry numeric codes (reference §1.3/§1.4): malformed JSON → `30002`
+//! "Unrecognized request: …", unknown op → `30003` "Invalid op", trade op or private topic
+//! before login → `30004` "User needs to log in", login failure → `30005` then close, unknown
+//! topic → `30001`.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::auth::verify_login;
+use crate::render::{control_error, push_json_str};
+use crate::server::{now_ms, AppState, ConnEntry};
+
+/// What to write back for one inbound frame.
+#[derive(Debug, Default)]
+struct Action {
+    frames: Vec<String>,
+    close: bool,
+}
+
+impl Action {
+    fn one(frame: String) -> Action {
+        Action {
+            frames: vec![frame],
+            close: false,
+        }
+    }
+}
+
+/// Serves one upgraded connection until it closes or the simulator shuts down.
+pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: bool) {
+    let conn = state.conn_id();
+    let conn_id = format!("sim-{conn:06}");
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    state.shared.lock().conns.insert(
+        conn,
+        ConnEntry {
+            owner: None,
+            sub_order: false,
+            sub_fill: false,
+            tx,
+        },
+    );
+    state
+        .counters
+        .ws_connections
+        .fetch_add(1, Ordering::Relaxed);
+    state
+        .counters
+        .ws_connections_total
+        .fetch_add(1, Ordering::Relaxed);
+    let mut stop = state.shutdown.clone();
+    if !*stop.borrow() {
+        loop {
+            tokio::select! {
+                msg = socket.recv() => {
+                    let Some(Ok(msg)) = msg else { break };
+                    let action = match msg {
+                        Message::Text(t) => handle_text(&state, conn, &conn_id, private, t.as_str()),
+                        Message::Binary(_) => Action::one(control_error(None, 30002, "Unrecognized request: binary frame")),
+                        Message::Close(_) => break,
+                        Message::Ping(_) | Message::Pong(_) => Action::default(),
+                    };
+                    let mut failed = false;
+                    for frame in action.frames {
+                        if socket.send(Message::text(frame)).await.is_err() {
+                            failed = true;
+                            break;
+                        }
+                    }
+                    if failed {
+                        break;
+                    }
+                    if action.close {
+                        let _ = socket.send(Message::Close(None)).await;
+                        break;
+                    }
+                }
+                Some(push) = rx.recv() => {
+                    if socket.send(Message::text(push)).await.is_err() {
+                        break;
+                    }
+                }
+                _ = stop.changed() => break,
+            }
+        }
+    }
+    state.shared.lock().conns.remove(&conn);
+    state
+        .counters
+        .ws_connections
+        .fetch_sub(1, Ordering::Relaxed);
+}
+
+/// Truncates client text for an error message (on a char boundary).
+fn excerpt(text: &str) -> &str {
+    let mut end = text.len().min(200);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+fn handle_text(state: &AppState, conn: u64, conn_id: &str, private: bool, text: &str) -> Action {
+    if text == "ping" {
+        return Action::one("pong".to_string());
+    }
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => {
+            return Action::one(control_error(
+                None,
+                30002,
+                &format!("Unrecognized request: {}", excerpt(text)),
+            ))
+        }
+    };
+    let op = v.get("op").and_then(Value::as_str).unwrap_or("");
+    match op {
+        "login" => login(state, conn, conn_id, &v),
+        "subscribe" => subscribe(state, conn, conn_id, private, &v, false),
+        "unsubscribe" => subscribe(state, conn, conn_id, private, &v, true),
+        "trade" => trade(state, conn, conn_id, private, &v),
+        _ => Action::one(control_error(None, 30003, "Invalid op")),
+    }
+}
+
+fn login(state: &AppState, conn: u64, conn_id: &str, v: &Value) -> Action {
+    match verify_login(&state.accounts, v, now_ms(), state.login_window_s) {
+        Ok(account) => {
+            if let Some(c) = state.shared.lock().conns.get_mut(&conn) {
+                c.owner = Some(account);
+            }
+            let mut s = String::from("{\"event\":\"login\",\"code\":0,\"msg\":\"\",\"connId\":");
+            push_json_str(&mut s, conn_id);
+            s.push('}');
+            Action::one(s)
+        }
+        Err(e) => Action {
+            frames: vec![control_error(None, e.code(), &e.to_string())],
+            close: true,
+        },
+    }
+}
+
+fn subscribe(
+    state: &AppState,
+    conn: u64,
+    conn_id: &str,
+    private: bool,
+    v: &Value,
+    unsubscribe: bool,
+) -> Action {
+    let event = if unsubscribe {
+        "unsubscribe"
+    } else {
+        "subscribe"
+    };
+    let Some(args) = v.get("args").and_then(Value::as_array) else {
+        return Action::one(control_error(None, 30016, "Param error: args"));
+    };
+    let mut action = Action::default();
+    let mut sh = state.shared.lock();
+    let Some(entry) = sh.conns.get_mut(&conn) else {
+        return action;
+    };
+    for arg in args {
+        let inst_type = arg.get("instType").and_then(Value::as_str).unwrap_or("");
+        let topic = arg.get("topic").and_then(Value::as_str).unwrap_or("");
+        if private {
+            if entry.owner.is_none() {
+                action
+                    .frames
+                    .push(control_error(None, 30004, "User needs to log in"));
+                continue;
+            }
+            match topic {
+                "order" => entry.sub_order = !unsubscribe,
+                "fill" => entry.sub_fill = !unsubscribe,
+                // Acknowledged; the simulator does not push these yet.
+                "account" | "position" | "fast-fill" => {}
+                _ => {
+                    action.frames.push(control_error(
+                        None,
+                        30001,
+                        &format!("instType:{inst_type},topic:{topic} doesn't exist"),
+                    ));
+                    continue;
+                }
+            }
+        } else if topic.is_empty() {
+            action.frames.push(control_error(
+                None,
+                30001,
+                &format!("instType:{inst_type},topic:{topic} doesn't exist"),
+            ));
+            continue;
+        }
+        let mut s = format!("{{\"event\":\"{event}\",\"arg\":");
+        s.push_str(&arg.to_string());
+        s.push_str(",\"code\":0,\"msg\":\"\",\"connId\":");
+        push_json_str(&mut s, conn_id);
+        s.push('}');
+        action.frames.push(s);
+    }
+    action
+}
+
+fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -> Action {
+    let id_raw = match v.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.to_string()),
+        _ => None,
+    };
+    if !private {
+        return Action::one(control_error(
+            id_raw.as_deref(),
+            30003,
+            "Invalid op: trade ops are served on /v3/ws/private",
+        ));
+    }
+    let mut sh = state.shared.lock();
+    let Some(owner) = sh.conns.get(&conn).and_then(|c| c.owner) else {
+        return Action::one(control_error(
+            id_raw.as_deref(),
+            30004,
+            "User needs to log in",
+        ));
+    };
+    let now = now_ms();
+    let outcome = sh.venue.handle_trade(owner, v, conn_id, now);
+    sh.dispatch(&outcome.pushes);
+    if outcome.touched_liquidity {
+        sh.refresh_liquidity(false, now);
+    }
+    drop(sh);
+    Action::one(outcome.reply)
+}
