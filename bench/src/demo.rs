@@ -215,7 +215,7 @@ impl Flow {
             cl_ord_id: cl,
             transact_time: gateway::metrics::utc_now_ns(),
             price,
-            order_qty: Some(m.qty),
+            order_qty: m.qty,
             symbol: m.symbol,
             category: m.category,
             side,
@@ -281,14 +281,35 @@ fn d(s: &str) -> Decimal {
     s.parse().unwrap_or(Decimal::ZERO)
 }
 
-fn markets() -> Vec<Market> {
-    let sym = |s: &str| Symbol::new(s).unwrap_or_default();
-    vec![
-        Market { category: Category::UsdtFutures, symbol: sym("BTCUSDT"), mid: d("60000"), tick: d("0.1"), qty: d("0.001") },
-        Market { category: Category::UsdtFutures, symbol: sym("ETHUSDT"), mid: d("3000"), tick: d("0.01"), qty: d("0.01") },
-        Market { category: Category::Spot, symbol: sym("BTCUSDT"), mid: d("60000"), tick: d("0.01"), qty: d("0.001") },
-        Market { category: Category::Spot, symbol: sym("ETHUSDT"), mid: d("3000"), tick: d("0.01"), qty: d("0.01") },
-    ]
+/// The demo's instruments: every symbol the simulator keeps liquid, with its tick, and an
+/// order size of one hundredth of a liquidity level (at least the minimum quantity).
+fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
+    cfg.liquidity
+        .symbols
+        .iter()
+        .filter_map(|l| {
+            let inst = cfg.instruments.iter().find(|i| i.symbol == l.symbol && i.category == l.category)?;
+            let category = match l.category {
+                sim::config::Category::Spot => Category::Spot,
+                sim::config::Category::UsdtFutures => Category::UsdtFutures,
+                _ => return None,
+            };
+            let qty = l
+                .level_qty
+                .checked_div(d("100"), 8, codec::Rounding::Down)?
+                .checked_div(inst.quantity_multiplier, 0, codec::Rounding::Down)?
+                .checked_mul(inst.quantity_multiplier)?
+                .max(inst.min_order_qty)
+                .normalized();
+            Some(Market {
+                category,
+                symbol: Symbol::new(&l.symbol).ok()?,
+                mid: l.mid,
+                tick: inst.price_multiplier,
+                qty,
+            })
+        })
+        .collect()
 }
 
 /// `mid × factor` rounded down to the tick.
@@ -309,6 +330,10 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let sim_cfg = sim::SimConfig::demo();
+    let markets = markets(&sim_cfg);
+    if markets.is_empty() {
+        return Err("the simulator configuration has no liquid symbol".into());
+    }
     let sim = rt.block_on(sim::Sim::start(sim_cfg)).map_err(|e| format!("simulator: {e}"))?;
     let session_id = 7;
     let settings = EngineSettings {
@@ -361,7 +386,6 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         round_trip: Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string())?,
         requests: 0,
     };
-    let markets = markets();
     let started = Instant::now();
     let mut cycle = 0usize;
     let result = (|| -> Result<(), String> {

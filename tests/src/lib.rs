@@ -155,7 +155,7 @@ pub fn start_sim(cfg: sim::SimConfig) -> (tokio::runtime::Runtime, sim::SimHandl
 /// The demo simulator configuration without liquidity.
 pub fn quiet_sim_config() -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
-    cfg.liquidity.enabled = false;
+    cfg.liquidity.symbols.clear();
     cfg
 }
 
@@ -177,7 +177,7 @@ pub fn btc_order(cl: u64, side: Side, ord_type: OrdType, tif: TimeInForce, price
         cl_ord_id: cl,
         transact_time: 0,
         price: price.map(d),
-        order_qty: Some(d(qty)),
+        order_qty: d(qty),
         symbol: Symbol::new("BTCUSDT").expect("symbol"),
         category: Category::UsdtFutures,
         side,

@@ -16,9 +16,9 @@ fn resting_limit_is_new_then_modified_then_cancelled() {
     assert_eq!(new.cl_ord_id, cl);
     assert_ne!(new.order_id, 0, "OrderID from the exchange");
     assert_eq!(new.price, Some(d("50000")));
-    assert_eq!(new.order_qty, Some(d("0.001")));
-    assert_eq!(new.cum_qty, Some(d("0")));
-    assert_eq!(new.leaves_qty, Some(d("0.001")));
+    assert_eq!(new.order_qty, d("0.001"));
+    assert_eq!(new.cum_qty, d("0"));
+    assert_eq!(new.leaves_qty, d("0.001"));
 
     let replace_cl = s.next_cl();
     s.c.send_replace(&OrderCancelReplaceRequest {
@@ -39,8 +39,8 @@ fn resting_limit_is_new_then_modified_then_cancelled() {
     assert_eq!(replaced.orig_cl_ord_id, cl);
     assert_eq!(replaced.order_id, new.order_id);
     assert_eq!(replaced.price, Some(d("50000.5")));
-    assert_eq!(replaced.order_qty, Some(d("0.002")));
-    assert_eq!(replaced.leaves_qty, Some(d("0.002")));
+    assert_eq!(replaced.order_qty, d("0.002"));
+    assert_eq!(replaced.leaves_qty, d("0.002"));
     assert_eq!(replaced.ord_status, OrdStatus::New);
 
     let cancel_cl = s.next_cl();
@@ -58,7 +58,7 @@ fn resting_limit_is_new_then_modified_then_cancelled() {
     assert_eq!(cancelled.ord_status, OrdStatus::Canceled);
     assert_eq!(cancelled.cl_ord_id, cancel_cl);
     assert_eq!(cancelled.orig_cl_ord_id, replace_cl);
-    assert_eq!(cancelled.leaves_qty, Some(d("0")));
+    assert_eq!(cancelled.leaves_qty, d("0"));
     assert_eq!(cancelled.text.as_str(), "normal_cancel");
 }
 
@@ -80,8 +80,8 @@ fn crossing_order_fills_in_parts_with_exact_quantities_and_average_price() {
     assert_eq!(f1.ord_status, OrdStatus::PartiallyFilled);
     assert_eq!(f1.last_qty, Some(d("0.002")));
     assert_eq!(f1.last_px, Some(d("60000")));
-    assert_eq!(f1.cum_qty, Some(d("0.002")));
-    assert_eq!(f1.leaves_qty, Some(d("0.002")));
+    assert_eq!(f1.cum_qty, d("0.002"));
+    assert_eq!(f1.leaves_qty, d("0.002"));
     assert_eq!(f1.avg_px, Some(d("60000")));
     assert_ne!(f1.exec_id, 0);
     let f2 = taker.exec();
@@ -89,18 +89,18 @@ fn crossing_order_fills_in_parts_with_exact_quantities_and_average_price() {
     assert_eq!(f2.ord_status, OrdStatus::Filled);
     assert_eq!(f2.last_qty, Some(d("0.002")));
     assert_eq!(f2.last_px, Some(d("60001")));
-    assert_eq!(f2.cum_qty, Some(d("0.004")));
-    assert_eq!(f2.leaves_qty, Some(d("0")));
+    assert_eq!(f2.cum_qty, d("0.004"));
+    assert_eq!(f2.leaves_qty, d("0"));
     assert_eq!(f2.avg_px, Some(d("60000.5")));
     assert_ne!(f2.exec_id, f1.exec_id);
 
     // The maker side: first order filled, second partially.
     let mf1 = maker.exec();
-    assert_eq!((mf1.cl_ord_id, mf1.exec_type, mf1.cum_qty), (m1, ExecType::Fill, Some(d("0.002"))));
+    assert_eq!((mf1.cl_ord_id, mf1.exec_type, mf1.cum_qty), (m1, ExecType::Fill, d("0.002")));
     let mf2 = maker.exec();
     assert_eq!((mf2.cl_ord_id, mf2.exec_type), (m2, ExecType::PartialFill));
-    assert_eq!(mf2.cum_qty, Some(d("0.002")));
-    assert_eq!(mf2.leaves_qty, Some(d("0.001")));
+    assert_eq!(mf2.cum_qty, d("0.002"));
+    assert_eq!(mf2.leaves_qty, d("0.001"));
 }
 
 #[test]
@@ -113,12 +113,12 @@ fn ioc_remainder_is_cancelled_with_the_exchange_reason() {
     let t = taker.limit(Side::Buy, TimeInForce::Ioc, "60000", "0.003");
     assert_eq!(taker.exec().exec_type, ExecType::New);
     let fill = taker.exec();
-    assert_eq!((fill.exec_type, fill.cum_qty), (ExecType::PartialFill, Some(d("0.001"))));
+    assert_eq!((fill.exec_type, fill.cum_qty), (ExecType::PartialFill, d("0.001")));
     let cancelled = taker.exec();
     assert_eq!(cancelled.cl_ord_id, t);
     assert_eq!(cancelled.exec_type, ExecType::Canceled);
-    assert_eq!(cancelled.cum_qty, Some(d("0.001")));
-    assert_eq!(cancelled.leaves_qty, Some(d("0")));
+    assert_eq!(cancelled.cum_qty, d("0.001"));
+    assert_eq!(cancelled.leaves_qty, d("0"));
     assert_eq!(cancelled.avg_px, Some(d("60000")));
     assert_eq!(cancelled.text.as_str(), "ioc_not_full_cancel");
 }
@@ -135,7 +135,7 @@ fn post_only_that_would_cross_is_cancelled_with_the_exchange_reason() {
     let cancelled = taker.exec();
     assert_eq!(cancelled.cl_ord_id, t);
     assert_eq!(cancelled.exec_type, ExecType::Canceled);
-    assert_eq!(cancelled.cum_qty, Some(d("0")));
+    assert_eq!(cancelled.cum_qty, d("0"));
     assert_eq!(cancelled.text.as_str(), "post_only_fill_cancel");
     maker.expect_silence(Duration::from_millis(200));
 }
@@ -153,7 +153,7 @@ fn market_order_fills_against_the_liquidity_source() {
         last = s.exec();
     }
     assert_eq!(last.exec_type, ExecType::Fill);
-    assert_eq!(last.cum_qty, Some(d("0.001")));
+    assert_eq!(last.cum_qty, d("0.001"));
     assert!(last.avg_px.unwrap() > d("0"));
 }
 
@@ -178,7 +178,7 @@ fn pre_trade_rejects_never_reach_the_exchange() {
         assert_eq!(er.cl_ord_id, cl);
         assert_eq!(er.exec_type, ExecType::Rejected);
         assert_eq!(er.ord_status, OrdStatus::Rejected);
-        assert_eq!(er.ord_rej_reason, reason, "{symbol} {price:?} {qty}");
+        assert_eq!(er.ord_rej_reason, Some(reason), "{symbol} {price:?} {qty}");
         assert!(er.text.as_str().starts_with(text), "{}", er.text.as_str());
         assert_eq!(er.order_id, 0);
     }
@@ -188,7 +188,7 @@ fn pre_trade_rejects_never_reach_the_exchange() {
     s.c.send_new_order(&btc_order(cl, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some("50000"), "0.001"))
         .unwrap();
     let dup = s.exec();
-    assert_eq!((dup.exec_type, dup.ord_rej_reason), (ExecType::Rejected, OrdRejReason::DuplicateOrder));
+    assert_eq!((dup.exec_type, dup.ord_rej_reason), (ExecType::Rejected, Some(OrdRejReason::DuplicateOrder)));
     let after = h.sim().stats();
     assert_eq!(after.orders_received - before.orders_received, 1, "only the valid order reached the exchange");
 }

@@ -170,5 +170,5 @@ fn closed_exchange_socket_answers_not_applied() {
     let er = s.exec();
     assert_eq!(er.cl_ord_id, cl);
     assert_eq!(er.exec_type, ExecType::Rejected);
-    assert_eq!(er.ord_rej_reason, OrdRejReason::NotApplied);
+    assert_eq!(er.ord_rej_reason, Some(OrdRejReason::NotApplied));
 }
