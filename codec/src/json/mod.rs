@@ -19,7 +19,7 @@
 //! match parser.parse(frame) {
 //!     Ok(Inbound::Error { id: Some("c1"), code, .. }) => assert_eq!(code, Code(25204)),
 //!     other => panic!("{other:?}"),
-//! }
+//! };
 //! ```
 
 pub mod enums;
