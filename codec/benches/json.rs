@@ -62,6 +62,44 @@ fn bench(c: &mut Criterion) {
             _ => unreachable!(),
         })
     });
+    // Floors, for comparison: simd-json stage 1+2 alone on the same push (reused buffers and
+    // tape, no serde), and the decimal parser on the push's seven decimal strings.
+    let mut input = Vec::with_capacity(4096);
+    let mut buffers = simd_json::Buffers::new(4096);
+    let mut tape = simd_json::Tape::null();
+    g.throughput(Throughput::Bytes(ORDER_PUSH.len() as u64));
+    g.bench_function("floor_simd_json_tape_order_push", |b| {
+        b.iter(|| {
+            input.clear();
+            input.extend_from_slice(black_box(ORDER_PUSH));
+            input.resize(ORDER_PUSH.len() + simd_json::INPUT_PADDING, b' ');
+            let mut t = std::mem::replace(&mut tape, simd_json::Tape(Vec::new())).reset();
+            simd_json::fill_tape_padded(&mut input, ORDER_PUSH.len(), &mut buffers, &mut t)
+                .unwrap();
+            let n = t.0.len();
+            tape = t.reset();
+            black_box(n)
+        })
+    });
+    let decimals: [&[u8]; 7] = [
+        b"32000",
+        b"0.0002",
+        b"0",
+        b"0",
+        b"0",
+        b"83131.5",
+        b"0.00819462",
+    ];
+    g.throughput(Throughput::Elements(decimals.len() as u64));
+    g.bench_function("floor_decimal_parse_x7", |b| {
+        b.iter(|| {
+            let mut acc = 0i64;
+            for s in black_box(&decimals) {
+                acc = acc.wrapping_add(Decimal::parse(s).unwrap().mantissa());
+            }
+            black_box(acc)
+        })
+    });
     g.finish();
 }
 

@@ -266,7 +266,8 @@ impl Decimal {
 
     /// `self ÷ other` rounded to `scale` fractional digits (0..=18) with `rounding`; `None` on
     /// division by zero, an out-of-range scale, or overflow. Used for average prices
-    /// (`cumExecValue ÷ cumExecQty`).
+    /// (`cumExecValue ÷ cumExecQty`). The result carries exponent `−scale` unless its mantissa
+    /// would not fit an `i64`, in which case trailing zeros are dropped (as in parsing).
     pub fn checked_div(self, other: Decimal, scale: u8, rounding: Rounding) -> Option<Decimal> {
         if other.mantissa == 0 || scale > 18 {
             return None;

@@ -5,6 +5,22 @@
 //!   `Vec<u8>` (no serde on the outbound path).
 //! - [`parse`]: [`JsonParser`], simd-json into borrowed shapes (no DOM) for replies, pushes and
 //!   control events.
+//!
+//! ```
+//! use codec::json::*;
+//!
+//! let mut out = Vec::with_capacity(512); // reused for every request
+//! let cancel = CancelOrder { order_id: Some("1352473539865894955"), ..Default::default() };
+//! write_cancel_order(&mut out, "c1", Some(Category::UsdtFutures), &cancel);
+//! assert!(out.starts_with(br#"{"op":"trade","id":"c1","category":"usdt-futures""#));
+//!
+//! let mut parser = JsonParser::new(); // one per connection
+//! let frame = br#"{"event":"error","id":"c1","code":"25204","msg":"Order does not exist"}"#;
+//! match parser.parse(frame) {
+//!     Ok(Inbound::Error { id: Some("c1"), code, .. }) => assert_eq!(code, Code(25204)),
+//!     other => panic!("{other:?}"),
+//! };
+//! ```
 
 pub mod enums;
 pub mod parse;

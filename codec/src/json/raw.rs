@@ -12,6 +12,34 @@ use smallvec::SmallVec;
 
 use super::parse::Code;
 
+/// Visitor methods that turn every JSON scalar into `$value::default()`, for lenient shapes
+/// that only care about one JSON type.
+macro_rules! scalars_give_default {
+    ($de:lifetime, $value:ty) => {
+        fn visit_borrowed_str<E: de::Error>(self, _v: &$de str) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_str<E: de::Error>(self, _v: &str) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_u64<E: de::Error>(self, _v: u64) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_i64<E: de::Error>(self, _v: i64) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_f64<E: de::Error>(self, _v: f64) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_bool<E: de::Error>(self, _v: bool) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<$value, E> {
+            Ok(<$value>::default())
+        }
+    };
+}
+
 /// A scalar as it appeared on the wire.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) enum Raw<'a> {
@@ -189,27 +217,7 @@ impl<'de> Visitor<'de> for FeeEntryVisitor {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(Fee::default())
     }
-    fn visit_borrowed_str<E: de::Error>(self, _v: &'de str) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_str<E: de::Error>(self, _v: &str) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Fee<'de>, E> {
-        Ok(Fee::default())
-    }
+    scalars_give_default!('de, Fee<'de>);
 }
 
 struct FeeEntry<'a>(Fee<'a>);
@@ -239,27 +247,7 @@ impl<'de> Deserialize<'de> for Fee<'de> {
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Fee<'de>, A::Error> {
                 FeeEntryVisitor.visit_map(map)
             }
-            fn visit_borrowed_str<E: de::Error>(self, _v: &'de str) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_str<E: de::Error>(self, _v: &str) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Fee<'de>, E> {
-                Ok(Fee::default())
-            }
+            scalars_give_default!('de, Fee<'de>);
         }
         d.deserialize_any(V)
     }
@@ -348,27 +336,7 @@ impl<'de> Visitor<'de> for ItemVisitor {
         while seq.next_element::<IgnoredAny>()?.is_some() {}
         Ok(ItemRaw::default())
     }
-    fn visit_borrowed_str<E: de::Error>(self, _v: &'de str) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_str<E: de::Error>(self, _v: &str) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_u64<E: de::Error>(self, _v: u64) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_i64<E: de::Error>(self, _v: i64) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_f64<E: de::Error>(self, _v: f64) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<ItemRaw<'de>, E> {
-        Ok(ItemRaw::default())
-    }
+    scalars_give_default!('de, ItemRaw<'de>);
 }
 
 impl<'de> Deserialize<'de> for ItemRaw<'de> {
@@ -401,27 +369,7 @@ impl<'de> Deserialize<'de> for Data<'de> {
                 v.push(ItemVisitor.visit_map(map)?);
                 Ok(Data(v))
             }
-            fn visit_borrowed_str<E: de::Error>(self, _v: &'de str) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_str<E: de::Error>(self, _v: &str) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Data<'de>, E> {
-                Ok(Data::default())
-            }
+            scalars_give_default!('de, Data<'de>);
         }
         d.deserialize_any(V)
     }
@@ -478,27 +426,7 @@ impl<'de> Deserialize<'de> for Envelope<'de> {
                 while seq.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(Envelope::default())
             }
-            fn visit_borrowed_str<E: de::Error>(self, _v: &'de str) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_str<E: de::Error>(self, _v: &str) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_u64<E: de::Error>(self, _v: u64) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_i64<E: de::Error>(self, _v: i64) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_f64<E: de::Error>(self, _v: f64) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_bool<E: de::Error>(self, _v: bool) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Envelope<'de>, E> {
-                Ok(Envelope::default())
-            }
+            scalars_give_default!('de, Envelope<'de>);
         }
         d.deserialize_any(V)
     }

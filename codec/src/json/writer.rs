@@ -80,6 +80,12 @@ pub struct SubscribeArg<'a> {
 pub fn write_json_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.push(b'"');
+    // Fast path: ids, symbols and keys never need escaping.
+    if !bytes.iter().any(|&b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {
