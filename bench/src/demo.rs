@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use codec::sbe::{
-    BoolFlag, Category, ExecType, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
-    PosSide, Side, StpMode, Symbol, TimeInForce,
+    BoolFlag, Category, ExecType, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest,
+    OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use codec::Decimal;
 use gateway::client::{ClientOptions, Received, StrategyClient};
@@ -167,8 +167,15 @@ impl Flow {
     fn on_received(&mut self, r: Received) -> Option<u64> {
         match r {
             Received::Exec(er) => {
-                *self.reports.entry(exec_type_name(er.exec_type)).or_default() += 1;
-                let root = self.roots.get(&er.cl_ord_id).copied().unwrap_or(er.cl_ord_id);
+                *self
+                    .reports
+                    .entry(exec_type_name(er.exec_type))
+                    .or_default() += 1;
+                let root = self
+                    .roots
+                    .get(&er.cl_ord_id)
+                    .copied()
+                    .unwrap_or(er.cl_ord_id);
                 if let Some(o) = self.orders.get_mut(&root) {
                     o.status = er.ord_status;
                 }
@@ -187,13 +194,19 @@ impl Flow {
     }
 
     /// Sends one request and waits for the first report about its ClOrdID.
-    fn request(&mut self, cl: u64, send: impl FnOnce(&mut StrategyClient) -> Result<(), gateway::client::ClientError>) -> Result<(), String> {
+    fn request(
+        &mut self,
+        cl: u64,
+        send: impl FnOnce(&mut StrategyClient) -> Result<(), gateway::client::ClientError>,
+    ) -> Result<(), String> {
         let t0 = Instant::now();
         send(&mut self.client).map_err(|e| e.to_string())?;
         self.requests += 1;
         loop {
             match self.client.recv(RECV_TIMEOUT).map_err(|e| e.to_string())? {
-                Some(Received::Terminate(t)) => return Err(format!("session terminated: {}", t.reason.as_str())),
+                Some(Received::Terminate(t)) => {
+                    return Err(format!("session terminated: {}", t.reason.as_str()))
+                }
                 Some(r) => {
                     if self.on_received(r) == Some(cl) {
                         let ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
@@ -201,15 +214,33 @@ impl Flow {
                         return Ok(());
                     }
                 }
-                None => return Err(format!("no report for ClOrdID {cl} within {RECV_TIMEOUT:?}")),
+                None => {
+                    return Err(format!(
+                        "no report for ClOrdID {cl} within {RECV_TIMEOUT:?}"
+                    ))
+                }
             }
         }
     }
 
-    fn new_order(&mut self, m: &Market, side: Side, ord_type: OrdType, tif: TimeInForce, price: Option<Decimal>, expect: Expect) -> Result<u64, String> {
+    fn new_order(
+        &mut self,
+        m: &Market,
+        side: Side,
+        ord_type: OrdType,
+        tif: TimeInForce,
+        price: Option<Decimal>,
+        expect: Expect,
+    ) -> Result<u64, String> {
         self.next_cl += 1;
         let cl = self.next_cl;
-        self.orders.insert(cl, Tracked { expect, status: OrdStatus::PendingNew });
+        self.orders.insert(
+            cl,
+            Tracked {
+                expect,
+                status: OrdStatus::PendingNew,
+            },
+        );
         self.roots.insert(cl, cl);
         let msg = NewOrderSingle {
             cl_ord_id: cl,
@@ -265,7 +296,12 @@ impl Flow {
 
     /// Reads reports until every order is terminal or nothing arrives for `quiet`.
     fn drain(&mut self, quiet: Duration) -> Result<(), String> {
-        while self.orders.values().any(|o| !matches!(o.status, OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected)) {
+        while self.orders.values().any(|o| {
+            !matches!(
+                o.status,
+                OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+            )
+        }) {
             match self.client.recv(quiet).map_err(|e| e.to_string())? {
                 Some(r) => {
                     self.on_received(r);
@@ -288,7 +324,10 @@ fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
         .symbols
         .iter()
         .filter_map(|l| {
-            let inst = cfg.instruments.iter().find(|i| i.symbol == l.symbol && i.category == l.category)?;
+            let inst = cfg
+                .instruments
+                .iter()
+                .find(|i| i.symbol == l.symbol && i.category == l.category)?;
             let category = match l.category {
                 sim::config::Category::Spot => Category::Spot,
                 sim::config::Category::UsdtFutures => Category::UsdtFutures,
@@ -334,13 +373,18 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
     if markets.is_empty() {
         return Err("the simulator configuration has no liquid symbol".into());
     }
-    let sim = rt.block_on(sim::Sim::start(sim_cfg)).map_err(|e| format!("simulator: {e}"))?;
+    let sim = rt
+        .block_on(sim::Sim::start(sim_cfg))
+        .map_err(|e| format!("simulator: {e}"))?;
     let session_id = 7;
     let settings = EngineSettings {
         strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
         max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
         limits: SessionLimits::default(),
-        sessions: vec![SessionGrant { session_id, credentials: "demo-strategy".into() }],
+        sessions: vec![SessionGrant {
+            session_id,
+            credentials: "demo-strategy".into(),
+        }],
         exchange: ExchangeSettings {
             ws_private_url: sim.ws_private_url(),
             rest_url: sim.rest_url(),
@@ -393,26 +437,66 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             let m = markets[cycle % markets.len()];
             // Resting limit far below the market: New, then Replaced one tick up, then Canceled.
             let px = price_at(&m, "0.9");
-            let root = flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some(px), Expect::Canceled)?;
+            let root = flow.new_order(
+                &m,
+                Side::Buy,
+                OrdType::Limit,
+                TimeInForce::Gtc,
+                Some(px),
+                Expect::Canceled,
+            )?;
             let new_px = px.checked_add(m.tick).unwrap_or(px);
             let replaced = flow.replace(&m, root, root, new_px)?;
             flow.cancel(&m, root, replaced)?;
             // Crossing IOC (buy above the market) and, every other cycle, a market sell.
             let cross = price_at(&m, "1.02");
-            flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::Ioc, Some(cross), Expect::FilledOrIocCanceled)?;
+            flow.new_order(
+                &m,
+                Side::Buy,
+                OrdType::Limit,
+                TimeInForce::Ioc,
+                Some(cross),
+                Expect::FilledOrIocCanceled,
+            )?;
             if cycle % 2 == 0 {
-                flow.new_order(&m, Side::Sell, OrdType::Market, TimeInForce::Ioc, None, Expect::Filled)?;
+                flow.new_order(
+                    &m,
+                    Side::Sell,
+                    OrdType::Market,
+                    TimeInForce::Ioc,
+                    None,
+                    Expect::Filled,
+                )?;
             } else {
                 let sell = price_at(&m, "0.98");
-                flow.new_order(&m, Side::Sell, OrdType::Limit, TimeInForce::Ioc, Some(sell), Expect::FilledOrIocCanceled)?;
+                flow.new_order(
+                    &m,
+                    Side::Sell,
+                    OrdType::Limit,
+                    TimeInForce::Ioc,
+                    Some(sell),
+                    Expect::FilledOrIocCanceled,
+                )?;
             }
             // Every fifth cycle, a post-only buy that would cross: cancelled by the venue.
             if cycle % 5 == 0 {
-                flow.new_order(&m, Side::Buy, OrdType::Limit, TimeInForce::PostOnly, Some(cross), Expect::PostOnlyCanceled)?;
+                flow.new_order(
+                    &m,
+                    Side::Buy,
+                    OrdType::Limit,
+                    TimeInForce::PostOnly,
+                    Some(cross),
+                    Expect::PostOnlyCanceled,
+                )?;
             }
             cycle += 1;
             if opts.verbose && cycle % 500 == 0 {
-                println!("  {} orders, {} requests, {:?}", flow.orders.len(), flow.requests, started.elapsed());
+                println!(
+                    "  {} orders, {} requests, {:?}",
+                    flow.orders.len(),
+                    flow.requests,
+                    started.elapsed()
+                );
             }
         }
         flow.drain(Duration::from_secs(2))
@@ -435,7 +519,9 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
     }
     let mut legs = report.legs;
     let _ = legs.get_mut(Leg::RoundTrip).add(&flow.round_trip);
-    let relay = (opts.relay_round_trips > 0).then(|| crate::relay::run_relay_baseline(opts.relay_round_trips, opts.relay_round_trips / 10));
+    let relay = (opts.relay_round_trips > 0).then(|| {
+        crate::relay::run_relay_baseline(opts.relay_round_trips, opts.relay_round_trips / 10)
+    });
     Ok(DemoOutcome {
         final_states,
         reports: flow.reports,
@@ -450,7 +536,10 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
 
 /// Prints the summary, the latency table and the baseline comparison.
 pub fn print(outcome: &DemoOutcome) {
-    println!("== demo strategy: {} orders, {} requests in {:.2?}", outcome.orders_sent, outcome.requests_sent, outcome.elapsed);
+    println!(
+        "== demo strategy: {} orders, {} requests in {:.2?}",
+        outcome.orders_sent, outcome.requests_sent, outcome.elapsed
+    );
     println!("\nOrders by final state:");
     let mut states: Vec<_> = outcome.final_states.iter().collect();
     states.sort();
@@ -466,9 +555,17 @@ pub fn print(outcome: &DemoOutcome) {
     println!("\nLatency per leg (µs):\n{}", outcome.legs.table());
     if let Some(relay) = &outcome.relay {
         let rt = outcome.legs.get(Leg::RoundTrip);
-        println!("Strategy round trip: gateway path vs raw TCP relay (same topology, same run), µs:");
-        println!("  {:<28} {:>9} {:>9} {:>9} {:>9}", "", "p50", "p90", "p99", "p99.9");
-        for (name, h) in [("gateway (WS+JSON+TLS+sim)", rt), ("raw TCP relay + echo", relay)] {
+        println!(
+            "Strategy round trip: gateway path vs raw TCP relay (same topology, same run), µs:"
+        );
+        println!(
+            "  {:<28} {:>9} {:>9} {:>9} {:>9}",
+            "", "p50", "p90", "p99", "p99.9"
+        );
+        for (name, h) in [
+            ("gateway (WS+JSON+TLS+sim)", rt),
+            ("raw TCP relay + echo", relay),
+        ] {
             println!(
                 "  {:<28} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
                 name,
@@ -478,13 +575,24 @@ pub fn print(outcome: &DemoOutcome) {
                 h.value_at_quantile(0.999) as f64 / 1e3
             );
         }
-        let ratio = |q: f64| rt.value_at_quantile(q) as f64 / relay.value_at_quantile(q).max(1) as f64;
-        println!("  ratio gateway / relay: p50 {:.2}x, p99 {:.2}x", ratio(0.5), ratio(0.99));
+        let ratio =
+            |q: f64| rt.value_at_quantile(q) as f64 / relay.value_at_quantile(q).max(1) as f64;
+        println!(
+            "  ratio gateway / relay: p50 {:.2}x, p99 {:.2}x",
+            ratio(0.5),
+            ratio(0.99)
+        );
     }
     if outcome.unexpected.is_empty() {
-        println!("\nAll {} orders ended as the flow expected.", outcome.orders_sent);
+        println!(
+            "\nAll {} orders ended as the flow expected.",
+            outcome.orders_sent
+        );
     } else {
-        println!("\n{} orders ended unexpectedly (first 10):", outcome.unexpected.len());
+        println!(
+            "\n{} orders ended unexpectedly (first 10):",
+            outcome.unexpected.len()
+        );
         for (cl, want, got) in outcome.unexpected.iter().take(10) {
             println!("  ClOrdID {cl}: expected {want}, got {got}");
         }

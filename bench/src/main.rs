@@ -7,7 +7,10 @@ use gateway::idle::IdleStrategy;
 
 /// Command-line options.
 #[derive(Debug, Parser)]
-#[command(name = "demo", about = "Simulator + gateway + demo strategy, with latency tables")]
+#[command(
+    name = "demo",
+    about = "Simulator + gateway + demo strategy, with latency tables"
+)]
 struct Args {
     /// Orders (NewOrderSingle) to send; modifies and cancels come on top.
     #[arg(long, default_value_t = 10_000)]
@@ -32,14 +35,19 @@ struct Args {
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .with_writer(std::io::stderr)
         .init();
     let args = Args::parse();
     let opts = bench::demo::DemoOptions {
         orders: args.orders,
-        idle: if args.spin { IdleStrategy::Spin } else { IdleStrategy::Park },
+        idle: if args.spin {
+            IdleStrategy::Spin
+        } else {
+            IdleStrategy::Park
+        },
         pin: args.pin,
         relay_round_trips: args.relay,
         hlog_path: args.hlog,

@@ -14,9 +14,18 @@ fn short_demo_ends_every_order_as_expected() {
     assert!(outcome.unexpected.is_empty(), "{:?}", outcome.unexpected);
     assert!(outcome.orders_sent >= 120);
     for kind in ["New", "Replaced", "Canceled", "Fill"] {
-        assert!(outcome.reports.get(kind).copied().unwrap_or(0) > 0, "no {kind} report: {:?}", outcome.reports);
+        assert!(
+            outcome.reports.get(kind).copied().unwrap_or(0) > 0,
+            "no {kind} report: {:?}",
+            outcome.reports
+        );
     }
-    assert_eq!(outcome.reports.get("Rejected"), None, "{:?}", outcome.reports);
+    assert_eq!(
+        outcome.reports.get("Rejected"),
+        None,
+        "{:?}",
+        outcome.reports
+    );
     let rt = outcome.legs.get(gateway::metrics::Leg::RoundTrip);
     assert_eq!(rt.len() as usize, outcome.requests_sent);
     assert_eq!(outcome.relay.map(|h| h.len()), Some(200));

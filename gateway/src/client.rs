@@ -12,9 +12,9 @@ use std::time::{Duration, Instant};
 
 use codec::frame::{peek_frame, FrameError, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
 use codec::sbe::{
-    self, BusinessMessageReject, DecodeError, Establish, EstablishmentReject, ExecutionReport, FlowType, Message,
-    Negotiate, NegotiationReject, NewOrderSingle, OrderCancelReject, OrderCancelReplaceRequest, OrderCancelRequest,
-    Sequence, Terminate, Text,
+    self, BusinessMessageReject, DecodeError, Establish, EstablishmentReject, ExecutionReport,
+    FlowType, Message, Negotiate, NegotiationReject, NewOrderSingle, OrderCancelReject,
+    OrderCancelReplaceRequest, OrderCancelRequest, Sequence, Terminate, Text,
 };
 
 /// Why a client call failed.
@@ -155,7 +155,9 @@ impl StrategyClient {
                 next = a.next_seq_no();
                 Ok(true)
             }
-            Message::EstablishmentReject(r) => Err(ClientError::EstablishmentRejected(r.to_owned())),
+            Message::EstablishmentReject(r) => {
+                Err(ClientError::EstablishmentRejected(r.to_owned()))
+            }
             _ => Ok(false),
         })?;
         c.next_seq_from_gateway = next;
@@ -170,7 +172,9 @@ impl StrategyClient {
     ) -> Result<(), ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
-            let remaining = deadline.checked_duration_since(Instant::now()).ok_or(ClientError::Timeout)?;
+            let remaining = deadline
+                .checked_duration_since(Instant::now())
+                .ok_or(ClientError::Timeout)?;
             let Some(range) = self.next_frame(remaining)? else {
                 return Err(ClientError::Timeout);
             };
@@ -264,10 +268,14 @@ impl StrategyClient {
     }
 
     /// Returns the payload range (after SOFH) of the next whole frame, reading as needed.
-    fn next_frame(&mut self, timeout: Duration) -> Result<Option<std::ops::Range<usize>>, ClientError> {
+    fn next_frame(
+        &mut self,
+        timeout: Duration,
+    ) -> Result<Option<std::ops::Range<usize>>, ClientError> {
         let deadline = Instant::now() + timeout;
         loop {
-            if let Some(len) = peek_frame(&self.rbuf[self.start..self.end], DEFAULT_MAX_FRAME_LEN)? {
+            if let Some(len) = peek_frame(&self.rbuf[self.start..self.end], DEFAULT_MAX_FRAME_LEN)?
+            {
                 let range = self.start + SOFH_LEN..self.start + len;
                 self.start += len;
                 return Ok(Some(range));
@@ -290,7 +298,8 @@ impl StrategyClient {
             } else {
                 deadline - now
             });
-            self.stream.set_read_timeout(Some(wait.max(Duration::from_micros(100))))?;
+            self.stream
+                .set_read_timeout(Some(wait.max(Duration::from_micros(100))))?;
             match self.stream.read(&mut self.rbuf[self.end..]) {
                 Ok(0) => return Err(ClientError::Closed),
                 Ok(n) => self.end += n,

@@ -48,7 +48,10 @@ pub enum IdleStep {
 impl Idler {
     /// A fresh idler.
     pub fn new(strategy: IdleStrategy) -> Self {
-        Idler { strategy, idle_polls: 0 }
+        Idler {
+            strategy,
+            idle_polls: 0,
+        }
     }
 
     /// Work was found: start spinning again.

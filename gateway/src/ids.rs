@@ -61,7 +61,10 @@ impl ClientOid {
         buf[len] = b':';
         len += 1;
         push_base36(&mut buf, &mut len, root_cl_ord_id);
-        ClientOid { buf, len: len as u8 }
+        ClientOid {
+            buf,
+            len: len as u8,
+        }
     }
 
     /// The text form (ASCII).
@@ -106,11 +109,20 @@ mod tests {
 
     #[test]
     fn round_trips_and_fits_the_documented_patterns() {
-        for (s, c) in [(0, 0), (1, 1), (u64::MAX, u64::MAX), (42, 1_000_000_007), (7, 35), (36, 36)] {
+        for (s, c) in [
+            (0, 0),
+            (1, 1),
+            (u64::MAX, u64::MAX),
+            (42, 1_000_000_007),
+            (7, 35),
+            (36, 36),
+        ] {
             let oid = ClientOid::new(s, c);
             let text = oid.as_str();
             assert!(text.len() <= 27 && !text.is_empty(), "{text}");
-            assert!(text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b':'));
+            assert!(text
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b':'));
             assert_eq!(ClientOid::parse(text), Some((s, c)));
         }
         assert_eq!(ClientOid::new(36, 35).as_str(), "10:z");
@@ -118,7 +130,17 @@ mod tests {
 
     #[test]
     fn foreign_client_oids_are_not_ours() {
-        for s in ["", ":", "abc", "1:", ":1", "A:1", "1:2:3", "TQACZE92YDQAAQAAAAAA", "zzzzzzzzzzzzzz:1"] {
+        for s in [
+            "",
+            ":",
+            "abc",
+            "1:",
+            ":1",
+            "A:1",
+            "1:2:3",
+            "TQACZE92YDQAAQAAAAAA",
+            "zzzzzzzzzzzzzz:1",
+        ] {
             assert_eq!(ClientOid::parse(s), None, "{s}");
         }
     }

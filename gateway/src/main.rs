@@ -9,7 +9,10 @@ use gateway::engine::{EngineSettings, Gateway};
 
 /// Command-line options.
 #[derive(Debug, Parser)]
-#[command(name = "gateway", about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket")]
+#[command(
+    name = "gateway",
+    about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket"
+)]
 struct Args {
     /// Configuration file (see config/gateway.example.toml).
     #[arg(long, short)]
@@ -19,17 +22,19 @@ struct Args {
 fn main() {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
     let args = Args::parse();
-    let settings = match GatewayConfig::load(&args.config).and_then(|c| EngineSettings::from_config(&c)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("gateway: {e}");
-            std::process::exit(2);
-        }
-    };
+    let settings =
+        match GatewayConfig::load(&args.config).and_then(|c| EngineSettings::from_config(&c)) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("gateway: {e}");
+                std::process::exit(2);
+            }
+        };
     let gw = match Gateway::start(settings) {
         Ok(gw) => gw,
         Err(e) => {
@@ -38,7 +43,10 @@ fn main() {
         }
     };
     println!("gateway: strategies connect to {}", gw.strategy_addr());
-    let rt = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("gateway: {e}");
@@ -47,5 +55,8 @@ fn main() {
     };
     let _ = rt.block_on(tokio::signal::ctrl_c());
     let report = gw.shutdown();
-    println!("-- gateway latency, whole run (µs) --\n{}", report.legs.table());
+    println!(
+        "-- gateway latency, whole run (µs) --\n{}",
+        report.legs.table()
+    );
 }

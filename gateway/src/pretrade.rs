@@ -56,7 +56,10 @@ impl InstrumentTable {
     /// A table of these instruments (later entries replace earlier ones with the same key).
     pub fn new(rules: impl IntoIterator<Item = InstrumentRules>) -> Self {
         InstrumentTable {
-            by_key: rules.into_iter().map(|r| ((r.category, r.symbol), r)).collect(),
+            by_key: rules
+                .into_iter()
+                .map(|r| ((r.category, r.symbol), r))
+                .collect(),
         }
     }
 
@@ -75,7 +78,11 @@ impl InstrumentTable {
         self.by_key.get(&(category, *symbol))
     }
 
-    fn lookup(&self, category: Category, symbol: &Symbol) -> Result<&InstrumentRules, PretradeReject> {
+    fn lookup(
+        &self,
+        category: Category,
+        symbol: &Symbol,
+    ) -> Result<&InstrumentRules, PretradeReject> {
         let rules = self.get(category, symbol).ok_or_else(|| {
             reject(
                 OrdRejReason::UnknownSymbol,
@@ -139,7 +146,10 @@ impl InstrumentTable {
 
 fn check_qty(rules: &InstrumentRules, qty: Decimal) -> Result<(), PretradeReject> {
     if !qty.is_positive() {
-        return Err(reject(OrdRejReason::IncorrectQuantity, format!("qty: {qty} is not positive")));
+        return Err(reject(
+            OrdRejReason::IncorrectQuantity,
+            format!("qty: {qty} is not positive"),
+        ));
     }
     if !qty.is_multiple_of(rules.lot) {
         return Err(reject(
@@ -155,15 +165,25 @@ fn check_qty(rules: &InstrumentRules, qty: Decimal) -> Result<(), PretradeReject
     }
     if let Some(max) = rules.max_qty {
         if qty > max {
-            return Err(reject(OrdRejReason::OrderExceedsLimit, format!("max qty: {qty} is above {max}")));
+            return Err(reject(
+                OrdRejReason::OrderExceedsLimit,
+                format!("max qty: {qty} is above {max}"),
+            ));
         }
     }
     Ok(())
 }
 
-fn check_price_and_notional(rules: &InstrumentRules, px: Decimal, qty: Decimal) -> Result<(), PretradeReject> {
+fn check_price_and_notional(
+    rules: &InstrumentRules,
+    px: Decimal,
+    qty: Decimal,
+) -> Result<(), PretradeReject> {
     if !px.is_positive() {
-        return Err(reject(OrdRejReason::Other, format!("price: {px} is not positive")));
+        return Err(reject(
+            OrdRejReason::Other,
+            format!("price: {px} is not positive"),
+        ));
     }
     if !px.is_multiple_of(rules.tick) {
         return Err(reject(
@@ -177,7 +197,10 @@ fn check_price_and_notional(rules: &InstrumentRules, px: Decimal, qty: Decimal) 
             OrdRejReason::Other,
             format!("min notional: {notional} is below {}", rules.min_notional),
         )),
-        None => Err(reject(OrdRejReason::OrderExceedsLimit, "notional overflows".to_string())),
+        None => Err(reject(
+            OrdRejReason::OrderExceedsLimit,
+            "notional overflows".to_string(),
+        )),
     }
 }
 
@@ -206,7 +229,11 @@ mod tests {
         table().check_new(
             Category::UsdtFutures,
             &Symbol::new("BTCUSDT").unwrap(),
-            if px.is_some() { OrdType::Limit } else { OrdType::Market },
+            if px.is_some() {
+                OrdType::Limit
+            } else {
+                OrdType::Market
+            },
             TimeInForce::Gtc,
             px.map(d),
             d(qty),
@@ -222,10 +249,16 @@ mod tests {
     #[test]
     fn names_each_rule() {
         let r = |px, q| new(px, q).unwrap_err();
-        assert_eq!(r(Some("60000.15"), "0.001").reason, OrdRejReason::InvalidPriceIncrement);
+        assert_eq!(
+            r(Some("60000.15"), "0.001").reason,
+            OrdRejReason::InvalidPriceIncrement
+        );
         assert!(r(Some("60000.15"), "0.001").text.starts_with("tick:"));
         assert!(r(Some("60000"), "0.00015").text.starts_with("lot:"));
-        assert_eq!(r(Some("60000"), "0.00015").reason, OrdRejReason::IncorrectQuantity);
+        assert_eq!(
+            r(Some("60000"), "0.00015").reason,
+            OrdRejReason::IncorrectQuantity
+        );
         assert!(r(Some("60000"), "0").text.starts_with("qty:"));
         assert!(r(Some("1000"), "0.001").text.starts_with("min notional:"));
         assert!(r(Some("60000"), "1300").text.starts_with("max qty:"));

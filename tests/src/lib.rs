@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use codec::sbe::{
-    BoolFlag, Category, ExecutionReport, NewOrderSingle, OrdType, OrderCancelReject, PosSide, Side, StpMode,
-    Symbol, TimeInForce,
+    BoolFlag, Category, ExecutionReport, NewOrderSingle, OrdType, OrderCancelReject, PosSide, Side,
+    StpMode, Symbol, TimeInForce,
 };
 use codec::Decimal;
 use gateway::client::{ClientOptions, Received, StrategyClient};
@@ -172,7 +172,14 @@ pub struct Strategy {
 }
 
 /// A NewOrderSingle for BTCUSDT usdt-futures.
-pub fn btc_order(cl: u64, side: Side, ord_type: OrdType, tif: TimeInForce, price: Option<&str>, qty: &str) -> NewOrderSingle {
+pub fn btc_order(
+    cl: u64,
+    side: Side,
+    ord_type: OrdType,
+    tif: TimeInForce,
+    price: Option<&str>,
+    qty: &str,
+) -> NewOrderSingle {
     NewOrderSingle {
         cl_ord_id: cl,
         transact_time: 0,

@@ -1,7 +1,10 @@
 //! End-to-end order flow over real loopback sockets: strategy client → gateway → TLS WebSocket
 //! → venue simulator, and the exact ExecutionReports that come back.
 
-use codec::sbe::{CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest, Side, Symbol, TimeInForce, BoolFlag, Category};
+use codec::sbe::{
+    BoolFlag, Category, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrdType,
+    OrderCancelReplaceRequest, OrderCancelRequest, Side, Symbol, TimeInForce,
+};
 use e2e::{btc_order, d, Harness};
 use std::time::Duration;
 
@@ -96,7 +99,10 @@ fn crossing_order_fills_in_parts_with_exact_quantities_and_average_price() {
 
     // The maker side: first order filled, second partially.
     let mf1 = maker.exec();
-    assert_eq!((mf1.cl_ord_id, mf1.exec_type, mf1.cum_qty), (m1, ExecType::Fill, d("0.002")));
+    assert_eq!(
+        (mf1.cl_ord_id, mf1.exec_type, mf1.cum_qty),
+        (m1, ExecType::Fill, d("0.002"))
+    );
     let mf2 = maker.exec();
     assert_eq!((mf2.cl_ord_id, mf2.exec_type), (m2, ExecType::PartialFill));
     assert_eq!(mf2.cum_qty, d("0.002"));
@@ -113,7 +119,10 @@ fn ioc_remainder_is_cancelled_with_the_exchange_reason() {
     let t = taker.limit(Side::Buy, TimeInForce::Ioc, "60000", "0.003");
     assert_eq!(taker.exec().exec_type, ExecType::New);
     let fill = taker.exec();
-    assert_eq!((fill.exec_type, fill.cum_qty), (ExecType::PartialFill, d("0.001")));
+    assert_eq!(
+        (fill.exec_type, fill.cum_qty),
+        (ExecType::PartialFill, d("0.001"))
+    );
     let cancelled = taker.exec();
     assert_eq!(cancelled.cl_ord_id, t);
     assert_eq!(cancelled.exec_type, ExecType::Canceled);
@@ -145,8 +154,15 @@ fn market_order_fills_against_the_liquidity_source() {
     let h = Harness::start(sim::SimConfig::demo());
     let mut s = h.client(1);
     let cl = s.next_cl();
-    s.c.send_new_order(&btc_order(cl, Side::Buy, OrdType::Market, TimeInForce::Ioc, None, "0.001"))
-        .unwrap();
+    s.c.send_new_order(&btc_order(
+        cl,
+        Side::Buy,
+        OrdType::Market,
+        TimeInForce::Ioc,
+        None,
+        "0.001",
+    ))
+    .unwrap();
     assert_eq!(s.exec().exec_type, ExecType::New);
     let mut last = s.exec();
     while last.exec_type == ExecType::PartialFill {
@@ -163,11 +179,41 @@ fn pre_trade_rejects_never_reach_the_exchange() {
     let mut s = h.client(1);
     let before = h.sim().stats();
     let cases: [(Option<&str>, &str, &str, OrdRejReason, &str); 5] = [
-        (Some("60000.05"), "0.001", "BTCUSDT", OrdRejReason::InvalidPriceIncrement, "tick:"),
-        (Some("60000"), "0.00015", "BTCUSDT", OrdRejReason::IncorrectQuantity, "lot:"),
-        (Some("1000"), "0.001", "BTCUSDT", OrdRejReason::Other, "min notional:"),
-        (Some("60000"), "0.001", "BTCUSDX", OrdRejReason::UnknownSymbol, "unknown symbol"),
-        (Some("60000"), "0", "BTCUSDT", OrdRejReason::IncorrectQuantity, "qty:"),
+        (
+            Some("60000.05"),
+            "0.001",
+            "BTCUSDT",
+            OrdRejReason::InvalidPriceIncrement,
+            "tick:",
+        ),
+        (
+            Some("60000"),
+            "0.00015",
+            "BTCUSDT",
+            OrdRejReason::IncorrectQuantity,
+            "lot:",
+        ),
+        (
+            Some("1000"),
+            "0.001",
+            "BTCUSDT",
+            OrdRejReason::Other,
+            "min notional:",
+        ),
+        (
+            Some("60000"),
+            "0.001",
+            "BTCUSDX",
+            OrdRejReason::UnknownSymbol,
+            "unknown symbol",
+        ),
+        (
+            Some("60000"),
+            "0",
+            "BTCUSDT",
+            OrdRejReason::IncorrectQuantity,
+            "qty:",
+        ),
     ];
     for (price, qty, symbol, reason, text) in cases {
         let cl = s.next_cl();
@@ -185,12 +231,26 @@ fn pre_trade_rejects_never_reach_the_exchange() {
     // A duplicate ClOrdID is refused too.
     let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
     assert_eq!(s.exec().exec_type, ExecType::New);
-    s.c.send_new_order(&btc_order(cl, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some("50000"), "0.001"))
-        .unwrap();
+    s.c.send_new_order(&btc_order(
+        cl,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    ))
+    .unwrap();
     let dup = s.exec();
-    assert_eq!((dup.exec_type, dup.ord_rej_reason), (ExecType::Rejected, Some(OrdRejReason::DuplicateOrder)));
+    assert_eq!(
+        (dup.exec_type, dup.ord_rej_reason),
+        (ExecType::Rejected, Some(OrdRejReason::DuplicateOrder))
+    );
     let after = h.sim().stats();
-    assert_eq!(after.orders_received - before.orders_received, 1, "only the valid order reached the exchange");
+    assert_eq!(
+        after.orders_received - before.orders_received,
+        1,
+        "only the valid order reached the exchange"
+    );
 }
 
 #[test]

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use codec::frame::SOFH_LEN;
 use codec::sbe::{
-    BusinessRejectReason, EstablishmentRejectCode, ExecType, FlowType, Negotiate, NegotiationRejectCode,
-    OrdRejReason, OrdType, Side, TerminationCode, Text, TimeInForce,
+    BusinessRejectReason, EstablishmentRejectCode, ExecType, FlowType, Negotiate,
+    NegotiationRejectCode, OrdRejReason, OrdType, Side, TerminationCode, Text, TimeInForce,
 };
 use e2e::{btc_order, credentials, Harness, WAIT};
 use gateway::client::{ClientError, ClientOptions, Received, StrategyClient};
@@ -36,20 +36,28 @@ fn wrong_credentials_and_duplicate_sessions_are_rejected() {
     let h = Harness::quiet();
     let addr = h.gateway().strategy_addr();
     match StrategyClient::connect(addr, &opts(1, "nope", 1000)) {
-        Err(ClientError::NegotiationRejected(r)) => assert_eq!(r.code, NegotiationRejectCode::Credentials),
+        Err(ClientError::NegotiationRejected(r)) => {
+            assert_eq!(r.code, NegotiationRejectCode::Credentials)
+        }
         other => panic!("expected NegotiationReject, got {other:?}"),
     }
     match StrategyClient::connect(addr, &opts(99, "secret-99", 1000)) {
-        Err(ClientError::NegotiationRejected(r)) => assert_eq!(r.code, NegotiationRejectCode::Credentials),
+        Err(ClientError::NegotiationRejected(r)) => {
+            assert_eq!(r.code, NegotiationRejectCode::Credentials)
+        }
         other => panic!("expected NegotiationReject, got {other:?}"),
     }
     let _first = h.client(3);
     match StrategyClient::connect(addr, &opts(3, &credentials(3), 1000)) {
-        Err(ClientError::NegotiationRejected(r)) => assert_eq!(r.code, NegotiationRejectCode::DuplicateId),
+        Err(ClientError::NegotiationRejected(r)) => {
+            assert_eq!(r.code, NegotiationRejectCode::DuplicateId)
+        }
         other => panic!("expected DuplicateId, got {other:?}"),
     }
     match StrategyClient::connect(addr, &opts(4, &credentials(4), 1)) {
-        Err(ClientError::EstablishmentRejected(r)) => assert_eq!(r.code, EstablishmentRejectCode::KeepaliveInterval),
+        Err(ClientError::EstablishmentRejected(r)) => {
+            assert_eq!(r.code, EstablishmentRejectCode::KeepaliveInterval)
+        }
         other => panic!("expected EstablishmentReject, got {other:?}"),
     }
 }
@@ -70,11 +78,22 @@ fn missed_keepalives_end_the_session() {
 fn application_message_before_the_handshake_terminates() {
     let h = Harness::quiet();
     let mut c = StrategyClient::connect_raw(h.gateway().strategy_addr()).unwrap();
-    c.send_new_order(&btc_order(1, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some("50000"), "0.001"))
-        .unwrap();
+    c.send_new_order(&btc_order(
+        1,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    ))
+    .unwrap();
     let t = expect_terminate(&mut c);
     assert_eq!(t.code, TerminationCode::ProtocolError);
-    assert!(t.reason.as_str().contains("Negotiate"), "{}", t.reason.as_str());
+    assert!(
+        t.reason.as_str().contains("Negotiate"),
+        "{}",
+        t.reason.as_str()
+    );
 }
 
 #[test]
@@ -84,11 +103,20 @@ fn oversize_and_badly_encoded_frames_terminate() {
     // Declared length far above the maximum: refused before reading the body.
     let mut c = StrategyClient::connect(addr, &opts(1, &credentials(1), 1000)).unwrap();
     c.send_raw(&[0x00, 0x10, 0x00, 0x00, 0xEB, 0x50]).unwrap();
-    assert_eq!(expect_terminate(&mut c).code, TerminationCode::ProtocolError);
+    assert_eq!(
+        expect_terminate(&mut c).code,
+        TerminationCode::ProtocolError
+    );
     // Wrong encoding type.
     let mut c = StrategyClient::connect(addr, &opts(2, &credentials(2), 1000)).unwrap();
-    c.send_raw(&[0x00, 0x00, 0x00, 0x10, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]).unwrap();
-    assert_eq!(expect_terminate(&mut c).code, TerminationCode::ProtocolError);
+    c.send_raw(&[
+        0x00, 0x00, 0x00, 0x10, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ])
+    .unwrap();
+    assert_eq!(
+        expect_terminate(&mut c).code,
+        TerminationCode::ProtocolError
+    );
 }
 
 #[test]
@@ -105,13 +133,24 @@ fn unknown_template_and_invalid_fields_get_business_rejects() {
     match s.next() {
         Received::BusinessReject(r) => {
             assert_eq!(r.ref_msg_type, 999);
-            assert_eq!(r.business_reject_reason, BusinessRejectReason::UnsupportedMessageType);
+            assert_eq!(
+                r.business_reject_reason,
+                BusinessRejectReason::UnsupportedMessageType
+            );
         }
         other => panic!("expected BusinessMessageReject, got {other:?}"),
     }
     // A NewOrderSingle with an invalid Side value.
     let mut bytes = Vec::new();
-    btc_order(5, Side::Buy, OrdType::Limit, TimeInForce::Gtc, Some("50000"), "0.001").encode_frame(&mut bytes);
+    btc_order(
+        5,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    )
+    .encode_frame(&mut bytes);
     let side_offset = codec::sbe::NEW_ORDER_SINGLE_FIELDS
         .iter()
         .find(|f| f.name == "Side")
@@ -145,14 +184,19 @@ fn negotiate_with_unsupported_flow_is_rejected() {
         .encode_frame(b)
     })
     .unwrap();
-    assert!(matches!(c.recv(WAIT), Ok(Some(Received::Other(3)))), "NegotiationReject");
+    assert!(
+        matches!(c.recv(WAIT), Ok(Some(Received::Other(3)))),
+        "NegotiationReject"
+    );
 }
 
 #[test]
 fn wrong_exchange_secret_fails_the_login() {
     let (_rt, sim) = e2e::start_sim(e2e::quiet_sim_config());
     match e2e::start_with_bad_secret(&sim) {
-        Err(gateway::engine::GatewayError::Exchange(gateway::exchange::error::ExchangeError::LoginRejected { code, .. })) => {
+        Err(gateway::engine::GatewayError::Exchange(
+            gateway::exchange::error::ExchangeError::LoginRejected { code, .. },
+        )) => {
             assert!((30000..31000).contains(&code), "code {code}");
         }
         other => panic!("expected LoginRejected, got {other:?}"),

@@ -37,7 +37,9 @@ pub struct ExchangeLink {
 
 impl std::fmt::Debug for ExchangeLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ExchangeLink").field("up", &self.up.get()).finish()
+        f.debug_struct("ExchangeLink")
+            .field("up", &self.up.get())
+            .finish()
     }
 }
 
@@ -59,7 +61,10 @@ impl ExchangeLink {
 
     fn down(&self, why: LinkDown) {
         if self.up.replace(false) {
-            tracing::error!(?why, "exchange link down: new requests are answered NotApplied");
+            tracing::error!(
+                ?why,
+                "exchange link down: new requests are answered NotApplied"
+            );
         }
     }
 
@@ -92,7 +97,12 @@ impl ExchangeLink {
 
     /// Reads the socket until it closes: `pong` feeds the keepalive, every other text frame goes
     /// to the tracker with its read time.
-    pub async fn read_loop(&self, mut source: WsSource, early: Vec<Message>, tracker: Sender<TrackerInput>) {
+    pub async fn read_loop(
+        &self,
+        mut source: WsSource,
+        early: Vec<Message>,
+        tracker: Sender<TrackerInput>,
+    ) {
         for m in early {
             self.on_message(m, &tracker);
         }

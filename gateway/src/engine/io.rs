@@ -24,8 +24,8 @@ use crate::idle::IdleStrategy;
 use crate::metrics::{now_ns, LegHistograms};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::session::fixp::SessionLimits;
-use crate::session::out::{Flow, SessionOut};
 use crate::session::order_entry::bg_category;
+use crate::session::out::{Flow, SessionOut};
 use crate::tracker::TrackerInput;
 
 /// State shared by the io thread's tasks (single-threaded: `Rc`, `Cell`, `RefCell`).
@@ -96,7 +96,14 @@ async fn connect_exchange(
         step_timeout: timeout,
         ..Default::default()
     };
-    let private = ws::connect_private_with(&ex.ws_private_url, &tls, &ex.credentials, SystemTime::now(), &opts).await?;
+    let private = ws::connect_private_with(
+        &ex.ws_private_url,
+        &tls,
+        &ex.credentials,
+        SystemTime::now(),
+        &opts,
+    )
+    .await?;
     tracing::info!(conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
     Ok((instruments, private))
 }
@@ -146,7 +153,11 @@ pub(super) fn run(
         let (sink, source, early) = private.split();
         let ex = &settings.exchange;
         let ctx = Rc::new(IoCtx {
-            grants: settings.sessions.iter().map(|g| (g.session_id, g.credentials.clone())).collect(),
+            grants: settings
+                .sessions
+                .iter()
+                .map(|g| (g.session_id, g.credentials.clone()))
+                .collect(),
             active: RefCell::new(HashSet::new()),
             outs: RefCell::new(Vec::new()),
             limits: settings.limits,
@@ -164,7 +175,9 @@ pub(super) fn run(
         {
             let ctx = Rc::clone(&ctx);
             let tx = tracker_tx.clone();
-            tokio::task::spawn_local(async move { ctx.exchange.read_loop(source, early, tx).await });
+            tokio::task::spawn_local(
+                async move { ctx.exchange.read_loop(source, early, tx).await },
+            );
         }
         {
             let ctx = Rc::clone(&ctx);

@@ -114,7 +114,11 @@ impl Gateway {
             let _ = io.join();
         }
         let summary = self.tracker.take().and_then(TrackerHandle::shutdown);
-        let mut legs = self.reporter.take().map(Reporter::finish).unwrap_or_default();
+        let mut legs = self
+            .reporter
+            .take()
+            .map(Reporter::finish)
+            .unwrap_or_default();
         if let Some(s) = &summary {
             let _ = legs.merge(&s.legs);
         }

@@ -37,7 +37,12 @@ impl Reporter {
     }
 }
 
-fn run(rx: Receiver<LegHistograms>, interval_ms: u64, print: bool, hlog_path: Option<PathBuf>) -> LegHistograms {
+fn run(
+    rx: Receiver<LegHistograms>,
+    interval_ms: u64,
+    print: bool,
+    hlog_path: Option<PathBuf>,
+) -> LegHistograms {
     let start = SystemTime::now();
     let mut log = hlog_path.and_then(|p| match IntervalLog::create(&p, start) {
         Ok(l) => Some(l),
@@ -60,11 +65,17 @@ fn run(rx: Receiver<LegHistograms>, interval_ms: u64, print: bool, hlog_path: Op
             Err(RecvTimeoutError::Timeout) => true,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        let due = interval_start.elapsed().map(|e| e >= period).unwrap_or(true);
+        let due = interval_start
+            .elapsed()
+            .map(|e| e >= period)
+            .unwrap_or(true);
         if (flush || due) && interval.total_count() > 0 {
             let now = SystemTime::now();
             if print {
-                println!("-- gateway latency, last interval (µs) --\n{}", interval.table());
+                println!(
+                    "-- gateway latency, last interval (µs) --\n{}",
+                    interval.table()
+                );
             }
             if let Some(l) = log.as_mut() {
                 if let Err(e) = l.write_interval(

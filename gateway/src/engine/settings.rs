@@ -68,14 +68,20 @@ pub struct EngineSettings {
 impl EngineSettings {
     /// Resolves a validated configuration file: reads the CA file, maps the categories.
     /// Errors: an unreadable CA file or an unknown category ([`crate::config::ConfigError`]).
-    pub fn from_config(cfg: &crate::config::GatewayConfig) -> Result<EngineSettings, crate::config::ConfigError> {
+    pub fn from_config(
+        cfg: &crate::config::GatewayConfig,
+    ) -> Result<EngineSettings, crate::config::ConfigError> {
         use crate::config::ConfigError;
         let ex = &cfg.exchange;
         let extra_ca_pem = match &ex.ca_cert_pem_path {
-            Some(path) => Some(std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-                path: path.clone(),
-                source,
-            })?),
+            Some(path) => {
+                Some(
+                    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+                        path: path.clone(),
+                        source,
+                    })?,
+                )
+            }
             None => None,
         };
         let mut categories = Vec::new();

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, Message, NegotiationRejectCode,
-    OrdRejReason, OrdStatus, OrdType, OrderCancelReject, Text,
+    self, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, Message,
+    NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, OrderCancelReject, Text,
 };
 use codec::Decimal;
 use tokio::net::TcpStream;
@@ -30,7 +30,11 @@ struct Auth<'a> {
 }
 
 impl Authorizer for Auth<'_> {
-    fn authorize(&mut self, session_id: u64, credentials: &str) -> Result<(), NegotiationRejectCode> {
+    fn authorize(
+        &mut self,
+        session_id: u64,
+        credentials: &str,
+    ) -> Result<(), NegotiationRejectCode> {
         match self.ctx.grants.get(&session_id) {
             Some(expected) if constant_time_eq(expected.as_bytes(), credentials.as_bytes()) => {
                 if self.ctx.active.borrow_mut().insert(session_id) {
@@ -124,7 +128,9 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
                     match peek_frame(&buf[start..end], max) {
                         Ok(Some(len)) => {
                             let frame_end = start + len;
-                            let keep = conn.on_frame(&buf[start + SOFH_LEN..frame_end], t_read).await;
+                            let keep = conn
+                                .on_frame(&buf[start + SOFH_LEN..frame_end], t_read)
+                                .await;
                             start = frame_end;
                             if !keep {
                                 break 'conn;
@@ -198,7 +204,11 @@ impl Conn {
             session_id,
             out: Arc::clone(&self.out),
         });
-        tracing::info!(session_id, keepalive_ms = self.fixp.keepalive_ms(), "strategy session established");
+        tracing::info!(
+            session_id,
+            keepalive_ms = self.fixp.keepalive_ms(),
+            "strategy session established"
+        );
     }
 
     fn write_session(&self, reply: &SessionReply) -> bool {
@@ -240,7 +250,9 @@ impl Conn {
         let req_id = self.ctx.next_request_id();
         self.json.clear();
         let outcome = match &msg {
-            Message::NewOrderSingle(m) => entry.on_new_order(m, &self.ctx.instruments, req_id, &mut self.json, utc),
+            Message::NewOrderSingle(m) => {
+                entry.on_new_order(m, &self.ctx.instruments, req_id, &mut self.json, utc)
+            }
             Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
             Message::OrderCancelReplaceRequest(m) => {
                 entry.on_replace(m, &self.ctx.instruments, req_id, &mut self.json, utc)
@@ -275,13 +287,19 @@ impl Conn {
 
     fn on_timer(&mut self) -> bool {
         self.out.flush();
-        let action = self.fixp.on_timer(now_ns(), self.out.last_write_ns(), self.out.next_seq());
+        let action = self
+            .fixp
+            .on_timer(now_ns(), self.out.last_write_ns(), self.out.next_seq());
         match action {
             SessionAction::None => true,
             SessionAction::Send(reply) => self.write_session(&reply),
             SessionAction::SendAndClose(reply) => {
                 if let SessionReply::Terminate(t) = &reply {
-                    tracing::warn!(session_id = self.fixp.session_id(), reason = t.reason.as_str(), "ending strategy session");
+                    tracing::warn!(
+                        session_id = self.fixp.session_id(),
+                        reason = t.reason.as_str(),
+                        "ending strategy session"
+                    );
                 }
                 self.write_session(&reply);
                 false
@@ -294,13 +312,23 @@ impl Conn {
         let session_id = self.fixp.session_id();
         if self.registered {
             self.ctx.active.borrow_mut().remove(&session_id);
-            let _ = self.ctx.tracker_tx.send(TrackerInput::SessionClosed { session_id });
+            let _ = self
+                .ctx
+                .tracker_tx
+                .send(TrackerInput::SessionClosed { session_id });
         }
         if self.fixp.state() != SessionState::Terminated {
-            tracing::info!(session_id, ?peer, "strategy connection closed without Terminate");
+            tracing::info!(
+                session_id,
+                ?peer,
+                "strategy connection closed without Terminate"
+            );
         }
         self.out.close();
-        self.ctx.outs.borrow_mut().retain(|o| !Arc::ptr_eq(o, &self.out));
+        self.ctx
+            .outs
+            .borrow_mut()
+            .retain(|o| !Arc::ptr_eq(o, &self.out));
     }
 }
 
@@ -314,7 +342,11 @@ fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> 
             order_id: 0,
             exec_id: 0,
             transact_time: utc_ns,
-            price: if m.ord_type() == OrdType::Market { None } else { m.price() },
+            price: if m.ord_type() == OrdType::Market {
+                None
+            } else {
+                m.price()
+            },
             order_qty: m.order_qty(),
             last_qty: None,
             last_px: None,
@@ -350,7 +382,13 @@ fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> 
     }
 }
 
-fn cancel_not_applied(cl: u64, orig: u64, to: CxlRejResponseTo, utc_ns: u64, text: &str) -> ReportMsg {
+fn cancel_not_applied(
+    cl: u64,
+    orig: u64,
+    to: CxlRejResponseTo,
+    utc_ns: u64,
+    text: &str,
+) -> ReportMsg {
     ReportMsg::CancelReject(OrderCancelReject {
         cl_ord_id: cl,
         orig_cl_ord_id: orig,

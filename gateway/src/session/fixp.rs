@@ -49,7 +49,11 @@ impl Default for SessionLimits {
 /// already active). Implemented by the engine over the configuration.
 pub trait Authorizer {
     /// `Ok(())` admits the session; `Err(code)` answers NegotiationReject with that code.
-    fn authorize(&mut self, session_id: u64, credentials: &str) -> Result<(), NegotiationRejectCode>;
+    fn authorize(
+        &mut self,
+        session_id: u64,
+        credentials: &str,
+    ) -> Result<(), NegotiationRejectCode>;
 }
 
 /// Where a session stands in the FIXP life cycle.
@@ -161,59 +165,77 @@ impl FixpSession {
             (SessionState::AwaitNegotiate, Message::Negotiate(n)) => {
                 let request = n.to_owned();
                 self.session_id = request.session_id;
-                if request.client_flow != FlowType::Idempotent && request.client_flow != FlowType::Unsequenced {
+                if request.client_flow != FlowType::Idempotent
+                    && request.client_flow != FlowType::Unsequenced
+                {
                     self.state = SessionState::Terminated;
-                    return SessionAction::SendAndClose(SessionReply::NegotiationReject(NegotiationReject {
-                        session_id: request.session_id,
-                        request_timestamp: request.timestamp,
-                        code: NegotiationRejectCode::FlowTypeNotSupported,
-                        reason: Text::new("client flow must be Idempotent or Unsequenced"),
-                    }));
+                    return SessionAction::SendAndClose(SessionReply::NegotiationReject(
+                        NegotiationReject {
+                            session_id: request.session_id,
+                            request_timestamp: request.timestamp,
+                            code: NegotiationRejectCode::FlowTypeNotSupported,
+                            reason: Text::new("client flow must be Idempotent or Unsequenced"),
+                        },
+                    ));
                 }
                 match auth.authorize(request.session_id, request.credentials.as_str()) {
                     Ok(()) => {
                         self.state = SessionState::Negotiated;
-                        SessionAction::Send(SessionReply::NegotiationResponse(NegotiationResponse {
-                            session_id: request.session_id,
-                            request_timestamp: request.timestamp,
-                            server_flow: FlowType::Recoverable,
-                        }))
+                        SessionAction::Send(SessionReply::NegotiationResponse(
+                            NegotiationResponse {
+                                session_id: request.session_id,
+                                request_timestamp: request.timestamp,
+                                server_flow: FlowType::Recoverable,
+                            },
+                        ))
                     }
                     Err(code) => {
                         self.state = SessionState::Terminated;
                         let reason = match code {
-                            NegotiationRejectCode::Credentials => "unknown session or bad credentials",
+                            NegotiationRejectCode::Credentials => {
+                                "unknown session or bad credentials"
+                            }
                             NegotiationRejectCode::DuplicateId => "session already active",
                             _ => "negotiation refused",
                         };
-                        SessionAction::SendAndClose(SessionReply::NegotiationReject(NegotiationReject {
-                            session_id: request.session_id,
-                            request_timestamp: request.timestamp,
-                            code,
-                            reason: Text::new(reason),
-                        }))
+                        SessionAction::SendAndClose(SessionReply::NegotiationReject(
+                            NegotiationReject {
+                                session_id: request.session_id,
+                                request_timestamp: request.timestamp,
+                                code,
+                                reason: Text::new(reason),
+                            },
+                        ))
                     }
                 }
             }
             (SessionState::Negotiated, Message::Establish(e)) => {
                 let request = e.to_owned();
                 let reject = |code, reason: &str| {
-                    SessionAction::SendAndClose(SessionReply::EstablishmentReject(EstablishmentReject {
-                        session_id: request.session_id,
-                        request_timestamp: request.timestamp,
-                        code,
-                        reason: Text::new(reason),
-                    }))
+                    SessionAction::SendAndClose(SessionReply::EstablishmentReject(
+                        EstablishmentReject {
+                            session_id: request.session_id,
+                            request_timestamp: request.timestamp,
+                            code,
+                            reason: Text::new(reason),
+                        },
+                    ))
                 };
                 if request.session_id != self.session_id {
                     self.state = SessionState::Terminated;
-                    return reject(EstablishmentRejectCode::Unnegotiated, "SessionID differs from Negotiate");
+                    return reject(
+                        EstablishmentRejectCode::Unnegotiated,
+                        "SessionID differs from Negotiate",
+                    );
                 }
                 if request.keepalive_interval < self.limits.keepalive_min_ms
                     || request.keepalive_interval > self.limits.keepalive_max_ms
                 {
                     self.state = SessionState::Terminated;
-                    return reject(EstablishmentRejectCode::KeepaliveInterval, "KeepaliveInterval out of range");
+                    return reject(
+                        EstablishmentRejectCode::KeepaliveInterval,
+                        "KeepaliveInterval out of range",
+                    );
                 }
                 self.keepalive_ms = request.keepalive_interval;
                 self.state = SessionState::Established;
@@ -235,41 +257,54 @@ impl FixpSession {
             }
             (
                 SessionState::Established,
-                m @ (Message::NewOrderSingle(_) | Message::OrderCancelRequest(_) | Message::OrderCancelReplaceRequest(_)),
+                m @ (Message::NewOrderSingle(_)
+                | Message::OrderCancelRequest(_)
+                | Message::OrderCancelReplaceRequest(_)),
             ) => SessionAction::Application(m),
-            (SessionState::Established, other) => SessionAction::Send(SessionReply::BusinessMessageReject(
-                BusinessMessageReject {
+            (SessionState::Established, other) => {
+                SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
                     exchange_code: 0,
                     ref_msg_type: message_template(&other),
                     business_reject_reason: BusinessRejectReason::UnsupportedMessageType,
                     text: Text::new("message not accepted from a strategy"),
-                },
-            )),
-            (SessionState::AwaitNegotiate, _) => self.terminate(TerminationCode::ProtocolError, "message before Negotiate"),
-            (SessionState::Negotiated, _) => self.terminate(TerminationCode::ProtocolError, "message before Establish"),
+                }))
+            }
+            (SessionState::AwaitNegotiate, _) => {
+                self.terminate(TerminationCode::ProtocolError, "message before Negotiate")
+            }
+            (SessionState::Negotiated, _) => {
+                self.terminate(TerminationCode::ProtocolError, "message before Establish")
+            }
         }
     }
 
     /// An inbound frame whose SBE template is unknown or whose block did not decode.
     /// Before establishment this ends the session; afterwards it is answered with
     /// BusinessMessageReject and the session stays up.
-    pub fn on_undecodable(&mut self, now_ns: u64, template_id: u16, reason: &str) -> SessionAction<'static> {
+    pub fn on_undecodable(
+        &mut self,
+        now_ns: u64,
+        template_id: u16,
+        reason: &str,
+    ) -> SessionAction<'static> {
         self.last_inbound_ns = now_ns;
         match self.state {
-            SessionState::Established => SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
-                ref_seq_num: 0,
-                business_reject_ref_id: 0,
-                exchange_code: 0,
-                ref_msg_type: template_id,
-                business_reject_reason: if template_id_is_known(template_id) {
-                    BusinessRejectReason::InvalidField
-                } else {
-                    BusinessRejectReason::UnsupportedMessageType
-                },
-                text: Text::new(reason),
-            })),
+            SessionState::Established => {
+                SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
+                    ref_seq_num: 0,
+                    business_reject_ref_id: 0,
+                    exchange_code: 0,
+                    ref_msg_type: template_id,
+                    business_reject_reason: if template_id_is_known(template_id) {
+                        BusinessRejectReason::InvalidField
+                    } else {
+                        BusinessRejectReason::UnsupportedMessageType
+                    },
+                    text: Text::new(reason),
+                }))
+            }
             SessionState::Terminated => SessionAction::None,
             _ => self.terminate(TerminationCode::ProtocolError, reason),
         }
@@ -288,12 +323,20 @@ impl FixpSession {
     /// session (any message). Returns a Sequence to send when the gateway has been silent for a
     /// keepalive interval, or Terminate when the strategy has been silent for
     /// [`KEEPALIVE_MISSES`] intervals (or never finished the handshake).
-    pub fn on_timer(&mut self, now_ns: u64, last_outbound_ns: u64, next_out_seq: u64) -> SessionAction<'static> {
+    pub fn on_timer(
+        &mut self,
+        now_ns: u64,
+        last_outbound_ns: u64,
+        next_out_seq: u64,
+    ) -> SessionAction<'static> {
         match self.state {
             SessionState::Terminated => SessionAction::None,
             SessionState::AwaitNegotiate | SessionState::Negotiated => {
                 if now_ns.saturating_sub(self.connected_at_ns) > HANDSHAKE_TIMEOUT_NS {
-                    self.terminate(TerminationCode::KeepaliveTimeout, "handshake not completed in time")
+                    self.terminate(
+                        TerminationCode::KeepaliveTimeout,
+                        "handshake not completed in time",
+                    )
                 } else {
                     SessionAction::None
                 }
@@ -301,7 +344,10 @@ impl FixpSession {
             SessionState::Established => {
                 let interval_ns = u64::from(self.keepalive_ms) * 1_000_000;
                 if now_ns.saturating_sub(self.last_inbound_ns) > interval_ns * KEEPALIVE_MISSES {
-                    self.terminate(TerminationCode::KeepaliveTimeout, "keepalive interval missed")
+                    self.terminate(
+                        TerminationCode::KeepaliveTimeout,
+                        "keepalive interval missed",
+                    )
                 } else if now_ns.saturating_sub(last_outbound_ns) >= interval_ns {
                     SessionAction::Send(SessionReply::Sequence(Sequence {
                         next_seq_no: next_out_seq,
@@ -432,7 +478,10 @@ mod tests {
         let mut s = FixpSession::new(0, SessionLimits::default());
         let order = an_order();
         let out = feed(&mut s, 0, &order);
-        assert!(out.contains("SendAndClose(Terminate") && out.contains("ProtocolError"), "{out}");
+        assert!(
+            out.contains("SendAndClose(Terminate") && out.contains("ProtocolError"),
+            "{out}"
+        );
 
         let mut s = FixpSession::new(0, SessionLimits::default());
         feed(&mut s, 0, &negotiate(5, "ok"));
@@ -447,7 +496,8 @@ mod tests {
         let ms = 1_000_000u64;
         let mut s = established(0);
         // Gateway silent for one interval: Sequence.
-        assert!(format!("{:?}", s.on_timer(1000 * ms, 0, 9)).contains("Sequence(Sequence { next_seq_no: 9 })"));
+        assert!(format!("{:?}", s.on_timer(1000 * ms, 0, 9))
+            .contains("Sequence(Sequence { next_seq_no: 9 })"));
         // Strategy silent for three intervals: Terminate.
         assert!(format!("{:?}", s.on_timer(2999 * ms, 2999 * ms, 9)).contains("None"));
         let out = format!("{:?}", s.on_timer(3001 * ms, 3001 * ms, 9));
@@ -458,17 +508,25 @@ mod tests {
     #[test]
     fn handshake_must_complete_in_time() {
         let mut s = FixpSession::new(0, SessionLimits::default());
-        assert!(matches!(s.on_timer(HANDSHAKE_TIMEOUT_NS, 0, 1), SessionAction::None));
+        assert!(matches!(
+            s.on_timer(HANDSHAKE_TIMEOUT_NS, 0, 1),
+            SessionAction::None
+        ));
         assert!(format!("{:?}", s.on_timer(HANDSHAKE_TIMEOUT_NS + 1, 0, 1)).contains("handshake"));
     }
 
     #[test]
     fn undecodable_messages() {
         let mut s = FixpSession::new(0, SessionLimits::default());
-        assert!(format!("{:?}", s.on_undecodable(0, 999, "unknown template")).contains("Terminate"));
+        assert!(
+            format!("{:?}", s.on_undecodable(0, 999, "unknown template")).contains("Terminate")
+        );
         let mut s = established(0);
         let out = format!("{:?}", s.on_undecodable(0, 999, "unknown template"));
-        assert!(out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 999"), "{out}");
+        assert!(
+            out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 999"),
+            "{out}"
+        );
         let out = format!("{:?}", s.on_undecodable(0, 101, "invalid Side"));
         assert!(out.contains("InvalidField"), "{out}");
         assert_eq!(s.state(), SessionState::Established);

@@ -8,15 +8,16 @@ use std::collections::HashMap;
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
-    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, NewOrderSingleDecoder,
-    OrdRejReason, OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
-    OrderCancelRequestDecoder, PosSide, Side, StpMode, Text, TimeInForce,
+    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport,
+    NewOrderSingleDecoder, OrdRejReason, OrdStatus, OrdType, OrderCancelReject,
+    OrderCancelReplaceRequestDecoder, OrderCancelRequestDecoder, PosSide, Side, StpMode, Text,
+    TimeInForce,
 };
 use codec::Decimal;
 
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::InstrumentTable;
-use crate::tracker::{NewOrder, RequestKind, ReportMsg};
+use crate::tracker::{NewOrder, ReportMsg, RequestKind};
 
 /// What the order path decided for one application message.
 #[derive(Debug)]
@@ -115,7 +116,11 @@ impl OrderEntry {
             side: m.side(),
             ord_type: m.ord_type(),
             time_in_force: m.time_in_force(),
-            price: if m.ord_type() == OrdType::Market { None } else { m.price() },
+            price: if m.ord_type() == OrdType::Market {
+                None
+            } else {
+                m.price()
+            },
             qty: m.order_qty(),
         };
         let rejected = |reason, text: &str| {
@@ -223,10 +228,24 @@ impl OrderEntry {
         let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
         let to = CxlRejResponseTo::OrderCancelRequest;
         let Some(&root) = self.roots.get(&orig) else {
-            return Self::cancel_reject(cl, orig, to, CxlRejReason::UnknownOrder, "unknown OrigClOrdID", utc_ns);
+            return Self::cancel_reject(
+                cl,
+                orig,
+                to,
+                CxlRejReason::UnknownOrder,
+                "unknown OrigClOrdID",
+                utc_ns,
+            );
         };
         if self.roots.contains_key(&cl) {
-            return Self::cancel_reject(cl, orig, to, CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID", utc_ns);
+            return Self::cancel_reject(
+                cl,
+                orig,
+                to,
+                CxlRejReason::DuplicateClOrdID,
+                "duplicate ClOrdID",
+                utc_ns,
+            );
         }
         self.roots.insert(cl, root);
         let oid = ClientOid::new(self.session_id, root);
@@ -260,10 +279,24 @@ impl OrderEntry {
         let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
         let to = CxlRejResponseTo::OrderCancelReplaceRequest;
         let Some(&root) = self.roots.get(&orig) else {
-            return Self::cancel_reject(cl, orig, to, CxlRejReason::UnknownOrder, "unknown OrigClOrdID", utc_ns);
+            return Self::cancel_reject(
+                cl,
+                orig,
+                to,
+                CxlRejReason::UnknownOrder,
+                "unknown OrigClOrdID",
+                utc_ns,
+            );
         };
         if self.roots.contains_key(&cl) {
-            return Self::cancel_reject(cl, orig, to, CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID", utc_ns);
+            return Self::cancel_reject(
+                cl,
+                orig,
+                to,
+                CxlRejReason::DuplicateClOrdID,
+                "duplicate ClOrdID",
+                utc_ns,
+            );
         }
         let qty = m.order_qty().unwrap_or(Decimal::ZERO);
         let price = m.price();
@@ -288,7 +321,11 @@ impl OrderEntry {
         );
         EntryOutcome::Send {
             root,
-            kind: RequestKind::Replace { cl_ord_id: cl, price, qty },
+            kind: RequestKind::Replace {
+                cl_ord_id: cl,
+                price,
+                qty,
+            },
         }
     }
 }

@@ -139,7 +139,8 @@ impl SessionOut {
         match write_some(&mut inner.stream, &inner.backlog) {
             Ok(n) => {
                 inner.backlog.drain(..n);
-                self.has_backlog.store(!inner.backlog.is_empty(), Ordering::Relaxed);
+                self.has_backlog
+                    .store(!inner.backlog.is_empty(), Ordering::Relaxed);
                 true
             }
             Err(_) => false,

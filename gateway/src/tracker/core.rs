@@ -161,9 +161,17 @@ impl Tracker {
                     held_terminal: None,
                 });
             }
-            RequestKind::Replace { cl_ord_id, price, qty } => {
+            RequestKind::Replace {
+                cl_ord_id,
+                price,
+                qty,
+            } => {
                 if let Some(o) = self.orders.get_mut(&key) {
-                    o.pending_replace = Some(PendingReplace { cl_ord_id, price, qty });
+                    o.pending_replace = Some(PendingReplace {
+                        cl_ord_id,
+                        price,
+                        qty,
+                    });
                 }
             }
             RequestKind::Cancel { cl_ord_id } => {
@@ -195,7 +203,11 @@ impl Tracker {
                 };
                 self.on_reply(t_read_ns, utc_ns, reply.id, code, msg, item);
             }
-            Inbound::Error { id: Some(id), code, msg } => {
+            Inbound::Error {
+                id: Some(id),
+                code,
+                msg,
+            } => {
                 self.on_reply(t_read_ns, utc_ns, id, code.0, msg, None);
             }
             Inbound::Orders { orders, .. } => {
@@ -225,7 +237,10 @@ impl Tracker {
             self.stats.unknown_replies += 1;
             return;
         };
-        self.legs.record(Leg::ExchangeReply, t_read_ns.saturating_sub(req.t_written_ns));
+        self.legs.record(
+            Leg::ExchangeReply,
+            t_read_ns.saturating_sub(req.t_written_ns),
+        );
         if OUTCOME_UNKNOWN_CODES.contains(&code) {
             // Left to reconciliation by clientOid (never resent); the order channel may still
             // tell the outcome.
@@ -245,7 +260,13 @@ impl Tracker {
             RequestKind::New(_) => {
                 if code == 0 {
                     if !order.acknowledged {
-                        Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+                        Self::acknowledge(
+                            order,
+                            &mut self.reports,
+                            &mut self.stats,
+                            t_read_ns,
+                            utc_ns,
+                        );
                     }
                 } else if !order.acknowledged {
                     order.status = OrdStatus::Rejected;
@@ -253,7 +274,13 @@ impl Tracker {
                     er.ord_rej_reason = Some(OrdRejReason::ExchangeReject);
                     er.exchange_code = code;
                     er.text = Text::new(msg);
-                    push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+                    push_exec(
+                        &mut self.reports,
+                        &mut self.stats,
+                        order.session_id,
+                        er,
+                        t_read_ns,
+                    );
                 }
             }
             RequestKind::Replace { cl_ord_id, .. } => {
@@ -291,7 +318,13 @@ impl Tracker {
         }
     }
 
-    fn acknowledge(order: &mut Order, reports: &mut Vec<Report>, stats: &mut TrackerStats, t_read_ns: u64, utc_ns: u64) {
+    fn acknowledge(
+        order: &mut Order,
+        reports: &mut Vec<Report>,
+        stats: &mut TrackerStats,
+        t_read_ns: u64,
+        utc_ns: u64,
+    ) {
         order.acknowledged = true;
         if order.status == OrdStatus::PendingNew {
             order.status = OrdStatus::New;
@@ -312,7 +345,8 @@ impl Tracker {
         let utc_ns = push.updated_time_ms.saturating_mul(1_000_000);
         if !order.pushed {
             order.pushed = true;
-            self.legs.record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
+            self.legs
+                .record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
         }
         if order.order_id == 0 {
             order.order_id = push.order_id.parse().unwrap_or(0);
@@ -337,17 +371,30 @@ impl Tracker {
                 order.status = order.open_status();
                 let mut er = exec_report(order, ExecType::Replaced, utc_ns);
                 er.orig_cl_ord_id = orig;
-                push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+                push_exec(
+                    &mut self.reports,
+                    &mut self.stats,
+                    order.session_id,
+                    er,
+                    t_read_ns,
+                );
             }
         }
         if push.order_status == BgStatus::Cancelled {
-            order.held_terminal = Some(HeldTerminal::Cancelled(CancelText::new(push.cancel_reason)));
+            order.held_terminal =
+                Some(HeldTerminal::Cancelled(CancelText::new(push.cancel_reason)));
             Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
         }
     }
 
     /// Emits a held Canceled once the fills counted reach what the exchange reported.
-    fn release_terminal(order: &mut Order, reports: &mut Vec<Report>, stats: &mut TrackerStats, t_read_ns: u64, utc_ns: u64) {
+    fn release_terminal(
+        order: &mut Order,
+        reports: &mut Vec<Report>,
+        stats: &mut TrackerStats,
+        t_read_ns: u64,
+        utc_ns: u64,
+    ) {
         let Some(HeldTerminal::Cancelled(reason)) = order.held_terminal else {
             return;
         };
@@ -389,7 +436,8 @@ impl Tracker {
         let utc_ns = fill.exec_time_ms.saturating_mul(1_000_000);
         if !order.pushed {
             order.pushed = true;
-            self.legs.record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
+            self.legs
+                .record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
         }
         if order.order_id == 0 {
             order.order_id = fill.order_id.parse().unwrap_or(0);
@@ -397,9 +445,18 @@ impl Tracker {
         if !order.acknowledged {
             Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
         }
-        let value = fill.exec_price.checked_mul(fill.exec_qty).unwrap_or(fill.exec_value);
-        order.cum_qty = order.cum_qty.checked_add(fill.exec_qty).unwrap_or(order.cum_qty);
-        order.cum_value = order.cum_value.checked_add(value).unwrap_or(order.cum_value);
+        let value = fill
+            .exec_price
+            .checked_mul(fill.exec_qty)
+            .unwrap_or(fill.exec_value);
+        order.cum_qty = order
+            .cum_qty
+            .checked_add(fill.exec_qty)
+            .unwrap_or(order.cum_qty);
+        order.cum_value = order
+            .cum_value
+            .checked_add(value)
+            .unwrap_or(order.cum_value);
         order.status = order.open_status();
         let exec_type = if order.status == OrdStatus::Filled {
             ExecType::Fill
@@ -410,7 +467,13 @@ impl Tracker {
         er.exec_id = exec_id;
         er.last_qty = Some(fill.exec_qty);
         er.last_px = Some(fill.exec_price);
-        push_exec(&mut self.reports, &mut self.stats, order.session_id, er, t_read_ns);
+        push_exec(
+            &mut self.reports,
+            &mut self.stats,
+            order.session_id,
+            er,
+            t_read_ns,
+        );
         Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
     }
 }
@@ -443,7 +506,13 @@ fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
     }
 }
 
-fn push_exec(reports: &mut Vec<Report>, stats: &mut TrackerStats, session_id: u64, er: ExecutionReport, t: u64) {
+fn push_exec(
+    reports: &mut Vec<Report>,
+    stats: &mut TrackerStats,
+    session_id: u64,
+    er: ExecutionReport,
+    t: u64,
+) {
     stats.execution_reports += 1;
     reports.push(Report {
         session_id,

@@ -97,7 +97,10 @@ impl TrackerHandle {
 }
 
 /// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`.
-pub fn spawn(cfg: TrackerThreadConfig, metrics_tx: Option<Sender<LegHistograms>>) -> std::io::Result<TrackerHandle> {
+pub fn spawn(
+    cfg: TrackerThreadConfig,
+    metrics_tx: Option<Sender<LegHistograms>>,
+) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
         .name("bgw-tracker".into())
@@ -158,8 +161,10 @@ impl Driver {
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
             });
             if written && report.cause_t_read_ns != 0 {
-                self.push_legs
-                    .record(Leg::PushToReport, now_ns().saturating_sub(report.cause_t_read_ns));
+                self.push_legs.record(
+                    Leg::PushToReport,
+                    now_ns().saturating_sub(report.cause_t_read_ns),
+                );
             }
         }
     }
@@ -172,7 +177,11 @@ impl Driver {
     }
 }
 
-fn run(cfg: TrackerThreadConfig, rx: Receiver<TrackerInput>, metrics_tx: Option<Sender<LegHistograms>>) -> TrackerSummary {
+fn run(
+    cfg: TrackerThreadConfig,
+    rx: Receiver<TrackerInput>,
+    metrics_tx: Option<Sender<LegHistograms>>,
+) -> TrackerSummary {
     let mut d = Driver {
         tracker: Tracker::new(),
         parser: JsonParser::new(),

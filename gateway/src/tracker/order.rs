@@ -43,7 +43,10 @@ impl CancelText {
         }
         let mut buf = [0u8; 40];
         buf[..end].copy_from_slice(&s.as_bytes()[..end]);
-        CancelText { buf, len: end as u8 }
+        CancelText {
+            buf,
+            len: end as u8,
+        }
     }
 
     /// The text.
@@ -125,7 +128,10 @@ impl Order {
 
     /// Filled, canceled or rejected.
     pub fn is_terminal(&self) -> bool {
-        matches!(self.status, OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected)
+        matches!(
+            self.status,
+            OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+        )
     }
 
     /// The open status that matches the fills counted.

@@ -1,7 +1,10 @@
 //! Unit tests of the tracker core, fed with Bitget-shaped JSON frames through the real parser.
 
 use codec::json::JsonParser;
-use codec::sbe::{Category, CxlRejReason, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrdType, Side, Symbol, TimeInForce};
+use codec::sbe::{
+    Category, CxlRejReason, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrdType, Side,
+    Symbol, TimeInForce,
+};
 use codec::Decimal;
 
 use super::core::{ReportMsg, Tracker};
@@ -76,7 +79,15 @@ fn ack(req_id: u64, cl: u64, order_id: &str) -> String {
     )
 }
 
-fn order_push(cl: u64, order_id: &str, status: &str, price: &str, qty: &str, cum: &str, reason: &str) -> String {
+fn order_push(
+    cl: u64,
+    order_id: &str,
+    status: &str,
+    price: &str,
+    qty: &str,
+    cum: &str,
+    reason: &str,
+) -> String {
     format!(
         r#"{{"action":"snapshot","arg":{{"instType":"UTA","topic":"order"}},"data":[{{"category":"usdt-futures","symbol":"BTCUSDT","orderId":"{order_id}","clientOid":"{}","price":"{price}","qty":"{qty}","orderType":"limit","timeInForce":"gtc","side":"buy","cumExecQty":"{cum}","cumExecValue":"0","avgPrice":"0","orderStatus":"{status}","cancelReason":"{reason}","feeDetail":[],"createdTime":"1","updatedTime":"2"}}],"ts":3}}"#,
         oid(cl)
@@ -104,9 +115,14 @@ fn ack_then_live_push_gives_one_new() {
     let out = r.frame(&ack(1, 10, "555"));
     assert_eq!(out.len(), 1);
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.ord_status, er.order_id, er.cl_ord_id), (ExecType::New, OrdStatus::New, 555, 10));
+    assert_eq!(
+        (er.exec_type, er.ord_status, er.order_id, er.cl_ord_id),
+        (ExecType::New, OrdStatus::New, 555, 10)
+    );
     assert_eq!(er.leaves_qty, d("2"));
-    assert!(r.frame(&order_push(10, "555", "live", "100", "2", "0", "")).is_empty());
+    assert!(r
+        .frame(&order_push(10, "555", "live", "100", "2", "0", ""))
+        .is_empty());
     assert_eq!(r.t.in_flight(), 0);
 }
 
@@ -127,20 +143,34 @@ fn fills_are_counted_once_and_average_exactly() {
     r.frame(&ack(1, 10, "555"));
     let out = r.frame(&fill(10, "555", "9001", "100", "1"));
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.ord_status), (ExecType::PartialFill, OrdStatus::PartiallyFilled));
-    assert_eq!((er.last_qty, er.last_px, er.exec_id), (Some(d("1")), Some(d("100")), 9001));
-    assert_eq!((er.cum_qty, er.leaves_qty, er.avg_px), (d("1"), d("2"), Some(d("100"))));
+    assert_eq!(
+        (er.exec_type, er.ord_status),
+        (ExecType::PartialFill, OrdStatus::PartiallyFilled)
+    );
+    assert_eq!(
+        (er.last_qty, er.last_px, er.exec_id),
+        (Some(d("1")), Some(d("100")), 9001)
+    );
+    assert_eq!(
+        (er.cum_qty, er.leaves_qty, er.avg_px),
+        (d("1"), d("2"), Some(d("100")))
+    );
     // The same execId again (duplicated push) is ignored.
     assert!(r.frame(&fill(10, "555", "9001", "100", "1")).is_empty());
     assert_eq!(r.t.stats().duplicate_fills, 1);
     let out = r.frame(&fill(10, "555", "9002", "101", "2"));
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.ord_status), (ExecType::Fill, OrdStatus::Filled));
+    assert_eq!(
+        (er.exec_type, er.ord_status),
+        (ExecType::Fill, OrdStatus::Filled)
+    );
     assert_eq!((er.cum_qty, er.leaves_qty), (d("3"), d("0")));
     // (100×1 + 101×2) / 3 = 100.666…, half-even at 10 digits.
     assert_eq!(er.avg_px, Some(d("100.6666666667")));
     // The filled push afterwards adds nothing.
-    assert!(r.frame(&order_push(10, "555", "filled", "101", "3", "3", "")).is_empty());
+    assert!(r
+        .frame(&order_push(10, "555", "filled", "101", "3", "3", ""))
+        .is_empty());
 }
 
 #[test]
@@ -160,12 +190,25 @@ fn cancelled_push_waits_for_the_fills_it_counted() {
     r.new_order(1, 10, TimeInForce::Ioc, "100", "3");
     r.frame(&ack(1, 10, "555"));
     // The exchange says cancelled with 1 filled, before the fill push arrives.
-    assert!(r.frame(&order_push(10, "555", "cancelled", "100", "3", "1", "ioc_not_full_cancel")).is_empty());
+    assert!(r
+        .frame(&order_push(
+            10,
+            "555",
+            "cancelled",
+            "100",
+            "3",
+            "1",
+            "ioc_not_full_cancel"
+        ))
+        .is_empty());
     let out = r.frame(&fill(10, "555", "7", "100", "1"));
     assert_eq!(out.len(), 2);
     assert_eq!(exec(&out[0]).exec_type, ExecType::PartialFill);
     let c = exec(&out[1]);
-    assert_eq!((c.exec_type, c.ord_status), (ExecType::Canceled, OrdStatus::Canceled));
+    assert_eq!(
+        (c.exec_type, c.ord_status),
+        (ExecType::Canceled, OrdStatus::Canceled)
+    );
     assert_eq!((c.cum_qty, c.leaves_qty), (d("1"), d("0")));
     assert_eq!(c.text.as_str(), "ioc_not_full_cancel");
     // Nothing after the end.
@@ -178,7 +221,10 @@ fn refused_place_order_is_rejected_with_the_exchange_code() {
     r.new_order(1, 10, TimeInForce::Gtc, "100", "1");
     let out = r.frame(r#"{"event":"error","id":"1","code":"25203","msg":"Insufficient margin"}"#);
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.ord_status), (ExecType::Rejected, OrdStatus::Rejected));
+    assert_eq!(
+        (er.exec_type, er.ord_status),
+        (ExecType::Rejected, OrdStatus::Rejected)
+    );
     assert_eq!(er.ord_rej_reason, Some(OrdRejReason::ExchangeReject));
     assert_eq!(er.exchange_code, 25203);
     assert_eq!(er.text.as_str(), "Insufficient margin");
@@ -188,7 +234,9 @@ fn refused_place_order_is_rejected_with_the_exchange_code() {
 fn outcome_unknown_is_not_reported_as_rejected() {
     let mut r = Rig::new();
     r.new_order(1, 10, TimeInForce::Gtc, "100", "1");
-    assert!(r.frame(r#"{"code":"40010","msg":"Request timed out","id":"1","event":"error"}"#).is_empty());
+    assert!(r
+        .frame(r#"{"code":"40010","msg":"Request timed out","id":"1","event":"error"}"#)
+        .is_empty());
     assert_eq!(r.t.stats().outcome_unknown, 1);
     // The order channel still tells the outcome.
     let out = r.frame(&order_push(10, "555", "live", "100", "1", "0", ""));
@@ -200,17 +248,42 @@ fn replace_takes_effect_when_the_order_channel_shows_it() {
     let mut r = Rig::new();
     r.new_order(1, 10, TimeInForce::Gtc, "100", "1");
     r.frame(&ack(1, 10, "555"));
-    r.sent(2, 10, RequestKind::Replace { cl_ord_id: 11, price: Some(d("99.5")), qty: d("2") });
+    r.sent(
+        2,
+        10,
+        RequestKind::Replace {
+            cl_ord_id: 11,
+            price: Some(d("99.5")),
+            qty: d("2"),
+        },
+    );
     assert!(r.frame(r#"{"event":"trade","id":"2","topic":"modify-order","args":[{"orderId":"555","clientOid":"x"}],"code":"0","msg":"Success"}"#).is_empty());
     let out = r.frame(&order_push(10, "555", "live", "99.5", "2", "0", ""));
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.cl_ord_id, er.orig_cl_ord_id), (ExecType::Replaced, 11, 10));
-    assert_eq!((er.price, er.order_qty, er.leaves_qty), (Some(d("99.5")), d("2"), d("2")));
+    assert_eq!(
+        (er.exec_type, er.cl_ord_id, er.orig_cl_ord_id),
+        (ExecType::Replaced, 11, 10)
+    );
+    assert_eq!(
+        (er.price, er.order_qty, er.leaves_qty),
+        (Some(d("99.5")), d("2"), d("2"))
+    );
     // A cancel naming the new ClOrdID then cancels the same order.
     r.sent(3, 10, RequestKind::Cancel { cl_ord_id: 12 });
-    let out = r.frame(&order_push(10, "555", "cancelled", "99.5", "2", "0", "normal_cancel"));
+    let out = r.frame(&order_push(
+        10,
+        "555",
+        "cancelled",
+        "99.5",
+        "2",
+        "0",
+        "normal_cancel",
+    ));
     let er = exec(&out[0]);
-    assert_eq!((er.exec_type, er.cl_ord_id, er.orig_cl_ord_id), (ExecType::Canceled, 12, 11));
+    assert_eq!(
+        (er.exec_type, er.cl_ord_id, er.orig_cl_ord_id),
+        (ExecType::Canceled, 12, 11)
+    );
 }
 
 #[test]
@@ -218,12 +291,24 @@ fn refused_modify_and_cancel_give_cancel_rejects() {
     let mut r = Rig::new();
     r.new_order(1, 10, TimeInForce::Gtc, "100", "1");
     r.frame(&ack(1, 10, "555"));
-    r.sent(2, 10, RequestKind::Replace { cl_ord_id: 11, price: Some(d("100")), qty: d("1") });
-    let out = r.frame(r#"{"event":"error","id":"2","code":"25571","msg":"same as the original value"}"#);
+    r.sent(
+        2,
+        10,
+        RequestKind::Replace {
+            cl_ord_id: 11,
+            price: Some(d("100")),
+            qty: d("1"),
+        },
+    );
+    let out =
+        r.frame(r#"{"event":"error","id":"2","code":"25571","msg":"same as the original value"}"#);
     match &out[0] {
         ReportMsg::CancelReject(c) => {
             assert_eq!((c.cl_ord_id, c.orig_cl_ord_id, c.order_id), (11, 10, 555));
-            assert_eq!(c.cxl_rej_response_to, CxlRejResponseTo::OrderCancelReplaceRequest);
+            assert_eq!(
+                c.cxl_rej_response_to,
+                CxlRejResponseTo::OrderCancelReplaceRequest
+            );
             assert_eq!((c.exchange_code, c.ord_status), (25571, OrdStatus::New));
         }
         other => panic!("{other:?}"),
@@ -235,7 +320,10 @@ fn refused_modify_and_cancel_give_cancel_rejects() {
         ReportMsg::CancelReject(c) => {
             assert_eq!((c.cl_ord_id, c.orig_cl_ord_id), (12, 10));
             assert_eq!(c.cxl_rej_response_to, CxlRejResponseTo::OrderCancelRequest);
-            assert_eq!((c.exchange_code, c.ord_status, c.cxl_rej_reason), (25204, OrdStatus::Filled, CxlRejReason::TooLateToCancel));
+            assert_eq!(
+                (c.exchange_code, c.ord_status, c.cxl_rej_reason),
+                (25204, OrdStatus::Filled, CxlRejReason::TooLateToCancel)
+            );
         }
         other => panic!("{other:?}"),
     }
@@ -244,7 +332,9 @@ fn refused_modify_and_cancel_give_cancel_rejects() {
 #[test]
 fn foreign_pushes_and_unknown_replies_are_counted_not_reported() {
     let mut r = Rig::new();
-    assert!(r.frame(&order_push(10, "555", "live", "100", "1", "0", "")).is_empty());
+    assert!(r
+        .frame(&order_push(10, "555", "live", "100", "1", "0", ""))
+        .is_empty());
     let foreign = r#"{"action":"snapshot","arg":{"instType":"UTA","topic":"order"},"data":[{"category":"spot","symbol":"ETHUSDT","orderId":"1","clientOid":"TQACZE92YDQAAQAAAAAA","price":"1","qty":"1","orderType":"limit","side":"buy","cumExecQty":"0","cumExecValue":"0","avgPrice":"0","orderStatus":"live","cancelReason":"","createdTime":"1","updatedTime":"1"}],"ts":1}"#;
     assert!(r.frame(foreign).is_empty());
     assert!(r.frame(&ack(42, 10, "1")).is_empty());
