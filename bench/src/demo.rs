@@ -458,7 +458,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
                 Some(cross),
                 Expect::FilledOrIocCanceled,
             )?;
-            if cycle % 2 == 0 {
+            if cycle.is_multiple_of(2) {
                 flow.new_order(
                     &m,
                     Side::Sell,
@@ -479,7 +479,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
                 )?;
             }
             // Every fifth cycle, a post-only buy that would cross: cancelled by the venue.
-            if cycle % 5 == 0 {
+            if cycle.is_multiple_of(5) {
                 flow.new_order(
                     &m,
                     Side::Buy,
@@ -490,7 +490,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
                 )?;
             }
             cycle += 1;
-            if opts.verbose && cycle % 500 == 0 {
+            if opts.verbose && cycle.is_multiple_of(500) {
                 println!(
                     "  {} orders, {} requests, {:?}",
                     flow.orders.len(),

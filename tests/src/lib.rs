@@ -213,7 +213,7 @@ impl Strategy {
     }
 
     /// Next message that is not a Sequence.
-    pub fn next(&mut self) -> Received {
+    pub fn next_message(&mut self) -> Received {
         loop {
             match self.c.recv(WAIT).expect("recv") {
                 Some(Received::Sequence(_)) => continue,
@@ -225,7 +225,7 @@ impl Strategy {
 
     /// Next ExecutionReport (panics on anything else).
     pub fn exec(&mut self) -> ExecutionReport {
-        match self.next() {
+        match self.next_message() {
             Received::Exec(er) => er,
             other => panic!("expected ExecutionReport, got {other:?}"),
         }
@@ -233,7 +233,7 @@ impl Strategy {
 
     /// Next OrderCancelReject (panics on anything else).
     pub fn cancel_reject(&mut self) -> OrderCancelReject {
-        match self.next() {
+        match self.next_message() {
             Received::CancelReject(r) => r,
             other => panic!("expected OrderCancelReject, got {other:?}"),
         }

@@ -130,7 +130,7 @@ fn unknown_template_and_invalid_fields_get_business_rejects() {
     frame[SOFH_LEN + 4..SOFH_LEN + 6].copy_from_slice(&codec::sbe::SCHEMA_ID.to_le_bytes());
     frame[SOFH_LEN + 6..SOFH_LEN + 8].copy_from_slice(&codec::sbe::SCHEMA_VERSION.to_le_bytes());
     s.c.send_raw(&frame).unwrap();
-    match s.next() {
+    match s.next_message() {
         Received::BusinessReject(r) => {
             assert_eq!(r.ref_msg_type, 999);
             assert_eq!(
@@ -158,7 +158,7 @@ fn unknown_template_and_invalid_fields_get_business_rejects() {
         .unwrap();
     bytes[SOFH_LEN + 8 + side_offset] = 77;
     s.c.send_raw(&bytes).unwrap();
-    match s.next() {
+    match s.next_message() {
         Received::BusinessReject(r) => {
             assert_eq!(r.ref_msg_type, codec::sbe::NewOrderSingle::TEMPLATE_ID);
             assert_eq!(r.business_reject_reason, BusinessRejectReason::InvalidField);
