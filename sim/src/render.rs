@@ -101,8 +101,17 @@ pub fn order_push(book: &Book, category: Category, o: &Order, ts_ms: u64) -> Str
         Some(p) => kd(&mut s, "price", book.price_dec(p)),
         None => s.push_str(",\"price\":\"\""),
     }
-    kd(&mut s, "qty", book.qty_dec(o.qty));
-    s.push_str(",\"amount\":\"0\"");
+    match o.amount {
+        // Spot market buy: qty and amount are the quote-coin amount sent.
+        Some(a) => {
+            kd(&mut s, "qty", a);
+            kd(&mut s, "amount", a);
+        }
+        None => {
+            kd(&mut s, "qty", book.qty_dec(o.qty));
+            s.push_str(",\"amount\":\"0\"");
+        }
+    }
     let futures = category.is_futures();
     if futures {
         s.push_str(",\"holdMode\":");

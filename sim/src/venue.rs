@@ -184,6 +184,7 @@ pub fn spec_of(i: &InstrumentConfig) -> InstrumentSpec {
         min_notional: i.min_order_amount,
         maker_fee: i.maker_fee_rate,
         taker_fee: i.taker_fee_rate,
+        market_buy_in_quote: matches!(i.category, Category::Spot | Category::Margin),
     }
 }
 
