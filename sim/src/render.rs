@@ -308,3 +308,62 @@ pub fn control_error(id_raw: Option<&str>, code: u32, msg: &str) -> String {
     s.push('}');
     s
 }
+
+/// Depth levels of one side as `[["price","size"],..]` (strings, best first).
+fn depth_side(out: &mut String, book: &Book, levels: &[(i64, i64)], as_numbers: bool) {
+    out.push('[');
+    for (i, (p, q)) in levels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if as_numbers {
+            let _ = write!(out, "[{},{}]", book.price_dec(*p), book.qty_dec(*q));
+        } else {
+            let _ = write!(out, "[\"{}\",\"{}\"]", book.price_dec(*p), book.qty_dec(*q));
+        }
+    }
+    out.push(']');
+}
+
+/// `GET /api/v3/market/orderbook` data: `{"a":[[price,size]..],"b":[..],"ts":"<ms>"}` (numbers
+/// inside the arrays, as documented).
+pub fn orderbook_data(book: &Book, limit: usize, ts_ms: u64) -> String {
+    let mut s = String::from("{\"a\":");
+    depth_side(&mut s, book, &book.depth(Side::Sell, limit), true);
+    s.push_str(",\"b\":");
+    depth_side(&mut s, book, &book.depth(Side::Buy, limit), true);
+    let _ = write!(s, ",\"ts\":\"{ts_ms}\"}}");
+    s
+}
+
+/// A public depth snapshot push (`books`, `books1`, `books5`, `books15`, `books50`), shaped like
+/// `ws_push_books_update.json` with `"action":"snapshot"`; `checksum` is always 0 (the algorithm
+/// is undocumented), `seq` increases, `pseq` is the previous `seq`.
+#[allow(clippy::too_many_arguments)]
+pub fn books_push(
+    book: &Book,
+    inst_type: &str,
+    topic: &str,
+    symbol: &str,
+    levels: usize,
+    seq: u64,
+    ts_ms: u64,
+) -> String {
+    let mut s = String::with_capacity(200 + levels * 40);
+    s.push_str("{\"action\":\"snapshot\",\"arg\":{\"instType\":");
+    push_json_str(&mut s, inst_type);
+    s.push_str(",\"topic\":");
+    push_json_str(&mut s, topic);
+    s.push_str(",\"symbol\":");
+    push_json_str(&mut s, symbol);
+    s.push_str("},\"data\":[{\"a\":");
+    depth_side(&mut s, book, &book.depth(Side::Sell, levels), false);
+    s.push_str(",\"b\":");
+    depth_side(&mut s, book, &book.depth(Side::Buy, levels), false);
+    let _ = write!(
+        s,
+        ",\"checksum\":0,\"pseq\":{},\"seq\":{seq},\"ts\":\"{ts_ms}\"}}],\"ts\":{ts_ms}}}",
+        seq.saturating_sub(1)
+    );
+    s
+}

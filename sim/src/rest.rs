@@ -147,6 +147,55 @@ pub(crate) async fn instruments(
     ok(&data)
 }
 
+/// `GET /api/v3/market/orderbook?category=..&symbol=..[&limit=5]` (limit 1..=200, default 5):
+/// `data: {"a":[[price,size]..],"b":[..],"ts":"<ms>"}`. Unknown symbol → HTTP 400 `25100`.
+pub(crate) async fn orderbook(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<InstrumentsQuery>,
+) -> Response {
+    let category = match parse_category(q.category.as_deref()) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                40017,
+                "Parameter verification failed: category",
+            )
+        }
+        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    };
+    let symbol = q.symbol.unwrap_or_default();
+    let limit = match q.limit.as_deref() {
+        None | Some("") => 5,
+        Some(l) => match l.parse::<usize>() {
+            Ok(n) if (1..=200).contains(&n) => n,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    40017,
+                    "Parameter verification failed: limit",
+                )
+            }
+        },
+    };
+    let sh = state.shared.lock();
+    let Some(book) = sh
+        .venue
+        .book_index(category, &symbol)
+        .and_then(|i| sh.venue.book(i))
+    else {
+        drop(sh);
+        return error(
+            StatusCode::BAD_REQUEST,
+            25100,
+            &format!("trading pair {symbol} does not exist"),
+        );
+    };
+    let data = crate::render::orderbook_data(book, limit, now_ms());
+    drop(sh);
+    ok(&data)
+}
+
 /// `GET /api/v3/public/time` → `data: {"serverTime":"<ms>"}`.
 pub(crate) async fn time() -> Response {
     ok(&format!("{{\"serverTime\":\"{}\"}}", now_ms()))

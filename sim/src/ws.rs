@@ -16,8 +16,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::auth::verify_login;
+use crate::config::Category;
 use crate::render::{control_error, push_json_str};
-use crate::server::{now_ms, AppState, ConnEntry};
+use crate::server::{book_levels, now_ms, AppState, BookSub, ConnEntry};
 
 /// What to write back for one inbound frame.
 #[derive(Debug, Default)]
@@ -46,6 +47,7 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
             owner: None,
             sub_order: false,
             sub_fill: false,
+            books: Vec::new(),
             tx,
         },
     );
@@ -169,7 +171,10 @@ fn subscribe(
     };
     let mut action = Action::default();
     let mut sh = state.shared.lock();
-    let Some(entry) = sh.conns.get_mut(&conn) else {
+    let mut want_snapshot = false;
+    let shared = &mut *sh;
+    let venue = &shared.venue;
+    let Some(entry) = shared.conns.get_mut(&conn) else {
         return action;
     };
     for arg in args {
@@ -196,13 +201,39 @@ fn subscribe(
                     continue;
                 }
             }
-        } else if topic.is_empty() {
-            action.frames.push(control_error(
-                None,
-                30001,
-                &format!("instType:{inst_type},topic:{topic} doesn't exist"),
-            ));
-            continue;
+        } else {
+            let symbol = arg.get("symbol").and_then(Value::as_str).unwrap_or("");
+            let levels = book_levels(topic);
+            let book = Category::parse_ws(inst_type).and_then(|c| venue.book_index(c, symbol));
+            match (levels, book) {
+                (Some(levels), Some(book)) => {
+                    entry
+                        .books
+                        .retain(|b| !(b.topic == topic && b.book == book));
+                    if !unsubscribe {
+                        entry.books.push(BookSub {
+                            book,
+                            levels,
+                            inst_type: inst_type.to_string(),
+                            topic: topic.to_string(),
+                            symbol: symbol.to_string(),
+                        });
+                        want_snapshot = true;
+                    }
+                }
+                // Other public topics (ticker, trades, ...) are acknowledged without data.
+                (None, _) if !topic.is_empty() => {}
+                _ => {
+                    action.frames.push(control_error(
+                        None,
+                        30001,
+                        &format!(
+                            "instType:{inst_type},channel:{topic},instId:{symbol} doesn't exist"
+                        ),
+                    ));
+                    continue;
+                }
+            }
         }
         let mut s = format!("{{\"event\":\"{event}\",\"arg\":");
         s.push_str(&arg.to_string());
@@ -210,6 +241,10 @@ fn subscribe(
         push_json_str(&mut s, conn_id);
         s.push('}');
         action.frames.push(s);
+    }
+    if want_snapshot {
+        // Queued behind the acks: the connection writes the acks first.
+        sh.push_books(now_ms(), Some(conn));
     }
     action
 }
