@@ -395,12 +395,25 @@ impl SimConfig {
                     l.symbol
                 )));
             }
-            if !l.mid.is_positive() || !l.level_qty.is_positive() || l.level_step_ticks <= 0 {
+            if !(1..=1_000_000).contains(&l.level_step_ticks)
+                || !(1..=1_000_000).contains(&l.half_spread_ticks)
+            {
                 return Err(SimError::Config(format!(
-                    "liquidity {}: mid, level_qty and level_step_ticks must be positive",
+                    "liquidity {}: level_step_ticks and half_spread_ticks must be in 1..=1000000",
                     l.symbol
                 )));
             }
+            if !l.mid.is_positive() || !l.level_qty.is_positive() {
+                return Err(SimError::Config(format!(
+                    "liquidity {}: mid and level_qty must be positive",
+                    l.symbol
+                )));
+            }
+        }
+        if !(1..=200).contains(&self.liquidity.levels) || self.liquidity.refresh_ms == 0 {
+            return Err(SimError::Config(
+                "liquidity: levels must be in 1..=200 and refresh_ms at least 1".into(),
+            ));
         }
         let mut keys: Vec<&str> = self.accounts.iter().map(|a| a.api_key.as_str()).collect();
         keys.sort_unstable();

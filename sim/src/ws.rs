@@ -146,10 +146,13 @@ fn login(state: &AppState, conn: u64, conn_id: &str, v: &Value) -> Action {
             s.push('}');
             Action::one(s)
         }
-        Err(e) => Action {
-            frames: vec![control_error(None, e.code(), &e.to_string())],
-            close: true,
-        },
+        Err(e) => {
+            tracing::info!(conn = conn_id, "login refused: {e}");
+            Action {
+                frames: vec![control_error(None, e.code(), &e.to_string())],
+                close: true,
+            }
+        }
     }
 }
 
