@@ -505,3 +505,33 @@ async fn many_orders_run_quickly_and_liquidity_does_not_starve() {
     assert_eq!(h.stats().fills, 300);
     h.shutdown().await;
 }
+
+/// 10,000 crossing IOC orders, one at a time (run with `--ignored`; prints the elapsed time).
+#[tokio::test]
+#[ignore]
+async fn ten_thousand_orders() {
+    let h = start(true).await;
+    let mut c = Client::ready(&h, "a").await;
+    let t0 = std::time::Instant::now();
+    for i in 0..10_000 {
+        let side = if i % 2 == 0 { "buy" } else { "sell" };
+        let price = if i % 2 == 0 { "61000" } else { "59000" };
+        let v = c
+            .trade(&place(
+                &format!("n{i}"),
+                "BTCUSDT",
+                side,
+                Some(price),
+                "0.01",
+                "ioc",
+                &format!("n-{i}"),
+            ))
+            .await;
+        assert_eq!(v["code"], "0");
+        assert_eq!(item(&c.recv().await)["orderStatus"], "filled");
+        c.recv().await;
+    }
+    eprintln!("10000 orders in {:?}", t0.elapsed());
+    assert_eq!(h.stats().fills, 10_000);
+    h.shutdown().await;
+}
