@@ -271,6 +271,10 @@ pub struct SimConfig {
     /// Login timestamp window in seconds (either direction).
     #[serde(default = "default_login_window_s")]
     pub login_window_s: u64,
+    /// Close a WebSocket connection that sent nothing (no `ping`, no request) for this many
+    /// seconds (Bitget: 120). 0 = never.
+    #[serde(default = "default_idle_timeout_s")]
+    pub idle_timeout_s: u64,
     /// First `orderId`/`execId`; `None` = derived from the start time.
     #[serde(default)]
     pub id_base: Option<u64>,
@@ -285,6 +289,9 @@ pub struct SimConfig {
 
 fn default_true() -> bool {
     true
+}
+fn default_idle_timeout_s() -> u64 {
+    120
 }
 fn default_login_window_s() -> u64 {
     30
@@ -329,6 +336,7 @@ impl SimConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tls: true,
             login_window_s: 30,
+            idle_timeout_s: 120,
             id_base: None,
             instruments: vec![
                 inst(

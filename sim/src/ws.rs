@@ -6,7 +6,8 @@
 //! Control errors carry numeric codes (reference §1.3/§1.4): malformed JSON → `30002`
 //! "Unrecognized request: …", unknown op → `30003` "Invalid op", trade op or private topic
 //! before login → `30004` "User needs to log in", login failure → `30005` then close, unknown
-//! topic → `30001`.
+//! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
+//! Bitget's "no ping for 2 minutes") is closed.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -60,11 +61,25 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
         .ws_connections_total
         .fetch_add(1, Ordering::Relaxed);
     let mut stop = state.shutdown.clone();
+    // Idle limit: no inbound frame for `idle_timeout_s` closes the connection (0 = never).
+    let idle =
+        (state.idle_timeout_s > 0).then(|| std::time::Duration::from_secs(state.idle_timeout_s));
+    let far = std::time::Duration::from_secs(86_400 * 365);
+    let deadline = tokio::time::sleep(idle.unwrap_or(far));
+    tokio::pin!(deadline);
     if !*stop.borrow() {
         loop {
             tokio::select! {
+                () = &mut deadline => {
+                    tracing::info!(conn = conn_id, "closing idle connection");
+                    let _ = socket.send(Message::Close(None)).await;
+                    break;
+                }
                 msg = socket.recv() => {
                     let Some(Ok(msg)) = msg else { break };
+                    if let Some(d) = idle {
+                        deadline.as_mut().reset(tokio::time::Instant::now() + d);
+                    }
                     let action = match msg {
                         Message::Text(t) => handle_text(&state, conn, &conn_id, private, t.as_str()),
                         Message::Binary(_) => Action::one(control_error(None, 30002, "Unrecognized request: binary frame")),

@@ -237,3 +237,16 @@ async fn public_depth_snapshots() {
     assert_eq!(v["data"]["b"][0][0].as_f64(), Some(59999.5));
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn idle_connection_is_closed() {
+    let mut cfg = common::config(false);
+    cfg.idle_timeout_s = 1;
+    let h = sim::Sim::start(cfg).await.unwrap();
+    let mut c = Client::connect(&h, true).await;
+    c.send("ping").await;
+    assert_eq!(c.recv_text().await.as_deref(), Some("pong"));
+    // Nothing more is sent: the server closes the connection (within the client's guard).
+    assert_eq!(c.recv_text().await, None);
+    h.shutdown().await;
+}
