@@ -367,3 +367,74 @@ pub fn books_push(
     );
     s
 }
+
+/// The REST order object (`order-info`, `unfilled-orders`; reference §7): uppercase `category`,
+/// `posSide`, `reduceOnly` `YES`/`NO`, plus `cancelReason` and `execType`.
+pub fn order_rest(book: &Book, category: Category, o: &Order) -> String {
+    let mut s = String::with_capacity(700);
+    let _ = write!(s, "{{\"orderId\":\"{}\"", o.order_id);
+    kv(&mut s, "clientOid", &o.client_oid);
+    kv(&mut s, "category", category.rest_str());
+    kv(&mut s, "symbol", &book.spec().symbol);
+    kv(&mut s, "orderType", o.order_type.as_str());
+    kv(&mut s, "side", o.side.as_str());
+    match o.price {
+        Some(p) => kd(&mut s, "price", book.price_dec(p)),
+        None => s.push_str(",\"price\":\"\""),
+    }
+    match o.amount {
+        Some(a) => {
+            kd(&mut s, "qty", a);
+            kd(&mut s, "amount", a);
+        }
+        None => {
+            kd(&mut s, "qty", book.qty_dec(o.qty));
+            s.push_str(",\"amount\":\"0\"");
+        }
+    }
+    kd(&mut s, "cumExecQty", book.qty_dec(o.cum_qty));
+    kd(&mut s, "cumExecValue", book.value_dec(o.cum_value));
+    kd(&mut s, "avgPrice", book.avg_price(o));
+    kv(&mut s, "timeInForce", o.tif.as_str());
+    kv(&mut s, "orderStatus", o.status.as_str());
+    if category.is_futures() {
+        kv(
+            &mut s,
+            "posSide",
+            hold_side(o.side, o.pos_side, o.reduce_only),
+        );
+        kv(
+            &mut s,
+            "holdMode",
+            if o.pos_side.is_some() {
+                "hedge_mode"
+            } else {
+                "one_way_mode"
+            },
+        );
+        s.push_str(",\"marginMode\":\"crossed\"");
+    }
+    s.push_str(",\"delegateType\":\"normal\"");
+    kv(
+        &mut s,
+        "reduceOnly",
+        if o.reduce_only { "YES" } else { "NO" },
+    );
+    kv(&mut s, "stpMode", o.stp_mode.as_str());
+    s.push_str(",\"takeProfit\":\"\",\"stopLoss\":\"\",\"tpTriggerBy\":\"\",\"slTriggerBy\":\"\",\"tpOrderType\":\"\",\"slOrderType\":\"\",\"tpLimitPrice\":\"\",\"slLimitPrice\":\"\"");
+    if o.cum_fee.is_zero() {
+        s.push_str(",\"feeDetail\":[{\"feeCoin\":null,\"fee\":null}]");
+    } else {
+        fee_detail(&mut s, o.cum_fee, &book.spec().quote_coin);
+    }
+    kv(
+        &mut s,
+        "cancelReason",
+        o.cancel_reason.map(|r| r.as_str()).unwrap_or(""),
+    );
+    s.push_str(",\"execType\":\"normal\"");
+    ku(&mut s, "createdTime", o.created_ms);
+    ku(&mut s, "updatedTime", o.updated_ms);
+    s.push('}');
+    s
+}

@@ -155,6 +155,11 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
+        .route("/api/v3/trade/order-info", get(crate::rest::order_info))
+        .route(
+            "/api/v3/trade/unfilled-orders",
+            get(crate::rest::unfilled_orders),
+        )
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)

@@ -26,8 +26,8 @@ use serde_json::Value;
 
 use crate::config::{Category, InstrumentConfig, SimConfig};
 use crate::matching::{
-    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, OrderType, PosSide,
-    Reject, Side, StpMode, TimeInForce,
+    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, Order, OrderType,
+    PosSide, Reject, Side, StpMode, TimeInForce,
 };
 use crate::render::{self, ReplyItem};
 
@@ -115,6 +115,39 @@ pub struct Venue {
     client_oids: HashMap<(AccountId, String), u64>,
     counters: Arc<Counters>,
     events: Vec<Event>,
+    history: History,
+}
+
+/// Bounded memory of finished (filled / cancelled) account orders, for `order-info`.
+#[derive(Debug, Default)]
+struct History {
+    orders: HashMap<u64, (usize, Order)>,
+    by_client_oid: HashMap<(AccountId, String), u64>,
+    fifo: std::collections::VecDeque<u64>,
+}
+
+impl History {
+    /// Finished orders kept for queries.
+    const CAP: usize = 100_000;
+
+    fn insert(&mut self, book: usize, o: &Order) {
+        self.by_client_oid
+            .insert((o.owner, o.client_oid.clone()), o.order_id);
+        if self.orders.insert(o.order_id, (book, o.clone())).is_none() {
+            self.fifo.push_back(o.order_id);
+        }
+        while self.fifo.len() > Self::CAP {
+            let Some(old) = self.fifo.pop_front() else {
+                break;
+            };
+            if let Some((_, o)) = self.orders.remove(&old) {
+                let key = (o.owner, o.client_oid);
+                if self.by_client_oid.get(&key) == Some(&old) {
+                    self.by_client_oid.remove(&key);
+                }
+            }
+        }
+    }
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -212,6 +245,7 @@ impl Venue {
             client_oids: HashMap::new(),
             counters,
             events: Vec::new(),
+            history: History::default(),
         }
     }
 
@@ -568,6 +602,92 @@ impl Venue {
         }
     }
 
+    /// `GET /api/v3/trade/order-info` data for an order of `owner` (open or finished), by
+    /// `orderId` (wins) or `clientOid`; `25204` when unknown.
+    pub fn order_info(
+        &self,
+        owner: AccountId,
+        order_id: Option<&str>,
+        client_oid: Option<&str>,
+    ) -> Result<String, Reject> {
+        let not_found = || Reject::new(25204, "Order does not exist");
+        let id = match (
+            order_id.filter(|s| !s.is_empty()),
+            client_oid.filter(|s| !s.is_empty()),
+        ) {
+            (Some(id), _) => id.parse::<u64>().map_err(|_| not_found())?,
+            (None, Some(c)) => {
+                let key = (owner, c.to_string());
+                match self.client_oids.get(&key) {
+                    Some(id) => *id,
+                    None => *self.history.by_client_oid.get(&key).ok_or_else(not_found)?,
+                }
+            }
+            (None, None) => return Err(missing("orderId or clientOid")),
+        };
+        if let Some(loc) = self.open.get(&id).filter(|l| l.owner == owner) {
+            let entry = self.books.get(loc.book).ok_or_else(not_found)?;
+            let o = entry.book.order(id).ok_or_else(not_found)?;
+            return Ok(render::order_rest(&entry.book, entry.category, o));
+        }
+        let (book, o) = self
+            .history
+            .orders
+            .get(&id)
+            .filter(|(_, o)| o.owner == owner)
+            .ok_or_else(not_found)?;
+        let entry = self.books.get(*book).ok_or_else(not_found)?;
+        Ok(render::order_rest(&entry.book, entry.category, o))
+    }
+
+    /// `GET /api/v3/trade/unfilled-orders` data: open orders of `owner`, newest first, filtered
+    /// by category / symbol, at most `limit`, below `cursor` (an orderId) when given:
+    /// `{"list":[..],"cursor":"<last orderId or empty>"}`.
+    pub fn unfilled_orders(
+        &self,
+        owner: AccountId,
+        category: Option<Category>,
+        symbol: Option<&str>,
+        limit: usize,
+        cursor: Option<u64>,
+    ) -> String {
+        let mut ids: Vec<(u64, usize)> = self
+            .open
+            .iter()
+            .filter(|(id, l)| l.owner == owner && cursor.is_none_or(|c| **id < c))
+            .filter(|(_, l)| {
+                self.books.get(l.book).is_some_and(|b| {
+                    category.is_none_or(|c| c == b.category)
+                        && symbol.is_none_or(|s| s.is_empty() || s == b.book.spec().symbol)
+                })
+            })
+            .map(|(id, l)| (*id, l.book))
+            .collect();
+        ids.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
+        ids.truncate(limit);
+        let mut s = String::from("{\"list\":[");
+        for (i, (id, book)) in ids.iter().enumerate() {
+            let Some(entry) = self.books.get(*book) else {
+                continue;
+            };
+            let Some(o) = entry.book.order(*id) else {
+                continue;
+            };
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&render::order_rest(&entry.book, entry.category, o));
+        }
+        s.push_str("],\"cursor\":\"");
+        if ids.len() == limit {
+            if let Some((last, _)) = ids.last() {
+                s.push_str(&last.to_string());
+            }
+        }
+        s.push_str("\"}");
+        s
+    }
+
     /// Places a liquidity-source order (units of the book). Returns the order id when it rests.
     pub fn mm_place(
         &mut self,
@@ -649,6 +769,9 @@ impl Venue {
                     if o.status.is_terminal() {
                         self.open.remove(&o.order_id);
                         self.client_oids.remove(&(o.owner, o.client_oid.clone()));
+                        if o.owner != AccountId::MARKET_MAKER {
+                            self.history.insert(book_idx, o);
+                        }
                     }
                     if o.owner == AccountId::MARKET_MAKER {
                         outcome.touched_liquidity = true;
