@@ -104,9 +104,183 @@ pub fn verify_login(
     Ok(AccountId(u32::try_from(idx).unwrap_or(u32::MAX - 1)))
 }
 
+/// Why a signed REST request was refused (reference §1.1, §6.2), with its Bitget code.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RestAuthError {
+    /// `ACCESS-KEY` header missing (`40001`).
+    #[error("ACCESS_KEY cannot be empty")]
+    NoKey,
+    /// `ACCESS-SIGN` header missing (`40003`).
+    #[error("signature cannot be empty")]
+    NoSign,
+    /// `ACCESS-TIMESTAMP` missing or not an integer (`40005`).
+    #[error("Invalid ACCESS_TIMESTAMP")]
+    Timestamp,
+    /// `ACCESS-PASSPHRASE` missing (`40011`).
+    #[error("ACCESS_PASSPHRASE cannot be empty")]
+    NoPassphrase,
+    /// Unknown key (`40006`).
+    #[error("Invalid ACCESS_KEY")]
+    UnknownKey,
+    /// Wrong passphrase (`40012`).
+    #[error("apikey/password is incorrect")]
+    Passphrase,
+    /// Timestamp outside the window (`40008`).
+    #[error("Request timestamp expired")]
+    Expired,
+    /// Signature mismatch (`40009`).
+    #[error("sign signature error")]
+    Sign,
+}
+
+impl RestAuthError {
+    /// The Bitget code of the failure.
+    pub fn code(&self) -> u32 {
+        match self {
+            RestAuthError::NoKey => 40001,
+            RestAuthError::NoSign => 40003,
+            RestAuthError::Timestamp => 40005,
+            RestAuthError::NoPassphrase => 40011,
+            RestAuthError::UnknownKey => 40006,
+            RestAuthError::Passphrase => 40012,
+            RestAuthError::Expired => 40008,
+            RestAuthError::Sign => 40009,
+        }
+    }
+}
+
+/// The four `ACCESS-*` header values of a signed REST request.
+#[derive(Debug, Clone, Copy)]
+pub struct RestCredentials<'a> {
+    /// `ACCESS-KEY`.
+    pub key: Option<&'a str>,
+    /// `ACCESS-SIGN`.
+    pub sign: Option<&'a str>,
+    /// `ACCESS-TIMESTAMP` (ms).
+    pub timestamp: Option<&'a str>,
+    /// `ACCESS-PASSPHRASE`.
+    pub passphrase: Option<&'a str>,
+}
+
+/// What a REST signature covers.
+#[derive(Debug, Clone, Copy)]
+pub struct RestRequest<'a> {
+    /// `GET` / `POST`.
+    pub method: &'a str,
+    /// Path only (`/api/v3/trade/order-info`).
+    pub path: &'a str,
+    /// Raw query string as received, without `?` (may be empty).
+    pub query: &'a str,
+    /// Raw body (empty for GET).
+    pub body: &'a str,
+}
+
+/// Checks a signed REST request: `sign = base64(HMAC-SHA256(secret, timestamp + METHOD +
+/// path [+ "?" + raw query] + body))`, over the query and body exactly as received, timestamp in
+/// ms within `window_s`.
+pub fn verify_rest(
+    accounts: &[AccountConfig],
+    cred: RestCredentials<'_>,
+    req: RestRequest<'_>,
+    now_ms: u64,
+    window_s: u64,
+) -> Result<AccountId, RestAuthError> {
+    let key = cred
+        .key
+        .filter(|s| !s.is_empty())
+        .ok_or(RestAuthError::NoKey)?;
+    let sig = cred
+        .sign
+        .filter(|s| !s.is_empty())
+        .ok_or(RestAuthError::NoSign)?;
+    let ts = cred.timestamp.ok_or(RestAuthError::Timestamp)?;
+    let passphrase = cred
+        .passphrase
+        .filter(|s| !s.is_empty())
+        .ok_or(RestAuthError::NoPassphrase)?;
+    let (idx, acct) = accounts
+        .iter()
+        .enumerate()
+        .find(|(_, a)| a.api_key == key)
+        .ok_or(RestAuthError::UnknownKey)?;
+    if acct.passphrase != passphrase {
+        return Err(RestAuthError::Passphrase);
+    }
+    let t: u64 = ts.parse().map_err(|_| RestAuthError::Timestamp)?;
+    if now_ms.abs_diff(t) > window_s.saturating_mul(1000) {
+        return Err(RestAuthError::Expired);
+    }
+    let given = base64::engine::general_purpose::STANDARD
+        .decode(sig.as_bytes())
+        .map_err(|_| RestAuthError::Sign)?;
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(acct.secret.as_bytes()).map_err(|_| RestAuthError::Sign)?;
+    mac.update(ts.as_bytes());
+    mac.update(req.method.as_bytes());
+    mac.update(req.path.as_bytes());
+    if !req.query.is_empty() {
+        mac.update(b"?");
+        mac.update(req.query.as_bytes());
+    }
+    mac.update(req.body.as_bytes());
+    mac.verify_slice(&given).map_err(|_| RestAuthError::Sign)?;
+    Ok(AccountId(u32::try_from(idx).unwrap_or(u32::MAX - 1)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn get<'a>(path: &'a str, query: &'a str) -> RestRequest<'a> {
+        RestRequest {
+            method: "GET",
+            path,
+            query,
+            body: "",
+        }
+    }
+
+    #[test]
+    fn rest_signing_vector() {
+        // shared/fixtures/bitget-uta/signing_vectors.json, "rest GET with query".
+        let accts = vec![AccountConfig {
+            uid: "1".into(),
+            api_key: "k".into(),
+            secret: "test-secret".into(),
+            passphrase: "p".into(),
+        }];
+        let cred = RestCredentials {
+            key: Some("k"),
+            sign: Some("leUzmMpUuN47NPFtoYJCsDmbWqKyZIGYFT/A8S5UJTQ="),
+            timestamp: Some("1700000000123"),
+            passphrase: Some("p"),
+        };
+        let q = "category=USDT-FUTURES&limit=100";
+        let path = "/api/v3/trade/unfilled-orders";
+        assert_eq!(
+            verify_rest(&accts, cred, get(path, q), 1_700_000_001_000, 30),
+            Ok(AccountId(0))
+        );
+        assert_eq!(
+            verify_rest(
+                &accts,
+                cred,
+                get(path, "limit=100&category=USDT-FUTURES"),
+                1_700_000_001_000,
+                30
+            ),
+            Err(RestAuthError::Sign)
+        );
+        assert_eq!(
+            verify_rest(&accts, cred, get(path, q), 1_700_000_100_000, 30),
+            Err(RestAuthError::Expired)
+        );
+        let none = RestCredentials { key: None, ..cred };
+        assert_eq!(
+            verify_rest(&accts, none, get(path, q), 0, 30).map_err(|e| e.code()),
+            Err(40001)
+        );
+    }
 
     #[test]
     fn signing_vector() {

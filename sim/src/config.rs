@@ -271,6 +271,10 @@ pub struct SimConfig {
     /// Login timestamp window in seconds (either direction).
     #[serde(default = "default_login_window_s")]
     pub login_window_s: u64,
+    /// Close a WebSocket connection that sent nothing (no `ping`, no request) for this many
+    /// seconds (Bitget: 120). 0 = never.
+    #[serde(default = "default_idle_timeout_s")]
+    pub idle_timeout_s: u64,
     /// First `orderId`/`execId`; `None` = derived from the start time.
     #[serde(default)]
     pub id_base: Option<u64>,
@@ -285,6 +289,9 @@ pub struct SimConfig {
 
 fn default_true() -> bool {
     true
+}
+fn default_idle_timeout_s() -> u64 {
+    120
 }
 fn default_login_window_s() -> u64 {
     30
@@ -329,6 +336,7 @@ impl SimConfig {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             tls: true,
             login_window_s: 30,
+            idle_timeout_s: 120,
             id_base: None,
             instruments: vec![
                 inst(
@@ -395,12 +403,25 @@ impl SimConfig {
                     l.symbol
                 )));
             }
-            if !l.mid.is_positive() || !l.level_qty.is_positive() || l.level_step_ticks <= 0 {
+            if !(1..=1_000_000).contains(&l.level_step_ticks)
+                || !(1..=1_000_000).contains(&l.half_spread_ticks)
+            {
                 return Err(SimError::Config(format!(
-                    "liquidity {}: mid, level_qty and level_step_ticks must be positive",
+                    "liquidity {}: level_step_ticks and half_spread_ticks must be in 1..=1000000",
                     l.symbol
                 )));
             }
+            if !l.mid.is_positive() || !l.level_qty.is_positive() {
+                return Err(SimError::Config(format!(
+                    "liquidity {}: mid and level_qty must be positive",
+                    l.symbol
+                )));
+            }
+        }
+        if !(1..=200).contains(&self.liquidity.levels) || self.liquidity.refresh_ms == 0 {
+            return Err(SimError::Config(
+                "liquidity: levels must be in 1..=200 and refresh_ms at least 1".into(),
+            ));
         }
         let mut keys: Vec<&str> = self.accounts.iter().map(|a| a.api_key.as_str()).collect();
         keys.sort_unstable();

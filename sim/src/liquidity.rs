@@ -107,7 +107,12 @@ impl LiquiditySource {
                     ladder.mid_units.saturating_sub(ladder.step_units)
                 };
                 // Never walk below a sensible floor (the ladder must stay positive).
-                let floor = ladder.half_spread_units + ladder.step_units * (levels as i64 + 1);
+                let floor =
+                    ladder
+                        .half_spread_units
+                        .saturating_add(ladder.step_units.saturating_mul(
+                            i64::try_from(levels).unwrap_or(i64::MAX).saturating_add(1),
+                        ));
                 if next > floor {
                     ladder.mid_units = next;
                 }
@@ -124,11 +129,14 @@ fn reconcile(
     now_ms: u64,
     out: &mut TradeOutcome,
 ) {
+    let levels = levels.min(1000);
     let mut targets = Vec::with_capacity(levels * 2);
     for i in 0..levels as i64 {
-        let off = ladder.half_spread_units + i * ladder.step_units;
-        targets.push((Side::Buy, ladder.mid_units - off));
-        targets.push((Side::Sell, ladder.mid_units + off));
+        let off = ladder
+            .half_spread_units
+            .saturating_add(i.saturating_mul(ladder.step_units));
+        targets.push((Side::Buy, ladder.mid_units.saturating_sub(off)));
+        targets.push((Side::Sell, ladder.mid_units.saturating_add(off)));
     }
     // Drop or cancel what is stale.
     let mut stale = Vec::new();

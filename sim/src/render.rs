@@ -101,8 +101,17 @@ pub fn order_push(book: &Book, category: Category, o: &Order, ts_ms: u64) -> Str
         Some(p) => kd(&mut s, "price", book.price_dec(p)),
         None => s.push_str(",\"price\":\"\""),
     }
-    kd(&mut s, "qty", book.qty_dec(o.qty));
-    s.push_str(",\"amount\":\"0\"");
+    match o.amount {
+        // Spot market buy: qty and amount are the quote-coin amount sent.
+        Some(a) => {
+            kd(&mut s, "qty", a);
+            kd(&mut s, "amount", a);
+        }
+        None => {
+            kd(&mut s, "qty", book.qty_dec(o.qty));
+            s.push_str(",\"amount\":\"0\"");
+        }
+    }
     let futures = category.is_futures();
     if futures {
         s.push_str(",\"holdMode\":");
@@ -296,6 +305,136 @@ pub fn control_error(id_raw: Option<&str>, code: u32, msg: &str) -> String {
     }
     let _ = write!(s, ",\"code\":{code}");
     kv(&mut s, "msg", msg);
+    s.push('}');
+    s
+}
+
+/// Depth levels of one side as `[["price","size"],..]` (strings, best first).
+fn depth_side(out: &mut String, book: &Book, levels: &[(i64, i64)], as_numbers: bool) {
+    out.push('[');
+    for (i, (p, q)) in levels.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        if as_numbers {
+            let _ = write!(out, "[{},{}]", book.price_dec(*p), book.qty_dec(*q));
+        } else {
+            let _ = write!(out, "[\"{}\",\"{}\"]", book.price_dec(*p), book.qty_dec(*q));
+        }
+    }
+    out.push(']');
+}
+
+/// `GET /api/v3/market/orderbook` data: `{"a":[[price,size]..],"b":[..],"ts":"<ms>"}` (numbers
+/// inside the arrays, as documented).
+pub fn orderbook_data(book: &Book, limit: usize, ts_ms: u64) -> String {
+    let mut s = String::from("{\"a\":");
+    depth_side(&mut s, book, &book.depth(Side::Sell, limit), true);
+    s.push_str(",\"b\":");
+    depth_side(&mut s, book, &book.depth(Side::Buy, limit), true);
+    let _ = write!(s, ",\"ts\":\"{ts_ms}\"}}");
+    s
+}
+
+/// A public depth snapshot push (`books`, `books1`, `books5`, `books15`, `books50`), shaped like
+/// `ws_push_books_update.json` with `"action":"snapshot"`; `checksum` is always 0 (the algorithm
+/// is undocumented), `seq` increases, `pseq` is the previous `seq`.
+#[allow(clippy::too_many_arguments)]
+pub fn books_push(
+    book: &Book,
+    inst_type: &str,
+    topic: &str,
+    symbol: &str,
+    levels: usize,
+    seq: u64,
+    ts_ms: u64,
+) -> String {
+    let mut s = String::with_capacity(200 + levels * 40);
+    s.push_str("{\"action\":\"snapshot\",\"arg\":{\"instType\":");
+    push_json_str(&mut s, inst_type);
+    s.push_str(",\"topic\":");
+    push_json_str(&mut s, topic);
+    s.push_str(",\"symbol\":");
+    push_json_str(&mut s, symbol);
+    s.push_str("},\"data\":[{\"a\":");
+    depth_side(&mut s, book, &book.depth(Side::Sell, levels), false);
+    s.push_str(",\"b\":");
+    depth_side(&mut s, book, &book.depth(Side::Buy, levels), false);
+    let _ = write!(
+        s,
+        ",\"checksum\":0,\"pseq\":{},\"seq\":{seq},\"ts\":\"{ts_ms}\"}}],\"ts\":{ts_ms}}}",
+        seq.saturating_sub(1)
+    );
+    s
+}
+
+/// The REST order object (`order-info`, `unfilled-orders`; reference §7): uppercase `category`,
+/// `posSide`, `reduceOnly` `YES`/`NO`, plus `cancelReason` and `execType`.
+pub fn order_rest(book: &Book, category: Category, o: &Order) -> String {
+    let mut s = String::with_capacity(700);
+    let _ = write!(s, "{{\"orderId\":\"{}\"", o.order_id);
+    kv(&mut s, "clientOid", &o.client_oid);
+    kv(&mut s, "category", category.rest_str());
+    kv(&mut s, "symbol", &book.spec().symbol);
+    kv(&mut s, "orderType", o.order_type.as_str());
+    kv(&mut s, "side", o.side.as_str());
+    match o.price {
+        Some(p) => kd(&mut s, "price", book.price_dec(p)),
+        None => s.push_str(",\"price\":\"\""),
+    }
+    match o.amount {
+        Some(a) => {
+            kd(&mut s, "qty", a);
+            kd(&mut s, "amount", a);
+        }
+        None => {
+            kd(&mut s, "qty", book.qty_dec(o.qty));
+            s.push_str(",\"amount\":\"0\"");
+        }
+    }
+    kd(&mut s, "cumExecQty", book.qty_dec(o.cum_qty));
+    kd(&mut s, "cumExecValue", book.value_dec(o.cum_value));
+    kd(&mut s, "avgPrice", book.avg_price(o));
+    kv(&mut s, "timeInForce", o.tif.as_str());
+    kv(&mut s, "orderStatus", o.status.as_str());
+    if category.is_futures() {
+        kv(
+            &mut s,
+            "posSide",
+            hold_side(o.side, o.pos_side, o.reduce_only),
+        );
+        kv(
+            &mut s,
+            "holdMode",
+            if o.pos_side.is_some() {
+                "hedge_mode"
+            } else {
+                "one_way_mode"
+            },
+        );
+        s.push_str(",\"marginMode\":\"crossed\"");
+    }
+    s.push_str(",\"delegateType\":\"normal\"");
+    kv(
+        &mut s,
+        "reduceOnly",
+        if o.reduce_only { "YES" } else { "NO" },
+    );
+    kv(&mut s, "stpMode", o.stp_mode.as_str());
+    s.push_str(",\"takeProfit\":\"\",\"stopLoss\":\"\",\"tpTriggerBy\":\"\",\"slTriggerBy\":\"\",\"tpOrderType\":\"\",\"slOrderType\":\"\",\"tpLimitPrice\":\"\",\"slLimitPrice\":\"\"");
+    if o.cum_fee.is_zero() {
+        s.push_str(",\"feeDetail\":[{\"feeCoin\":null,\"fee\":null}]");
+    } else {
+        fee_detail(&mut s, o.cum_fee, &book.spec().quote_coin);
+    }
+    kv(
+        &mut s,
+        "cancelReason",
+        o.cancel_reason.map(|r| r.as_str()).unwrap_or(""),
+    );
+    s.push_str(",\"execType\":\"normal\"");
+    ku(&mut s, "createdTime", o.created_ms);
+    ku(&mut s, "updatedTime", o.updated_ms);
     s.push('}');
     s
 }

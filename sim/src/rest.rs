@@ -4,11 +4,13 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
-use axum::http::{header, StatusCode};
+use axum::extract::{Query, RawQuery, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use crate::auth::{verify_rest, RestCredentials, RestRequest};
 use crate::config::InstrumentConfig;
+use crate::matching::AccountId;
 use crate::render::push_json_str;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
@@ -147,6 +149,55 @@ pub(crate) async fn instruments(
     ok(&data)
 }
 
+/// `GET /api/v3/market/orderbook?category=..&symbol=..[&limit=5]` (limit 1..=200, default 5):
+/// `data: {"a":[[price,size]..],"b":[..],"ts":"<ms>"}`. Unknown symbol → HTTP 400 `25100`.
+pub(crate) async fn orderbook(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<InstrumentsQuery>,
+) -> Response {
+    let category = match parse_category(q.category.as_deref()) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                40017,
+                "Parameter verification failed: category",
+            )
+        }
+        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    };
+    let symbol = q.symbol.unwrap_or_default();
+    let limit = match q.limit.as_deref() {
+        None | Some("") => 5,
+        Some(l) => match l.parse::<usize>() {
+            Ok(n) if (1..=200).contains(&n) => n,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    40017,
+                    "Parameter verification failed: limit",
+                )
+            }
+        },
+    };
+    let sh = state.shared.lock();
+    let Some(book) = sh
+        .venue
+        .book_index(category, &symbol)
+        .and_then(|i| sh.venue.book(i))
+    else {
+        drop(sh);
+        return error(
+            StatusCode::BAD_REQUEST,
+            25100,
+            &format!("trading pair {symbol} does not exist"),
+        );
+    };
+    let data = crate::render::orderbook_data(book, limit, now_ms());
+    drop(sh);
+    ok(&data)
+}
+
 /// `GET /api/v3/public/time` → `data: {"serverTime":"<ms>"}`.
 pub(crate) async fn time() -> Response {
     ok(&format!("{{\"serverTime\":\"{}\"}}", now_ms()))
@@ -155,4 +206,117 @@ pub(crate) async fn time() -> Response {
 /// Any other path: HTTP 404 with code `40404`.
 pub(crate) async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
+}
+
+/// Value of `key` in a raw query string (no percent-decoding: Bitget parameters are URL-safe).
+fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+}
+
+/// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
+fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    path: &str,
+    query: &str,
+) -> Result<AccountId, Box<Response>> {
+    let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let cred = RestCredentials {
+        key: h("ACCESS-KEY"),
+        sign: h("ACCESS-SIGN"),
+        timestamp: h("ACCESS-TIMESTAMP"),
+        passphrase: h("ACCESS-PASSPHRASE"),
+    };
+    let req = RestRequest {
+        method: "GET",
+        path,
+        query,
+        body: "",
+    };
+    verify_rest(&state.accounts, cred, req, now_ms(), state.login_window_s)
+        .map_err(|e| Box::new(error(StatusCode::BAD_REQUEST, e.code(), &e.to_string())))
+}
+
+/// `GET /api/v3/trade/order-info?orderId=..|clientOid=..` (signed): the order object, open or
+/// finished (the last 100 000 finished orders are kept); `25204` (HTTP 400) when unknown.
+pub(crate) async fn order_info(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = query.unwrap_or_default();
+    let owner = match authenticate(&state, &headers, "/api/v3/trade/order-info", &query) {
+        Ok(o) => o,
+        Err(resp) => return *resp,
+    };
+    let sh = state.shared.lock();
+    let res = sh.venue.order_info(
+        owner,
+        query_param(&query, "orderId"),
+        query_param(&query, "clientOid"),
+    );
+    drop(sh);
+    match res {
+        Ok(data) => ok(&data),
+        Err(e) => error(StatusCode::BAD_REQUEST, e.code, &e.msg),
+    }
+}
+
+/// `GET /api/v3/trade/unfilled-orders?[category=..][&symbol=..][&limit=..][&cursor=..]`
+/// (signed): the account's open orders, newest first, `limit` 1..=100 (default 100), `cursor`
+/// = an orderId to continue below; `data: {"list":[..],"cursor":".."}`.
+pub(crate) async fn unfilled_orders(
+    State(state): State<Arc<AppState>>,
+    headers: HeaderMap,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let query = query.unwrap_or_default();
+    let owner = match authenticate(&state, &headers, "/api/v3/trade/unfilled-orders", &query) {
+        Ok(o) => o,
+        Err(resp) => return *resp,
+    };
+    let category = match parse_category(query_param(&query, "category")) {
+        Ok(c) => c,
+        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    };
+    let limit = match query_param(&query, "limit").filter(|s| !s.is_empty()) {
+        None => 100,
+        Some(l) => match l.parse::<usize>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    40017,
+                    "Parameter verification failed: limit",
+                )
+            }
+        },
+    };
+    let cursor = match query_param(&query, "cursor").filter(|s| !s.is_empty()) {
+        None => None,
+        Some(c) => match c.parse::<u64>() {
+            Ok(n) => Some(n),
+            Err(_) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    40017,
+                    "Parameter verification failed: cursor",
+                )
+            }
+        },
+    };
+    let sh = state.shared.lock();
+    let data = sh.venue.unfilled_orders(
+        owner,
+        category,
+        query_param(&query, "symbol"),
+        limit,
+        cursor,
+    );
+    drop(sh);
+    ok(&data)
 }

@@ -33,7 +33,30 @@ pub(crate) struct ConnEntry {
     pub(crate) owner: Option<AccountId>,
     pub(crate) sub_order: bool,
     pub(crate) sub_fill: bool,
+    /// Public depth subscriptions: (book index, levels, instType, topic, symbol).
+    pub(crate) books: Vec<BookSub>,
     pub(crate) tx: mpsc::UnboundedSender<String>,
+}
+
+/// One public depth subscription.
+#[derive(Debug, Clone)]
+pub(crate) struct BookSub {
+    pub(crate) book: usize,
+    pub(crate) levels: usize,
+    pub(crate) inst_type: String,
+    pub(crate) topic: String,
+    pub(crate) symbol: String,
+}
+
+/// Levels of a public depth topic (`books` is served as 50-level snapshots).
+pub(crate) fn book_levels(topic: &str) -> Option<usize> {
+    match topic {
+        "books1" => Some(1),
+        "books5" => Some(5),
+        "books15" => Some(15),
+        "books50" | "books" => Some(50),
+        _ => None,
+    }
 }
 
 /// Everything behind the one lock.
@@ -41,6 +64,8 @@ pub(crate) struct Shared {
     pub(crate) venue: Venue,
     pub(crate) liquidity: LiquiditySource,
     pub(crate) conns: HashMap<u64, ConnEntry>,
+    /// Sequence number of public depth pushes.
+    pub(crate) book_seq: u64,
 }
 
 impl Shared {
@@ -63,6 +88,32 @@ impl Shared {
         }
     }
 
+    /// Sends a depth snapshot for every public depth subscription (`only` = one connection).
+    pub(crate) fn push_books(&mut self, now_ms: u64, only: Option<u64>) {
+        let mut seq = self.book_seq;
+        for (id, c) in &self.conns {
+            if only.is_some_and(|o| o != *id) {
+                continue;
+            }
+            for sub in &c.books {
+                let Some(book) = self.venue.book(sub.book) else {
+                    continue;
+                };
+                seq += 1;
+                let _ = c.tx.send(crate::render::books_push(
+                    book,
+                    &sub.inst_type,
+                    &sub.topic,
+                    &sub.symbol,
+                    sub.levels,
+                    seq,
+                    now_ms,
+                ));
+            }
+        }
+        self.book_seq = seq;
+    }
+
     /// Runs a liquidity refresh and routes what it caused.
     pub(crate) fn refresh_liquidity(&mut self, walk: bool, now_ms: u64) {
         let mut out = TradeOutcome::default();
@@ -77,6 +128,7 @@ pub(crate) struct AppState {
     pub(crate) shared: Mutex<Shared>,
     pub(crate) accounts: Vec<AccountConfig>,
     pub(crate) login_window_s: u64,
+    pub(crate) idle_timeout_s: u64,
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
@@ -102,6 +154,12 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/v3/market/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
+        .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
+        .route("/api/v3/trade/order-info", get(crate::rest::order_info))
+        .route(
+            "/api/v3/trade/unfilled-orders",
+            get(crate::rest::unfilled_orders),
+        )
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
@@ -123,6 +181,7 @@ async fn ws_public(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> 
 pub(crate) struct InstrumentsQuery {
     pub(crate) category: Option<String>,
     pub(crate) symbol: Option<String>,
+    pub(crate) limit: Option<String>,
 }
 
 /// A REST `category` query value in either case; `Err` carries the error message.
@@ -154,6 +213,7 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         venue,
         liquidity,
         conns: HashMap::new(),
+        book_seq: 0,
     };
     shared.refresh_liquidity(false, now);
 
@@ -162,6 +222,7 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         shared: Mutex::new(shared),
         accounts: cfg.accounts.clone(),
         login_window_s: cfg.login_window_s,
+        idle_timeout_s: cfg.idle_timeout_s,
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),
@@ -209,8 +270,11 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
             tokio::select! {
                 _ = tick.tick() => {
                     let mut sh = liq_state.shared.lock();
-                    if sh.liquidity.is_empty() { continue; }
-                    sh.refresh_liquidity(true, now_ms());
+                    let now = now_ms();
+                    if !sh.liquidity.is_empty() {
+                        sh.refresh_liquidity(true, now);
+                    }
+                    sh.push_books(now, None);
                 }
                 _ = stop.changed() => break,
             }

@@ -26,8 +26,8 @@ use serde_json::Value;
 
 use crate::config::{Category, InstrumentConfig, SimConfig};
 use crate::matching::{
-    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, OrderType, PosSide,
-    Reject, Side, StpMode, TimeInForce,
+    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, Order, OrderType,
+    PosSide, Reject, Side, StpMode, TimeInForce,
 };
 use crate::render::{self, ReplyItem};
 
@@ -115,6 +115,39 @@ pub struct Venue {
     client_oids: HashMap<(AccountId, String), u64>,
     counters: Arc<Counters>,
     events: Vec<Event>,
+    history: History,
+}
+
+/// Bounded memory of finished (filled / cancelled) account orders, for `order-info`.
+#[derive(Debug, Default)]
+struct History {
+    orders: HashMap<u64, (usize, Order)>,
+    by_client_oid: HashMap<(AccountId, String), u64>,
+    fifo: std::collections::VecDeque<u64>,
+}
+
+impl History {
+    /// Finished orders kept for queries.
+    const CAP: usize = 100_000;
+
+    fn insert(&mut self, book: usize, o: &Order) {
+        self.by_client_oid
+            .insert((o.owner, o.client_oid.clone()), o.order_id);
+        if self.orders.insert(o.order_id, (book, o.clone())).is_none() {
+            self.fifo.push_back(o.order_id);
+        }
+        while self.fifo.len() > Self::CAP {
+            let Some(old) = self.fifo.pop_front() else {
+                break;
+            };
+            if let Some((_, o)) = self.orders.remove(&old) {
+                let key = (o.owner, o.client_oid);
+                if self.by_client_oid.get(&key) == Some(&old) {
+                    self.by_client_oid.remove(&key);
+                }
+            }
+        }
+    }
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -184,6 +217,7 @@ pub fn spec_of(i: &InstrumentConfig) -> InstrumentSpec {
         min_notional: i.min_order_amount,
         maker_fee: i.maker_fee_rate,
         taker_fee: i.taker_fee_rate,
+        market_buy_in_quote: matches!(i.category, Category::Spot | Category::Margin),
     }
 }
 
@@ -211,6 +245,7 @@ impl Venue {
             client_oids: HashMap::new(),
             counters,
             events: Vec::new(),
+            history: History::default(),
         }
     }
 
@@ -567,6 +602,92 @@ impl Venue {
         }
     }
 
+    /// `GET /api/v3/trade/order-info` data for an order of `owner` (open or finished), by
+    /// `orderId` (wins) or `clientOid`; `25204` when unknown.
+    pub fn order_info(
+        &self,
+        owner: AccountId,
+        order_id: Option<&str>,
+        client_oid: Option<&str>,
+    ) -> Result<String, Reject> {
+        let not_found = || Reject::new(25204, "Order does not exist");
+        let id = match (
+            order_id.filter(|s| !s.is_empty()),
+            client_oid.filter(|s| !s.is_empty()),
+        ) {
+            (Some(id), _) => id.parse::<u64>().map_err(|_| not_found())?,
+            (None, Some(c)) => {
+                let key = (owner, c.to_string());
+                match self.client_oids.get(&key) {
+                    Some(id) => *id,
+                    None => *self.history.by_client_oid.get(&key).ok_or_else(not_found)?,
+                }
+            }
+            (None, None) => return Err(missing("orderId or clientOid")),
+        };
+        if let Some(loc) = self.open.get(&id).filter(|l| l.owner == owner) {
+            let entry = self.books.get(loc.book).ok_or_else(not_found)?;
+            let o = entry.book.order(id).ok_or_else(not_found)?;
+            return Ok(render::order_rest(&entry.book, entry.category, o));
+        }
+        let (book, o) = self
+            .history
+            .orders
+            .get(&id)
+            .filter(|(_, o)| o.owner == owner)
+            .ok_or_else(not_found)?;
+        let entry = self.books.get(*book).ok_or_else(not_found)?;
+        Ok(render::order_rest(&entry.book, entry.category, o))
+    }
+
+    /// `GET /api/v3/trade/unfilled-orders` data: open orders of `owner`, newest first, filtered
+    /// by category / symbol, at most `limit`, below `cursor` (an orderId) when given:
+    /// `{"list":[..],"cursor":"<last orderId or empty>"}`.
+    pub fn unfilled_orders(
+        &self,
+        owner: AccountId,
+        category: Option<Category>,
+        symbol: Option<&str>,
+        limit: usize,
+        cursor: Option<u64>,
+    ) -> String {
+        let mut ids: Vec<(u64, usize)> = self
+            .open
+            .iter()
+            .filter(|(id, l)| l.owner == owner && cursor.is_none_or(|c| **id < c))
+            .filter(|(_, l)| {
+                self.books.get(l.book).is_some_and(|b| {
+                    category.is_none_or(|c| c == b.category)
+                        && symbol.is_none_or(|s| s.is_empty() || s == b.book.spec().symbol)
+                })
+            })
+            .map(|(id, l)| (*id, l.book))
+            .collect();
+        ids.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
+        ids.truncate(limit);
+        let mut s = String::from("{\"list\":[");
+        for (i, (id, book)) in ids.iter().enumerate() {
+            let Some(entry) = self.books.get(*book) else {
+                continue;
+            };
+            let Some(o) = entry.book.order(*id) else {
+                continue;
+            };
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&render::order_rest(&entry.book, entry.category, o));
+        }
+        s.push_str("],\"cursor\":\"");
+        if ids.len() == limit {
+            if let Some((last, _)) = ids.last() {
+                s.push_str(&last.to_string());
+            }
+        }
+        s.push_str("\"}");
+        s
+    }
+
     /// Places a liquidity-source order (units of the book). Returns the order id when it rests.
     pub fn mm_place(
         &mut self,
@@ -648,6 +769,9 @@ impl Venue {
                     if o.status.is_terminal() {
                         self.open.remove(&o.order_id);
                         self.client_oids.remove(&(o.owner, o.client_oid.clone()));
+                        if o.owner != AccountId::MARKET_MAKER {
+                            self.history.insert(book_idx, o);
+                        }
                     }
                     if o.owner == AccountId::MARKET_MAKER {
                         outcome.touched_liquidity = true;
@@ -676,5 +800,93 @@ impl Venue {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn venue() -> Venue {
+        let mut cfg = SimConfig::demo();
+        cfg.id_base = Some(1_300_000_000_000_000_000);
+        Venue::new(&cfg, Arc::new(Counters::default()), 0)
+    }
+
+    fn trade(v: &mut Venue, owner: u32, req: &str) -> (Value, Vec<Push>) {
+        let req: Value = serde_json::from_str(req).unwrap();
+        let out = v.handle_trade(AccountId(owner), &req, "c1", 1000);
+        (serde_json::from_str(&out.reply).unwrap(), out.pushes)
+    }
+
+    fn place(oid: &str, side: &str, price: &str) -> String {
+        format!(
+            r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"ETHUSDT","side":"{side}","orderType":"limit","price":"{price}","qty":"0.1","clientOid":"{oid}"}}]}}"#
+        )
+    }
+
+    #[test]
+    fn ids_are_19_digit_and_increasing() {
+        let mut v = venue();
+        let (a, _) = trade(&mut v, 0, &place("x1", "buy", "2000"));
+        let (b, _) = trade(&mut v, 0, &place("x2", "buy", "2000"));
+        let a = a["args"][0]["orderId"].as_str().unwrap().to_string();
+        let b = b["args"][0]["orderId"].as_str().unwrap().to_string();
+        assert_eq!(a, "1300000000000000000");
+        assert!(b > a && b.len() == 19);
+    }
+
+    #[test]
+    fn client_oid_is_freed_when_a_maker_fills() {
+        let mut v = venue();
+        let (r, p) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+        assert_eq!(r["code"], "0");
+        assert_eq!(p.len(), 1);
+        let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+        assert_eq!(r["code"], "25212");
+        // Account 1 takes it: pushes for both owners, taker first.
+        let (r, p) = trade(&mut v, 1, &place("t", "buy", "3000"));
+        assert_eq!(r["code"], "0");
+        let owners: Vec<(u32, Topic)> = p.iter().map(|p| (p.owner.0, p.topic)).collect();
+        assert_eq!(
+            owners,
+            vec![
+                (1, Topic::Order),
+                (1, Topic::Fill),
+                (0, Topic::Order),
+                (0, Topic::Fill)
+            ]
+        );
+        let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+        assert_eq!(r["code"], "0", "{r}");
+    }
+
+    #[test]
+    fn request_level_checks() {
+        let mut v = venue();
+        let args: Vec<String> = (0..21)
+            .map(|i| format!(r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"b{i}"}}"#))
+            .collect();
+        let req = format!(
+            r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"batch-place","args":[{}]}}"#,
+            args.join(",")
+        );
+        assert_eq!(trade(&mut v, 0, &req).0["code"], "40017");
+        let req = r#"{"op":"trade","id":"1","topic":"place-order","args":[{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1"}]}"#;
+        assert_eq!(trade(&mut v, 0, req).0["code"], "40017");
+        let req = r#"{"op":"trade","id":"1","category":7,"topic":"place-order","args":[{}]}"#;
+        assert_eq!(trade(&mut v, 0, req).0["code"], "41101");
+        // Cancel with another category, or by another account → 25204.
+        trade(&mut v, 0, &place("c1", "buy", "2000"));
+        let req = r#"{"op":"trade","id":"1","category":"spot","topic":"cancel-order","args":[{"clientOid":"c1"}]}"#;
+        assert_eq!(trade(&mut v, 0, req).0["code"], "25204");
+        let req = r#"{"op":"trade","id":"1","topic":"modify-order","args":[{"clientOid":"c1","price":"2001"}]}"#;
+        assert_eq!(trade(&mut v, 1, req).0["code"], "25204");
+        assert_eq!(trade(&mut v, 0, req).0["code"], "0");
+        // Missing id → "" echoed.
+        let req = r#"{"op":"trade","topic":"cancel-order","args":[{"orderId":"12"}]}"#;
+        let (r, _) = trade(&mut v, 0, req);
+        assert_eq!(r["id"], "");
+        assert_eq!(r["code"], "25204");
     }
 }

@@ -6,7 +6,8 @@
 //! Control errors carry numeric codes (reference §1.3/§1.4): malformed JSON → `30002`
 //! "Unrecognized request: …", unknown op → `30003` "Invalid op", trade op or private topic
 //! before login → `30004` "User needs to log in", login failure → `30005` then close, unknown
-//! topic → `30001`.
+//! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
+//! Bitget's "no ping for 2 minutes") is closed.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -16,8 +17,9 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::auth::verify_login;
+use crate::config::Category;
 use crate::render::{control_error, push_json_str};
-use crate::server::{now_ms, AppState, ConnEntry};
+use crate::server::{book_levels, now_ms, AppState, BookSub, ConnEntry};
 
 /// What to write back for one inbound frame.
 #[derive(Debug, Default)]
@@ -46,6 +48,7 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
             owner: None,
             sub_order: false,
             sub_fill: false,
+            books: Vec::new(),
             tx,
         },
     );
@@ -58,11 +61,25 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
         .ws_connections_total
         .fetch_add(1, Ordering::Relaxed);
     let mut stop = state.shutdown.clone();
+    // Idle limit: no inbound frame for `idle_timeout_s` closes the connection (0 = never).
+    let idle =
+        (state.idle_timeout_s > 0).then(|| std::time::Duration::from_secs(state.idle_timeout_s));
+    let far = std::time::Duration::from_secs(86_400 * 365);
+    let deadline = tokio::time::sleep(idle.unwrap_or(far));
+    tokio::pin!(deadline);
     if !*stop.borrow() {
         loop {
             tokio::select! {
+                () = &mut deadline => {
+                    tracing::info!(conn = conn_id, "closing idle connection");
+                    let _ = socket.send(Message::Close(None)).await;
+                    break;
+                }
                 msg = socket.recv() => {
                     let Some(Ok(msg)) = msg else { break };
+                    if let Some(d) = idle {
+                        deadline.as_mut().reset(tokio::time::Instant::now() + d);
+                    }
                     let action = match msg {
                         Message::Text(t) => handle_text(&state, conn, &conn_id, private, t.as_str()),
                         Message::Binary(_) => Action::one(control_error(None, 30002, "Unrecognized request: binary frame")),
@@ -144,10 +161,13 @@ fn login(state: &AppState, conn: u64, conn_id: &str, v: &Value) -> Action {
             s.push('}');
             Action::one(s)
         }
-        Err(e) => Action {
-            frames: vec![control_error(None, e.code(), &e.to_string())],
-            close: true,
-        },
+        Err(e) => {
+            tracing::info!(conn = conn_id, "login refused: {e}");
+            Action {
+                frames: vec![control_error(None, e.code(), &e.to_string())],
+                close: true,
+            }
+        }
     }
 }
 
@@ -169,7 +189,10 @@ fn subscribe(
     };
     let mut action = Action::default();
     let mut sh = state.shared.lock();
-    let Some(entry) = sh.conns.get_mut(&conn) else {
+    let mut want_snapshot = false;
+    let shared = &mut *sh;
+    let venue = &shared.venue;
+    let Some(entry) = shared.conns.get_mut(&conn) else {
         return action;
     };
     for arg in args {
@@ -196,13 +219,39 @@ fn subscribe(
                     continue;
                 }
             }
-        } else if topic.is_empty() {
-            action.frames.push(control_error(
-                None,
-                30001,
-                &format!("instType:{inst_type},topic:{topic} doesn't exist"),
-            ));
-            continue;
+        } else {
+            let symbol = arg.get("symbol").and_then(Value::as_str).unwrap_or("");
+            let levels = book_levels(topic);
+            let book = Category::parse_ws(inst_type).and_then(|c| venue.book_index(c, symbol));
+            match (levels, book) {
+                (Some(levels), Some(book)) => {
+                    entry
+                        .books
+                        .retain(|b| !(b.topic == topic && b.book == book));
+                    if !unsubscribe {
+                        entry.books.push(BookSub {
+                            book,
+                            levels,
+                            inst_type: inst_type.to_string(),
+                            topic: topic.to_string(),
+                            symbol: symbol.to_string(),
+                        });
+                        want_snapshot = true;
+                    }
+                }
+                // Other public topics (ticker, trades, ...) are acknowledged without data.
+                (None, _) if !topic.is_empty() => {}
+                _ => {
+                    action.frames.push(control_error(
+                        None,
+                        30001,
+                        &format!(
+                            "instType:{inst_type},channel:{topic},instId:{symbol} doesn't exist"
+                        ),
+                    ));
+                    continue;
+                }
+            }
         }
         let mut s = format!("{{\"event\":\"{event}\",\"arg\":");
         s.push_str(&arg.to_string());
@@ -210,6 +259,10 @@ fn subscribe(
         push_json_str(&mut s, conn_id);
         s.push('}');
         action.frames.push(s);
+    }
+    if want_snapshot {
+        // Queued behind the acks: the connection writes the acks first.
+        sh.push_books(now_ms(), Some(conn));
     }
     action
 }

@@ -196,3 +196,57 @@ async fn instruments_over_https() {
     assert!(v["data"]["serverTime"].is_string());
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn public_depth_snapshots() {
+    let h = start(true).await;
+    let mut p = Client::connect(&h, false).await;
+    p.send(r#"{"op":"subscribe","args":[{"instType":"usdt-futures","topic":"books5","symbol":"BTCUSDT"}]}"#)
+        .await;
+    let ack = p.recv().await;
+    assert_eq!(ack["event"], "subscribe");
+    assert_eq!(ack["arg"]["topic"], "books5");
+    let snap = p.recv().await;
+    assert_eq!(snap["action"], "snapshot");
+    assert_eq!(snap["arg"]["symbol"], "BTCUSDT");
+    let d = &snap["data"][0];
+    assert_eq!(d["a"].as_array().unwrap().len(), 5);
+    assert_eq!(d["a"][0], serde_json::json!(["60000.5", "0.5"]));
+    assert_eq!(d["b"][0], serde_json::json!(["59999.5", "0.5"]));
+    assert_eq!(d["b"][1], serde_json::json!(["59999", "0.5"]));
+    assert!(d["seq"].is_u64() && d["ts"].is_string() && snap["ts"].is_u64());
+    // Unknown symbol → 30001.
+    p.send(r#"{"op":"subscribe","args":[{"instType":"usdt-futures","topic":"books5","symbol":"NOPE"}]}"#)
+        .await;
+    loop {
+        let v = p.recv().await;
+        if v["event"] == "error" {
+            assert_eq!(v["code"], 30001);
+            break;
+        }
+    }
+    // REST order book: numbers inside the arrays.
+    let (status, v) = https_get(
+        &h,
+        "/api/v3/market/orderbook?category=USDT-FUTURES&symbol=BTCUSDT&limit=3",
+    )
+    .await;
+    assert!(status.contains("200"), "{status}");
+    assert_eq!(v["data"]["a"].as_array().unwrap().len(), 3);
+    assert_eq!(v["data"]["a"][0][0].as_f64(), Some(60000.5));
+    assert_eq!(v["data"]["b"][0][0].as_f64(), Some(59999.5));
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn idle_connection_is_closed() {
+    let mut cfg = common::config(false);
+    cfg.idle_timeout_s = 1;
+    let h = sim::Sim::start(cfg).await.unwrap();
+    let mut c = Client::connect(&h, true).await;
+    c.send("ping").await;
+    assert_eq!(c.recv_text().await.as_deref(), Some("pong"));
+    // Nothing more is sent: the server closes the connection (within the client's guard).
+    assert_eq!(c.recv_text().await, None);
+    h.shutdown().await;
+}

@@ -505,3 +505,114 @@ async fn many_orders_run_quickly_and_liquidity_does_not_starve() {
     assert_eq!(h.stats().fills, 300);
     h.shutdown().await;
 }
+
+/// 10,000 crossing IOC orders, one at a time (run with `--ignored`; prints the elapsed time).
+#[tokio::test]
+#[ignore]
+async fn ten_thousand_orders() {
+    let h = start(true).await;
+    let mut c = Client::ready(&h, "a").await;
+    let t0 = std::time::Instant::now();
+    for i in 0..10_000 {
+        let side = if i % 2 == 0 { "buy" } else { "sell" };
+        let price = if i % 2 == 0 { "61000" } else { "59000" };
+        let v = c
+            .trade(&place(
+                &format!("n{i}"),
+                "BTCUSDT",
+                side,
+                Some(price),
+                "0.01",
+                "ioc",
+                &format!("n-{i}"),
+            ))
+            .await;
+        assert_eq!(v["code"], "0");
+        assert_eq!(item(&c.recv().await)["orderStatus"], "filled");
+        c.recv().await;
+    }
+    eprintln!("10000 orders in {:?}", t0.elapsed());
+    assert_eq!(h.stats().fills, 10_000);
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn rest_order_queries_are_signed_and_see_open_and_finished_orders() {
+    use common::{https_get_with, signed_get};
+    let h = start(true).await;
+    let mut c = Client::ready(&h, "a").await;
+    for (i, px) in ["50000", "50001", "50002"].iter().enumerate() {
+        c.trade(&place(
+            &format!("q{i}"),
+            "BTCUSDT",
+            "buy",
+            Some(px),
+            "0.01",
+            "gtc",
+            &format!("q-{i}"),
+        ))
+        .await;
+        c.recv().await;
+    }
+    // An IOC that fills: finished, still visible through order-info.
+    c.trade(&place(
+        "qf",
+        "BTCUSDT",
+        "buy",
+        Some("61000"),
+        "0.01",
+        "ioc",
+        "q-f",
+    ))
+    .await;
+    c.recv().await;
+    c.recv().await;
+
+    let path = "/api/v3/trade/unfilled-orders";
+    let (status, v) = signed_get(&h, "a", path, "category=USDT-FUTURES&limit=2").await;
+    assert!(status.contains("200"), "{status} {v}");
+    assert_eq!(v["code"], "00000");
+    let list = v["data"]["list"].as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0]["clientOid"], "q-2");
+    assert_eq!(list[0]["category"], "USDT-FUTURES");
+    assert_eq!(list[0]["orderStatus"], "live");
+    assert_eq!(list[0]["reduceOnly"], "NO");
+    let cursor = v["data"]["cursor"].as_str().unwrap().to_string();
+    let (_, v) = signed_get(
+        &h,
+        "a",
+        path,
+        &format!("category=USDT-FUTURES&limit=2&cursor={cursor}"),
+    )
+    .await;
+    let list = v["data"]["list"].as_array().unwrap();
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["clientOid"], "q-0");
+    // Another account sees none of them.
+    let (_, v) = signed_get(&h, "b", path, "").await;
+    assert_eq!(v["data"]["list"].as_array().unwrap().len(), 0);
+
+    let (_, v) = signed_get(&h, "a", "/api/v3/trade/order-info", "clientOid=q-f").await;
+    assert_eq!(v["data"]["orderStatus"], "filled", "{v}");
+    assert_eq!(v["data"]["cumExecQty"], "0.01");
+    assert_eq!(v["data"]["avgPrice"], "60000.5");
+    let (status, v) = signed_get(&h, "a", "/api/v3/trade/order-info", "clientOid=nope").await;
+    assert!(status.contains("400"));
+    assert_eq!(v["code"], "25204");
+    assert_eq!(v["data"], Value::Null);
+
+    // Bad signature / missing headers.
+    let headers = [
+        ("ACCESS-KEY", "key-a".to_string()),
+        ("ACCESS-SIGN", "AAAA".to_string()),
+        ("ACCESS-TIMESTAMP", sim::now_ms().to_string()),
+        ("ACCESS-PASSPHRASE", "pass-a".to_string()),
+    ];
+    let (status, v) = https_get_with(&h, path, &headers).await;
+    assert!(status.contains("400"));
+    assert_eq!(v["code"], "40009");
+    let (_, v) = https_get_with(&h, path, &[]).await;
+    assert_eq!(v["code"], "40001");
+    h.shutdown().await;
+}

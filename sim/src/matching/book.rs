@@ -35,6 +35,9 @@ pub struct InstrumentSpec {
     pub maker_fee: Decimal,
     /// Taker fee rate.
     pub taker_fee: Decimal,
+    /// Market buys give `qty` in quote coin (spot and margin, reference §5.1): the order spends
+    /// at most that amount.
+    pub market_buy_in_quote: bool,
 }
 
 impl InstrumentSpec {
@@ -268,6 +271,12 @@ impl Book {
         ids: &mut IdGen,
         out: &mut Vec<Event>,
     ) -> Result<(), Reject> {
+        if req.order_type == OrderType::Market
+            && req.side == Side::Buy
+            && self.spec.market_buy_in_quote
+        {
+            return self.place_quote_buy(req, now_ms, ids, out);
+        }
         let qty = self.check_qty(req.qty)?;
         let price = match req.order_type {
             OrderType::Limit => {
@@ -298,6 +307,7 @@ impl Book {
             cum_qty: 0,
             cum_value: 0,
             cum_fee: Decimal::ZERO,
+            amount: None,
             pos_side: req.pos_side,
             reduce_only: req.reduce_only,
             stp_mode: req.stp_mode,
@@ -340,6 +350,130 @@ impl Book {
             }
             self.rest(order);
         }
+        Ok(())
+    }
+
+    /// A market buy whose `qty` is a quote-coin amount: fills level by level while the
+    /// remaining amount buys at least one lot; `filled` when the amount is used up (to lot
+    /// granularity), else the remainder is cancelled (`ioc_not_full_cancel`). The amount must
+    /// reach `minOrderAmount` (`45110`) and have at most price+qty precision digits (`40017`).
+    fn place_quote_buy(
+        &mut self,
+        req: NewOrder,
+        now_ms: u64,
+        ids: &mut IdGen,
+        out: &mut Vec<Event>,
+    ) -> Result<(), Reject> {
+        let value_exp = self.spec.price_exp.saturating_add(self.spec.qty_exp);
+        if !req.qty.is_positive() {
+            return Err(Reject::new(
+                40017,
+                "Parameter verification failed: qty must be positive",
+            ));
+        }
+        let budget = req
+            .qty
+            .to_scaled(value_exp)
+            .ok_or_else(|| Reject::new(40017, "Parameter verification failed: qty precision"))?;
+        if req.qty < self.spec.min_notional {
+            return Err(Reject::new(
+                45110,
+                format!(
+                    "less than the minimum amount {} {}",
+                    self.spec.min_notional.normalized(),
+                    self.spec.quote_coin
+                ),
+            ));
+        }
+        let mut taker = Order {
+            owner: req.owner,
+            order_id: req.order_id,
+            client_oid: req.client_oid,
+            side: Side::Buy,
+            order_type: OrderType::Market,
+            tif: req.tif,
+            price: None,
+            // Base quantity is open-ended; the budget limits the fills.
+            qty: i64::MAX,
+            cum_qty: 0,
+            cum_value: 0,
+            cum_fee: Decimal::ZERO,
+            amount: Some(req.qty),
+            pos_side: req.pos_side,
+            reduce_only: req.reduce_only,
+            stp_mode: req.stp_mode,
+            status: OrderStatus::Live,
+            cancel_reason: None,
+            created_ms: now_ms,
+            updated_ms: now_ms,
+        };
+        let first_event = out.len();
+        let mut exhausted = false;
+        while let Some((&level_price, queue)) = self.asks.iter().next() {
+            let Some(&maker_id) = queue.front() else {
+                self.asks.remove(&level_price);
+                continue;
+            };
+            let Some(maker) = self.orders.get(&maker_id) else {
+                self.pop_front(Side::Sell, level_price);
+                continue;
+            };
+            if maker.owner == taker.owner && taker.stp_mode != StpMode::None {
+                let cancel_taker = taker.stp_mode != StpMode::CancelMaker;
+                if taker.stp_mode != StpMode::CancelTaker {
+                    if let Some(mut m) = self.remove_resting(maker_id) {
+                        finish(&mut m, CancelReason::Stp, now_ms, out);
+                    }
+                }
+                if cancel_taker {
+                    break;
+                }
+                continue;
+            }
+            let remaining = i128::from(budget) - taker.cum_value;
+            let affordable =
+                i64::try_from(remaining / i128::from(level_price.max(1))).unwrap_or(i64::MAX);
+            let affordable = affordable - affordable.rem_euclid(self.lot_units);
+            if affordable <= 0 {
+                exhausted = true;
+                break;
+            }
+            let q = affordable.min(maker.leaves());
+            let taker_fill =
+                self.execute(&mut taker, level_price, q, TradeScope::Taker, ids, now_ms);
+            let Some(mut maker) = self.orders.remove(&maker_id) else {
+                continue;
+            };
+            let mut maker_fill =
+                self.execute(&mut maker, level_price, q, TradeScope::Maker, ids, now_ms);
+            maker_fill.exec_link_id = taker_fill.exec_id;
+            out.push(Event::Order(taker.clone()));
+            out.push(Event::Fill(taker_fill));
+            out.push(Event::Order(maker.clone()));
+            out.push(Event::Fill(maker_fill));
+            if maker.leaves() == 0 {
+                self.pop_front(Side::Sell, level_price);
+            } else {
+                self.orders.insert(maker_id, maker);
+            }
+        }
+        if exhausted && taker.cum_qty > 0 {
+            // The last match used the amount up: its push is the terminal `filled`.
+            taker.qty = taker.cum_qty;
+            taker.status = OrderStatus::Filled;
+            if let Some(Event::Order(o)) = out
+                .iter_mut()
+                .skip(first_event)
+                .rev()
+                .find(|e| matches!(e, Event::Order(o) if o.order_id == taker.order_id))
+            {
+                o.qty = taker.qty;
+                o.status = OrderStatus::Filled;
+            }
+            return Ok(());
+        }
+        taker.qty = taker.cum_qty;
+        finish(&mut taker, CancelReason::IocNotFull, now_ms, out);
         Ok(())
     }
 

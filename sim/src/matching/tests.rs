@@ -19,6 +19,7 @@ fn spec() -> InstrumentSpec {
         min_notional: d("5"),
         maker_fee: d("0.0002"),
         taker_fee: d("0.0006"),
+        market_buy_in_quote: false,
     }
 }
 
@@ -521,8 +522,10 @@ mod props {
         /// and maker sides of a match agree), no order overfills, every terminal order left the
         /// book, exec ids are unique.
         #[test]
-        fn book_invariants(ops in prop::collection::vec(op(), 1..120)) {
-            let mut book = Book::new(spec());
+        fn book_invariants(ops in prop::collection::vec(op(), 1..120), quote in any::<bool>()) {
+            let mut sp = spec();
+            sp.market_buy_in_quote = quote;
+            let mut book = Book::new(sp);
             let mut ids = IdGen::new(0);
             let mut out = Vec::new();
             let mut placed: Vec<u64> = Vec::new();
@@ -597,4 +600,54 @@ mod props {
             }
         }
     }
+}
+
+#[test]
+fn spot_market_buy_spends_quote_amount() {
+    let mut s = spec();
+    s.market_buy_in_quote = true;
+    let mut t = T::new();
+    t.book = Book::new(s);
+    let m1 = t
+        .place(A, Side::Sell, Some("60000"), "0.01", TimeInForce::Gtc)
+        .unwrap();
+    t.place(A, Side::Sell, Some("60001"), "0.01", TimeInForce::Gtc)
+        .unwrap();
+    let tk = t
+        .place(B, Side::Buy, None, "900", TimeInForce::Gtc)
+        .unwrap();
+    let ev: Vec<_> = t.order_events().into_iter().filter(|e| e.0 == tk).collect();
+    assert_eq!(
+        ev,
+        vec![
+            (tk, OrderStatus::PartiallyFilled, None, d("0.01")),
+            (tk, OrderStatus::Filled, None, d("0.0149")),
+        ]
+    );
+    let last = t
+        .out
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            Event::Order(o) if o.order_id == tk => Some(o.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(last.amount, Some(d("900")));
+    assert_eq!(t.book.value_dec(last.cum_value), d("894.0049"));
+    assert!(t.book.order(m1).is_none());
+    // Too small an amount → 45110; nothing left to buy → cancelled.
+    assert_eq!(
+        t.place(B, Side::Buy, None, "4", TimeInForce::Gtc)
+            .unwrap_err()
+            .code,
+        45110
+    );
+    t.place(A, Side::Buy, Some("1"), "10", TimeInForce::Gtc)
+        .unwrap();
+    let tk = t
+        .place(B, Side::Buy, None, "100000", TimeInForce::Gtc)
+        .unwrap();
+    let ev: Vec<_> = t.order_events().into_iter().filter(|e| e.0 == tk).collect();
+    assert_eq!(ev.last().unwrap().2, Some(CancelReason::IocNotFull));
 }

@@ -210,6 +210,8 @@ pub struct Order {
     pub cum_value: i128,
     /// Accumulated fee (quote coin).
     pub cum_fee: Decimal,
+    /// Quote-coin amount of a spot market buy (its `qty` on the wire); `None` otherwise.
+    pub amount: Option<Decimal>,
     /// Hedge-mode position side, if given.
     pub pos_side: Option<PosSide>,
     /// Reduce-only flag.

@@ -187,3 +187,48 @@ pub fn item(v: &Value) -> &Value {
 pub fn topic(v: &Value) -> &str {
     v["arg"]["topic"].as_str().unwrap_or("")
 }
+
+/// A raw HTTP/1.1 GET over TLS with extra headers; returns (status line, JSON body).
+pub async fn https_get_with(
+    h: &SimHandle,
+    path: &str,
+    headers: &[(&str, String)],
+) -> (String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let connector = tokio_rustls::TlsConnector::from(client_tls(&h.ca_cert_pem()));
+    let tcp = TcpStream::connect(h.local_addr()).await.unwrap();
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let mut tls = connector.connect(name, tcp).await.unwrap();
+    let mut req = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    tls.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let _ = tls.read_to_end(&mut buf).await;
+    let text = String::from_utf8(buf).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_string();
+    let start = body.find('{').unwrap();
+    let end = body.rfind('}').unwrap();
+    (status, serde_json::from_str(&body[start..=end]).unwrap())
+}
+
+/// A signed GET as account `n` (ms timestamp, prehash over the raw query).
+pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (String, Value) {
+    let ts = sim::now_ms().to_string();
+    let q = if query.is_empty() {
+        String::new()
+    } else {
+        format!("?{query}")
+    };
+    let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}GET{path}{q}"));
+    let headers = [
+        ("ACCESS-KEY", format!("key-{n}")),
+        ("ACCESS-SIGN", sign),
+        ("ACCESS-TIMESTAMP", ts),
+        ("ACCESS-PASSPHRASE", format!("pass-{n}")),
+    ];
+    https_get_with(h, &format!("{path}{q}"), &headers).await
+}
