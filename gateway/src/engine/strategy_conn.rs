@@ -61,6 +61,7 @@ struct Conn {
     fixp: FixpSession,
     entry: Option<OrderEntry>,
     registered: bool,
+    logged_reject: bool,
     json: Vec<u8>,
 }
 
@@ -89,6 +90,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
         fixp: FixpSession::new(now, ctx.limits),
         entry: None,
         registered: false,
+        logged_reject: false,
         json: Vec::with_capacity(1024),
         ctx,
     };
@@ -187,6 +189,7 @@ impl Conn {
                 self.write_session(&reply)
             }
             SessionAction::SendAndClose(reply) => {
+                self.log_end(&reply);
                 self.write_session(&reply);
                 false
             }
@@ -211,9 +214,37 @@ impl Conn {
         );
     }
 
-    fn write_session(&self, reply: &SessionReply) -> bool {
+    /// Logs why a session ends (once: the connection closes right after).
+    fn log_end(&self, reply: &SessionReply) {
+        let session_id = self.fixp.session_id();
+        match reply {
+            SessionReply::Terminate(t) => {
+                tracing::warn!(session_id, code = ?t.code, reason = t.reason.as_str(), "ending strategy session")
+            }
+            SessionReply::NegotiationReject(r) => {
+                tracing::warn!(session_id, code = ?r.code, reason = r.reason.as_str(), "Negotiate refused")
+            }
+            SessionReply::EstablishmentReject(r) => {
+                tracing::warn!(session_id, code = ?r.code, reason = r.reason.as_str(), "Establish refused")
+            }
+            _ => {}
+        }
+    }
+
+    fn write_session(&mut self, reply: &SessionReply) -> bool {
         let flow = match reply {
-            SessionReply::BusinessMessageReject(_) => Flow::Application,
+            SessionReply::BusinessMessageReject(r) => {
+                if !self.logged_reject {
+                    self.logged_reject = true;
+                    tracing::warn!(
+                        session_id = self.fixp.session_id(),
+                        template = r.ref_msg_type,
+                        reason = r.text.as_str(),
+                        "strategy message refused (further refusals on this session are not logged)"
+                    );
+                }
+                Flow::Application
+            }
             _ => Flow::Session,
         };
         self.out.send(flow, now_ns(), |buf| match reply {
@@ -294,13 +325,7 @@ impl Conn {
             SessionAction::None => true,
             SessionAction::Send(reply) => self.write_session(&reply),
             SessionAction::SendAndClose(reply) => {
-                if let SessionReply::Terminate(t) = &reply {
-                    tracing::warn!(
-                        session_id = self.fixp.session_id(),
-                        reason = t.reason.as_str(),
-                        "ending strategy session"
-                    );
-                }
+                self.log_end(&reply);
                 self.write_session(&reply);
                 false
             }

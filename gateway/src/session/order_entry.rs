@@ -216,6 +216,18 @@ impl OrderEntry {
         }))
     }
 
+    /// The root ClOrdID of the order `orig` names, if `orig` is one of this session's ClOrdIDs
+    /// and `cl` is not used yet; otherwise why not.
+    fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
+        let Some(&root) = self.roots.get(&orig) else {
+            return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID"));
+        };
+        if self.roots.contains_key(&cl) {
+            return Err((CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID"));
+        }
+        Ok(root)
+    }
+
     /// An OrderCancelRequest: the order must be one of this session's; then `cancel-order` by
     /// clientOid into `json_out`.
     pub fn on_cancel(
@@ -226,27 +238,19 @@ impl OrderEntry {
         utc_ns: u64,
     ) -> EntryOutcome {
         let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
-        let to = CxlRejResponseTo::OrderCancelRequest;
-        let Some(&root) = self.roots.get(&orig) else {
-            return Self::cancel_reject(
-                cl,
-                orig,
-                to,
-                CxlRejReason::UnknownOrder,
-                "unknown OrigClOrdID",
-                utc_ns,
-            );
+        let root = match self.resolve(cl, orig) {
+            Ok(root) => root,
+            Err((reason, text)) => {
+                return Self::cancel_reject(
+                    cl,
+                    orig,
+                    CxlRejResponseTo::OrderCancelRequest,
+                    reason,
+                    text,
+                    utc_ns,
+                )
+            }
         };
-        if self.roots.contains_key(&cl) {
-            return Self::cancel_reject(
-                cl,
-                orig,
-                to,
-                CxlRejReason::DuplicateClOrdID,
-                "duplicate ClOrdID",
-                utc_ns,
-            );
-        }
         self.roots.insert(cl, root);
         let oid = ClientOid::new(self.session_id, root);
         let mut id_buf = itoa::Buffer::new();
@@ -278,26 +282,10 @@ impl OrderEntry {
     ) -> EntryOutcome {
         let (cl, orig) = (m.cl_ord_id(), m.orig_cl_ord_id());
         let to = CxlRejResponseTo::OrderCancelReplaceRequest;
-        let Some(&root) = self.roots.get(&orig) else {
-            return Self::cancel_reject(
-                cl,
-                orig,
-                to,
-                CxlRejReason::UnknownOrder,
-                "unknown OrigClOrdID",
-                utc_ns,
-            );
+        let root = match self.resolve(cl, orig) {
+            Ok(root) => root,
+            Err((reason, text)) => return Self::cancel_reject(cl, orig, to, reason, text, utc_ns),
         };
-        if self.roots.contains_key(&cl) {
-            return Self::cancel_reject(
-                cl,
-                orig,
-                to,
-                CxlRejReason::DuplicateClOrdID,
-                "duplicate ClOrdID",
-                utc_ns,
-            );
-        }
         let qty = m.order_qty().unwrap_or(Decimal::ZERO);
         let price = m.price();
         if let Err(r) = instruments.check_replace(m.category(), &m.symbol(), price, qty) {

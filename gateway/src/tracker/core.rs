@@ -334,23 +334,11 @@ impl Tracker {
     }
 
     fn on_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
-        let Some(key) = ClientOid::parse(push.client_oid) else {
-            self.stats.unknown_pushes += 1;
-            return;
-        };
-        let Some(order) = self.orders.get_mut(&key) else {
-            self.stats.unknown_pushes += 1;
+        let Some(order) = find_order(&mut self.orders, &mut self.stats, push.client_oid) else {
             return;
         };
         let utc_ns = push.updated_time_ms.saturating_mul(1_000_000);
-        if !order.pushed {
-            order.pushed = true;
-            self.legs
-                .record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
-        }
-        if order.order_id == 0 {
-            order.order_id = push.order_id.parse().unwrap_or(0);
-        }
+        note_push(order, &mut self.legs, t_read_ns, push.order_id);
         if order.is_terminal() {
             return;
         }
@@ -414,12 +402,7 @@ impl Tracker {
     }
 
     fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
-        let Some(key) = ClientOid::parse(fill.client_oid) else {
-            self.stats.unknown_pushes += 1;
-            return;
-        };
-        let Some(order) = self.orders.get_mut(&key) else {
-            self.stats.unknown_pushes += 1;
+        let Some(order) = find_order(&mut self.orders, &mut self.stats, fill.client_oid) else {
             return;
         };
         let exec_id: u64 = fill.exec_id.parse().unwrap_or(0);
@@ -434,14 +417,7 @@ impl Tracker {
         }
         order.exec_ids.push(exec_id);
         let utc_ns = fill.exec_time_ms.saturating_mul(1_000_000);
-        if !order.pushed {
-            order.pushed = true;
-            self.legs
-                .record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
-        }
-        if order.order_id == 0 {
-            order.order_id = fill.order_id.parse().unwrap_or(0);
-        }
+        note_push(order, &mut self.legs, t_read_ns, fill.order_id);
         if !order.acknowledged {
             Self::acknowledge(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
         }
@@ -475,6 +451,31 @@ impl Tracker {
             t_read_ns,
         );
         Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+    }
+}
+
+/// The order a push's clientOid names; counts pushes that are not ours or not known.
+fn find_order<'m>(
+    orders: &'m mut HashMap<(u64, u64), Order>,
+    stats: &mut TrackerStats,
+    client_oid: &str,
+) -> Option<&'m mut Order> {
+    let order = ClientOid::parse(client_oid).and_then(|key| orders.get_mut(&key));
+    if order.is_none() {
+        stats.unknown_pushes += 1;
+    }
+    order
+}
+
+/// First push of an order: the "written → first order push" leg, and its `orderId` if the ACK
+/// has not given it yet.
+fn note_push(order: &mut Order, legs: &mut LegHistograms, t_read_ns: u64, order_id: &str) {
+    if !order.pushed {
+        order.pushed = true;
+        legs.record(Leg::FirstPush, t_read_ns.saturating_sub(order.t_written_ns));
+    }
+    if order.order_id == 0 {
+        order.order_id = order_id.parse().unwrap_or(0);
     }
 }
 
