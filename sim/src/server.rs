@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{State, WebSocketUpgrade};
+use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
@@ -156,6 +157,24 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
         .route("/api/v3/trade/order-info", get(crate::rest::order_info))
+        .route(
+            "/api/v3/trade/place-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/place-order", "place-order")
+            }),
+        )
+        .route(
+            "/api/v3/trade/modify-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/modify-order", "modify-order")
+            }),
+        )
+        .route(
+            "/api/v3/trade/cancel-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/cancel-order", "cancel-order")
+            }),
+        )
         .route(
             "/api/v3/trade/unfilled-orders",
             get(crate::rest::unfilled_orders),
