@@ -69,7 +69,16 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
     tokio::pin!(deadline);
     if !*stop.borrow() {
         loop {
+            // Biased: shutdown first, then pending pushes, then the next inbound frame, so that
+            // everything a request caused is written before the reply to the next request.
             tokio::select! {
+                biased;
+                _ = stop.changed() => break,
+                Some(push) = rx.recv() => {
+                    if socket.send(Message::text(push)).await.is_err() {
+                        break;
+                    }
+                }
                 () = &mut deadline => {
                     tracing::info!(conn = conn_id, "closing idle connection");
                     let _ = socket.send(Message::Close(None)).await;
@@ -101,12 +110,6 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
                         break;
                     }
                 }
-                Some(push) = rx.recv() => {
-                    if socket.send(Message::text(push)).await.is_err() {
-                        break;
-                    }
-                }
-                _ = stop.changed() => break,
             }
         }
     }
