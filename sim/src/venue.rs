@@ -76,6 +76,14 @@ fn bump(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
 
+/// The three trade operations (single or batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    Place,
+    Modify,
+    Cancel,
+}
+
 /// One processed item: the reply item, and the reject when it failed.
 type ItemResult = Result<ReplyItem, Box<(Reject, ReplyItem)>>;
 
@@ -299,12 +307,12 @@ impl Venue {
         let empty = Vec::new();
         let args = req.get("args").and_then(Value::as_array).unwrap_or(&empty);
         let (batch, kind) = match topic {
-            "place-order" => (false, 0),
-            "batch-place" | "batch-place-order" => (true, 0),
-            "modify-order" => (false, 1),
-            "batch-modify" | "batch-modify-order" => (true, 1),
-            "cancel-order" => (false, 2),
-            "batch-cancel" | "batch-cancel-order" => (true, 2),
+            "place-order" => (false, OpKind::Place),
+            "batch-place" | "batch-place-order" => (true, OpKind::Place),
+            "modify-order" => (false, OpKind::Modify),
+            "batch-modify" | "batch-modify-order" => (true, OpKind::Modify),
+            "cancel-order" => (false, OpKind::Cancel),
+            "batch-cancel" | "batch-cancel-order" => (true, OpKind::Cancel),
             other => {
                 bump(&self.counters.rejects);
                 outcome.reply =
@@ -326,7 +334,7 @@ impl Venue {
             );
             return outcome;
         }
-        if kind == 0 && category.is_none() {
+        if kind == OpKind::Place && category.is_none() {
             bump(&self.counters.rejects);
             outcome.reply =
                 render::trade_error(&id_raw, 40017, "Parameter verification failed: category");
@@ -335,8 +343,8 @@ impl Venue {
         let mut items = Vec::with_capacity(args.len());
         for arg in args {
             let res = match (kind, category) {
-                (0, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
-                (1, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
+                (OpKind::Place, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
+                (OpKind::Modify, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
                 _ => self.cancel_one(owner, category, arg, now_ms, &mut outcome),
             };
             match res {
