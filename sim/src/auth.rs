@@ -275,6 +275,22 @@ mod tests {
             verify_rest(&accts, cred, get(path, q), 1_700_000_100_000, 30),
             Err(RestAuthError::Expired)
         );
+        // "rest POST with body".
+        let body = r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","qty":"0.001","price":"30000","side":"buy","orderType":"limit","timeInForce":"gtc","clientOid":"s1:1"}"#;
+        let post = RestRequest {
+            method: "POST",
+            path: "/api/v3/trade/place-order",
+            query: "",
+            body,
+        };
+        let cred_post = RestCredentials {
+            sign: Some("uZ+bFHFNym0He65ATwza1qsR5mD0rA9M2kpCtmevcrQ="),
+            ..cred
+        };
+        assert_eq!(
+            verify_rest(&accts, cred_post, post, 1_700_000_001_000, 30),
+            Ok(AccountId(0))
+        );
         let none = RestCredentials { key: None, ..cred };
         assert_eq!(
             verify_rest(&accts, none, get(path, q), 0, 30).map_err(|e| e.code()),

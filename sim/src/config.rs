@@ -275,6 +275,11 @@ pub struct SimConfig {
     /// seconds (Bitget: 120). 0 = never.
     #[serde(default = "default_idle_timeout_s")]
     pub idle_timeout_s: u64,
+    /// Inbound frames (`ping` and JSON ops alike) allowed per connection per second; one more
+    /// within the same second answers `30007` and closes the connection (Bitget: 10).
+    /// 0 = unlimited (default, so that benchmarks are not throttled).
+    #[serde(default)]
+    pub max_msgs_per_s: u32,
     /// First `orderId`/`execId`; `None` = derived from the start time.
     #[serde(default)]
     pub id_base: Option<u64>,
@@ -337,6 +342,7 @@ impl SimConfig {
             tls: true,
             login_window_s: 30,
             idle_timeout_s: 120,
+            max_msgs_per_s: 0,
             id_base: None,
             instruments: vec![
                 inst(

@@ -94,7 +94,9 @@ impl Sim {
     }
 }
 
-/// A running simulator.
+/// A running simulator. Keep it alive while clients use the simulator: dropping it without
+/// [`SimHandle::shutdown`] stops the liquidity timer and closes the WebSocket connections (the
+/// listener lives on until the runtime ends).
 pub struct SimHandle {
     running: server::Running,
     tls: bool,

@@ -1,4 +1,4 @@
-//! `bitget-sim`: runs the venue simulator until Ctrl-C.
+//! `bitget-sim`: runs the venue simulator until Ctrl-C (or SIGTERM).
 //!
 //! ```text
 //! bitget-sim                                   # demo defaults (TLS, ephemeral port)
@@ -86,11 +86,31 @@ async fn main() -> ExitCode {
             None => println!("CA cert (PEM):\n{pem}"),
         }
     }
-    if let Err(e) = tokio::signal::ctrl_c().await {
-        eprintln!("bitget-sim: cannot wait for Ctrl-C: {e}");
-    }
+    wait_for_stop().await;
     let stats = handle.stats();
     handle.shutdown().await;
     println!("stopped: {stats:?}");
     ExitCode::SUCCESS
+}
+
+/// Waits for Ctrl-C (SIGINT) or, on Unix, SIGTERM.
+async fn wait_for_stop() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                r = tokio::signal::ctrl_c() => {
+                    if let Err(e) = r {
+                        eprintln!("bitget-sim: cannot wait for Ctrl-C: {e}");
+                    }
+                }
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    if let Err(e) = tokio::signal::ctrl_c().await {
+        eprintln!("bitget-sim: cannot wait for Ctrl-C: {e}");
+    }
 }

@@ -224,18 +224,30 @@ fn authenticate(
     path: &str,
     query: &str,
 ) -> Result<AccountId, Box<Response>> {
+    authenticate_req(
+        state,
+        headers,
+        RestRequest {
+            method: "GET",
+            path,
+            query,
+            body: "",
+        },
+    )
+}
+
+/// Verifies the `ACCESS-*` headers of a signed request.
+fn authenticate_req(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+) -> Result<AccountId, Box<Response>> {
     let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let cred = RestCredentials {
         key: h("ACCESS-KEY"),
         sign: h("ACCESS-SIGN"),
         timestamp: h("ACCESS-TIMESTAMP"),
         passphrase: h("ACCESS-PASSPHRASE"),
-    };
-    let req = RestRequest {
-        method: "GET",
-        path,
-        query,
-        body: "",
     };
     verify_rest(&state.accounts, cred, req, now_ms(), state.login_window_s)
         .map_err(|e| Box::new(error(StatusCode::BAD_REQUEST, e.code(), &e.to_string())))
@@ -319,4 +331,86 @@ pub(crate) async fn unfilled_orders(
     );
     drop(sh);
     ok(&data)
+}
+
+/// Signed `POST /api/v3/trade/{place-order,modify-order,cancel-order}`: the JSON body is the
+/// single `args` item of the matching WS trade op (REST `category` in either case), handled by
+/// the same venue code, so checks, codes and pushes are identical. Success: `data:
+/// {"orderId","clientOid"}`; failure: HTTP 400 with the code.
+pub(crate) async fn trade_post(
+    state: Arc<AppState>,
+    headers: HeaderMap,
+    body: String,
+    path: &'static str,
+    topic: &'static str,
+) -> Response {
+    let req = RestRequest {
+        method: "POST",
+        path,
+        query: "",
+        body: &body,
+    };
+    let owner = match authenticate_req(&state, &headers, req) {
+        Ok(o) => o,
+        Err(resp) => return *resp,
+    };
+    let Ok(serde_json::Value::Object(mut arg)) = serde_json::from_str::<serde_json::Value>(&body)
+    else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            40017,
+            "Parameter verification failed: body must be a JSON object",
+        );
+    };
+    let mut envelope = serde_json::Map::new();
+    envelope.insert("op".into(), "trade".into());
+    envelope.insert("id".into(), "rest".into());
+    envelope.insert("topic".into(), topic.into());
+    if let Some(c) = arg.remove("category") {
+        let ws = c
+            .as_str()
+            .and_then(crate::config::Category::parse_any)
+            .map(|c| serde_json::Value::from(c.ws_str()))
+            .unwrap_or(c);
+        envelope.insert("category".into(), ws);
+    }
+    envelope.insert(
+        "args".into(),
+        serde_json::Value::Array(vec![serde_json::Value::Object(arg)]),
+    );
+    let request = serde_json::Value::Object(envelope);
+    let now = now_ms();
+    let mut sh = state.shared.lock();
+    let outcome = sh.venue.handle_trade(owner, &request, "rest", now);
+    sh.dispatch(&outcome.pushes);
+    if outcome.touched_liquidity {
+        sh.refresh_liquidity(false, now);
+    }
+    drop(sh);
+    let Ok(reply) = serde_json::from_str::<serde_json::Value>(&outcome.reply) else {
+        return error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            40725,
+            "service return an error",
+        );
+    };
+    if reply["event"] == "trade" {
+        let item = &reply["args"][0];
+        let mut data = String::from("{\"clientOid\":");
+        push_json_str(&mut data, item["clientOid"].as_str().unwrap_or(""));
+        data.push_str(",\"orderId\":");
+        push_json_str(&mut data, item["orderId"].as_str().unwrap_or(""));
+        data.push('}');
+        ok(&data)
+    } else {
+        let code = reply["code"]
+            .as_str()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(40725);
+        error(
+            StatusCode::BAD_REQUEST,
+            code,
+            reply["msg"].as_str().unwrap_or(""),
+        )
+    }
 }

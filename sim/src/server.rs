@@ -8,8 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::{State, WebSocketUpgrade};
+use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
@@ -129,6 +130,7 @@ pub(crate) struct AppState {
     pub(crate) accounts: Vec<AccountConfig>,
     pub(crate) login_window_s: u64,
     pub(crate) idle_timeout_s: u64,
+    pub(crate) max_msgs_per_s: u32,
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
@@ -156,6 +158,24 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
         .route("/api/v3/trade/order-info", get(crate::rest::order_info))
+        .route(
+            "/api/v3/trade/place-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/place-order", "place-order")
+            }),
+        )
+        .route(
+            "/api/v3/trade/modify-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/modify-order", "modify-order")
+            }),
+        )
+        .route(
+            "/api/v3/trade/cancel-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest::trade_post(s, h, b, "/api/v3/trade/cancel-order", "cancel-order")
+            }),
+        )
         .route(
             "/api/v3/trade/unfilled-orders",
             get(crate::rest::unfilled_orders),
@@ -223,6 +243,7 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         accounts: cfg.accounts.clone(),
         login_window_s: cfg.login_window_s,
         idle_timeout_s: cfg.idle_timeout_s,
+        max_msgs_per_s: cfg.max_msgs_per_s,
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),

@@ -7,7 +7,8 @@
 //! "Unrecognized request: …", unknown op → `30003` "Invalid op", trade op or private topic
 //! before login → `30004` "User needs to log in", login failure → `30005` then close, unknown
 //! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
-//! Bitget's "no ping for 2 minutes") is closed.
+//! Bitget's "no ping for 2 minutes") is closed; with `max_msgs_per_s` set, a connection sending
+//! more frames within one second gets `30007` and is closed.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -67,9 +68,21 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
     let far = std::time::Duration::from_secs(86_400 * 365);
     let deadline = tokio::time::sleep(idle.unwrap_or(far));
     tokio::pin!(deadline);
+    // Inbound rate limit: frames counted per one-second window.
+    let mut window_start = tokio::time::Instant::now();
+    let mut window_count = 0u32;
     if !*stop.borrow() {
         loop {
+            // Biased: shutdown first, then pending pushes, then the next inbound frame, so that
+            // everything a request caused is written before the reply to the next request.
             tokio::select! {
+                biased;
+                _ = stop.changed() => break,
+                Some(push) = rx.recv() => {
+                    if socket.send(Message::text(push)).await.is_err() {
+                        break;
+                    }
+                }
                 () = &mut deadline => {
                     tracing::info!(conn = conn_id, "closing idle connection");
                     let _ = socket.send(Message::Close(None)).await;
@@ -77,8 +90,27 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
                 }
                 msg = socket.recv() => {
                     let Some(Ok(msg)) = msg else { break };
+                    let now = tokio::time::Instant::now();
                     if let Some(d) = idle {
-                        deadline.as_mut().reset(tokio::time::Instant::now() + d);
+                        deadline.as_mut().reset(now + d);
+                    }
+                    if state.max_msgs_per_s > 0 {
+                        if now.duration_since(window_start) >= std::time::Duration::from_secs(1) {
+                            window_start = now;
+                            window_count = 0;
+                        }
+                        window_count += 1;
+                        if window_count > state.max_msgs_per_s {
+                            let _ = socket
+                                .send(Message::text(control_error(
+                                    None,
+                                    30007,
+                                    "Request over limit, connection close",
+                                )))
+                                .await;
+                            let _ = socket.send(Message::Close(None)).await;
+                            break;
+                        }
                     }
                     let action = match msg {
                         Message::Text(t) => handle_text(&state, conn, &conn_id, private, t.as_str()),
@@ -101,12 +133,6 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
                         break;
                     }
                 }
-                Some(push) = rx.recv() => {
-                    if socket.send(Message::text(push)).await.is_err() {
-                        break;
-                    }
-                }
-                _ = stop.changed() => break,
             }
         }
     }

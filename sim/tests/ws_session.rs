@@ -250,3 +250,31 @@ async fn idle_connection_is_closed() {
     assert_eq!(c.recv_text().await, None);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn over_the_message_limit_is_refused_and_closed() {
+    let mut cfg = common::config(true);
+    cfg.max_msgs_per_s = 3;
+    let h = sim::Sim::start(cfg).await.unwrap();
+    let mut c = Client::connect(&h, true).await;
+    // 7 frames: even if a one-second window rolls over in between, one window sees more than 3.
+    for _ in 0..7 {
+        c.send("ping").await;
+    }
+    let mut pongs = 0;
+    let mut refused = false;
+    loop {
+        match c.recv_text().await {
+            Some(t) if t == "pong" => pongs += 1,
+            Some(t) => {
+                let v: serde_json::Value = serde_json::from_str(&t).unwrap();
+                assert_eq!(v["code"], 30007);
+                refused = true;
+            }
+            None => break,
+        }
+    }
+    assert!(refused);
+    assert!((3..=6).contains(&pongs), "{pongs}");
+    h.shutdown().await;
+}

@@ -616,3 +616,45 @@ async fn rest_order_queries_are_signed_and_see_open_and_finished_orders() {
     assert_eq!(v["code"], "40001");
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn rest_trading_shares_the_venue_and_pushes() {
+    use common::signed_post;
+    let h = start(true).await;
+    let mut c = Client::ready(&h, "a").await;
+    let (status, v) = signed_post(
+        &h,
+        "a",
+        "/api/v3/trade/place-order",
+        r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","qty":"0.001","price":"30000","side":"buy","orderType":"limit","timeInForce":"gtc","clientOid":"r:1"}"#,
+    )
+    .await;
+    assert!(status.contains("200"), "{status} {v}");
+    assert_eq!(v["code"], "00000");
+    assert_eq!(v["data"]["clientOid"], "r:1");
+    let order_id = v["data"]["orderId"].as_str().unwrap().to_string();
+    let p = c.recv().await;
+    assert_eq!(item(&p)["orderStatus"], "live");
+    assert_eq!(item(&p)["orderId"], order_id.as_str());
+    let (_, v) = signed_post(
+        &h,
+        "a",
+        "/api/v3/trade/modify-order",
+        r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"r:1","price":"30000.5"}"#,
+    )
+    .await;
+    assert_eq!(v["code"], "00000");
+    assert_eq!(item(&c.recv().await)["price"], "30000.5");
+    let body =
+        format!(r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","orderId":"{order_id}"}}"#);
+    let (_, v) = signed_post(&h, "a", "/api/v3/trade/cancel-order", &body).await;
+    assert_eq!(v["code"], "00000");
+    assert_eq!(item(&c.recv().await)["cancelReason"], "normal_cancel");
+    let (status, v) = signed_post(&h, "a", "/api/v3/trade/cancel-order", &body).await;
+    assert!(status.contains("400"));
+    assert_eq!(v["code"], "25204");
+    assert_eq!(v["msg"], "Order does not exist");
+    let (_, v) = signed_post(&h, "a", "/api/v3/trade/place-order", "[1]").await;
+    assert_eq!(v["code"], "40017");
+    h.shutdown().await;
+}

@@ -232,3 +232,27 @@ pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (Str
     ];
     https_get_with(h, &format!("{path}{q}"), &headers).await
 }
+
+/// A signed POST as account `n` with a JSON body; returns (status line, JSON body).
+pub async fn signed_post(h: &SimHandle, n: &str, path: &str, body: &str) -> (String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let ts = sim::now_ms().to_string();
+    let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}POST{path}{body}"));
+    let connector = tokio_rustls::TlsConnector::from(client_tls(&h.ca_cert_pem()));
+    let tcp = TcpStream::connect(h.local_addr()).await.unwrap();
+    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
+    let mut tls = connector.connect(name, tcp).await.unwrap();
+    let req = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\nACCESS-KEY: key-{n}\r\nACCESS-SIGN: {sign}\r\nACCESS-TIMESTAMP: {ts}\r\nACCESS-PASSPHRASE: pass-{n}\r\n\r\n{body}",
+        body.len()
+    );
+    tls.write_all(req.as_bytes()).await.unwrap();
+    let mut buf = Vec::new();
+    let _ = tls.read_to_end(&mut buf).await;
+    let text = String::from_utf8(buf).unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let status = head.lines().next().unwrap().to_string();
+    let start = body.find('{').unwrap();
+    let end = body.rfind('}').unwrap();
+    (status, serde_json::from_str(&body[start..=end]).unwrap())
+}

@@ -26,10 +26,13 @@ use serde_json::Value;
 
 use crate::config::{Category, InstrumentConfig, SimConfig};
 use crate::matching::{
-    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, Order, OrderType,
-    PosSide, Reject, Side, StpMode, TimeInForce,
+    AccountId, Book, CancelReason, Event, IdGen, InstrumentSpec, NewOrder, OrderType, PosSide,
+    Reject, Side, StpMode, TimeInForce,
 };
 use crate::render::{self, ReplyItem};
+
+mod history;
+use history::History;
 
 /// Which private topic a push belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +79,14 @@ fn bump(c: &AtomicU64) {
     c.fetch_add(1, Ordering::Relaxed);
 }
 
+/// The three trade operations (single or batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpKind {
+    Place,
+    Modify,
+    Cancel,
+}
+
 /// One processed item: the reply item, and the reject when it failed.
 type ItemResult = Result<ReplyItem, Box<(Reject, ReplyItem)>>;
 
@@ -116,38 +127,6 @@ pub struct Venue {
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
-}
-
-/// Bounded memory of finished (filled / cancelled) account orders, for `order-info`.
-#[derive(Debug, Default)]
-struct History {
-    orders: HashMap<u64, (usize, Order)>,
-    by_client_oid: HashMap<(AccountId, String), u64>,
-    fifo: std::collections::VecDeque<u64>,
-}
-
-impl History {
-    /// Finished orders kept for queries.
-    const CAP: usize = 100_000;
-
-    fn insert(&mut self, book: usize, o: &Order) {
-        self.by_client_oid
-            .insert((o.owner, o.client_oid.clone()), o.order_id);
-        if self.orders.insert(o.order_id, (book, o.clone())).is_none() {
-            self.fifo.push_back(o.order_id);
-        }
-        while self.fifo.len() > Self::CAP {
-            let Some(old) = self.fifo.pop_front() else {
-                break;
-            };
-            if let Some((_, o)) = self.orders.remove(&old) {
-                let key = (o.owner, o.client_oid);
-                if self.by_client_oid.get(&key) == Some(&old) {
-                    self.by_client_oid.remove(&key);
-                }
-            }
-        }
-    }
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -299,12 +278,12 @@ impl Venue {
         let empty = Vec::new();
         let args = req.get("args").and_then(Value::as_array).unwrap_or(&empty);
         let (batch, kind) = match topic {
-            "place-order" => (false, 0),
-            "batch-place" | "batch-place-order" => (true, 0),
-            "modify-order" => (false, 1),
-            "batch-modify" | "batch-modify-order" => (true, 1),
-            "cancel-order" => (false, 2),
-            "batch-cancel" | "batch-cancel-order" => (true, 2),
+            "place-order" => (false, OpKind::Place),
+            "batch-place" | "batch-place-order" => (true, OpKind::Place),
+            "modify-order" => (false, OpKind::Modify),
+            "batch-modify" | "batch-modify-order" => (true, OpKind::Modify),
+            "cancel-order" => (false, OpKind::Cancel),
+            "batch-cancel" | "batch-cancel-order" => (true, OpKind::Cancel),
             other => {
                 bump(&self.counters.rejects);
                 outcome.reply =
@@ -326,7 +305,7 @@ impl Venue {
             );
             return outcome;
         }
-        if kind == 0 && category.is_none() {
+        if kind == OpKind::Place && category.is_none() {
             bump(&self.counters.rejects);
             outcome.reply =
                 render::trade_error(&id_raw, 40017, "Parameter verification failed: category");
@@ -335,8 +314,8 @@ impl Venue {
         let mut items = Vec::with_capacity(args.len());
         for arg in args {
             let res = match (kind, category) {
-                (0, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
-                (1, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
+                (OpKind::Place, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
+                (OpKind::Modify, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
                 _ => self.cancel_one(owner, category, arg, now_ms, &mut outcome),
             };
             match res {
@@ -804,89 +783,7 @@ impl Venue {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod tests;
 
-    fn venue() -> Venue {
-        let mut cfg = SimConfig::demo();
-        cfg.id_base = Some(1_300_000_000_000_000_000);
-        Venue::new(&cfg, Arc::new(Counters::default()), 0)
-    }
-
-    fn trade(v: &mut Venue, owner: u32, req: &str) -> (Value, Vec<Push>) {
-        let req: Value = serde_json::from_str(req).unwrap();
-        let out = v.handle_trade(AccountId(owner), &req, "c1", 1000);
-        (serde_json::from_str(&out.reply).unwrap(), out.pushes)
-    }
-
-    fn place(oid: &str, side: &str, price: &str) -> String {
-        format!(
-            r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"ETHUSDT","side":"{side}","orderType":"limit","price":"{price}","qty":"0.1","clientOid":"{oid}"}}]}}"#
-        )
-    }
-
-    #[test]
-    fn ids_are_19_digit_and_increasing() {
-        let mut v = venue();
-        let (a, _) = trade(&mut v, 0, &place("x1", "buy", "2000"));
-        let (b, _) = trade(&mut v, 0, &place("x2", "buy", "2000"));
-        let a = a["args"][0]["orderId"].as_str().unwrap().to_string();
-        let b = b["args"][0]["orderId"].as_str().unwrap().to_string();
-        assert_eq!(a, "1300000000000000000");
-        assert!(b > a && b.len() == 19);
-    }
-
-    #[test]
-    fn client_oid_is_freed_when_a_maker_fills() {
-        let mut v = venue();
-        let (r, p) = trade(&mut v, 0, &place("dup", "sell", "3000"));
-        assert_eq!(r["code"], "0");
-        assert_eq!(p.len(), 1);
-        let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
-        assert_eq!(r["code"], "25212");
-        // Account 1 takes it: pushes for both owners, taker first.
-        let (r, p) = trade(&mut v, 1, &place("t", "buy", "3000"));
-        assert_eq!(r["code"], "0");
-        let owners: Vec<(u32, Topic)> = p.iter().map(|p| (p.owner.0, p.topic)).collect();
-        assert_eq!(
-            owners,
-            vec![
-                (1, Topic::Order),
-                (1, Topic::Fill),
-                (0, Topic::Order),
-                (0, Topic::Fill)
-            ]
-        );
-        let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
-        assert_eq!(r["code"], "0", "{r}");
-    }
-
-    #[test]
-    fn request_level_checks() {
-        let mut v = venue();
-        let args: Vec<String> = (0..21)
-            .map(|i| format!(r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"b{i}"}}"#))
-            .collect();
-        let req = format!(
-            r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"batch-place","args":[{}]}}"#,
-            args.join(",")
-        );
-        assert_eq!(trade(&mut v, 0, &req).0["code"], "40017");
-        let req = r#"{"op":"trade","id":"1","topic":"place-order","args":[{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1"}]}"#;
-        assert_eq!(trade(&mut v, 0, req).0["code"], "40017");
-        let req = r#"{"op":"trade","id":"1","category":7,"topic":"place-order","args":[{}]}"#;
-        assert_eq!(trade(&mut v, 0, req).0["code"], "41101");
-        // Cancel with another category, or by another account → 25204.
-        trade(&mut v, 0, &place("c1", "buy", "2000"));
-        let req = r#"{"op":"trade","id":"1","category":"spot","topic":"cancel-order","args":[{"clientOid":"c1"}]}"#;
-        assert_eq!(trade(&mut v, 0, req).0["code"], "25204");
-        let req = r#"{"op":"trade","id":"1","topic":"modify-order","args":[{"clientOid":"c1","price":"2001"}]}"#;
-        assert_eq!(trade(&mut v, 1, req).0["code"], "25204");
-        assert_eq!(trade(&mut v, 0, req).0["code"], "0");
-        // Missing id → "" echoed.
-        let req = r#"{"op":"trade","topic":"cancel-order","args":[{"orderId":"12"}]}"#;
-        let (r, _) = trade(&mut v, 0, req);
-        assert_eq!(r["id"], "");
-        assert_eq!(r["code"], "25204");
-    }
-}
+#[cfg(test)]
+mod fuzz;

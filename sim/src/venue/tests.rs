@@ -1,0 +1,86 @@
+//! Sans-I/O tests of the venue: ids, clientOid lifecycle, push routing, request checks.
+
+use super::*;
+
+fn venue() -> Venue {
+    let mut cfg = SimConfig::demo();
+    cfg.id_base = Some(1_300_000_000_000_000_000);
+    Venue::new(&cfg, Arc::new(Counters::default()), 0)
+}
+
+fn trade(v: &mut Venue, owner: u32, req: &str) -> (Value, Vec<Push>) {
+    let req: Value = serde_json::from_str(req).unwrap();
+    let out = v.handle_trade(AccountId(owner), &req, "c1", 1000);
+    (serde_json::from_str(&out.reply).unwrap(), out.pushes)
+}
+
+fn place(oid: &str, side: &str, price: &str) -> String {
+    format!(
+        r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"ETHUSDT","side":"{side}","orderType":"limit","price":"{price}","qty":"0.1","clientOid":"{oid}"}}]}}"#
+    )
+}
+
+#[test]
+fn ids_are_19_digit_and_increasing() {
+    let mut v = venue();
+    let (a, _) = trade(&mut v, 0, &place("x1", "buy", "2000"));
+    let (b, _) = trade(&mut v, 0, &place("x2", "buy", "2000"));
+    let a = a["args"][0]["orderId"].as_str().unwrap().to_string();
+    let b = b["args"][0]["orderId"].as_str().unwrap().to_string();
+    assert_eq!(a, "1300000000000000000");
+    assert!(b > a && b.len() == 19);
+}
+
+#[test]
+fn client_oid_is_freed_when_a_maker_fills() {
+    let mut v = venue();
+    let (r, p) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+    assert_eq!(r["code"], "0");
+    assert_eq!(p.len(), 1);
+    let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+    assert_eq!(r["code"], "25212");
+    // Account 1 takes it: pushes for both owners, taker first.
+    let (r, p) = trade(&mut v, 1, &place("t", "buy", "3000"));
+    assert_eq!(r["code"], "0");
+    let owners: Vec<(u32, Topic)> = p.iter().map(|p| (p.owner.0, p.topic)).collect();
+    assert_eq!(
+        owners,
+        vec![
+            (1, Topic::Order),
+            (1, Topic::Fill),
+            (0, Topic::Order),
+            (0, Topic::Fill)
+        ]
+    );
+    let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
+    assert_eq!(r["code"], "0", "{r}");
+}
+
+#[test]
+fn request_level_checks() {
+    let mut v = venue();
+    let args: Vec<String> = (0..21)
+        .map(|i| format!(r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"b{i}"}}"#))
+        .collect();
+    let req = format!(
+        r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"batch-place","args":[{}]}}"#,
+        args.join(",")
+    );
+    assert_eq!(trade(&mut v, 0, &req).0["code"], "40017");
+    let req = r#"{"op":"trade","id":"1","topic":"place-order","args":[{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1"}]}"#;
+    assert_eq!(trade(&mut v, 0, req).0["code"], "40017");
+    let req = r#"{"op":"trade","id":"1","category":7,"topic":"place-order","args":[{}]}"#;
+    assert_eq!(trade(&mut v, 0, req).0["code"], "41101");
+    // Cancel with another category, or by another account → 25204.
+    trade(&mut v, 0, &place("c1", "buy", "2000"));
+    let req = r#"{"op":"trade","id":"1","category":"spot","topic":"cancel-order","args":[{"clientOid":"c1"}]}"#;
+    assert_eq!(trade(&mut v, 0, req).0["code"], "25204");
+    let req = r#"{"op":"trade","id":"1","topic":"modify-order","args":[{"clientOid":"c1","price":"2001"}]}"#;
+    assert_eq!(trade(&mut v, 1, req).0["code"], "25204");
+    assert_eq!(trade(&mut v, 0, req).0["code"], "0");
+    // Missing id → "" echoed.
+    let req = r#"{"op":"trade","topic":"cancel-order","args":[{"orderId":"12"}]}"#;
+    let (r, _) = trade(&mut v, 0, req);
+    assert_eq!(r["id"], "");
+    assert_eq!(r["code"], "25204");
+}
