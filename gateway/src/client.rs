@@ -97,6 +97,9 @@ pub struct StrategyClient {
     pub next_seq_from_gateway: u64,
 }
 
+/// How long one blocking read waits before `recv` re-checks its deadline and keepalive.
+pub const READ_POLL: Duration = Duration::from_millis(2);
+
 fn now_utc_ns() -> u64 {
     crate::metrics::utc_now_ns()
 }
@@ -106,6 +109,9 @@ impl StrategyClient {
     pub fn connect_raw(addr: SocketAddr) -> Result<StrategyClient, ClientError> {
         let stream = TcpStream::connect(addr)?;
         stream.set_nodelay(true)?;
+        // One fixed read timeout: `recv` re-checks its deadline and the keepalive after each
+        // expiry, without a setsockopt per read.
+        stream.set_read_timeout(Some(READ_POLL))?;
         Ok(StrategyClient {
             stream,
             rbuf: vec![0u8; 64 * 1024],
@@ -293,13 +299,6 @@ impl StrategyClient {
             if now >= deadline {
                 return Ok(None);
             }
-            let wait = (deadline - now).min(if self.auto_keepalive {
-                (self.keepalive / 4).max(Duration::from_millis(1))
-            } else {
-                deadline - now
-            });
-            self.stream
-                .set_read_timeout(Some(wait.max(Duration::from_micros(100))))?;
             match self.stream.read(&mut self.rbuf[self.end..]) {
                 Ok(0) => return Err(ClientError::Closed),
                 Ok(n) => self.end += n,
