@@ -165,6 +165,47 @@ fn unknown_template_and_invalid_fields_get_business_rejects() {
         }
         other => panic!("expected BusinessMessageReject, got {other:?}"),
     }
+    // Invalid decimals: a Price exponent outside −18..=18, and a null (absent) OrderQty.
+    let field = |name: &str| {
+        codec::sbe::NEW_ORDER_SINGLE_FIELDS
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| SOFH_LEN + 8 + f.offset)
+            .unwrap()
+    };
+    let mut bad_exponent = Vec::new();
+    btc_order(
+        6,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    )
+    .encode_frame(&mut bad_exponent);
+    bad_exponent[field("Price") + 8] = 40;
+    let mut null_qty = Vec::new();
+    btc_order(
+        7,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    )
+    .encode_frame(&mut null_qty);
+    let q = field("OrderQty");
+    null_qty[q..q + 8].copy_from_slice(&i64::MIN.to_le_bytes());
+    for bytes in [bad_exponent, null_qty] {
+        s.c.send_raw(&bytes).unwrap();
+        match s.next_message() {
+            Received::BusinessReject(r) => {
+                assert_eq!(r.ref_msg_type, codec::sbe::NewOrderSingle::TEMPLATE_ID);
+                assert_eq!(r.business_reject_reason, BusinessRejectReason::InvalidField);
+            }
+            other => panic!("expected BusinessMessageReject, got {other:?}"),
+        }
+    }
     // The session still works.
     s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
     assert_eq!(s.exec().exec_type, ExecType::New);
