@@ -290,6 +290,9 @@ pub struct SimConfig {
     /// Liquidity source.
     #[serde(default)]
     pub liquidity: LiquidityConfig,
+    /// Per-UID REST / WS trade quotas (off by default).
+    #[serde(default)]
+    pub rate_limits: crate::ratelimit::RateLimitConfig,
 }
 
 fn default_true() -> bool {
@@ -378,6 +381,7 @@ impl SimConfig {
                     liq("ETHUSDT", spot, "3000", "5"),
                 ],
             },
+            rate_limits: crate::ratelimit::RateLimitConfig::default(),
         }
     }
 

@@ -11,7 +11,9 @@ use axum::response::{IntoResponse, Response};
 use crate::auth::{verify_rest, RestCredentials, RestRequest};
 use crate::config::InstrumentConfig;
 use crate::matching::AccountId;
+use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
+use crate::rest_trade::{over_quota, query_param};
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
 fn json_response(status: StatusCode, body: String) -> Response {
@@ -26,7 +28,8 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
-fn ok(data: &str) -> Response {
+/// A success envelope with `data`.
+pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
         format!(
@@ -208,15 +211,6 @@ pub(crate) async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
 }
 
-/// Value of `key` in a raw query string (no percent-decoding: Bitget parameters are URL-safe).
-fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
-    query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == key)
-        .map(|(_, v)| v)
-}
-
 /// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
 fn authenticate(
     state: &AppState,
@@ -237,7 +231,7 @@ fn authenticate(
 }
 
 /// Verifies the `ACCESS-*` headers of a signed request.
-fn authenticate_req(
+pub(crate) fn authenticate_req(
     state: &AppState,
     headers: &HeaderMap,
     req: RestRequest<'_>,
@@ -265,12 +259,15 @@ pub(crate) async fn order_info(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::OrderInfo)) {
+        return resp;
+    }
+    let order_id = query_param(&query, "orderId");
+    let client_oid = query_param(&query, "clientOid");
     let sh = state.shared.lock();
-    let res = sh.venue.order_info(
-        owner,
-        query_param(&query, "orderId"),
-        query_param(&query, "clientOid"),
-    );
+    let res = sh
+        .venue
+        .order_info(owner, order_id.as_deref(), client_oid.as_deref());
     drop(sh);
     match res {
         Ok(data) => ok(&data),
@@ -291,11 +288,17 @@ pub(crate) async fn unfilled_orders(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
-    let category = match parse_category(query_param(&query, "category")) {
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::Unfilled)) {
+        return resp;
+    }
+    let category = match parse_category(query_param(&query, "category").as_deref()) {
         Ok(c) => c,
         Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
     };
-    let limit = match query_param(&query, "limit").filter(|s| !s.is_empty()) {
+    let limit = match query_param(&query, "limit")
+        .filter(|s| !s.is_empty())
+        .as_deref()
+    {
         None => 100,
         Some(l) => match l.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
@@ -308,7 +311,10 @@ pub(crate) async fn unfilled_orders(
             }
         },
     };
-    let cursor = match query_param(&query, "cursor").filter(|s| !s.is_empty()) {
+    let cursor = match query_param(&query, "cursor")
+        .filter(|s| !s.is_empty())
+        .as_deref()
+    {
         None => None,
         Some(c) => match c.parse::<u64>() {
             Ok(n) => Some(n),
@@ -321,96 +327,11 @@ pub(crate) async fn unfilled_orders(
             }
         },
     };
+    let symbol = query_param(&query, "symbol");
     let sh = state.shared.lock();
-    let data = sh.venue.unfilled_orders(
-        owner,
-        category,
-        query_param(&query, "symbol"),
-        limit,
-        cursor,
-    );
+    let data = sh
+        .venue
+        .unfilled_orders(owner, category, symbol.as_deref(), limit, cursor);
     drop(sh);
     ok(&data)
-}
-
-/// Signed `POST /api/v3/trade/{place-order,modify-order,cancel-order}`: the JSON body is the
-/// single `args` item of the matching WS trade op (REST `category` in either case), handled by
-/// the same venue code, so checks, codes and pushes are identical. Success: `data:
-/// {"orderId","clientOid"}`; failure: HTTP 400 with the code.
-pub(crate) async fn trade_post(
-    state: Arc<AppState>,
-    headers: HeaderMap,
-    body: String,
-    path: &'static str,
-    topic: &'static str,
-) -> Response {
-    let req = RestRequest {
-        method: "POST",
-        path,
-        query: "",
-        body: &body,
-    };
-    let owner = match authenticate_req(&state, &headers, req) {
-        Ok(o) => o,
-        Err(resp) => return *resp,
-    };
-    let Ok(serde_json::Value::Object(mut arg)) = serde_json::from_str::<serde_json::Value>(&body)
-    else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            40017,
-            "Parameter verification failed: body must be a JSON object",
-        );
-    };
-    let mut envelope = serde_json::Map::new();
-    envelope.insert("op".into(), "trade".into());
-    envelope.insert("id".into(), "rest".into());
-    envelope.insert("topic".into(), topic.into());
-    if let Some(c) = arg.remove("category") {
-        let ws = c
-            .as_str()
-            .and_then(crate::config::Category::parse_any)
-            .map(|c| serde_json::Value::from(c.ws_str()))
-            .unwrap_or(c);
-        envelope.insert("category".into(), ws);
-    }
-    envelope.insert(
-        "args".into(),
-        serde_json::Value::Array(vec![serde_json::Value::Object(arg)]),
-    );
-    let request = serde_json::Value::Object(envelope);
-    let now = now_ms();
-    let mut sh = state.shared.lock();
-    let outcome = sh.venue.handle_trade(owner, &request, "rest", now);
-    sh.dispatch(&outcome.pushes);
-    if outcome.touched_liquidity {
-        sh.refresh_liquidity(false, now);
-    }
-    drop(sh);
-    let Ok(reply) = serde_json::from_str::<serde_json::Value>(&outcome.reply) else {
-        return error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            40725,
-            "service return an error",
-        );
-    };
-    if reply["event"] == "trade" {
-        let item = &reply["args"][0];
-        let mut data = String::from("{\"clientOid\":");
-        push_json_str(&mut data, item["clientOid"].as_str().unwrap_or(""));
-        data.push_str(",\"orderId\":");
-        push_json_str(&mut data, item["orderId"].as_str().unwrap_or(""));
-        data.push('}');
-        ok(&data)
-    } else {
-        let code = reply["code"]
-            .as_str()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(40725);
-        error(
-            StatusCode::BAD_REQUEST,
-            code,
-            reply["msg"].as_str().unwrap_or(""),
-        )
-    }
 }

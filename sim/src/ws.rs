@@ -313,6 +313,9 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
             "User needs to log in",
         ));
     };
+    if let Some(reply) = crate::rest_trade::ws_over_quota(state, owner, v) {
+        return Action::one(reply);
+    }
     let now = now_ms();
     let outcome = sh.venue.handle_trade(owner, v, conn_id, now);
     sh.dispatch(&outcome.pushes);

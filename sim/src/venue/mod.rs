@@ -33,6 +33,8 @@ use crate::render::{self, ReplyItem};
 
 mod history;
 use history::History;
+mod queries;
+pub use queries::{CancelResult, PageQuery};
 
 /// Which private topic a push belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +129,7 @@ pub struct Venue {
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
+    fill_log: queries::FillLog,
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -225,6 +228,7 @@ impl Venue {
             counters,
             events: Vec::new(),
             history: History::default(),
+            fill_log: queries::FillLog::default(),
         }
     }
 
@@ -771,6 +775,7 @@ impl Venue {
                         continue;
                     }
                     bump(&self.counters.fills);
+                    self.fill_log.insert(book_idx, f);
                     outcome.pushes.push(Push {
                         owner: f.owner,
                         topic: Topic::Fill,

@@ -1,0 +1,2 @@
+//! Tests of the REST trade core.
+use super::*;
