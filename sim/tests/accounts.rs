@@ -580,6 +580,24 @@ async fn insufficient_balance_margin_and_reduce_only_rejects() {
     let (_, v) = signed_get(&h, "poor", "/api/v3/trade/order-info", "clientOid=ro1").await;
     assert_eq!(v["data"]["qty"], "0.01", "{v}");
     assert_eq!(v["data"]["reduceOnly"], "YES");
+    // A second reduce-only order beyond the remaining position replaces the first (§8).
+    let r = c
+        .trade(&ws_place(
+            "usdt-futures",
+            &place_args(
+                "sell",
+                "limit",
+                Some("62000"),
+                "0.01",
+                r#","reduceOnly":"yes","clientOid":"ro2""#,
+            ),
+        ))
+        .await;
+    assert_eq!(r["code"], "0", "{r}");
+    let (_, v) = signed_get(&h, "poor", "/api/v3/trade/order-info", "clientOid=ro1").await;
+    assert_eq!(v["data"]["orderStatus"], "cancelled", "{v}");
+    let (_, v) = signed_get(&h, "poor", "/api/v3/trade/order-info", "clientOid=ro2").await;
+    assert_eq!(v["data"]["orderStatus"], "live", "{v}");
 
     // max-open-available, max-transferable, funding-assets.
     let (_, v) = signed_post(

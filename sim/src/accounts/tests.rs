@@ -412,3 +412,28 @@ fn sub_accounts_share_the_stp_party_of_their_master() {
     assert_eq!(p[&AccountId(0)], AccountId(0));
     assert_eq!(p[&AccountId(2)], AccountId(2));
 }
+
+#[test]
+fn basic_accounts_cannot_trade_spot_margin() {
+    let (mut acc, _, spot) = setup(HoldMode::OneWayMode);
+    let mut margin = spot.clone();
+    margin.category = Category::Margin;
+    let check = OrderCheck {
+        inst: &margin,
+        side: Side::Buy,
+        qty: d("0.01"),
+        price: Some(d("60000")),
+        pos_side: None,
+        reduce_only: false,
+    };
+    assert_eq!(acc.check_order(A, &check, &Marks::new()), Ok(None));
+    acc.get_mut(A).unwrap().level = AccountLevel::Basic;
+    let e = acc.check_order(A, &check, &Marks::new()).unwrap_err();
+    assert_eq!(e.code(), 40014);
+    // Spot itself stays open to basic accounts.
+    let spot_check = OrderCheck {
+        inst: &spot,
+        ..check
+    };
+    assert_eq!(acc.check_order(A, &spot_check, &Marks::new()), Ok(None));
+}

@@ -131,6 +131,77 @@ impl Venue {
             .map_err(|e| e.reject())
     }
 
+    /// One-way mode, reference §8: a new reduce-only order that together with the pending
+    /// reduce-only orders of the same side would exceed the position replaces them (they are
+    /// cancelled, `normal_cancel`, before the new order enters the book).
+    pub(super) fn replace_reduce_only(
+        &mut self,
+        owner: AccountId,
+        book: usize,
+        side: Side,
+        qty: Decimal,
+        now_ms: u64,
+        outcome: &mut TradeOutcome,
+    ) {
+        let Some(inst) = self.instruments.get(book) else {
+            return;
+        };
+        let one_way = self
+            .accounts
+            .get(owner)
+            .is_some_and(|a| a.hold_mode == HoldMode::OneWayMode);
+        if !inst.category.is_futures() || !one_way {
+            return;
+        }
+        let size = self
+            .accounts
+            .get(owner)
+            .and_then(|a| {
+                a.positions
+                    .get(&(
+                        inst.category,
+                        inst.symbol.clone(),
+                        crate::accounts::positions::reduced_side(side),
+                    ))
+                    .map(|p| p.size)
+            })
+            .unwrap_or(Decimal::ZERO);
+        let Some(entry) = self.books.get(book) else {
+            return;
+        };
+        let b = &entry.book;
+        let earlier: Vec<(u64, Decimal)> = b
+            .open_orders()
+            .filter(|o| o.owner == owner && o.reduce_only && o.side == side)
+            .map(|o| (o.order_id, b.qty_dec(o.leaves())))
+            .collect();
+        let pending = earlier.iter().fold(Decimal::ZERO, |acc, (_, q)| {
+            crate::accounts::num::add(acc, *q)
+        });
+        if crate::accounts::num::add(pending, qty) <= size {
+            return;
+        }
+        let mut events = Vec::new();
+        for (id, _) in earlier {
+            events.clear();
+            let Some(entry) = self.books.get_mut(book) else {
+                return;
+            };
+            if entry
+                .book
+                .cancel(
+                    id,
+                    crate::matching::CancelReason::Normal,
+                    now_ms,
+                    &mut events,
+                )
+                .is_ok()
+            {
+                self.route(book, &events, now_ms, outcome);
+            }
+        }
+    }
+
     /// True when `owner` has a pending order.
     pub fn has_pending_orders(&self, owner: AccountId) -> bool {
         self.open.values().any(|l| l.owner == owner)

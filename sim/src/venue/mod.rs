@@ -438,6 +438,9 @@ impl Venue {
             )? {
                 qty = q;
             }
+            if reduce_only {
+                self.replace_reduce_only(owner, bi, side, qty, now_ms, outcome);
+            }
             let order_id = self.ids.next_id();
             let client_oid = given_oid.clone().unwrap_or_else(|| order_id.to_string());
             let req = NewOrder {
