@@ -650,6 +650,10 @@ mod tests {
         assert_eq!(cfg.liquidity.symbols.len(), 4);
         assert_eq!(cfg.liquidity.symbols[1].level_step_ticks, 5);
         assert_eq!(cfg.accounts[0].api_key, "bg_demo_key");
+        assert_eq!(cfg.accounts[1].master_uid.as_deref(), Some("1000000001"));
+        assert_eq!(cfg.accounts[1].hold_mode, HoldMode::HedgeMode);
+        assert_eq!(cfg.accounts[1].api_keys[0].permissions, vec![Permission::Read]);
+        assert_eq!(cfg.accounts[0].balances.len(), 3);
         assert!(cfg.tls);
     }
 
@@ -672,6 +676,23 @@ mod tests {
         assert!(SimConfig::from_toml("listen = 5").is_err());
         let mut c = SimConfig::demo();
         c.liquidity.symbols[0].symbol = "NOPE".into();
+        assert!(c.validate().is_err());
+        let mut c = SimConfig::demo();
+        let mut sub = c.accounts[0].clone();
+        sub.api_key = "other".into();
+        sub.master_uid = Some("no-such-master".into());
+        c.accounts.push(sub);
+        assert!(c.validate().is_err());
+        let mut c = SimConfig::demo();
+        let mut dup = c.accounts[0].clone();
+        dup.api_key = "other".into();
+        dup.api_keys = vec![ApiKeyConfig {
+            api_key: "bg_demo_key".into(),
+            secret: "s".into(),
+            passphrase: "p".into(),
+            permissions: vec![Permission::Read],
+        }];
+        c.accounts.push(dup);
         assert!(c.validate().is_err());
     }
 }
