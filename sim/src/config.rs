@@ -652,7 +652,10 @@ mod tests {
         assert_eq!(cfg.accounts[0].api_key, "bg_demo_key");
         assert_eq!(cfg.accounts[1].master_uid.as_deref(), Some("1000000001"));
         assert_eq!(cfg.accounts[1].hold_mode, HoldMode::HedgeMode);
-        assert_eq!(cfg.accounts[1].api_keys[0].permissions, vec![Permission::Read]);
+        assert_eq!(
+            cfg.accounts[1].api_keys[0].permissions,
+            vec![Permission::Read]
+        );
         assert_eq!(cfg.accounts[0].balances.len(), 3);
         assert!(cfg.tls);
     }

@@ -3,53 +3,56 @@
 
 use codec::{Decimal, Rounding};
 
-/// Fractional digits kept when an exact result would not fit.
-const FALLBACK_EXP: i8 = -10;
+/// Coarser and coarser exponents tried when an exact result does not fit an `i64` mantissa.
+const FALLBACK_EXPS: [i8; 6] = [-10, -8, -6, -4, -2, 0];
 
 fn shrink(d: Decimal) -> Decimal {
     let n = d.normalized();
-    if n.exponent() < FALLBACK_EXP {
-        n.round_to(FALLBACK_EXP, Rounding::HalfEven).unwrap_or(n)
+    if n.exponent() < FALLBACK_EXPS[0] {
+        n.round_to(FALLBACK_EXPS[0], Rounding::HalfEven)
+            .map(Decimal::normalized)
+            .unwrap_or(n)
     } else {
         n
     }
 }
 
-/// `a + b`.
-pub fn add(a: Decimal, b: Decimal) -> Decimal {
-    a.checked_add(b)
-        .or_else(|| shrink(a).checked_add(shrink(b)))
-        .map(shrink)
-        .unwrap_or(a)
-}
-
-/// `a − b`.
-pub fn sub(a: Decimal, b: Decimal) -> Decimal {
-    a.checked_sub(b)
-        .or_else(|| shrink(a).checked_sub(shrink(b)))
-        .map(shrink)
-        .unwrap_or(a)
-}
-
-/// `a × b`.
-pub fn mul(a: Decimal, b: Decimal) -> Decimal {
-    a.normalized()
-        .checked_mul(b.normalized())
-        .or_else(|| {
-            let (a, b) = (shrink(a), shrink(b));
-            a.round_to(-6, Rounding::HalfEven)?
-                .normalized()
-                .checked_mul(b.round_to(-6, Rounding::HalfEven)?.normalized())
+/// Tries `op` exactly, then on both operands rounded to coarser exponents.
+fn fallback(
+    a: Decimal,
+    b: Decimal,
+    op: impl Fn(Decimal, Decimal) -> Option<Decimal>,
+) -> Option<Decimal> {
+    op(a, b).map(shrink).or_else(|| {
+        FALLBACK_EXPS.iter().find_map(|e| {
+            let ra = a.round_to(*e, Rounding::HalfEven)?.normalized();
+            let rb = b.round_to(*e, Rounding::HalfEven)?.normalized();
+            op(ra, rb).map(shrink)
         })
-        .map(shrink)
-        .unwrap_or(Decimal::ZERO)
+    })
 }
 
-/// `a ÷ b` at 10 fractional digits (0 when `b` is 0).
+/// `a + b` (exact when it fits; `a` unchanged only beyond ±9.2 × 10^18).
+pub fn add(a: Decimal, b: Decimal) -> Decimal {
+    fallback(a, b, Decimal::checked_add).unwrap_or(a)
+}
+
+/// `a − b` (exact when it fits; `a` unchanged only beyond ±9.2 × 10^18).
+pub fn sub(a: Decimal, b: Decimal) -> Decimal {
+    fallback(a, b, Decimal::checked_sub).unwrap_or(a)
+}
+
+/// `a × b` (exact when it fits; 0 beyond ±9.2 × 10^18).
+pub fn mul(a: Decimal, b: Decimal) -> Decimal {
+    fallback(a.normalized(), b.normalized(), Decimal::checked_mul).unwrap_or(Decimal::ZERO)
+}
+
+/// `a ÷ b` at 10 fractional digits, fewer when needed (0 when `b` is 0).
 pub fn div(a: Decimal, b: Decimal) -> Decimal {
-    a.checked_div(b, 10, Rounding::HalfEven)
-        .or_else(|| a.checked_div(b, 4, Rounding::HalfEven))
-        .map(|d| d.normalized())
+    [10u8, 8, 6, 4, 2, 0]
+        .iter()
+        .find_map(|scale| a.checked_div(b, *scale, Rounding::HalfEven))
+        .map(Decimal::normalized)
         .unwrap_or(Decimal::ZERO)
 }
 
@@ -79,4 +82,27 @@ pub fn neg(a: Decimal) -> Decimal {
 /// Canonical wire text (`"0"`, `"117066.1"`).
 pub fn s(a: Decimal) -> String {
     a.normalized().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn exact_when_it_fits_rounded_when_not() {
+        assert_eq!(add(d("0.1"), d("0.2")), d("0.3"));
+        assert_eq!(mul(d("60000.5"), d("0.0006")), d("36.0003"));
+        assert_eq!(div(d("430"), d("4")), d("107.5"));
+        // 5 × 10^9 with 10 fractional digits does not fit an i64 mantissa: rounded to 8.
+        let big = add(d("5000000000"), d("0.0000000001"));
+        assert_eq!(big, d("5000000000"));
+        let big = add(d("5000000000.12345678"), d("1"));
+        assert_eq!(big, d("5000000001.12345678"));
+        assert_eq!(div(d("1"), Decimal::ZERO), Decimal::ZERO);
+    }
 }
