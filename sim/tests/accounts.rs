@@ -185,6 +185,8 @@ async fn fill_updates_position_assets_records_and_pushes() {
     assert_eq!(recs.len(), 1);
     assert_eq!(recs[0]["fee"], "-0.360003");
     assert_eq!(recs[0]["symbol"], "BTCUSDT");
+    assert_eq!(recs[0]["positionAmount"], "0.01");
+    assert_eq!(recs[0]["amount"], "-0.360003");
 
     // The mark is controllable: 61000.5 gives +10 unrealised.
     assert!(h.set_mark(

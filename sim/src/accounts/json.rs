@@ -405,6 +405,8 @@ impl Accounts {
 
     /// `GET /api/v3/account/financial-records` data: records of `owner` newest first, ids below
     /// `cursor`, at most `limit`; `{"list":[..],"cursor":"<last id of a full page or empty>"}`.
+    /// Item fields as the go-bitget `FinancialRecord` (category, id, symbol, coin, type,
+    /// positionType, positionAmount, amount, fee, balance, ts) plus `pnl`.
     pub fn records_json(
         &self,
         owner: AccountId,
@@ -433,6 +435,8 @@ impl Accounts {
                 kv(&mut o, "symbol", &r.symbol);
                 kv(&mut o, "coin", &r.coin);
                 kv(&mut o, "type", &r.kind);
+                kv(&mut o, "positionType", "crossed");
+                kv(&mut o, "positionAmount", &s(r.position_size));
                 kv(&mut o, "amount", &s(r.amount));
                 kv(&mut o, "fee", &s(r.fee));
                 kv(&mut o, "pnl", &s(r.pnl));

@@ -59,6 +59,8 @@ pub struct FinancialRecord {
     pub pnl: Decimal,
     /// Balance of `coin` after the record.
     pub balance: Decimal,
+    /// Size of the position after the fill (futures; 0 for spot), `positionAmount`.
+    pub position_size: Decimal,
     /// Time, ms.
     pub ts_ms: u64,
 }
@@ -444,6 +446,11 @@ impl Accounts {
             (quote_delta, Decimal::ZERO, "trade".to_string())
         };
         let balance = acct.balances.get(&quote).copied().unwrap_or(Decimal::ZERO);
+        let position_size = effect
+            .positions
+            .last()
+            .map(|p| p.size)
+            .unwrap_or(Decimal::ZERO);
         acct.records.push(FinancialRecord {
             id,
             category: inst.category,
@@ -454,6 +461,7 @@ impl Accounts {
             fee: sub(Decimal::ZERO, fee),
             pnl,
             balance,
+            position_size,
             ts_ms: now_ms,
         });
         if acct.records.len() > 100_000 {
