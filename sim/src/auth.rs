@@ -248,6 +248,7 @@ mod tests {
             api_key: "k".into(),
             secret: "test-secret".into(),
             passphrase: "p".into(),
+            ..AccountConfig::default()
         }];
         let cred = RestCredentials {
             key: Some("k"),
@@ -313,6 +314,7 @@ mod tests {
             api_key: "k".into(),
             secret: "test-secret".into(),
             passphrase: "p".into(),
+            ..AccountConfig::default()
         }]
     }
 

@@ -14,7 +14,7 @@ use crate::matching::AccountId;
 use crate::render::push_json_str;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
-fn json_response(status: StatusCode, body: String) -> Response {
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -26,7 +26,7 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
-fn ok(data: &str) -> Response {
+pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
         format!(
@@ -209,7 +209,7 @@ pub(crate) async fn not_found() -> Response {
 }
 
 /// Value of `key` in a raw query string (no percent-decoding: Bitget parameters are URL-safe).
-fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+pub(crate) fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
@@ -238,6 +238,35 @@ fn authenticate(
 
 /// Verifies the `ACCESS-*` headers of a signed request.
 fn authenticate_req(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+) -> Result<AccountId, Box<Response>> {
+    authenticate_perm(state, headers, req, false)
+}
+
+/// Verifies the `ACCESS-*` headers of a signed request and, with `trade`, that the key may
+/// trade (`40014` otherwise); returns the account.
+pub(crate) fn authenticate_perm(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+    trade: bool,
+) -> Result<AccountId, Box<Response>> {
+    let key = authenticate_key(state, headers, req)?;
+    let (owner, perms) = state.resolve(key);
+    if trade && !crate::config::can_trade(perms) {
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            40014,
+            "Incorrect permissions, need trade permissions",
+        )));
+    }
+    Ok(owner)
+}
+
+/// Signature checks only: the key entry index.
+fn authenticate_key(
     state: &AppState,
     headers: &HeaderMap,
     req: RestRequest<'_>,
@@ -350,7 +379,7 @@ pub(crate) async fn trade_post(
         query: "",
         body: &body,
     };
-    let owner = match authenticate_req(&state, &headers, req) {
+    let owner = match authenticate_perm(&state, &headers, req, true) {
         Ok(o) => o,
         Err(resp) => return *resp,
     };
