@@ -22,9 +22,11 @@ fi
 echo "== client tests: build bitget-sim"
 cargo build --quiet -p sim --bin bitget-sim
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
-SIM_BIN="$TARGET_DIR/debug/bitget-sim"
-
 WORK=$(mktemp -d)
+# A private copy: a shared CARGO_TARGET_DIR may be rebuilt by another checkout meanwhile.
+SIM_BIN="$WORK/bitget-sim"
+cp "$TARGET_DIR/debug/bitget-sim" "$SIM_BIN"
+
 SIM_PID=""
 cleanup() {
     if [ -n "$SIM_PID" ] && kill -0 "$SIM_PID" 2>/dev/null; then
@@ -67,12 +69,22 @@ export SIM_API_KEY=bg_demo_key SIM_API_SECRET=demo-secret SIM_API_PASSPHRASE=dem
 
 status=0
 echo "== client tests: bitget-api (node)"
-NODE_EXTRA_CA_CERTS="$SIM_CA_FILE" node "$CLIENTS/bitget-api.test.js" || status=1
+NODE_EXTRA_CA_CERTS="$SIM_CA_FILE" node "$CLIENTS/bitget-api.test.js" | tee "$WORK/node.log" \
+    || status=1
 echo "== client tests: ccxt (python)"
-"$VENV/bin/python" "$CLIENTS/ccxt_test.py" || status=1
+"$VENV/bin/python" "$CLIENTS/ccxt_test.py" | tee "$WORK/ccxt.log" || status=1
+
+# One closing line over both clients (each prints `<name>: N passed, N failed`).
+read -r total_passed total_failed < <(cat "$WORK/node.log" "$WORK/ccxt.log" |
+    awk '/^[a-z-]+: [0-9]+ passed, [0-9]+ failed$/ {p += $2; f += $4; n++}
+         END {if (n != 2) f++; print p + 0, f + 0}')
+if [ "$total_failed" -ne 0 ] || [ "$total_passed" -eq 0 ]; then
+    status=1
+fi
 
 if [ "$status" -ne 0 ]; then
     echo "client tests FAILED; simulator log:"
     tail -n 50 "$WORK/sim.err" || true
 fi
+echo "client-tests: $total_passed passed, $total_failed failed"
 exit "$status"

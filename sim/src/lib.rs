@@ -24,6 +24,7 @@ pub mod liquidity;
 pub mod matching;
 pub mod render;
 mod rest;
+mod rest_coins;
 mod server;
 mod tls;
 pub mod venue;

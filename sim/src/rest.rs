@@ -26,7 +26,8 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
-fn ok(data: &str) -> Response {
+/// A success envelope around `data` (raw JSON).
+pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
         format!(
