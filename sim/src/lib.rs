@@ -22,6 +22,7 @@ pub mod auth;
 pub mod config;
 pub mod liquidity;
 pub mod matching;
+pub mod query_decode;
 pub mod render;
 mod rest;
 mod rest_coins;

@@ -296,6 +296,28 @@ async function main() {
           await pushes.next((o) => o.orderId === item.orderId && o.orderStatus === 'cancelled', 'cancelled push');
         }
       });
+      await check('WS API crossing place-order is pushed filled with fill price and fee', async () => {
+        const book = await rest.getOrderBook({ category: 'USDT-FUTURES', symbol: 'BTCUSDT', limit: '5' });
+        const bestAsk = Number(book.data.a[0][0]);
+        const res = await within(
+          10000,
+          api.submitNewOrder('usdt-futures', {
+            symbol: 'BTCUSDT',
+            orderType: 'limit',
+            qty: '0.001',
+            price: (bestAsk * 1.1).toFixed(1),
+            side: 'buy',
+            timeInForce: 'ioc',
+            clientOid: `nodeFill${stamp}`,
+          }),
+          'place-order reply',
+        );
+        const id = res.args[0].orderId;
+        const filled = await pushes.next((o) => o.orderId === id && o.orderStatus === 'filled', 'filled push');
+        assert.equal(Number(filled.cumExecQty), 0.001);
+        assert.ok(Number(filled.avgPrice) > 0 && Number(filled.avgPrice) <= bestAsk * 1.1, filled.avgPrice);
+        assert.ok(Array.isArray(filled.feeDetail) && filled.feeDetail.length > 0, JSON.stringify(filled));
+      });
       await check('WS API error reply rejects the promise with the venue code (25204)', async () => {
         await assert.rejects(
           within(10000, api.cancelOrder('usdt-futures', { orderId: '1' }), 'error reply'),

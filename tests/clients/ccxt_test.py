@@ -152,6 +152,25 @@ async def main() -> int:
 
         await check("cancel_order of an unknown order raises (25204)", cancel_unknown())
 
+        async def fetch_order_by_client_oid():
+            # ccxt url-encodes the query (clientOid=a%3Ab) but signs it decoded (clientOid=a:b).
+            client_oid = f"ccxt:oid:{stamp}"
+            placed = await ex.create_order(
+                SYMBOL, "limit", "buy", 0.001, state["price"], {"clientOrderId": client_oid}
+            )
+            fetched = await ex.fetch_order(None, SYMBOL, {"clientOrderId": client_oid})
+            assert fetched["id"] == placed["id"], fetched
+            assert fetched["clientOrderId"] == client_oid, fetched
+            assert fetched["status"] == "open", fetched
+            await ex.cancel_order(placed["id"], SYMBOL)
+            fetched = await ex.fetch_order(placed["id"], SYMBOL)
+            assert fetched["status"] == "canceled", fetched
+
+        await check(
+            "fetch_order by a clientOrderId with ':' (order-info, query signed decoded)",
+            fetch_order_by_client_oid(),
+        )
+
         async def watch_orders():
             # watch_orders logs in and subscribes to the UTA `order` topic. The REST order below
             # travels on another connection, so first make sure the subscription is active: place
@@ -196,6 +215,26 @@ async def main() -> int:
             assert cancelled["id"] == order["id"], cancelled
 
         await check("watch_orders (uta order channel): open then canceled pushes", watch_orders())
+
+        async def watch_fill():
+            # A buy at 10 % over the best ask crosses the simulator's market maker at once.
+            book = await ex.fetch_order_book(SYMBOL, 5)
+            price = float(ex.price_to_precision(SYMBOL, book["asks"][0][0] * 1.1))
+            order = await ex.create_order(
+                SYMBOL, "limit", "buy", 0.001, price, {"clientOrderId": f"ccxtFill{stamp}"}
+            )
+            while True:
+                orders = await asyncio.wait_for(ex.watch_orders(SYMBOL), 10)
+                mine = [o for o in orders if o["id"] == order["id"] and o["status"] == "closed"]
+                if mine:
+                    break
+            o = mine[-1]
+            assert Decimal(str(o["filled"])) == Decimal("0.001"), o
+            assert Decimal(str(o["remaining"])) == 0, o
+            assert o["average"] is not None and o["average"] <= price, o
+            assert o["info"]["orderStatus"] == "filled", o["info"]
+
+        await check("watch_orders: a crossing order is pushed closed (filled) with its average", watch_fill())
     finally:
         await ex.close()
 
