@@ -26,6 +26,7 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
+/// A success envelope around `data` (raw JSON).
 pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
@@ -208,13 +209,23 @@ pub(crate) async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
 }
 
-/// Value of `key` in a raw query string (no percent-decoding: Bitget parameters are URL-safe).
+/// Value of `key` in a query string (no decoding here: see `decoded_params`).
 pub(crate) fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == key)
         .map(|(_, v)| v)
+}
+
+/// The query with its values percent-decoded (`clientOid=a%3Ab` → `clientOid=a:b`, as ccxt sends
+/// it), for reading parameters after the signature was checked over the raw query; unchanged
+/// when it does not decode. Bitget parameter values never contain `&` or `=`.
+fn decoded_params(query: String) -> String {
+    match crate::query_decode::decode(&query) {
+        Some(d) => d,
+        None => query,
+    }
 }
 
 /// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
@@ -294,6 +305,7 @@ pub(crate) async fn order_info(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    let query = decoded_params(query);
     let sh = state.shared.lock();
     let res = sh.venue.order_info(
         owner,
@@ -320,6 +332,7 @@ pub(crate) async fn unfilled_orders(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    let query = decoded_params(query);
     let category = match parse_category(query_param(&query, "category")) {
         Ok(c) => c,
         Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),

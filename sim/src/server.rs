@@ -176,6 +176,7 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/api/v3/market/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
+        .route("/api/v2/spot/public/coins", get(crate::rest_coins::coins))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
         .route("/api/v3/trade/order-info", get(crate::rest::order_info))
         .route(
