@@ -18,13 +18,17 @@
 //! # Ok(()) }
 //! ```
 
+pub mod accounts;
 pub mod auth;
 pub mod config;
 pub mod liquidity;
 pub mod matching;
+pub mod query_decode;
 pub mod ratelimit;
 pub mod render;
 mod rest;
+mod rest_account;
+mod rest_coins;
 mod rest_trade;
 mod server;
 mod tls;
@@ -150,6 +154,17 @@ impl SimHandle {
     /// The self-signed certificate (PEM) the client must trust; empty when TLS is off.
     pub fn ca_cert_pem(&self) -> String {
         self.running.ca_pem.clone()
+    }
+
+    /// Sets the mark price of a symbol (`None`: back to the book mid); `false` for an unknown
+    /// symbol. Positions, equity and margin checks use it from the next request on.
+    pub fn set_mark(&self, category: Category, symbol: &str, mark: Option<codec::Decimal>) -> bool {
+        self.running
+            .state
+            .shared
+            .lock()
+            .venue
+            .set_mark(category, symbol, mark)
     }
 
     /// Counter snapshot.

@@ -13,10 +13,10 @@ use crate::config::InstrumentConfig;
 use crate::matching::AccountId;
 use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
-use crate::rest_trade::{over_quota, query_param};
+use crate::rest_trade::over_quota;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
-fn json_response(status: StatusCode, body: String) -> Response {
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -28,7 +28,7 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
-/// A success envelope with `data`.
+/// A success envelope around `data` (raw JSON).
 pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
@@ -211,6 +211,25 @@ pub(crate) async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
 }
 
+/// Value of `key` in a query string (no decoding here: see `decoded_params`).
+pub(crate) fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+    query
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
+}
+
+/// The query with its values percent-decoded (`clientOid=a%3Ab` → `clientOid=a:b`, as ccxt sends
+/// it), for reading parameters after the signature was checked over the raw query; unchanged
+/// when it does not decode. Bitget parameter values never contain `&` or `=`.
+fn decoded_params(query: String) -> String {
+    match crate::query_decode::decode(&query) {
+        Some(d) => d,
+        None => query,
+    }
+}
+
 /// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
 fn authenticate(
     state: &AppState,
@@ -232,6 +251,35 @@ fn authenticate(
 
 /// Verifies the `ACCESS-*` headers of a signed request.
 pub(crate) fn authenticate_req(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+) -> Result<AccountId, Box<Response>> {
+    authenticate_perm(state, headers, req, false)
+}
+
+/// Verifies the `ACCESS-*` headers of a signed request and, with `trade`, that the key may
+/// trade (`40014` otherwise); returns the account.
+pub(crate) fn authenticate_perm(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+    trade: bool,
+) -> Result<AccountId, Box<Response>> {
+    let key = authenticate_key(state, headers, req)?;
+    let (owner, perms) = state.resolve(key);
+    if trade && !crate::config::can_trade(perms) {
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            40014,
+            "Incorrect permissions, need trade permissions",
+        )));
+    }
+    Ok(owner)
+}
+
+/// Signature checks only: the key entry index.
+fn authenticate_key(
     state: &AppState,
     headers: &HeaderMap,
     req: RestRequest<'_>,
@@ -262,12 +310,11 @@ pub(crate) async fn order_info(
     if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::OrderInfo)) {
         return resp;
     }
+    let query = decoded_params(query);
     let order_id = query_param(&query, "orderId");
     let client_oid = query_param(&query, "clientOid");
     let sh = state.shared.lock();
-    let res = sh
-        .venue
-        .order_info(owner, order_id.as_deref(), client_oid.as_deref());
+    let res = sh.venue.order_info(owner, order_id, client_oid);
     drop(sh);
     match res {
         Ok(data) => ok(&data),
@@ -291,7 +338,8 @@ pub(crate) async fn unfilled_orders(
     if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::Unfilled)) {
         return resp;
     }
-    let category = match parse_category(query_param(&query, "category").as_deref()) {
+    let query = decoded_params(query);
+    let category = match parse_category(query_param(&query, "category")) {
         Ok(c) => c,
         Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
     };
@@ -331,7 +379,7 @@ pub(crate) async fn unfilled_orders(
     let sh = state.shared.lock();
     let data = sh
         .venue
-        .unfilled_orders(owner, category, symbol.as_deref(), limit, cursor);
+        .unfilled_orders(owner, category, symbol, limit, cursor);
     drop(sh);
     ok(&data)
 }

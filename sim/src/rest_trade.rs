@@ -23,13 +23,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use crate::auth::percent_decode;
 use crate::auth::RestRequest;
 use crate::config::Category;
 use crate::matching::AccountId;
 use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
-use crate::rest::{authenticate_req, error, ok};
+use crate::rest::{authenticate_perm, authenticate_req, error, ok};
 use crate::server::{now_ms, parse_category, AppState};
 use crate::venue::{PageQuery, TradeOutcome, Venue};
 
@@ -311,13 +310,13 @@ pub(crate) fn post_core(
     (reply, outcome)
 }
 
-/// Value of `key` in a raw query string, percent-decoded.
+/// Value of `key` in a raw query string, percent-decoded (as sent when it does not decode).
 pub(crate) fn query_param(query: &str, key: &str) -> Option<String> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == key)
-        .map(|(_, v)| percent_decode(v))
+        .map(|(_, v)| crate::query_decode::decode(v).unwrap_or_else(|| v.to_string()))
 }
 
 const DAY_MS: u64 = 24 * 3600 * 1000;
@@ -440,7 +439,7 @@ pub(crate) async fn post(
         query: "",
         body: &body,
     };
-    let owner = match authenticate_req(&state, &headers, req) {
+    let owner = match authenticate_perm(&state, &headers, req, true) {
         Ok(o) => o,
         Err(resp) => return *resp,
     };
