@@ -343,10 +343,7 @@ pub(crate) async fn unfilled_orders(
         Ok(c) => c,
         Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
     };
-    let limit = match query_param(&query, "limit")
-        .filter(|s| !s.is_empty())
-        .as_deref()
-    {
+    let limit = match query_param(&query, "limit").filter(|s| !s.is_empty()) {
         None => 100,
         Some(l) => match l.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
@@ -359,10 +356,7 @@ pub(crate) async fn unfilled_orders(
             }
         },
     };
-    let cursor = match query_param(&query, "cursor")
-        .filter(|s| !s.is_empty())
-        .as_deref()
-    {
+    let cursor = match query_param(&query, "cursor").filter(|s| !s.is_empty()) {
         None => None,
         Some(c) => match c.parse::<u64>() {
             Ok(n) => Some(n),
