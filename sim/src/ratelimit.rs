@@ -235,6 +235,20 @@ mod tests {
     }
 
     #[test]
+    fn config_section_parses_with_defaults_and_demo_is_off() {
+        let c: RateLimitConfig = toml::from_str("enabled = true\nplace_order = 3").unwrap();
+        assert!(c.enabled);
+        assert_eq!(c.limit(Endpoint::PlaceOrder), 3);
+        assert_eq!(c.limit(Endpoint::PlaceBatch), 5);
+        assert_eq!(c.limit(Endpoint::Query(QueryKind::Fills)), 20);
+        assert!(toml::from_str::<RateLimitConfig>("nope = 1").is_err());
+        assert!(!crate::SimConfig::demo().rate_limits.enabled);
+        let example =
+            crate::SimConfig::from_toml(include_str!("../../config/sim.example.toml")).unwrap();
+        assert_eq!(example.rate_limits, RateLimitConfig::default());
+    }
+
+    #[test]
     fn ws_topics_map_to_the_rest_quota() {
         assert_eq!(
             Endpoint::of_ws_topic("batch-place"),
