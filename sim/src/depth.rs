@@ -114,20 +114,21 @@ impl Shared {
                 let asks = book.depth(Side::Sell, sub.levels);
                 let bids = book.depth(Side::Buy, sub.levels);
                 let st = &sub.state;
-                let text = if !st.sent || (sub.topic != "books" && (asks != st.asks || bids != st.bids)) {
-                    seq += 1;
-                    frame(book, "snapshot", sub, &asks, &bids, st.seq, seq, now_ms)
-                } else if sub.topic == "books" {
-                    let da = diff(&st.asks, &asks, Side::Sell);
-                    let db = diff(&st.bids, &bids, Side::Buy);
-                    if da.is_empty() && db.is_empty() {
+                let text =
+                    if !st.sent || (sub.topic != "books" && (asks != st.asks || bids != st.bids)) {
+                        seq += 1;
+                        frame(book, "snapshot", sub, &asks, &bids, st.seq, seq, now_ms)
+                    } else if sub.topic == "books" {
+                        let da = diff(&st.asks, &asks, Side::Sell);
+                        let db = diff(&st.bids, &bids, Side::Buy);
+                        if da.is_empty() && db.is_empty() {
+                            continue;
+                        }
+                        seq += 1;
+                        frame(book, "update", sub, &da, &db, st.seq, seq, now_ms)
+                    } else {
                         continue;
-                    }
-                    seq += 1;
-                    frame(book, "update", sub, &da, &db, st.seq, seq, now_ms)
-                } else {
-                    continue;
-                };
+                    };
                 let st = &mut sub.state;
                 st.sent = true;
                 st.seq = seq;
@@ -160,10 +161,7 @@ mod tests {
         );
         let old_b = [(12, 3), (11, 2)];
         let new_b = [(13, 1), (11, 2)];
-        assert_eq!(
-            diff(&old_b, &new_b, Side::Buy),
-            vec![(13, 1), (12, 0)]
-        );
+        assert_eq!(diff(&old_b, &new_b, Side::Buy), vec![(13, 1), (12, 0)]);
         assert!(diff(&new, &new, Side::Sell).is_empty());
     }
 }

@@ -40,12 +40,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{
     AccountConfig, Category, InstrumentConfig, LiquidityConfig, SimConfig, SymbolLiquidity,
 };
-pub use rest::instrument_json;
-pub use clock::{Clock, ManualClock, SystemClock};
 pub use faults::{FaultControl, FaultError, Scope};
+pub use rest::instrument_json;
 pub use server::now_ms;
 
 /// Why the simulator could not start.

@@ -15,11 +15,11 @@ use axum::Router;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
 
+use crate::clock::Clock;
 use crate::config::{AccountConfig, Category, SimConfig};
 use crate::liquidity::LiquiditySource;
 use crate::matching::AccountId;
 use crate::venue::{Counters, Push, Topic, TradeOutcome, Venue};
-use crate::clock::Clock;
 use crate::SimError;
 
 /// Milliseconds since the Unix epoch from the simulator's clock (see [`crate::clock::now_ms`]:
@@ -167,15 +167,11 @@ pub(crate) struct Running {
 fn router(state: Arc<AppState>, control_api: bool) -> Router {
     let r = Router::new();
     let r = if control_api {
-        r.route(
-            "/sim/control/faults",
-            post(crate::faults::control_endpoint),
-        )
+        r.route("/sim/control/faults", post(crate::faults::control_endpoint))
     } else {
         r
     };
-    r
-        .route("/api/v3/market/instruments", get(crate::rest::instruments))
+    r.route("/api/v3/market/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
@@ -205,7 +201,10 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
-        .layer(axum::middleware::from_fn_with_state(state.clone(), with_clock))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            with_clock,
+        ))
         .with_state(state)
 }
 
@@ -326,27 +325,30 @@ pub(crate) async fn start(
     let mut stop = shutdown_rx;
     // With a manual clock the walk is caught up per request instead (AppState::catch_up).
     let timer_clock = clock.clone();
-    tasks.push(tokio::spawn(crate::clock::scope(clock.clone(), async move {
-        if !timer_clock.is_real_time() {
-            let _ = stop.changed().await;
-            return;
-        }
-        let mut tick = tokio::time::interval(Duration::from_millis(refresh_ms));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {
-                    let mut sh = liq_state.shared.lock();
-                    let now = now_ms();
-                    if !sh.liquidity.is_empty() {
-                        sh.refresh_liquidity(true, now);
-                    }
-                    sh.push_books(now, None);
-                }
-                _ = stop.changed() => break,
+    tasks.push(tokio::spawn(crate::clock::scope(
+        clock.clone(),
+        async move {
+            if !timer_clock.is_real_time() {
+                let _ = stop.changed().await;
+                return;
             }
-        }
-    })));
+            let mut tick = tokio::time::interval(Duration::from_millis(refresh_ms));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {
+                        let mut sh = liq_state.shared.lock();
+                        let now = now_ms();
+                        if !sh.liquidity.is_empty() {
+                            sh.refresh_liquidity(true, now);
+                        }
+                        sh.push_books(now, None);
+                    }
+                    _ = stop.changed() => break,
+                }
+            }
+        },
+    )));
 
     Ok(Running {
         addr,

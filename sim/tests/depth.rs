@@ -167,6 +167,12 @@ async fn books_snapshot_and_updates_match_the_rest_orderbook_after_trading() {
         assert_eq!(a[..], ra[..a.len()], "{topic}");
         assert_eq!(b[..], rb[..b.len()], "{topic}");
     }
-    assert!(others.iter().filter(|v| v["arg"]["topic"] == "books1").count() >= 2);
+    assert!(
+        others
+            .iter()
+            .filter(|v| v["arg"]["topic"] == "books1")
+            .count()
+            >= 2
+    );
     h.shutdown().await;
 }

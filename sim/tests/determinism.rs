@@ -40,7 +40,9 @@ async fn session(seed: u64) -> [Vec<String>; 3] {
     let mut cfg = common::config(true);
     cfg.liquidity.walk_percent = 50;
     cfg.liquidity.seed = seed;
-    let h: SimHandle = sim::Sim::start_with_clock(cfg, clock.clone()).await.unwrap();
+    let h: SimHandle = sim::Sim::start_with_clock(cfg, clock.clone())
+        .await
+        .unwrap();
     let mut logs: [Vec<String>; 3] = Default::default();
     let mut p = Client::connect(&h, false).await;
     let mut a = Client::connect(&h, true).await;
@@ -73,7 +75,8 @@ async fn session(seed: u64) -> [Vec<String>; 3] {
         clock.advance(170);
         sync_all!();
     }
-    a.send(r#"{"op":"trade","id":"8","topic":"cancel-order","args":[{"clientOid":"a-1"}]}"#).await;
+    a.send(r#"{"op":"trade","id":"8","topic":"cancel-order","args":[{"clientOid":"a-1"}]}"#)
+        .await;
     clock.advance(1000);
     sync_all!();
     sync_all!();
@@ -97,7 +100,9 @@ async fn same_seed_and_manual_clock_give_identical_streams() {
     assert!(all.contains("\"topic\":\"fill\""));
     assert!(all.contains("\"action\":\"update\""));
     assert!(all.contains(&format!("\"cTime\":\"{START_MS}\"")));
-    assert!(one[1].iter().any(|f| f.contains("\"orderStatus\":\"cancelled\"")));
+    assert!(one[1]
+        .iter()
+        .any(|f| f.contains("\"orderStatus\":\"cancelled\"")));
     // The seed matters: another seed walks the ladder differently.
     let other = session(8).await;
     assert_ne!(one[0], other[0]);

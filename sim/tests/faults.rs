@@ -17,7 +17,10 @@ async fn close_connections_of_one_account_then_all() {
     let h = start(true).await;
     let mut a = Client::ready(&h, "a").await;
     let mut b = Client::ready(&h, "b").await;
-    assert_eq!(h.faults().close_connections(Scope::uid("uid-a")).unwrap(), 1);
+    assert_eq!(
+        h.faults().close_connections(Scope::uid("uid-a")).unwrap(),
+        1
+    );
     assert_eq!(a.recv_text().await, None, "a is closed");
     b.send("ping").await;
     assert_eq!(b.recv_text().await.as_deref(), Some("pong"), "b stays open");
@@ -35,7 +38,10 @@ async fn service_upgrade_notice_then_close_after_the_delay() {
     assert_eq!(h.faults().service_upgrade(Scope::All, 300).unwrap(), 1);
     let v = a.recv().await;
     assert_eq!(v["event"], "error", "{v}");
-    assert_eq!(v["code"], 30033, "numeric code like the other control errors: {v}");
+    assert_eq!(
+        v["code"], 30033,
+        "numeric code like the other control errors: {v}"
+    );
     assert!(v["msg"].as_str().unwrap().contains("upgrade"));
     assert_eq!(a.recv_text().await, None);
     assert!(t0.elapsed() >= Duration::from_millis(300));
@@ -50,7 +56,11 @@ async fn delayed_replies_let_pushes_arrive_first() {
     let t0 = Instant::now();
     a.send(&resting("d1", "delay-1")).await;
     let first = a.recv().await;
-    assert_eq!(topic(&first), "order", "the push overtakes the delayed reply: {first}");
+    assert_eq!(
+        topic(&first),
+        "order",
+        "the push overtakes the delayed reply: {first}"
+    );
     assert_eq!(item(&first)["orderStatus"], "live");
     let reply = a.recv().await;
     assert_eq!(reply["event"], "trade", "{reply}");
@@ -86,17 +96,25 @@ async fn delayed_pushes_are_overtaken_by_replies() {
 async fn duplicated_pushes_arrive_twice() {
     let h = start(true).await;
     let mut a = Client::ready(&h, "a").await;
-    h.faults().duplicate_pushes(Scope::uid("uid-a"), true).unwrap();
+    h.faults()
+        .duplicate_pushes(Scope::uid("uid-a"), true)
+        .unwrap();
     assert_eq!(a.trade(&resting("u1", "dup-1")).await["event"], "trade");
     let p1 = a.recv_text().await.unwrap();
     let p2 = a.recv_text().await.unwrap();
     assert_eq!(p1, p2);
     assert!(p1.contains("dup-1"));
-    h.faults().duplicate_pushes(Scope::uid("uid-a"), false).unwrap();
+    h.faults()
+        .duplicate_pushes(Scope::uid("uid-a"), false)
+        .unwrap();
     assert_eq!(a.trade(&resting("u2", "dup-2")).await["event"], "trade");
     assert_eq!(item(&a.recv().await)["clientOid"], "dup-2");
     a.send("ping").await;
-    assert_eq!(a.recv_text().await.as_deref(), Some("pong"), "one push only");
+    assert_eq!(
+        a.recv_text().await.as_deref(),
+        Some("pong"),
+        "one push only"
+    );
     h.shutdown().await;
 }
 

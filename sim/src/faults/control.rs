@@ -29,8 +29,7 @@ impl std::fmt::Debug for FaultControl {
 }
 
 /// The message of the `30033` notice (the live text is not in the reference; this is ours).
-pub const SERVICE_UPGRADE_MSG: &str =
-    "The service will be upgraded soon, please reconnect";
+pub const SERVICE_UPGRADE_MSG: &str = "The service will be upgraded soon, please reconnect";
 
 impl FaultControl {
     pub(crate) fn target(&self, scope: &Scope) -> Result<Target, FaultError> {
@@ -103,7 +102,9 @@ impl FaultControl {
     /// (0 = off).
     pub fn reorder_pushes(&self, scope: Scope, window_ms: u64) -> Result<(), FaultError> {
         let t = self.target(&scope)?;
-        self.state.faults.update(t, |f| f.reorder_window_ms = window_ms);
+        self.state
+            .faults
+            .update(t, |f| f.reorder_window_ms = window_ms);
         Ok(())
     }
 

@@ -142,9 +142,8 @@ pub(crate) struct Faults {
 
 impl Faults {
     fn refresh_active(&self, s: &State) {
-        let on = !s.all.is_clear()
-            || s.accounts.values().any(|f| !f.is_clear())
-            || !s.rules.is_empty();
+        let on =
+            !s.all.is_clear() || s.accounts.values().any(|f| !f.is_clear()) || !s.rules.is_empty();
         self.active.store(on, Ordering::Relaxed);
     }
 
