@@ -33,6 +33,12 @@ use crate::metrics::{Leg, LegHistograms};
 /// the order, never by resending.
 pub const OUTCOME_UNKNOWN_CODES: [u32; 3] = [40010, 40725, 45001];
 
+/// Orders the tracker's table holds before it first grows.
+pub const INITIAL_ORDERS: usize = 1 << 16;
+
+/// Requests in flight the tracker's table holds before it first grows.
+pub const INITIAL_IN_FLIGHT: usize = 1 << 12;
+
 /// A message for one strategy session.
 #[derive(Debug, Clone, Copy)]
 pub enum ReportMsg {
@@ -91,9 +97,16 @@ pub struct Tracker {
 }
 
 impl Tracker {
-    /// An empty tracker.
+    /// An empty tracker with room for [`INITIAL_ORDERS`] orders and
+    /// [`INITIAL_IN_FLIGHT`] requests before its tables grow (growing copies the table on the
+    /// tracker thread: a stall).
     pub fn new() -> Self {
-        Tracker::default()
+        Tracker {
+            orders: HashMap::with_capacity(INITIAL_ORDERS),
+            in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
+            reports: Vec::with_capacity(64),
+            ..Tracker::default()
+        }
     }
 
     /// Counters.
