@@ -9,6 +9,11 @@
 //! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
 //! Bitget's "no ping for 2 minutes") is closed; with `max_msgs_per_s` set, a connection sending
 //! more frames within one second gets `30007` and is closed.
+//!
+//! Faults ([`crate::faults`]) hook in here: trade-op rules before the venue sees the op, the
+//! per-connection [`Outbox`] on the reply and push paths, and the control channel (close,
+//! `30033` notice). Each connection runs inside the simulator's clock scope
+//! ([`crate::clock::scope`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

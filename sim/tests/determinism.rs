@@ -107,3 +107,28 @@ async fn same_seed_and_manual_clock_give_identical_streams() {
     let other = session(8).await;
     assert_ne!(one[0], other[0]);
 }
+
+#[tokio::test]
+async fn the_injected_clock_drives_rest_time_and_the_login_window() {
+    let clock = Arc::new(ManualClock::new(START_MS));
+    let h = sim::Sim::start_with_clock(common::config(true), clock.clone())
+        .await
+        .unwrap();
+    assert_eq!(h.clock().now_ms(), START_MS);
+    let (_, v) = common::https_get_with(&h, "/api/v3/public/time", &[]).await;
+    assert_eq!(v["data"]["serverTime"], START_MS.to_string());
+    assert_eq!(v["requestTime"], START_MS);
+    clock.advance(1234);
+    let (_, v) = common::https_get_with(&h, "/api/v3/public/time", &[]).await;
+    assert_eq!(v["data"]["serverTime"], (START_MS + 1234).to_string());
+    // A login stamped with the system time is outside the window of the injected clock.
+    let mut c = Client::connect(&h, true).await;
+    let v = c.login("a").await;
+    assert_eq!(v["code"], 30005, "{v}");
+    // One stamped with the injected clock's time is accepted.
+    let mut c = Client::connect(&h, true).await;
+    let mut log = Vec::new();
+    login(&mut c, "a", (START_MS + 1234) / 1000, &mut log).await;
+    assert!(log[0].contains("\"event\":\"login\""), "{log:?}");
+    h.shutdown().await;
+}
