@@ -24,7 +24,8 @@ async fn close_connections_of_one_account_then_all() {
     assert_eq!(a.recv_text().await, None, "a is closed");
     b.send("ping").await;
     assert_eq!(b.recv_text().await.as_deref(), Some("pong"), "b stays open");
-    assert_eq!(h.faults().close_connections(Scope::All).unwrap(), 1);
+    // b (and a, if its task has not unregistered yet).
+    assert!(h.faults().close_connections(Scope::All).unwrap() >= 1);
     assert_eq!(b.recv_text().await, None);
     assert!(h.faults().close_connections(Scope::uid("nobody")).is_err());
     h.shutdown().await;
@@ -77,7 +78,8 @@ async fn delayed_replies_let_pushes_arrive_first() {
 async fn delayed_pushes_are_overtaken_by_replies() {
     let h = start(true).await;
     let mut a = Client::ready(&h, "a").await;
-    h.faults().delay_pushes(Scope::All, 400).unwrap();
+    // Long enough for the ping below to arrive while the push is held.
+    h.faults().delay_pushes(Scope::All, 1000).unwrap();
     let t0 = Instant::now();
     assert_eq!(a.trade(&resting("p1", "pdelay-1")).await["event"], "trade");
     a.send("ping").await;
@@ -88,7 +90,7 @@ async fn delayed_pushes_are_overtaken_by_replies() {
     );
     let push = a.recv().await;
     assert_eq!(item(&push)["clientOid"], "pdelay-1");
-    assert!(t0.elapsed() >= Duration::from_millis(400));
+    assert!(t0.elapsed() >= Duration::from_millis(1000));
     h.shutdown().await;
 }
 
