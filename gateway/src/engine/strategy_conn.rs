@@ -10,7 +10,8 @@ use std::time::Duration;
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
     self, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, Message,
-    NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, OrderCancelReject, Text,
+    NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, OrderCancelReject, TerminationCode,
+    Text,
 };
 use codec::Decimal;
 use tokio::net::TcpStream;
@@ -218,6 +219,13 @@ impl Conn {
     fn log_end(&self, reply: &SessionReply) {
         let session_id = self.fixp.session_id();
         match reply {
+            SessionReply::Terminate(t) if t.code == TerminationCode::Finished => {
+                tracing::info!(
+                    session_id,
+                    reason = t.reason.as_str(),
+                    "strategy session finished"
+                )
+            }
             SessionReply::Terminate(t) => {
                 tracing::warn!(session_id, code = ?t.code, reason = t.reason.as_str(), "ending strategy session")
             }
