@@ -274,18 +274,12 @@ pub(crate) async fn start(
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),
-        faults: crate::faults::Faults::default(),
+        faults: crate::faults::Faults::new(cfg.accounts.iter().map(|a| a.uid.clone()).collect()),
         clock: clock.clone(),
         refresh_ms: cfg.liquidity.refresh_ms.max(1),
     });
     cfg.faults
-        .install(&state.faults, |uid| {
-            cfg.accounts
-                .iter()
-                .position(|a| a.uid == uid)
-                .and_then(|i| u32::try_from(i).ok())
-                .map(AccountId)
-        })
+        .install(&state.faults)
         .map_err(SimError::Config)?;
     let app = router(state.clone(), cfg.faults.control_api);
     let handle = axum_server::Handle::new();

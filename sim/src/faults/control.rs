@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use super::{Control, Scope, Target, TradeFault};
-use crate::matching::AccountId;
 use crate::render::control_error;
 use crate::server::AppState;
 
@@ -37,11 +36,9 @@ impl FaultControl {
             Scope::All => Ok(Target::All),
             Scope::Uid(uid) => self
                 .state
-                .accounts
-                .iter()
-                .position(|a| &a.uid == uid)
-                .and_then(|i| u32::try_from(i).ok())
-                .map(|i| Target::Account(AccountId(i)))
+                .faults
+                .account_of(uid)
+                .map(Target::Account)
                 .ok_or_else(|| FaultError::UnknownUid(uid.clone())),
         }
     }

@@ -138,9 +138,29 @@ pub(crate) struct Faults {
     /// Fast path: false while no fault is set.
     active: AtomicBool,
     state: Mutex<State>,
+    /// Uid of each configured account (index = [`AccountId`]).
+    uids: Vec<String>,
 }
 
 impl Faults {
+    /// No faults; `uids` = the uid of each configured account, in configuration order (the
+    /// index is the account's [`AccountId`]).
+    pub(crate) fn new(uids: Vec<String>) -> Faults {
+        Faults {
+            uids,
+            ..Faults::default()
+        }
+    }
+
+    /// The account with this uid.
+    pub(crate) fn account_of(&self, uid: &str) -> Option<AccountId> {
+        self.uids
+            .iter()
+            .position(|u| u == uid)
+            .and_then(|i| u32::try_from(i).ok())
+            .map(AccountId)
+    }
+
     fn refresh_active(&self, s: &State) {
         let on =
             !s.all.is_clear() || s.accounts.values().any(|f| !f.is_clear()) || !s.rules.is_empty();
@@ -287,12 +307,8 @@ pub struct FaultsConfig {
 }
 
 impl FaultsConfig {
-    /// Installs the configured faults; `resolve` maps a uid to its account.
-    pub(crate) fn install(
-        &self,
-        faults: &Faults,
-        resolve: impl Fn(&str) -> Option<AccountId>,
-    ) -> Result<(), String> {
+    /// Installs the configured faults.
+    pub(crate) fn install(&self, faults: &Faults) -> Result<(), String> {
         faults.update(Target::All, |f| {
             f.reply_delay_ms = self.reply_delay_ms;
             f.push_delay_ms = self.push_delay_ms;
@@ -304,7 +320,9 @@ impl FaultsConfig {
             let target = match &r.uid {
                 None => Target::All,
                 Some(uid) => Target::Account(
-                    resolve(uid).ok_or_else(|| format!("faults: unknown uid {uid}"))?,
+                    faults
+                        .account_of(uid)
+                        .ok_or_else(|| format!("faults: unknown uid {uid}"))?,
                 ),
             };
             let fault = match r.kind {
