@@ -3,3 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --all-targets
+# Unmodified public Bitget clients (npm bitget-api, PyPI ccxt) against bitget-sim.
+./scripts/client-tests.sh

@@ -213,17 +213,26 @@ pub fn verify_rest(
     let given = base64::engine::general_purpose::STANDARD
         .decode(sig.as_bytes())
         .map_err(|_| RestAuthError::Sign)?;
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(acct.secret.as_bytes()).map_err(|_| RestAuthError::Sign)?;
-    mac.update(ts.as_bytes());
-    mac.update(req.method.as_bytes());
-    mac.update(req.path.as_bytes());
-    if !req.query.is_empty() {
-        mac.update(b"?");
-        mac.update(req.query.as_bytes());
-    }
-    mac.update(req.body.as_bytes());
-    mac.verify_slice(&given).map_err(|_| RestAuthError::Sign)?;
+    let signed_over = |query: &str| -> Result<(), RestAuthError> {
+        let mut mac = Hmac::<Sha256>::new_from_slice(acct.secret.as_bytes())
+            .map_err(|_| RestAuthError::Sign)?;
+        mac.update(ts.as_bytes());
+        mac.update(req.method.as_bytes());
+        mac.update(req.path.as_bytes());
+        if !query.is_empty() {
+            mac.update(b"?");
+            mac.update(query.as_bytes());
+        }
+        mac.update(req.body.as_bytes());
+        mac.verify_slice(&given).map_err(|_| RestAuthError::Sign)
+    };
+    // The query exactly as received (reference §1.1 "Simulator guidance"), or its
+    // percent-decoded form: ccxt sends `clientOid=a%3Ab` and signs `clientOid=a:b`, which the
+    // real service accepts (issue 3 scope 2: "raw query as sent or its decoded form").
+    signed_over(req.query).or_else(|e| match crate::query_decode::decode(req.query) {
+        Some(decoded) if decoded != req.query => signed_over(&decoded),
+        _ => Err(e),
+    })?;
     Ok(AccountId(u32::try_from(idx).unwrap_or(u32::MAX - 1)))
 }
 
@@ -248,6 +257,7 @@ mod tests {
             api_key: "k".into(),
             secret: "test-secret".into(),
             passphrase: "p".into(),
+            ..AccountConfig::default()
         }];
         let cred = RestCredentials {
             key: Some("k"),
@@ -313,6 +323,7 @@ mod tests {
             api_key: "k".into(),
             secret: "test-secret".into(),
             passphrase: "p".into(),
+            ..AccountConfig::default()
         }]
     }
 

@@ -150,6 +150,14 @@ pub struct InstrumentConfig {
     /// Taker fee rate (`takerFeeRate`), e.g. `"0.0006"`.
     #[serde(with = "dec")]
     pub taker_fee_rate: Decimal,
+    /// Maintenance margin rate of a position (futures; default `0.004`): maintenance margin =
+    /// size × mark × rate.
+    #[serde(with = "dec", default = "default_mm_rate")]
+    pub maintenance_margin_rate: Decimal,
+}
+
+fn default_mm_rate() -> Decimal {
+    d("0.004")
 }
 
 impl InstrumentConfig {
@@ -164,11 +172,137 @@ impl InstrumentConfig {
     }
 }
 
-/// An API account (one UTA uid with one key).
+/// What an API key may do (Bitget key permissions; `read` is implied by every key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Permission {
+    /// Read-only: queries and subscriptions; trade endpoints and trade ops answer `40014`.
+    Read,
+    /// Trading (orders, leverage, hold mode).
+    Trade,
+    /// UTA trading (treated like `trade`).
+    UtaTrade,
+}
+
+fn default_permissions() -> Vec<Permission> {
+    vec![Permission::Read, Permission::Trade, Permission::UtaTrade]
+}
+
+/// True when `perms` allow trading (`trade` or `uta-trade`).
+pub fn can_trade(perms: &[Permission]) -> bool {
+    perms
+        .iter()
+        .any(|p| matches!(p, Permission::Trade | Permission::UtaTrade))
+}
+
+/// An additional API key of an account.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKeyConfig {
+    /// API key.
+    pub api_key: String,
+    /// HMAC secret.
+    pub secret: String,
+    /// Passphrase.
+    pub passphrase: String,
+    /// Permissions (default: read, trade, uta-trade).
+    #[serde(default = "default_permissions")]
+    pub permissions: Vec<Permission>,
+}
+
+impl std::fmt::Debug for ApiKeyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyConfig")
+            .field("api_key", &self.api_key)
+            .field("permissions", &self.permissions)
+            .finish_non_exhaustive()
+    }
+}
+
+/// An initial balance of one coin.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CoinBalance {
+    /// Coin, e.g. `USDT`.
+    pub coin: String,
+    /// Amount (decimal string).
+    #[serde(with = "dec")]
+    pub amount: Decimal,
+}
+
+/// Balances of an account without configured ones: generous, so that tests and the demo never
+/// run out (USDT and USDC 100 000 000, BTC 1 000, ETH 10 000).
+pub fn default_balances() -> Vec<CoinBalance> {
+    [
+        ("USDT", "100000000"),
+        ("USDC", "100000000"),
+        ("BTC", "1000"),
+        ("ETH", "10000"),
+    ]
+    .into_iter()
+    .map(|(c, a)| CoinBalance {
+        coin: c.into(),
+        amount: d(a),
+    })
+    .collect()
+}
+
+/// Position mode (`holdMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HoldMode {
+    /// `one_way_mode`: one net position per symbol.
+    #[default]
+    OneWayMode,
+    /// `hedge_mode`: a long and a short position per symbol (`posSide`).
+    HedgeMode,
+}
+
+impl HoldMode {
+    /// Wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HoldMode::OneWayMode => "one_way_mode",
+            HoldMode::HedgeMode => "hedge_mode",
+        }
+    }
+
+    /// Parses the wire spelling.
+    pub fn parse(s: &str) -> Option<HoldMode> {
+        match s {
+            "one_way_mode" => Some(HoldMode::OneWayMode),
+            "hedge_mode" => Some(HoldMode::HedgeMode),
+            _ => None,
+        }
+    }
+}
+
+/// Account mode (`accountLevel` of `GET /api/v3/account/settings`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountLevel {
+    /// `basic`: spot and futures; spot margin (`MARGIN`) orders are refused (`40014`).
+    Basic,
+    /// `advanced`: everything, including spot margin (the default).
+    #[default]
+    Advanced,
+}
+
+impl AccountLevel {
+    /// Wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountLevel::Basic => "basic",
+            AccountLevel::Advanced => "advanced",
+        }
+    }
+}
+
+/// An API account (one UTA uid, master or sub-account, with one or more keys).
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountConfig {
-    /// Account uid (shown nowhere yet; kept for REST endpoints to come).
+    /// Account uid.
     pub uid: String,
     /// API key (`apiKey` in the WS login).
     pub api_key: String,
@@ -176,6 +310,49 @@ pub struct AccountConfig {
     pub secret: String,
     /// Passphrase.
     pub passphrase: String,
+    /// Permissions of `api_key` (default: read, trade, uta-trade).
+    #[serde(default = "default_permissions")]
+    pub permissions: Vec<Permission>,
+    /// Further keys of the same account.
+    #[serde(default)]
+    pub api_keys: Vec<ApiKeyConfig>,
+    /// Uid of the master account when this is a sub-account (`None` = a master).
+    #[serde(default)]
+    pub master_uid: Option<String>,
+    /// On the move-positions whitelist.
+    #[serde(default)]
+    pub move_positions_whitelist: bool,
+    /// Initial unified-account balances (default: [`default_balances`]).
+    #[serde(default = "default_balances")]
+    pub balances: Vec<CoinBalance>,
+    /// Initial funding-account balances (default: none).
+    #[serde(default)]
+    pub funding_balances: Vec<CoinBalance>,
+    /// Initial position mode (default `one_way_mode`).
+    #[serde(default)]
+    pub hold_mode: HoldMode,
+    /// Account mode (default `advanced`).
+    #[serde(default)]
+    pub account_level: AccountLevel,
+}
+
+impl Default for AccountConfig {
+    fn default() -> Self {
+        AccountConfig {
+            uid: String::new(),
+            api_key: String::new(),
+            secret: String::new(),
+            passphrase: String::new(),
+            permissions: default_permissions(),
+            api_keys: Vec::new(),
+            master_uid: None,
+            move_positions_whitelist: false,
+            balances: default_balances(),
+            funding_balances: Vec::new(),
+            hold_mode: HoldMode::OneWayMode,
+            account_level: AccountLevel::Advanced,
+        }
+    }
 }
 
 impl std::fmt::Debug for AccountConfig {
@@ -329,6 +506,7 @@ impl SimConfig {
                     min_order_amount: d(min_amt),
                     maker_fee_rate: d(mk),
                     taker_fee_rate: d(tk),
+                    maintenance_margin_rate: default_mm_rate(),
                 }
             };
         let fut = Category::UsdtFutures;
@@ -369,6 +547,7 @@ impl SimConfig {
                 api_key: "bg_demo_key".into(),
                 secret: "demo-secret".into(),
                 passphrase: "demo-pass".into(),
+                ..AccountConfig::default()
             }],
             liquidity: LiquidityConfig {
                 levels: 10,
@@ -434,7 +613,28 @@ impl SimConfig {
                 "liquidity: levels must be in 1..=200 and refresh_ms at least 1".into(),
             ));
         }
-        let mut keys: Vec<&str> = self.accounts.iter().map(|a| a.api_key.as_str()).collect();
+        let mut keys: Vec<&str> = self
+            .accounts
+            .iter()
+            .flat_map(|a| {
+                std::iter::once(a.api_key.as_str())
+                    .chain(a.api_keys.iter().map(|k| k.api_key.as_str()))
+            })
+            .collect();
+        for a in &self.accounts {
+            if let Some(m) = &a.master_uid {
+                if !self
+                    .accounts
+                    .iter()
+                    .any(|x| &x.uid == m && x.master_uid.is_none())
+                {
+                    return Err(SimError::Config(format!(
+                        "account {}: master_uid {m} is not a configured master account",
+                        a.uid
+                    )));
+                }
+            }
+        }
         keys.sort_unstable();
         if keys.windows(2).any(|w| w[0] == w[1]) {
             return Err(SimError::Config("duplicate api_key".into()));
@@ -455,6 +655,13 @@ mod tests {
         assert_eq!(cfg.liquidity.symbols.len(), 4);
         assert_eq!(cfg.liquidity.symbols[1].level_step_ticks, 5);
         assert_eq!(cfg.accounts[0].api_key, "bg_demo_key");
+        assert_eq!(cfg.accounts[1].master_uid.as_deref(), Some("1000000001"));
+        assert_eq!(cfg.accounts[1].hold_mode, HoldMode::HedgeMode);
+        assert_eq!(
+            cfg.accounts[1].api_keys[0].permissions,
+            vec![Permission::Read]
+        );
+        assert_eq!(cfg.accounts[0].balances.len(), 3);
         assert!(cfg.tls);
     }
 
@@ -477,6 +684,23 @@ mod tests {
         assert!(SimConfig::from_toml("listen = 5").is_err());
         let mut c = SimConfig::demo();
         c.liquidity.symbols[0].symbol = "NOPE".into();
+        assert!(c.validate().is_err());
+        let mut c = SimConfig::demo();
+        let mut sub = c.accounts[0].clone();
+        sub.api_key = "other".into();
+        sub.master_uid = Some("no-such-master".into());
+        c.accounts.push(sub);
+        assert!(c.validate().is_err());
+        let mut c = SimConfig::demo();
+        let mut dup = c.accounts[0].clone();
+        dup.api_key = "other".into();
+        dup.api_keys = vec![ApiKeyConfig {
+            api_key: "bg_demo_key".into(),
+            secret: "s".into(),
+            passphrase: "p".into(),
+            permissions: vec![Permission::Read],
+        }];
+        c.accounts.push(dup);
         assert!(c.validate().is_err());
     }
 }

@@ -21,6 +21,7 @@
 //! # Ok(()) }
 //! ```
 
+pub mod accounts;
 pub mod auth;
 pub mod clock;
 pub mod config;
@@ -28,8 +29,11 @@ pub mod depth;
 pub mod faults;
 pub mod liquidity;
 pub mod matching;
+pub mod query_decode;
 pub mod render;
 mod rest;
+mod rest_account;
+mod rest_coins;
 mod server;
 mod tls;
 pub mod venue;
@@ -179,6 +183,17 @@ impl SimHandle {
     /// The clock the simulator reads.
     pub fn clock(&self) -> Arc<dyn Clock> {
         self.running.state.clock.clone()
+    }
+
+    /// Sets the mark price of a symbol (`None`: back to the book mid); `false` for an unknown
+    /// symbol. Positions, equity and margin checks use it from the next request on.
+    pub fn set_mark(&self, category: Category, symbol: &str, mark: Option<codec::Decimal>) -> bool {
+        self.running
+            .state
+            .shared
+            .lock()
+            .venue
+            .set_mark(category, symbol, mark)
     }
 
     /// Counter snapshot.

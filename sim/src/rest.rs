@@ -14,7 +14,7 @@ use crate::matching::AccountId;
 use crate::render::push_json_str;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
-fn json_response(status: StatusCode, body: String) -> Response {
+pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
@@ -26,7 +26,8 @@ pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
     json_response(status, s)
 }
 
-fn ok(data: &str) -> Response {
+/// A success envelope around `data` (raw JSON).
+pub(crate) fn ok(data: &str) -> Response {
     json_response(
         StatusCode::OK,
         format!(
@@ -208,13 +209,23 @@ pub(crate) async fn not_found() -> Response {
     error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
 }
 
-/// Value of `key` in a raw query string (no percent-decoding: Bitget parameters are URL-safe).
-fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
+/// Value of `key` in a query string (no decoding here: see `decoded_params`).
+pub(crate) fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
     query
         .split('&')
         .filter_map(|kv| kv.split_once('='))
         .find(|(k, _)| *k == key)
         .map(|(_, v)| v)
+}
+
+/// The query with its values percent-decoded (`clientOid=a%3Ab` → `clientOid=a:b`, as ccxt sends
+/// it), for reading parameters after the signature was checked over the raw query; unchanged
+/// when it does not decode. Bitget parameter values never contain `&` or `=`.
+fn decoded_params(query: String) -> String {
+    match crate::query_decode::decode(&query) {
+        Some(d) => d,
+        None => query,
+    }
 }
 
 /// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
@@ -242,6 +253,35 @@ fn authenticate_req(
     headers: &HeaderMap,
     req: RestRequest<'_>,
 ) -> Result<AccountId, Box<Response>> {
+    authenticate_perm(state, headers, req, false)
+}
+
+/// Verifies the `ACCESS-*` headers of a signed request and, with `trade`, that the key may
+/// trade (`40014` otherwise); returns the account.
+pub(crate) fn authenticate_perm(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+    trade: bool,
+) -> Result<AccountId, Box<Response>> {
+    let key = authenticate_key(state, headers, req)?;
+    let (owner, perms) = state.resolve(key);
+    if trade && !crate::config::can_trade(perms) {
+        return Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            40014,
+            "Incorrect permissions, need trade permissions",
+        )));
+    }
+    Ok(owner)
+}
+
+/// Signature checks only: the key entry index.
+fn authenticate_key(
+    state: &AppState,
+    headers: &HeaderMap,
+    req: RestRequest<'_>,
+) -> Result<AccountId, Box<Response>> {
     let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
     let cred = RestCredentials {
         key: h("ACCESS-KEY"),
@@ -265,6 +305,7 @@ pub(crate) async fn order_info(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    let query = decoded_params(query);
     let sh = state.shared.lock();
     let res = sh.venue.order_info(
         owner,
@@ -291,6 +332,7 @@ pub(crate) async fn unfilled_orders(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    let query = decoded_params(query);
     let category = match parse_category(query_param(&query, "category")) {
         Ok(c) => c,
         Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
@@ -350,7 +392,7 @@ pub(crate) async fn trade_post(
         query: "",
         body: &body,
     };
-    let owner = match authenticate_req(&state, &headers, req) {
+    let owner = match authenticate_perm(&state, &headers, req, true) {
         Ok(o) => o,
         Err(resp) => return *resp,
     };

@@ -16,7 +16,7 @@ use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
 
 use crate::clock::Clock;
-use crate::config::{AccountConfig, Category, SimConfig};
+use crate::config::{AccountConfig, Category, Permission, SimConfig};
 use crate::liquidity::LiquiditySource;
 use crate::matching::AccountId;
 use crate::venue::{Counters, Push, Topic, TradeOutcome, Venue};
@@ -33,6 +33,10 @@ pub(crate) struct ConnEntry {
     pub(crate) owner: Option<AccountId>,
     pub(crate) sub_order: bool,
     pub(crate) sub_fill: bool,
+    pub(crate) sub_account: bool,
+    pub(crate) sub_position: bool,
+    /// The logged-in key may trade (`trade` / `uta-trade` permission).
+    pub(crate) can_trade: bool,
     /// Public depth subscriptions: (book index, levels, instType, topic, symbol).
     pub(crate) books: Vec<BookSub>,
     pub(crate) tx: mpsc::UnboundedSender<String>,
@@ -77,6 +81,8 @@ impl Shared {
                 let wanted = match p.topic {
                     Topic::Order => c.sub_order,
                     Topic::Fill => c.sub_fill,
+                    Topic::Account => c.sub_account,
+                    Topic::Position => c.sub_position,
                 };
                 if wanted {
                     // A closed receiver means the connection is going away; nothing to do.
@@ -101,7 +107,11 @@ impl Shared {
 /// State shared by all handlers.
 pub(crate) struct AppState {
     pub(crate) shared: Mutex<Shared>,
+    /// One entry per API key (every account's `api_key`, then its `api_keys`), for the
+    /// signature checks; `key_owner` has the same index.
     pub(crate) accounts: Vec<AccountConfig>,
+    /// Account and permissions of each entry of `accounts`.
+    pub(crate) key_owner: Vec<(AccountId, Vec<Permission>)>,
     pub(crate) login_window_s: u64,
     pub(crate) idle_timeout_s: u64,
     pub(crate) max_msgs_per_s: u32,
@@ -119,6 +129,15 @@ pub(crate) struct AppState {
 impl AppState {
     pub(crate) fn conn_id(&self) -> u64 {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The account and permissions of the key entry `key` (as returned by the signature
+    /// checks).
+    pub(crate) fn resolve(&self, key: AccountId) -> (AccountId, &[Permission]) {
+        match self.key_owner.get(key.0 as usize) {
+            Some((a, p)) => (*a, p.as_slice()),
+            None => (key, &[]),
+        }
     }
 
     /// With a manual clock: runs the liquidity random-walk steps due by the clock's time (one
@@ -157,11 +176,11 @@ async fn with_clock(
 /// A running server.
 pub(crate) struct Running {
     pub(crate) addr: SocketAddr,
+    pub(crate) state: Arc<AppState>,
     pub(crate) ca_pem: String,
     pub(crate) handle: axum_server::Handle<SocketAddr>,
     pub(crate) shutdown_tx: watch::Sender<bool>,
     pub(crate) tasks: Vec<tokio::task::JoinHandle<()>>,
-    pub(crate) state: Arc<AppState>,
 }
 
 fn router(state: Arc<AppState>, control_api: bool) -> Router {
@@ -174,6 +193,7 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
     r.route("/api/v3/market/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
+        .route("/api/v2/spot/public/coins", get(crate::rest_coins::coins))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
         .route("/api/v3/trade/order-info", get(crate::rest::order_info))
         .route(
@@ -197,6 +217,39 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route(
             "/api/v3/trade/unfilled-orders",
             get(crate::rest::unfilled_orders),
+        )
+        .route("/api/v3/account/assets", get(crate::rest_account::assets))
+        .route(
+            "/api/v3/account/funding-assets",
+            get(crate::rest_account::funding_assets),
+        )
+        .route(
+            "/api/v3/account/settings",
+            get(crate::rest_account::settings),
+        )
+        .route(
+            "/api/v3/account/max-transferable",
+            get(crate::rest_account::max_transferable),
+        )
+        .route(
+            "/api/v3/account/max-open-available",
+            post(crate::rest_account::max_open_available),
+        )
+        .route(
+            "/api/v3/account/set-leverage",
+            post(crate::rest_account::set_leverage),
+        )
+        .route(
+            "/api/v3/account/set-hold-mode",
+            post(crate::rest_account::set_hold_mode),
+        )
+        .route(
+            "/api/v3/position/current-position",
+            get(crate::rest_account::current_position),
+        )
+        .route(
+            "/api/v3/account/financial-records",
+            get(crate::rest_account::financial_records),
         )
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
@@ -236,6 +289,23 @@ pub(crate) fn parse_category(s: Option<&str>) -> Result<Option<Category>, String
     }
 }
 
+/// One signature-check entry per key: (credentials, account, permissions).
+fn flatten_keys(accounts: &[AccountConfig]) -> Vec<(AccountConfig, AccountId, Vec<Permission>)> {
+    let mut out = Vec::new();
+    for (i, a) in accounts.iter().enumerate() {
+        let id = AccountId(u32::try_from(i).unwrap_or(u32::MAX - 1));
+        out.push((a.clone(), id, a.permissions.clone()));
+        for k in &a.api_keys {
+            let mut c = a.clone();
+            c.api_key = k.api_key.clone();
+            c.secret = k.secret.clone();
+            c.passphrase = k.passphrase.clone();
+            out.push((c, id, k.permissions.clone()));
+        }
+    }
+    out
+}
+
 /// Starts the listener, the server task and the liquidity timer.
 pub(crate) async fn start(
     cfg: SimConfig,
@@ -265,9 +335,11 @@ pub(crate) async fn start(
     shared.refresh_liquidity(false, now);
 
     let (shutdown_tx, shutdown_rx) = watch::channel(false);
+    let keys = flatten_keys(&cfg.accounts);
     let state = Arc::new(AppState {
         shared: Mutex::new(shared),
-        accounts: cfg.accounts.clone(),
+        accounts: keys.iter().map(|k| k.0.clone()).collect(),
+        key_owner: keys.into_iter().map(|k| (k.1, k.2)).collect(),
         login_window_s: cfg.login_window_s,
         idle_timeout_s: cfg.idle_timeout_s,
         max_msgs_per_s: cfg.max_msgs_per_s,
@@ -346,10 +418,10 @@ pub(crate) async fn start(
 
     Ok(Running {
         addr,
+        state,
         ca_pem,
         handle,
         shutdown_tx,
         tasks,
-        state,
     })
 }

@@ -65,6 +65,9 @@ async fn serve_conn(mut socket: WebSocket, state: Arc<AppState>, private: bool) 
             owner: None,
             sub_order: false,
             sub_fill: false,
+            sub_account: false,
+            sub_position: false,
+            can_trade: false,
             books: Vec::new(),
             tx,
             ctl,
@@ -253,9 +256,12 @@ fn handle_text(state: &AppState, conn: u64, conn_id: &str, private: bool, text: 
 
 fn login(state: &AppState, conn: u64, conn_id: &str, v: &Value) -> Action {
     match verify_login(&state.accounts, v, now_ms(), state.login_window_s) {
-        Ok(account) => {
+        Ok(key) => {
+            let (account, perms) = state.resolve(key);
+            let can_trade = crate::config::can_trade(perms);
             if let Some(c) = state.shared.lock().conns.get_mut(&conn) {
                 c.owner = Some(account);
+                c.can_trade = can_trade;
             }
             let mut s = String::from("{\"event\":\"login\",\"code\":0,\"msg\":\"\",\"connId\":");
             push_json_str(&mut s, conn_id);
@@ -295,6 +301,7 @@ fn subscribe(
     let mut action = Action::default();
     let mut sh = state.shared.lock();
     let mut want_snapshot = false;
+    let mut snapshots = Vec::new();
     let shared = &mut *sh;
     let venue = &shared.venue;
     let Some(entry) = shared.conns.get_mut(&conn) else {
@@ -313,8 +320,22 @@ fn subscribe(
             match topic {
                 "order" => entry.sub_order = !unsubscribe,
                 "fill" => entry.sub_fill = !unsubscribe,
+                // Snapshots right after the ack (reference §3.2: account yes, position yes
+                // with non-zero positions), then a push on every change.
+                "account" => {
+                    entry.sub_account = !unsubscribe;
+                    if !unsubscribe {
+                        snapshots.push(crate::venue::Topic::Account);
+                    }
+                }
+                "position" => {
+                    entry.sub_position = !unsubscribe;
+                    if !unsubscribe {
+                        snapshots.push(crate::venue::Topic::Position);
+                    }
+                }
                 // Acknowledged; the simulator does not push these yet.
-                "account" | "position" | "fast-fill" => {}
+                "fast-fill" => {}
                 _ => {
                     action.frames.push(control_error(
                         None,
@@ -370,6 +391,18 @@ fn subscribe(
         // Queued behind the acks: the connection writes the acks first.
         sh.push_books(now_ms(), Some(conn));
     }
+    if let Some(owner) = sh.conns.get(&conn).and_then(|c| c.owner) {
+        let now = now_ms();
+        for t in snapshots {
+            let snap = match t {
+                crate::venue::Topic::Account => Some(sh.venue.account_snapshot(owner, now)),
+                _ => sh.venue.position_snapshot(owner, now),
+            };
+            if let (Some(snap), Some(c)) = (snap, sh.conns.get(&conn)) {
+                let _ = c.tx.send(snap);
+            }
+        }
+    }
     action
 }
 
@@ -393,6 +426,13 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
             "User needs to log in",
         ));
     };
+    if !sh.conns.get(&conn).is_some_and(|c| c.can_trade) {
+        return Action::one(crate::render::trade_error(
+            id_raw.as_deref().unwrap_or("\"\""),
+            40014,
+            "Incorrect permissions, need trade permissions",
+        ));
+    }
     let now = now_ms();
     let topic = v.get("topic").and_then(Value::as_str).unwrap_or("");
     let fault = state.faults.take_trade(owner, topic);

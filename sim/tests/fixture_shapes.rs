@@ -127,3 +127,49 @@ async fn frames_match_fixture_shapes() {
     check("ws_login_error.json", &bad.recv().await);
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn account_and_position_pushes_match_fixture_shapes() {
+    let mut cfg = common::config(true);
+    cfg.accounts[1].balances = vec![sim::config::CoinBalance {
+        coin: "USDT".into(),
+        amount: "10".parse().unwrap(),
+    }];
+    let h = sim::Sim::start(cfg).await.unwrap();
+    let mut c = Client::connect(&h, true).await;
+    c.login("a").await;
+    c.send(r#"{"op":"subscribe","args":[{"instType":"UTA","topic":"account"},{"instType":"UTA","topic":"position"}]}"#)
+        .await;
+    c.recv().await;
+    c.recv().await;
+    let snap = c.recv().await;
+    check("ws_push_account.json", &snap);
+    assert!(snap["data"][0]["unrealisedPnL"].is_string());
+    let v = c
+        .trade(&place("mk", "BTCUSDT", "buy", None, "0.001", "gtc", "s1:4"))
+        .await;
+    assert_eq!(v["code"], "0");
+    let p = c.recv().await;
+    assert_eq!(topic(&p), "position");
+    check("ws_push_position.json", &p);
+    let a = c.recv().await;
+    assert_eq!(topic(&a), "account");
+    check("ws_push_account.json", &a);
+
+    let mut poor = Client::connect(&h, true).await;
+    poor.login("b").await;
+    let v = poor
+        .trade(&place(
+            "mg",
+            "BTCUSDT",
+            "buy",
+            Some("60000"),
+            "0.01",
+            "gtc",
+            "s1:5",
+        ))
+        .await;
+    check("ws_trade_error_margin.json", &v);
+    assert_eq!(v["code"], "25203");
+    h.shutdown().await;
+}

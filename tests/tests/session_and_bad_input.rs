@@ -248,9 +248,16 @@ fn wrong_exchange_secret_fails_the_login() {
 fn closed_exchange_socket_answers_not_applied() {
     let mut h = Harness::quiet();
     let mut s = h.client(1);
+    assert!(h.gateway().exchange_connected());
     h.stop_sim();
-    // Give the gateway a moment to see the close.
-    std::thread::sleep(Duration::from_millis(300));
+    let deadline = std::time::Instant::now() + WAIT;
+    while h.gateway().exchange_connected() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the gateway never saw the close"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
     let er = s.exec();
     assert_eq!(er.cl_ord_id, cl);

@@ -2,7 +2,9 @@
 //! trade ops, a reader task that hands every text frame to the tracker, and the text `ping`
 //! keepalive (reference §2.2).
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
@@ -30,7 +32,8 @@ pub enum LinkDown {
 /// async mutex for the write half, which is held across the write's `await`).
 pub struct ExchangeLink {
     sink: tokio::sync::Mutex<WsSink>,
-    up: Cell<bool>,
+    /// Shared with [`crate::engine::Gateway::exchange_connected`].
+    up: Arc<AtomicBool>,
     out: RefCell<BytesMut>,
     keepalive: RefCell<Keepalive>,
 }
@@ -38,17 +41,24 @@ pub struct ExchangeLink {
 impl std::fmt::Debug for ExchangeLink {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExchangeLink")
-            .field("up", &self.up.get())
+            .field("up", &self.is_up())
             .finish()
     }
 }
 
 impl ExchangeLink {
-    /// Wraps a logged-in, subscribed write half.
-    pub fn new(sink: WsSink, ping_interval: Duration, pong_timeout: Duration) -> Self {
+    /// Wraps a logged-in, subscribed write half; `up` is set now and cleared when the link
+    /// goes down.
+    pub fn new(
+        sink: WsSink,
+        up: Arc<AtomicBool>,
+        ping_interval: Duration,
+        pong_timeout: Duration,
+    ) -> Self {
+        up.store(true, Ordering::Relaxed);
         ExchangeLink {
             sink: tokio::sync::Mutex::new(sink),
-            up: Cell::new(true),
+            up,
             out: RefCell::new(BytesMut::with_capacity(64 * 1024)),
             keepalive: RefCell::new(Keepalive::new(ping_interval, pong_timeout, Instant::now())),
         }
@@ -56,11 +66,11 @@ impl ExchangeLink {
 
     /// True while the socket is usable.
     pub fn is_up(&self) -> bool {
-        self.up.get()
+        self.up.load(Ordering::Relaxed)
     }
 
     fn down(&self, why: LinkDown) {
-        if self.up.replace(false) {
+        if self.up.swap(false, Ordering::Relaxed) {
             tracing::error!(
                 ?why,
                 "exchange link down: new requests are answered NotApplied"
@@ -72,7 +82,7 @@ impl ExchangeLink {
     /// (tungstenite needs an owned payload; the region is reclaimed once written, so the steady
     /// state allocates nothing). Returns false (and marks the link down) if the write fails.
     pub async fn send_text(&self, json: &[u8]) -> bool {
-        if !self.up.get() {
+        if !self.is_up() {
             return false;
         }
         let payload = {
@@ -118,7 +128,7 @@ impl ExchangeLink {
                     break;
                 }
             }
-            if !self.up.get() {
+            if !self.is_up() {
                 break;
             }
         }
@@ -145,7 +155,7 @@ impl ExchangeLink {
         loop {
             let deadline = self.keepalive.borrow().next_deadline();
             tokio::time::sleep_until(deadline.into()).await;
-            if !self.up.get() {
+            if !self.is_up() {
                 return;
             }
             let action = self.keepalive.borrow_mut().poll(Instant::now());

@@ -116,6 +116,7 @@ pub(super) fn run(
     metrics_tx: Sender<LegHistograms>,
     ready: std::sync::mpsc::Sender<Result<SocketAddr, GatewayError>>,
     stop: oneshot::Receiver<()>,
+    exchange_up: Arc<std::sync::atomic::AtomicBool>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -165,6 +166,7 @@ pub(super) fn run(
             instruments,
             exchange: ExchangeLink::new(
                 sink,
+                exchange_up,
                 Duration::from_millis(ex.ping_interval_ms),
                 Duration::from_millis(ex.pong_timeout_ms),
             ),

@@ -18,6 +18,8 @@ pub mod settings;
 mod strategy_conn;
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 pub use self::io::rules_from_instrument;
@@ -54,6 +56,7 @@ pub struct GatewayReport {
 #[derive(Debug)]
 pub struct Gateway {
     strategy_addr: SocketAddr,
+    exchange_up: Arc<AtomicBool>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     io: Option<JoinHandle<()>>,
     tracker: Option<TrackerHandle>,
@@ -75,11 +78,14 @@ impl Gateway {
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let tracker_tx = tracker.tx.clone();
+        let exchange_up = Arc::new(AtomicBool::new(false));
+        let up = Arc::clone(&exchange_up);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
-            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx))?;
+            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up))?;
         let mut gw = Gateway {
             strategy_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            exchange_up,
             stop: Some(stop_tx),
             io: Some(io),
             tracker: Some(tracker),
@@ -104,6 +110,12 @@ impl Gateway {
     /// Where strategies connect.
     pub fn strategy_addr(&self) -> SocketAddr {
         self.strategy_addr
+    }
+
+    /// True while the private WebSocket is logged in and usable (health check). While it is
+    /// false, order requests are answered "not applied".
+    pub fn exchange_connected(&self) -> bool {
+        self.exchange_up.load(Ordering::Relaxed)
     }
 
     fn stop_threads(&mut self) -> (Option<TrackerSummary>, LegHistograms) {

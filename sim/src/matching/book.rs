@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use codec::Decimal;
 
 use super::types::{
-    CancelReason, Event, Fill, IdGen, NewOrder, Order, OrderStatus, OrderType, Reject, Side,
-    StpMode, TimeInForce, TradeScope,
+    AccountId, CancelReason, Event, Fill, IdGen, NewOrder, Order, OrderStatus, OrderType, Reject,
+    Side, StpMode, TimeInForce, TradeScope,
 };
 
 /// Trading rules of one instrument, in the integer units the book works in.
@@ -66,9 +66,23 @@ pub struct Book {
     orders: HashMap<u64, Order>,
     tick_units: i64,
     lot_units: i64,
+    /// STP party of each account (its master); accounts absent here are their own party.
+    stp_party: HashMap<AccountId, AccountId>,
 }
 
 impl Book {
+    /// Sets the self-trade-prevention parties: `party[account]` = its master account, so that
+    /// a master and all its sub-accounts never trade with each other (reference §8).
+    pub fn set_stp_parties(&mut self, party: HashMap<AccountId, AccountId>) {
+        self.stp_party = party;
+    }
+
+    /// True when `a` and `b` belong to the same master/sub-account system.
+    fn same_party(&self, a: AccountId, b: AccountId) -> bool {
+        let p = |x: AccountId| self.stp_party.get(&x).copied().unwrap_or(x);
+        p(a) == p(b)
+    }
+
     /// An empty book for `spec`.
     pub fn new(spec: InstrumentSpec) -> Book {
         let tick_units = spec.tick.to_scaled(spec.price_exp).unwrap_or(1).max(1);
@@ -80,6 +94,7 @@ impl Book {
             orders: HashMap::new(),
             tick_units,
             lot_units,
+            stp_party: HashMap::new(),
         }
     }
 
@@ -418,7 +433,7 @@ impl Book {
                 self.pop_front(Side::Sell, level_price);
                 continue;
             };
-            if maker.owner == taker.owner && taker.stp_mode != StpMode::None {
+            if self.same_party(maker.owner, taker.owner) && taker.stp_mode != StpMode::None {
                 let cancel_taker = taker.stp_mode != StpMode::CancelMaker;
                 if taker.stp_mode != StpMode::CancelTaker {
                     if let Some(mut m) = self.remove_resting(maker_id) {
@@ -592,7 +607,7 @@ impl Book {
             }
             for id in ids {
                 if let Some(m) = self.orders.get(id) {
-                    if m.owner == taker.owner && taker.stp_mode != StpMode::None {
+                    if self.same_party(m.owner, taker.owner) && taker.stp_mode != StpMode::None {
                         continue;
                     }
                     total = total.saturating_add(m.leaves());
@@ -639,7 +654,7 @@ impl Book {
                 self.pop_front(taker.side.opposite(), level_price);
                 continue;
             };
-            if maker.owner == taker.owner && taker.stp_mode != StpMode::None {
+            if self.same_party(maker.owner, taker.owner) && taker.stp_mode != StpMode::None {
                 match taker.stp_mode {
                     StpMode::CancelTaker => return true,
                     StpMode::CancelBoth => {

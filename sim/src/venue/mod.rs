@@ -31,7 +31,9 @@ use crate::matching::{
 };
 use crate::render::{self, ReplyItem};
 
+mod account_ops;
 mod history;
+use account_ops::EntryOrder;
 use history::History;
 
 /// Which private topic a push belongs to.
@@ -41,6 +43,10 @@ pub enum Topic {
     Order,
     /// `fill`.
     Fill,
+    /// `account`.
+    Account,
+    /// `position`.
+    Position,
 }
 
 /// A rendered push for the connections of `owner` subscribed to `topic`.
@@ -127,6 +133,9 @@ pub struct Venue {
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
+    accounts: crate::accounts::Accounts,
+    mark_overrides: HashMap<usize, Decimal>,
+    last_price: HashMap<usize, Decimal>,
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -205,11 +214,15 @@ impl Venue {
     pub fn new(cfg: &SimConfig, counters: Arc<Counters>, now_ms: u64) -> Venue {
         let mut books = Vec::new();
         let mut by_symbol = HashMap::new();
+        let accounts = crate::accounts::Accounts::new(&cfg.accounts);
+        let parties = accounts.stp_parties();
         for i in &cfg.instruments {
             by_symbol.insert((i.category, i.symbol.clone()), books.len());
+            let mut book = Book::new(spec_of(i));
+            book.set_stp_parties(parties.clone());
             books.push(BookEntry {
                 category: i.category,
-                book: Book::new(spec_of(i)),
+                book,
             });
         }
         Venue {
@@ -225,6 +238,9 @@ impl Venue {
             counters,
             events: Vec::new(),
             history: History::default(),
+            accounts,
+            mark_overrides: HashMap::new(),
+            last_price: HashMap::new(),
         }
     }
 
@@ -395,6 +411,35 @@ impl Venue {
                 if self.client_oids.contains_key(&(owner, c.clone())) {
                     return Err(Reject::new(25212, "Duplicate clientOid"));
                 }
+            }
+            let mut qty = qty;
+            if let Some(book) = self.book(bi) {
+                // Request checks first (tick, lot, size), then balances and positions.
+                if let Some(p) = price {
+                    book.check_price(p)?;
+                }
+                if order_type == OrderType::Limit
+                    || !book.spec().market_buy_in_quote
+                    || side == Side::Sell
+                {
+                    book.check_qty(qty)?;
+                }
+            }
+            if let Some(q) = self.entry_check(
+                owner,
+                bi,
+                EntryOrder {
+                    side,
+                    qty,
+                    price,
+                    pos_side,
+                    reduce_only,
+                },
+            )? {
+                qty = q;
+            }
+            if reduce_only {
+                self.replace_reduce_only(owner, bi, side, qty, now_ms, outcome);
             }
             let order_id = self.ids.next_id();
             let client_oid = given_oid.clone().unwrap_or_else(|| order_id.to_string());
@@ -742,6 +787,7 @@ impl Venue {
         let Some(entry) = self.books.get(book_idx) else {
             return;
         };
+        let mut marks: Option<crate::accounts::Marks> = None;
         for ev in events {
             match ev {
                 Event::Order(o) => {
@@ -776,6 +822,25 @@ impl Venue {
                         topic: Topic::Fill,
                         json: render::fill_push(&entry.book, entry.category, f, now_ms),
                     });
+                    self.last_price.insert(book_idx, f.price);
+                    let marks = marks.get_or_insert_with(|| {
+                        account_ops::compute_marks(
+                            &self.books,
+                            &self.mark_overrides,
+                            &self.last_price,
+                        )
+                    });
+                    if let Some(inst) = self.instruments.get(book_idx) {
+                        account_ops::on_fill(
+                            &mut self.accounts,
+                            inst,
+                            f,
+                            marks,
+                            &self.instruments,
+                            now_ms,
+                            outcome,
+                        );
+                    }
                 }
             }
         }

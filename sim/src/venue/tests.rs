@@ -39,7 +39,8 @@ fn client_oid_is_freed_when_a_maker_fills() {
     assert_eq!(p.len(), 1);
     let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
     assert_eq!(r["code"], "25212");
-    // Account 1 takes it: pushes for both owners, taker first.
+    // Account 1 (not configured: no balances or positions) takes it: pushes for both
+    // owners, taker first; the configured maker also gets its position and account.
     let (r, p) = trade(&mut v, 1, &place("t", "buy", "3000"));
     assert_eq!(r["code"], "0");
     let owners: Vec<(u32, Topic)> = p.iter().map(|p| (p.owner.0, p.topic)).collect();
@@ -49,7 +50,9 @@ fn client_oid_is_freed_when_a_maker_fills() {
             (1, Topic::Order),
             (1, Topic::Fill),
             (0, Topic::Order),
-            (0, Topic::Fill)
+            (0, Topic::Fill),
+            (0, Topic::Position),
+            (0, Topic::Account)
         ]
     );
     let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));

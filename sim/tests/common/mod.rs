@@ -20,6 +20,7 @@ pub fn account(n: &str) -> AccountConfig {
         api_key: format!("key-{n}"),
         secret: format!("secret-{n}"),
         passphrase: format!("pass-{n}"),
+        ..AccountConfig::default()
     }
 }
 
