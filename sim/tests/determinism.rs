@@ -31,7 +31,7 @@ async fn login(c: &mut Client, n: &str, ts_s: u64, log: &mut Vec<String>) {
     ))
     .await;
     log.push(c.recv_text().await.unwrap());
-    c.send(r#"{"op":"subscribe","args":[{"instType":"UTA","topic":"order"},{"instType":"UTA","topic":"fill"}]}"#).await;
+    c.send(r#"{"op":"subscribe","args":[{"instType":"UTA","topic":"order"},{"instType":"UTA","topic":"fill"},{"instType":"UTA","topic":"account"},{"instType":"UTA","topic":"position"}]}"#).await;
 }
 
 /// Runs the script; returns the transcript of the public, `a` and `b` connections.
@@ -98,6 +98,8 @@ async fn same_seed_and_manual_clock_give_identical_streams() {
     let all = one.concat().join("\n");
     assert!(all.contains("\"connId\":\"sim-000002\""), "{all}");
     assert!(all.contains("\"topic\":\"fill\""));
+    assert!(all.contains("\"topic\":\"account\""));
+    assert!(all.contains("\"topic\":\"position\""));
     assert!(all.contains("\"action\":\"update\""));
     assert!(all.contains(&format!("\"cTime\":\"{START_MS}\"")));
     assert!(one[1]
