@@ -285,3 +285,33 @@ async fn http_control_endpoint_when_enabled() {
     assert!(status.contains("404"), "{status} {v}");
     h.shutdown().await;
 }
+
+#[tokio::test]
+async fn trade_op_faults_apply_to_rest_orders_too() {
+    let h = start(true).await;
+    let mut a = Client::ready(&h, "a").await;
+    let body = |oid: &str| {
+        format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"{oid}"}}"#
+        )
+    };
+    h.faults()
+        .reject_trade_ops(Scope::uid("uid-a"), 1, None, 43012, "Insufficient balance")
+        .unwrap();
+    h.faults()
+        .unknown_outcome(Scope::uid("uid-a"), 1, Some("place-order"), true)
+        .unwrap();
+    let (status, v) = signed_post(&h, "a", "/api/v3/trade/place-order", &body("rest-1")).await;
+    assert!(status.contains("400"), "{status}");
+    assert_eq!(v["code"], "43012", "{v}");
+    let (_, v) = signed_post(&h, "a", "/api/v3/trade/place-order", &body("rest-2")).await;
+    assert_eq!(v["code"], "40010", "{v}");
+    assert_eq!(v["msg"], "Request timed out");
+    // Applied: the WS connection gets the order push; the first one was never placed.
+    assert_eq!(item(&a.recv().await)["clientOid"], "rest-2");
+    let (_, info) = signed_get(&h, "a", "/api/v3/trade/order-info", "clientOid=rest-1").await;
+    assert_eq!(info["code"], "25204", "{info}");
+    let (_, v) = signed_post(&h, "a", "/api/v3/trade/place-order", &body("rest-3")).await;
+    assert_eq!(v["code"], "00000", "rules used up: {v}");
+    h.shutdown().await;
+}

@@ -18,7 +18,8 @@
 //! Each fault targets all connections ([`Scope::All`]) or those logged in as one account
 //! ([`Scope::Uid`]). Connection faults (delays, duplicates, reorder, pause) of both scopes
 //! combine field by field (longest delay, any flag). Trade-op rules are used in the order they
-//! were added. Faults apply to WebSocket traffic only (REST answers are not affected).
+//! were added. Trade-op rules also answer the REST `place-order` / `modify-order` /
+//! `cancel-order` endpoints (HTTP 400 with the code); the send-path faults are WebSocket only.
 
 mod control;
 mod http;
