@@ -470,6 +470,10 @@ pub struct SimConfig {
     /// Per-UID REST / WS trade quotas (off by default).
     #[serde(default)]
     pub rate_limits: crate::ratelimit::RateLimitConfig,
+    /// Faults active from the start and the HTTP control endpoint switch
+    /// ([`crate::faults::FaultsConfig`]).
+    #[serde(default)]
+    pub faults: crate::faults::FaultsConfig,
 }
 
 fn default_true() -> bool {
@@ -561,6 +565,7 @@ impl SimConfig {
                 ],
             },
             rate_limits: crate::ratelimit::RateLimitConfig::default(),
+            faults: crate::faults::FaultsConfig::default(),
         }
     }
 

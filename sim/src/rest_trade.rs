@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 
 use crate::auth::RestRequest;
 use crate::config::Category;
+use crate::faults::TradeFault;
 use crate::matching::AccountId;
 use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
@@ -446,6 +447,19 @@ pub(crate) async fn post(
     if let Some(resp) = over_quota(&state, owner, kind.endpoint()) {
         return resp;
     }
+    // Trade-op faults (crate::faults) apply to REST trade ops too, keyed by the WS topic.
+    let fault = kind
+        .ws_topic()
+        .and_then(|topic| state.faults.take_trade(owner, topic));
+    match &fault {
+        Some(TradeFault::Reject { code, msg }) => {
+            return error(StatusCode::BAD_REQUEST, *code, msg)
+        }
+        Some(TradeFault::UnknownOutcome { applied: false }) => {
+            return error(StatusCode::BAD_REQUEST, 40010, "Request timed out")
+        }
+        _ => {}
+    }
     let now = now_ms();
     let mut sh = state.shared.lock();
     let (reply, outcome) = post_core(&mut sh.venue, owner, kind, &body, now);
@@ -454,6 +468,10 @@ pub(crate) async fn post(
         sh.refresh_liquidity(false, now);
     }
     drop(sh);
+    if fault.is_some() {
+        // Outcome unknown after applying the order.
+        return error(StatusCode::BAD_REQUEST, 40010, "Request timed out");
+    }
     reply.into_response()
 }
 
