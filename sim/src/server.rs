@@ -287,6 +287,7 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
+        .method_not_allowed_fallback(crate::rest::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             with_clock,

@@ -574,6 +574,9 @@ async fn bad_input_gets_documented_codes_and_leaves_state_intact() {
             "{path} {body}: {v}"
         );
     }
+    // A known path with the wrong method is answered like an unknown path.
+    let (s, v) = get(&h, "a", BATCH, "").await;
+    assert_eq!((s, v["code"].as_str().unwrap()), (404, "40404"), "{v}");
     // Still two orders, and a normal order still works.
     assert_eq!(unfilled_count(&h, "a").await, 2);
     let (s, v) = post(&h, "a", place, &buy("BTCUSDT", "50000", "0.001", "after")).await;
@@ -650,5 +653,42 @@ async fn rate_limits_are_off_in_the_demo_config() {
         .await;
         assert_eq!((s, v["code"].as_str().unwrap()), (200, "00000"));
     }
+    h.shutdown().await;
+}
+
+#[tokio::test]
+async fn trade_op_faults_apply_to_rest_batches() {
+    let h = common::start(true).await;
+    let faults = h.faults();
+    faults
+        .reject_trade_ops(
+            sim::Scope::All,
+            1,
+            Some("batch-place"),
+            43012,
+            "Insufficient balance",
+        )
+        .unwrap();
+    let items = arr(&[buy("BTCUSDT", "50000", "0.001", "fb1")]);
+    let (s, v) = post(&h, "a", BATCH, &items).await;
+    assert_eq!((s, v["code"].as_str().unwrap()), (400, "43012"), "{v}");
+    assert_eq!(
+        unfilled_count(&h, "a").await,
+        0,
+        "a rejected batch is not applied"
+    );
+    faults
+        .unknown_outcome(sim::Scope::All, 1, Some("batch-cancel"), true)
+        .unwrap();
+    let (_, v) = post(&h, "a", BATCH, &items).await;
+    assert_eq!(v["data"][0]["code"], "00000", "the rule was consumed: {v}");
+    let cancel = r#"[{"category":"USDT-FUTURES","clientOid":"fb1"}]"#;
+    let (s, v) = post(&h, "a", CANCEL_BATCH, cancel).await;
+    assert_eq!((s, v["code"].as_str().unwrap()), (400, "40010"), "{v}");
+    assert_eq!(
+        unfilled_count(&h, "a").await,
+        0,
+        "applied despite the unknown outcome"
+    );
     h.shutdown().await;
 }
