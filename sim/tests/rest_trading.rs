@@ -337,7 +337,7 @@ async fn unfilled_and_history_orders_walk_pages_over_more_than_100_records() {
     let pages = walk(&h, UNFILLED, "", "orderId").await;
     assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [100, 30]);
     assert_eq!(pages.concat(), expected);
-    // limit 7 pages too.
+    // An explicit limit pages the same way.
     let pages = walk(&h, UNFILLED, "limit=50", "orderId").await;
     assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [50, 50, 30]);
 
