@@ -30,6 +30,34 @@ pub enum Endpoint {
     /// `GET /api/v3/trade/order-info`, `unfilled-orders`, `history-orders`, `fills` (each its own
     /// bucket, same limit).
     Query(QueryKind),
+    /// An account or position endpoint (each its own bucket).
+    Account(AccountKind),
+}
+
+/// The account and position endpoints (reference §7, "Rate limit" column).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccountKind {
+    /// `GET` reads: `assets`, `funding-assets`, `settings`, `max-transferable`,
+    /// `financial-records`, `current-position` (20/s/UID each, one bucket per path).
+    Read(&'static str),
+    /// `POST /api/v3/account/set-leverage` (10/s/UID).
+    SetLeverage,
+    /// `POST /api/v3/account/set-hold-mode` (10/s/UID).
+    SetHoldMode,
+    /// `POST /api/v3/account/max-open-available` (5/s/UID).
+    MaxOpenAvailable,
+}
+
+impl AccountKind {
+    /// The bucket of an account endpoint by its path (`None`: not an account endpoint).
+    pub fn of_path(path: &'static str) -> AccountKind {
+        match path {
+            "/api/v3/account/set-leverage" => AccountKind::SetLeverage,
+            "/api/v3/account/set-hold-mode" => AccountKind::SetHoldMode,
+            "/api/v3/account/max-open-available" => AccountKind::MaxOpenAvailable,
+            other => AccountKind::Read(other),
+        }
+    }
 }
 
 /// The signed GET endpoints of the trade group.
@@ -85,6 +113,15 @@ pub struct RateLimitConfig {
     pub cancel_symbol_order: u32,
     /// Each of `order-info`, `unfilled-orders`, `history-orders`, `fills` (20/s/UID).
     pub queries: u32,
+    /// Each account/position read: `assets`, `funding-assets`, `settings`, `max-transferable`,
+    /// `financial-records`, `current-position` (20/s/UID).
+    pub account_reads: u32,
+    /// `set-leverage` (10/s/UID).
+    pub set_leverage: u32,
+    /// `set-hold-mode` (10/s/UID).
+    pub set_hold_mode: u32,
+    /// `max-open-available` (5/s/UID).
+    pub max_open_available: u32,
 }
 
 impl Default for RateLimitConfig {
@@ -99,6 +136,10 @@ impl Default for RateLimitConfig {
             cancel_batch: 5,
             cancel_symbol_order: 5,
             queries: 20,
+            account_reads: 20,
+            set_leverage: 10,
+            set_hold_mode: 10,
+            max_open_available: 5,
         }
     }
 }
@@ -115,6 +156,10 @@ impl RateLimitConfig {
             Endpoint::CancelBatch => self.cancel_batch,
             Endpoint::CancelSymbol => self.cancel_symbol_order,
             Endpoint::Query(_) => self.queries,
+            Endpoint::Account(AccountKind::Read(_)) => self.account_reads,
+            Endpoint::Account(AccountKind::SetLeverage) => self.set_leverage,
+            Endpoint::Account(AccountKind::SetHoldMode) => self.set_hold_mode,
+            Endpoint::Account(AccountKind::MaxOpenAvailable) => self.max_open_available,
         }
     }
 }

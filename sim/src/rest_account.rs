@@ -34,16 +34,20 @@ use serde_json::Value;
 use crate::auth::RestRequest;
 use crate::config::{Category, HoldMode};
 use crate::matching::{AccountId, PosSide};
+use crate::ratelimit::{AccountKind, Endpoint};
 use crate::rest::{authenticate_perm, error, ok, query_param};
+use crate::rest_trade::over_quota;
 use crate::server::{now_ms, parse_category, AppState};
 
+/// Authenticates a signed GET, then takes one request from the account's per-UID quota of
+/// `path` (HTTP 429 when over it).
 fn get_auth(
     state: &AppState,
     headers: &HeaderMap,
-    path: &str,
+    path: &'static str,
     query: &str,
 ) -> Result<AccountId, Box<Response>> {
-    authenticate_perm(
+    let owner = authenticate_perm(
         state,
         headers,
         RestRequest {
@@ -53,13 +57,26 @@ fn get_auth(
             body: "",
         },
         false,
-    )
+    )?;
+    within_quota(state, owner, path)?;
+    Ok(owner)
+}
+
+fn within_quota(
+    state: &AppState,
+    owner: AccountId,
+    path: &'static str,
+) -> Result<(), Box<Response>> {
+    match over_quota(state, owner, Endpoint::Account(AccountKind::of_path(path))) {
+        Some(resp) => Err(Box::new(resp)),
+        None => Ok(()),
+    }
 }
 
 fn post_auth(
     state: &AppState,
     headers: &HeaderMap,
-    path: &str,
+    path: &'static str,
     body: &str,
     trade: bool,
 ) -> Result<(AccountId, serde_json::Map<String, Value>), Box<Response>> {
@@ -74,6 +91,7 @@ fn post_auth(
         },
         trade,
     )?;
+    within_quota(state, owner, path)?;
     match serde_json::from_str::<Value>(body) {
         Ok(Value::Object(m)) => Ok((owner, m)),
         _ => Err(Box::new(bad("body must be a JSON object"))),

@@ -640,6 +640,36 @@ async fn per_uid_rate_limit_answers_429_and_ws_ops_share_the_quota() {
 }
 
 #[tokio::test]
+async fn account_endpoints_have_their_own_per_uid_quotas() {
+    let mut cfg = common::config(true);
+    cfg.rate_limits.enabled = true;
+    cfg.rate_limits.account_reads = 2;
+    cfg.rate_limits.set_leverage = 1;
+    let h = sim::Sim::start(cfg).await.unwrap();
+    // Reads: a burst of 2, then 429 within the same second.
+    let mut codes = Vec::new();
+    for _ in 0..6 {
+        let (s, v) = get(&h, "a", "/api/v3/account/assets", "").await;
+        codes.push((s, v["code"].as_str().unwrap_or("").to_string()));
+    }
+    let refused = codes.iter().position(|(s, _)| *s == 429).expect("a 429 within 6 reads at 2/s");
+    assert!(refused >= 2, "{codes:?}");
+    assert_eq!(codes[refused].1, "429");
+    // Another read path has its own bucket.
+    let (s, _) = get(&h, "a", "/api/v3/account/settings", "").await;
+    assert_eq!(s, 200);
+    // set-leverage at 1/s: the second within the second is refused; another UID is not.
+    let body = r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","leverage":"5"}"#;
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        statuses.push(post(&h, "a", "/api/v3/account/set-leverage", body).await.0);
+    }
+    assert!(statuses.contains(&429), "{statuses:?}");
+    assert_eq!(post(&h, "b", "/api/v3/account/set-leverage", body).await.0, 200);
+    h.shutdown().await;
+}
+
+#[tokio::test]
 async fn rate_limits_are_off_in_the_demo_config() {
     assert!(!sim::SimConfig::demo().rate_limits.enabled);
     let h = common::start(true).await;
