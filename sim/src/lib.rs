@@ -3,6 +3,7 @@
 //!
 //! - [`matching`]: sans-I/O order books (price-time priority; push sequences documented there).
 //! - [`venue`]: sans-I/O exchange state and trade-op handling (request checks and codes).
+//! - [`moves`]: sans-I/O position-move rules (`POST /api/v3/account/move-positions`).
 //! - [`liquidity`]: the simulator's own market maker keeping a ladder on every symbol.
 //! - [`auth`]: WS login verification.
 //! - [`render`]: JSON text of pushes and replies.
@@ -23,11 +24,13 @@ pub mod auth;
 pub mod config;
 pub mod liquidity;
 pub mod matching;
+pub mod moves;
 pub mod query_decode;
 pub mod render;
 mod rest;
 mod rest_account;
 mod rest_coins;
+mod rest_moves;
 mod server;
 mod tls;
 pub mod venue;
@@ -163,6 +166,16 @@ impl SimHandle {
             .lock()
             .venue
             .set_mark(category, symbol, mark)
+    }
+
+    /// Test hook: shifts the time the move-positions rules read (blackout, 1-minute spacing,
+    /// daily count) by `offset_ms` from the simulator's clock; everything else (timestamps,
+    /// signature windows) is unaffected. 0 = no shift.
+    pub fn set_time_offset_ms(&self, offset_ms: i64) {
+        self.running
+            .state
+            .move_time_offset_ms
+            .store(offset_ms, Ordering::Relaxed);
     }
 
     /// Counter snapshot.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -144,6 +144,8 @@ pub(crate) struct AppState {
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
+    /// Test shift of the time the move-positions rules read (`SimHandle::set_time_offset_ms`).
+    pub(crate) move_time_offset_ms: AtomicI64,
 }
 
 impl AppState {
@@ -234,6 +236,14 @@ fn router(state: Arc<AppState>) -> Router {
             "/api/v3/account/financial-records",
             get(crate::rest_account::financial_records),
         )
+        .route(
+            "/api/v3/account/move-positions",
+            post(crate::rest_moves::move_positions),
+        )
+        .route(
+            "/api/v3/account/move-position-history",
+            get(crate::rest_moves::move_position_history),
+        )
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
@@ -320,6 +330,7 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),
+        move_time_offset_ms: AtomicI64::new(0),
     });
     let app = router(state.clone());
     let handle = axum_server::Handle::new();
