@@ -168,14 +168,15 @@ impl SimHandle {
             .set_mark(category, symbol, mark)
     }
 
-    /// Test hook: shifts the time the move-positions rules read (blackout, 1-minute spacing,
-    /// daily count) by `offset_ms` from the simulator's clock; everything else (timestamps,
-    /// signature windows) is unaffected. 0 = no shift.
-    pub fn set_time_offset_ms(&self, offset_ms: i64) {
+    /// Test hook: freezes the time the move-positions rules read (blackout, 1-minute spacing,
+    /// daily count; ms since the Unix epoch, UTC) at `at_ms`, also stamped on the moves' pushes
+    /// and history records; `None` = the simulator's clock again. Everything else (other
+    /// timestamps, signature windows) is unaffected.
+    pub fn set_move_time_ms(&self, at_ms: Option<u64>) {
         self.running
             .state
-            .move_time_offset_ms
-            .store(offset_ms, Ordering::Relaxed);
+            .move_time_ms
+            .store(at_ms.unwrap_or(0), Ordering::Relaxed);
     }
 
     /// Counter snapshot.

@@ -23,12 +23,13 @@ use crate::moves::{HistoryQuery, MoveError};
 use crate::rest::{authenticate_perm, error, ok, query_param};
 use crate::server::{parse_category, AppState};
 
-/// Now for the move rules: the simulator's clock ([`crate::server::now_ms`]) shifted by the
-/// test offset of `SimHandle::set_time_offset_ms`.
+/// Now for the move rules: the simulator's clock ([`crate::server::now_ms`]), or the time
+/// frozen by `SimHandle::set_move_time_ms`.
 fn move_now_ms(state: &AppState) -> u64 {
-    let now = crate::server::now_ms();
-    let off = state.move_time_offset_ms.load(Ordering::Relaxed);
-    now.saturating_add_signed(off)
+    match state.move_time_ms.load(Ordering::Relaxed) {
+        0 => crate::server::now_ms(),
+        t => t,
+    }
 }
 
 fn refuse(e: &MoveError) -> Response {

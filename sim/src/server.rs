@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -144,8 +144,8 @@ pub(crate) struct AppState {
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
-    /// Test shift of the time the move-positions rules read (`SimHandle::set_time_offset_ms`).
-    pub(crate) move_time_offset_ms: AtomicI64,
+    /// Frozen time of the move-positions rules, ms (`SimHandle::set_move_time_ms`; 0 = clock).
+    pub(crate) move_time_ms: AtomicU64,
 }
 
 impl AppState {
@@ -330,7 +330,7 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),
-        move_time_offset_ms: AtomicI64::new(0),
+        move_time_ms: AtomicU64::new(0),
     });
     let app = router(state.clone());
     let handle = axum_server::Handle::new();
