@@ -72,13 +72,13 @@ pub(crate) async fn move_positions(
     }
 }
 
-fn num_param(query: &str, k: &str) -> Result<Option<u64>, Response> {
+fn num_param(query: &str, k: &str) -> Result<Option<u64>, MoveError> {
     match query_param(query, k).filter(|s| !s.is_empty()) {
         None => Ok(None),
         Some(v) => v
             .parse::<u64>()
             .map(Some)
-            .map_err(|_| refuse(&MoveError::Param(k.to_string()))),
+            .map_err(|_| MoveError::Param(k.to_string())),
     }
 }
 
@@ -111,7 +111,7 @@ pub(crate) async fn move_position_history(
         Ok(None) => 100,
         Ok(Some(n)) if (1..=100).contains(&n) => n as usize,
         Ok(Some(_)) => return refuse(&MoveError::Param("limit".into())),
-        Err(r) => return r,
+        Err(e) => return refuse(&e),
     };
     let (cursor, start_ms, end_ms) = match (
         num_param(&query, "cursor"),
@@ -119,7 +119,7 @@ pub(crate) async fn move_position_history(
         num_param(&query, "endTime"),
     ) {
         (Ok(c), Ok(s), Ok(e)) => (c, s, e),
-        (Err(r), _, _) | (_, Err(r), _) | (_, _, Err(r)) => return r,
+        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return refuse(&e),
     };
     let sh = state.shared.lock();
     if !sh.venue.is_master(owner) {

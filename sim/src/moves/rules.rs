@@ -30,7 +30,7 @@ pub const MAX_ITEMS: usize = 10;
 /// simulator refuses around every hour, as the page's wording.
 pub fn in_blackout(now_ms: u64) -> bool {
     let into = now_ms % HOUR_MS;
-    into < BLACKOUT_MS || into >= HOUR_MS - BLACKOUT_MS
+    !(BLACKOUT_MS..HOUR_MS - BLACKOUT_MS).contains(&into)
 }
 
 /// Blackout rule.
