@@ -467,6 +467,10 @@ pub struct SimConfig {
     /// Liquidity source.
     #[serde(default)]
     pub liquidity: LiquidityConfig,
+    /// Faults active from the start and the HTTP control endpoint switch
+    /// ([`crate::faults::FaultsConfig`]).
+    #[serde(default)]
+    pub faults: crate::faults::FaultsConfig,
 }
 
 fn default_true() -> bool {
@@ -557,6 +561,7 @@ impl SimConfig {
                     liq("ETHUSDT", spot, "3000", "5"),
                 ],
             },
+            faults: crate::faults::FaultsConfig::default(),
         }
     }
 

@@ -8,6 +8,9 @@
 //! - [`auth`]: WS login verification.
 //! - [`render`]: JSON text of pushes and replies.
 //! - [`config`]: [`SimConfig`] (TOML; `config/sim.example.toml`).
+//! - [`clock`]: the injectable [`Clock`] (system or manual) behind every emitted timestamp.
+//! - [`faults`]: faults on demand ([`SimHandle::faults`], `[faults]` in the config).
+//! - [`depth`]: public depth channels (`books` snapshot + updates, `books1/5/15/50`).
 //! - transport (private): axum router with REST and WebSocket upgrade on one port, TLS via
 //!   axum-server + rustls (`ring`) with an rcgen self-signed certificate, or plain.
 //!
@@ -21,7 +24,10 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod clock;
 pub mod config;
+pub mod depth;
+pub mod faults;
 pub mod liquidity;
 pub mod matching;
 pub mod moves;
@@ -41,9 +47,11 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use config::{
     AccountConfig, Category, InstrumentConfig, LiquidityConfig, SimConfig, SymbolLiquidity,
 };
+pub use faults::{FaultControl, FaultError, Scope};
 pub use rest::instrument_json;
 pub use server::now_ms;
 
@@ -90,9 +98,20 @@ impl Sim {
     /// Binds the listener, generates the certificate (when TLS is on), seeds the books and
     /// starts serving. Must be called inside a Tokio runtime.
     pub async fn start(cfg: SimConfig) -> Result<SimHandle, SimError> {
+        Sim::start_with_clock(cfg, Arc::new(SystemClock)).await
+    }
+
+    /// [`Sim::start`] with an injected clock: every timestamp the simulator emits, the id base
+    /// (unless `id_base` is set) and the login / REST timestamp windows read `clock`. With a
+    /// [`ManualClock`] and the same configuration (same `liquidity.seed`), the same scripted
+    /// session gets byte-identical replies and pushes.
+    pub async fn start_with_clock(
+        cfg: SimConfig,
+        clock: Arc<dyn Clock>,
+    ) -> Result<SimHandle, SimError> {
         let tls = cfg.tls;
         let counters = Arc::new(venue::Counters::default());
-        let running = server::start(cfg, counters.clone()).await?;
+        let running = server::start(cfg, counters.clone(), clock).await?;
         Ok(SimHandle {
             running,
             tls,
@@ -157,6 +176,18 @@ impl SimHandle {
         self.running.ca_pem.clone()
     }
 
+    /// The fault control of this simulator (see [`faults`]).
+    pub fn faults(&self) -> FaultControl {
+        FaultControl {
+            state: self.running.state.clone(),
+        }
+    }
+
+    /// The clock the simulator reads.
+    pub fn clock(&self) -> Arc<dyn Clock> {
+        self.running.state.clock.clone()
+    }
+
     /// Sets the mark price of a symbol (`None`: back to the book mid); `false` for an unknown
     /// symbol. Positions, equity and margin checks use it from the next request on.
     pub fn set_mark(&self, category: Category, symbol: &str, mark: Option<codec::Decimal>) -> bool {
@@ -166,17 +197,6 @@ impl SimHandle {
             .lock()
             .venue
             .set_mark(category, symbol, mark)
-    }
-
-    /// Test hook: freezes the time the move-positions rules read (blackout, 1-minute spacing,
-    /// daily count; ms since the Unix epoch, UTC) at `at_ms`, also stamped on the moves' pushes
-    /// and history records; `None` = the simulator's clock again. Everything else (other
-    /// timestamps, signature windows) is unaffected.
-    pub fn set_move_time_ms(&self, at_ms: Option<u64>) {
-        self.running
-            .state
-            .move_time_ms
-            .store(at_ms.unwrap_or(0), Ordering::Relaxed);
     }
 
     /// Counter snapshot.

@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 
 use crate::auth::{verify_rest, RestCredentials, RestRequest};
 use crate::config::InstrumentConfig;
+use crate::faults::TradeFault;
 use crate::matching::AccountId;
 use crate::render::push_json_str;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
@@ -421,6 +422,17 @@ pub(crate) async fn trade_post(
         serde_json::Value::Array(vec![serde_json::Value::Object(arg)]),
     );
     let request = serde_json::Value::Object(envelope);
+    // Trade-op faults (crate::faults) apply to REST orders too.
+    let fault = state.faults.take_trade(owner, topic);
+    match &fault {
+        Some(TradeFault::Reject { code, msg }) => {
+            return error(StatusCode::BAD_REQUEST, *code, msg)
+        }
+        Some(TradeFault::UnknownOutcome { applied: false }) => {
+            return error(StatusCode::BAD_REQUEST, 40010, "Request timed out")
+        }
+        _ => {}
+    }
     let now = now_ms();
     let mut sh = state.shared.lock();
     let outcome = sh.venue.handle_trade(owner, &request, "rest", now);
@@ -429,6 +441,10 @@ pub(crate) async fn trade_post(
         sh.refresh_liquidity(false, now);
     }
     drop(sh);
+    if fault.is_some() {
+        // Outcome unknown after applying the order.
+        return error(StatusCode::BAD_REQUEST, 40010, "Request timed out");
+    }
     let Ok(reply) = serde_json::from_str::<serde_json::Value>(&outcome.reply) else {
         return error(
             StatusCode::INTERNAL_SERVER_ERROR,

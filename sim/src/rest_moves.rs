@@ -10,7 +10,6 @@
 //!
 //! Time: the rules read [`move_now_ms`] — the only place this module reads the clock.
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
@@ -23,13 +22,10 @@ use crate::moves::{HistoryQuery, MoveError};
 use crate::rest::{authenticate_perm, error, ok, query_param};
 use crate::server::{parse_category, AppState};
 
-/// Now for the move rules: the simulator's clock ([`crate::server::now_ms`]), or the time
-/// frozen by `SimHandle::set_move_time_ms`.
+/// Now for the move rules: the simulator's injectable clock (`Sim::start_with_clock`; a
+/// `ManualClock` in tests) — the only place this module reads the time.
 fn move_now_ms(state: &AppState) -> u64 {
-    match state.move_time_ms.load(Ordering::Relaxed) {
-        0 => crate::server::now_ms(),
-        t => t,
-    }
+    state.clock.now_ms()
 }
 
 fn refuse(e: &MoveError) -> Response {

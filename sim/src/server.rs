@@ -1,11 +1,11 @@
 //! Transport: one axum router (REST + WebSocket upgrade) on one port, served over TLS
 //! (axum-server + rustls with the `ring` provider, rcgen self-signed certificate) or plain.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use axum::extract::{State, WebSocketUpgrade};
 use axum::http::HeaderMap;
@@ -15,18 +15,17 @@ use axum::Router;
 use parking_lot::Mutex;
 use tokio::sync::{mpsc, watch};
 
+use crate::clock::Clock;
 use crate::config::{AccountConfig, Category, Permission, SimConfig};
 use crate::liquidity::LiquiditySource;
 use crate::matching::AccountId;
 use crate::venue::{Counters, Push, Topic, TradeOutcome, Venue};
 use crate::SimError;
 
-/// Wall-clock milliseconds since the Unix epoch.
+/// Milliseconds since the Unix epoch from the simulator's clock (see [`crate::clock::now_ms`]:
+/// the injected clock inside handlers and connection tasks, the system clock elsewhere).
 pub fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    crate::clock::now_ms()
 }
 
 /// A WebSocket connection as the push router sees it.
@@ -41,6 +40,8 @@ pub(crate) struct ConnEntry {
     /// Public depth subscriptions: (book index, levels, instType, topic, symbol).
     pub(crate) books: Vec<BookSub>,
     pub(crate) tx: mpsc::UnboundedSender<String>,
+    /// Fault control messages (close, service-upgrade notice).
+    pub(crate) ctl: mpsc::UnboundedSender<crate::faults::Control>,
 }
 
 /// One public depth subscription.
@@ -51,31 +52,27 @@ pub(crate) struct BookSub {
     pub(crate) inst_type: String,
     pub(crate) topic: String,
     pub(crate) symbol: String,
+    /// What was sent so far (see [`crate::depth`]).
+    pub(crate) state: crate::depth::DepthState,
 }
 
-/// Levels of a public depth topic (`books` is served as 50-level snapshots).
-pub(crate) fn book_levels(topic: &str) -> Option<usize> {
-    match topic {
-        "books1" => Some(1),
-        "books5" => Some(5),
-        "books15" => Some(15),
-        "books50" | "books" => Some(50),
-        _ => None,
-    }
-}
+pub(crate) use crate::depth::book_levels;
 
 /// Everything behind the one lock.
 pub(crate) struct Shared {
     pub(crate) venue: Venue,
     pub(crate) liquidity: LiquiditySource,
-    pub(crate) conns: HashMap<u64, ConnEntry>,
+    pub(crate) conns: BTreeMap<u64, ConnEntry>,
     /// Sequence number of public depth pushes.
     pub(crate) book_seq: u64,
+    /// Clock time of the last random-walk step (manual clock).
+    pub(crate) walk_ms: u64,
 }
 
 impl Shared {
-    /// Sends each push to the connections of its owner that subscribed to its topic.
-    pub(crate) fn dispatch(&self, pushes: &[Push]) {
+    /// Sends each push to the connections of its owner that subscribed to its topic, then
+    /// publishes what changed in the public depth ([`crate::depth`]).
+    pub(crate) fn dispatch(&mut self, pushes: &[Push]) {
         for p in pushes {
             for c in self.conns.values() {
                 if c.owner != Some(p.owner) {
@@ -93,32 +90,9 @@ impl Shared {
                 }
             }
         }
-    }
-
-    /// Sends a depth snapshot for every public depth subscription (`only` = one connection).
-    pub(crate) fn push_books(&mut self, now_ms: u64, only: Option<u64>) {
-        let mut seq = self.book_seq;
-        for (id, c) in &self.conns {
-            if only.is_some_and(|o| o != *id) {
-                continue;
-            }
-            for sub in &c.books {
-                let Some(book) = self.venue.book(sub.book) else {
-                    continue;
-                };
-                seq += 1;
-                let _ = c.tx.send(crate::render::books_push(
-                    book,
-                    &sub.inst_type,
-                    &sub.topic,
-                    &sub.symbol,
-                    sub.levels,
-                    seq,
-                    now_ms,
-                ));
-            }
+        if self.has_book_subs() {
+            self.push_books(now_ms(), None);
         }
-        self.book_seq = seq;
     }
 
     /// Runs a liquidity refresh and routes what it caused.
@@ -144,8 +118,12 @@ pub(crate) struct AppState {
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
-    /// Frozen time of the move-positions rules, ms (`SimHandle::set_move_time_ms`; 0 = clock).
-    pub(crate) move_time_ms: AtomicU64,
+    /// Faults on demand.
+    pub(crate) faults: crate::faults::Faults,
+    /// The clock every emitted timestamp comes from.
+    pub(crate) clock: Arc<dyn Clock>,
+    /// Liquidity refresh period (ms), for the manual-clock catch-up.
+    pub(crate) refresh_ms: u64,
 }
 
 impl AppState {
@@ -161,6 +139,38 @@ impl AppState {
             None => (key, &[]),
         }
     }
+
+    /// With a manual clock: runs the liquidity random-walk steps due by the clock's time (one
+    /// per `refresh_ms`), before the request at hand is handled.
+    pub(crate) fn catch_up(&self) {
+        if self.clock.is_real_time() {
+            return;
+        }
+        let now = self.clock.now_ms();
+        let mut sh = self.shared.lock();
+        let mut steps = 0;
+        while sh.walk_ms.saturating_add(self.refresh_ms) <= now {
+            sh.walk_ms = sh.walk_ms.saturating_add(self.refresh_ms);
+            steps += 1;
+            if steps > 10_000 {
+                sh.walk_ms = now;
+            }
+            let at = sh.walk_ms;
+            if !sh.liquidity.is_empty() {
+                sh.refresh_liquidity(true, at);
+            }
+        }
+    }
+}
+
+/// Runs every HTTP handler with the simulator's clock (and the manual-clock catch-up first).
+async fn with_clock(
+    State(state): State<Arc<AppState>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    state.catch_up();
+    crate::clock::scope(state.clock.clone(), next.run(req)).await
 }
 
 /// A running server.
@@ -173,9 +183,14 @@ pub(crate) struct Running {
     pub(crate) tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
-fn router(state: Arc<AppState>) -> Router {
-    Router::new()
-        .route("/api/v3/market/instruments", get(crate::rest::instruments))
+fn router(state: Arc<AppState>, control_api: bool) -> Router {
+    let r = Router::new();
+    let r = if control_api {
+        r.route("/sim/control/faults", post(crate::faults::control_endpoint))
+    } else {
+        r
+    };
+    r.route("/api/v3/market/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/instruments", get(crate::rest::instruments))
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v2/spot/public/coins", get(crate::rest_coins::coins))
@@ -247,6 +262,10 @@ fn router(state: Arc<AppState>) -> Router {
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            with_clock,
+        ))
         .with_state(state)
 }
 
@@ -296,7 +315,11 @@ fn flatten_keys(accounts: &[AccountConfig]) -> Vec<(AccountConfig, AccountId, Ve
 }
 
 /// Starts the listener, the server task and the liquidity timer.
-pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Running, SimError> {
+pub(crate) async fn start(
+    cfg: SimConfig,
+    counters: Arc<Counters>,
+    clock: Arc<dyn Clock>,
+) -> Result<Running, SimError> {
     cfg.validate()?;
     let std_listener =
         std::net::TcpListener::bind(cfg.listen).map_err(|e| SimError::Bind(cfg.listen, e))?;
@@ -307,14 +330,15 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         .local_addr()
         .map_err(|e| SimError::Bind(cfg.listen, e))?;
 
-    let now = now_ms();
+    let now = clock.now_ms();
     let venue = Venue::new(&cfg, counters.clone(), now);
     let liquidity = LiquiditySource::new(&cfg.liquidity, &venue);
     let mut shared = Shared {
         venue,
         liquidity,
-        conns: HashMap::new(),
+        conns: BTreeMap::new(),
         book_seq: 0,
+        walk_ms: now,
     };
     shared.refresh_liquidity(false, now);
 
@@ -330,9 +354,14 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),
-        move_time_ms: AtomicU64::new(0),
+        faults: crate::faults::Faults::new(cfg.accounts.iter().map(|a| a.uid.clone()).collect()),
+        clock: clock.clone(),
+        refresh_ms: cfg.liquidity.refresh_ms.max(1),
     });
-    let app = router(state.clone());
+    cfg.faults
+        .install(&state.faults)
+        .map_err(SimError::Config)?;
+    let app = router(state.clone(), cfg.faults.control_api);
     let handle = axum_server::Handle::new();
     let mut tasks = Vec::new();
     let ca_pem;
@@ -368,23 +397,32 @@ pub(crate) async fn start(cfg: SimConfig, counters: Arc<Counters>) -> Result<Run
     let refresh_ms = cfg.liquidity.refresh_ms.max(1);
     let liq_state = state.clone();
     let mut stop = shutdown_rx;
-    tasks.push(tokio::spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_millis(refresh_ms));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {
-                    let mut sh = liq_state.shared.lock();
-                    let now = now_ms();
-                    if !sh.liquidity.is_empty() {
-                        sh.refresh_liquidity(true, now);
-                    }
-                    sh.push_books(now, None);
-                }
-                _ = stop.changed() => break,
+    // With a manual clock the walk is caught up per request instead (AppState::catch_up).
+    let timer_clock = clock.clone();
+    tasks.push(tokio::spawn(crate::clock::scope(
+        clock.clone(),
+        async move {
+            if !timer_clock.is_real_time() {
+                let _ = stop.changed().await;
+                return;
             }
-        }
-    }));
+            let mut tick = tokio::time::interval(Duration::from_millis(refresh_ms));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {
+                        let mut sh = liq_state.shared.lock();
+                        let now = now_ms();
+                        if !sh.liquidity.is_empty() {
+                            sh.refresh_liquidity(true, now);
+                        }
+                        sh.push_books(now, None);
+                    }
+                    _ = stop.changed() => break,
+                }
+            }
+        },
+    )));
 
     Ok(Running {
         addr,

@@ -9,6 +9,11 @@
 //! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
 //! Bitget's "no ping for 2 minutes") is closed; with `max_msgs_per_s` set, a connection sending
 //! more frames within one second gets `30007` and is closed.
+//!
+//! Faults ([`crate::faults`]) hook in here: trade-op rules before the venue sees the op, the
+//! per-connection [`Outbox`] on the reply and push paths, and the control channel (close,
+//! `30033` notice). Each connection runs inside the simulator's clock scope
+//! ([`crate::clock::scope`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -19,7 +24,9 @@ use tokio::sync::mpsc;
 
 use crate::auth::verify_login;
 use crate::config::Category;
-use crate::render::{control_error, push_json_str};
+use crate::faults::{Control, Outbox, TradeFault};
+use crate::matching::AccountId;
+use crate::render::{control_error, push_json_str, trade_error};
 use crate::server::{book_levels, now_ms, AppState, BookSub, ConnEntry};
 
 /// What to write back for one inbound frame.
@@ -27,6 +34,8 @@ use crate::server::{book_levels, now_ms, AppState, BookSub, ConnEntry};
 struct Action {
     frames: Vec<String>,
     close: bool,
+    /// Set by a successful login: the connection's account.
+    login: Option<AccountId>,
 }
 
 impl Action {
@@ -34,15 +43,22 @@ impl Action {
         Action {
             frames: vec![frame],
             close: false,
+            login: None,
         }
     }
 }
 
 /// Serves one upgraded connection until it closes or the simulator shuts down.
-pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: bool) {
+pub(crate) async fn serve(socket: WebSocket, state: Arc<AppState>, private: bool) {
+    let clock = state.clock.clone();
+    crate::clock::scope(clock, serve_conn(socket, state, private)).await;
+}
+
+async fn serve_conn(mut socket: WebSocket, state: Arc<AppState>, private: bool) {
     let conn = state.conn_id();
     let conn_id = format!("sim-{conn:06}");
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let (ctl, mut ctl_rx) = mpsc::unbounded_channel::<Control>();
     state.shared.lock().conns.insert(
         conn,
         ConnEntry {
@@ -54,6 +70,7 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
             can_trade: false,
             books: Vec::new(),
             tx,
+            ctl,
         },
     );
     state
@@ -74,15 +91,64 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
     // Inbound rate limit: frames counted per one-second window.
     let mut window_start = tokio::time::Instant::now();
     let mut window_count = 0u32;
+    // Faults: the connection's account, frames held back, a pending close (30033 notice).
+    let mut owner: Option<AccountId> = None;
+    let mut outbox = Outbox::default();
+    let mut close_at: Option<tokio::time::Instant> = None;
     if !*stop.borrow() {
         loop {
+            let next_due = outbox.next_due();
             // Biased: shutdown first, then pending pushes, then the next inbound frame, so that
             // everything a request caused is written before the reply to the next request.
             tokio::select! {
                 biased;
                 _ = stop.changed() => break,
+                Some(c) = ctl_rx.recv() => match c {
+                    Control::Close => {
+                        tracing::info!(conn = conn_id, "closing connection (fault)");
+                        let _ = socket.send(Message::Close(None)).await;
+                        break;
+                    }
+                    Control::Notice { frame, close_after_ms } => {
+                        if socket.send(Message::text(frame)).await.is_err() {
+                            break;
+                        }
+                        close_at = Some(
+                            tokio::time::Instant::now()
+                                + std::time::Duration::from_millis(close_after_ms),
+                        );
+                    }
+                },
+                () = tokio::time::sleep_until(close_at.unwrap_or_else(tokio::time::Instant::now)), if close_at.is_some() => {
+                    let _ = socket.send(Message::Close(None)).await;
+                    break;
+                }
+                () = tokio::time::sleep_until(next_due.unwrap_or_else(tokio::time::Instant::now)), if next_due.is_some() => {
+                    let mut failed = false;
+                    for frame in outbox.take_due(tokio::time::Instant::now()) {
+                        if socket.send(Message::text(frame)).await.is_err() {
+                            failed = true;
+                            break;
+                        }
+                    }
+                    if failed {
+                        break;
+                    }
+                }
                 Some(push) = rx.recv() => {
-                    if socket.send(Message::text(push)).await.is_err() {
+                    let frames = if state.faults.active() {
+                        outbox.on_push(state.faults.conn(owner), push, tokio::time::Instant::now())
+                    } else {
+                        vec![push]
+                    };
+                    let mut failed = false;
+                    for frame in frames {
+                        if socket.send(Message::text(frame)).await.is_err() {
+                            failed = true;
+                            break;
+                        }
+                    }
+                    if failed {
                         break;
                     }
                 }
@@ -121,8 +187,16 @@ pub(crate) async fn serve(mut socket: WebSocket, state: Arc<AppState>, private: 
                         Message::Close(_) => break,
                         Message::Ping(_) | Message::Pong(_) => Action::default(),
                     };
+                    if action.login.is_some() {
+                        owner = action.login;
+                    }
+                    let frames = if state.faults.active() && !action.close {
+                        outbox.on_reply(state.faults.conn(owner), action.frames, now)
+                    } else {
+                        action.frames
+                    };
                     let mut failed = false;
-                    for frame in action.frames {
+                    for frame in frames {
                         if socket.send(Message::text(frame)).await.is_err() {
                             failed = true;
                             break;
@@ -156,6 +230,7 @@ fn excerpt(text: &str) -> &str {
 }
 
 fn handle_text(state: &AppState, conn: u64, conn_id: &str, private: bool, text: &str) -> Action {
+    state.catch_up();
     if text == "ping" {
         return Action::one("pong".to_string());
     }
@@ -191,13 +266,17 @@ fn login(state: &AppState, conn: u64, conn_id: &str, v: &Value) -> Action {
             let mut s = String::from("{\"event\":\"login\",\"code\":0,\"msg\":\"\",\"connId\":");
             push_json_str(&mut s, conn_id);
             s.push('}');
-            Action::one(s)
+            Action {
+                login: Some(account),
+                ..Action::one(s)
+            }
         }
         Err(e) => {
             tracing::info!(conn = conn_id, "login refused: {e}");
             Action {
                 frames: vec![control_error(None, e.code(), &e.to_string())],
                 close: true,
+                login: None,
             }
         }
     }
@@ -282,6 +361,7 @@ fn subscribe(
                             inst_type: inst_type.to_string(),
                             topic: topic.to_string(),
                             symbol: symbol.to_string(),
+                            state: Default::default(),
                         });
                         want_snapshot = true;
                     }
@@ -354,11 +434,25 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
         ));
     }
     let now = now_ms();
+    let topic = v.get("topic").and_then(Value::as_str).unwrap_or("");
+    let fault = state.faults.take_trade(owner, topic);
+    let id = id_raw.as_deref().unwrap_or("\"\"");
+    match &fault {
+        Some(TradeFault::Reject { code, msg }) => return Action::one(trade_error(id, *code, msg)),
+        Some(TradeFault::UnknownOutcome { applied: false }) => {
+            return Action::one(trade_error(id, 40010, "Request timed out"))
+        }
+        _ => {}
+    }
     let outcome = sh.venue.handle_trade(owner, v, conn_id, now);
     sh.dispatch(&outcome.pushes);
     if outcome.touched_liquidity {
         sh.refresh_liquidity(false, now);
     }
     drop(sh);
+    if fault.is_some() {
+        // Outcome unknown after applying: the order exists, its pushes follow this error.
+        return Action::one(trade_error(id, 40010, "Request timed out"));
+    }
     Action::one(outcome.reply)
 }

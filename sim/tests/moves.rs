@@ -1,26 +1,31 @@
 //! Position moves over real TLS sockets (signed REST, WebSocket pushes): `POST
 //! /api/v3/account/move-positions` effects and every refusal with its code, `GET
-//! /api/v3/account/move-position-history`. The rules' time is frozen per request with
-//! `SimHandle::set_move_time_ms`.
+//! /api/v3/account/move-position-history`. The simulator runs on a `ManualClock` set by the
+//! test before each move (requests are signed with the clock's time).
 #![allow(clippy::unwrap_used)]
 
 mod common;
 
+use std::sync::Arc;
+
 use common::{account, signed_get, signed_post, topic, Client};
 use serde_json::Value;
 use sim::config::{ApiKeyConfig, CoinBalance, HoldMode, Permission};
-use sim::{Category, SimHandle};
+use sim::{Category, ManualClock, SimHandle};
 
 const HOUR: u64 = 3_600_000;
-const DAY: u64 = 86_400_000;
+/// 2026-11-28 00:00:00.000 UTC.
+const DAY0: u64 = 1_795_824_000_000;
 const MOVE: &str = "/api/v3/account/move-positions";
 const HISTORY: &str = "/api/v3/account/move-position-history";
 
 /// Accounts: `m` (whitelisted master; extra read-only key `ro`), its subs `s1` (one-way),
 /// `s2` (hedge mode), `thin` (1 000 USDT); `x` (whitelisted master) with sub `xs`; `n` (master
-/// not whitelisted) with sub `ns`.
-async fn start() -> SimHandle {
+/// not whitelisted) with sub `ns`. Manual clock at [`at`]`(0, 30)`; the ladder is refreshed
+/// every 10 minutes of clock time (no random walk).
+async fn start() -> Sim {
     let mut cfg = common::config(true);
+    cfg.liquidity.refresh_ms = 600_000;
     let mut m = account("m");
     m.move_positions_whitelist = true;
     m.api_keys = vec![ApiKeyConfig {
@@ -53,13 +58,35 @@ async fn start() -> SimHandle {
         account("n"),
         sub("ns", "n"),
     ];
-    sim::Sim::start(cfg).await.unwrap()
+    let clock = Arc::new(ManualClock::new(at(0, 30)));
+    let h = sim::Sim::start_with_clock(cfg, clock.clone())
+        .await
+        .unwrap();
+    Sim { h, clock }
 }
 
-/// A time `min` minutes into a whole UTC hour two days from now (same day for `hour` < 24).
+/// A running simulator and its manual clock.
+struct Sim {
+    h: SimHandle,
+    clock: Arc<ManualClock>,
+}
+
+impl std::ops::Deref for Sim {
+    type Target = SimHandle;
+    fn deref(&self) -> &SimHandle {
+        &self.h
+    }
+}
+
+impl Sim {
+    async fn shutdown(self) {
+        self.h.shutdown().await;
+    }
+}
+
+/// `min` minutes after `hour`:00 UTC of [`DAY0`] (`hour` 24 = the next day).
 fn at(hour: u64, min: u64) -> u64 {
-    let day = (sim::now_ms() / DAY + 2) * DAY;
-    day + hour * HOUR + min * 60_000
+    DAY0 + hour * HOUR + min * 60_000
 }
 
 fn body(from: &str, to: &str, items: &[(&str, &str, &str)]) -> String {
@@ -73,9 +100,9 @@ fn body(from: &str, to: &str, items: &[(&str, &str, &str)]) -> String {
     )
 }
 
-/// Moves with the key of `key` at the frozen time `t`.
-async fn mv(h: &SimHandle, key: &str, t: u64, body: &str) -> (String, Value) {
-    h.set_move_time_ms(Some(t));
+/// Sets the clock to `t`, then moves with the key of `key`.
+async fn mv(h: &Sim, key: &str, t: u64, body: &str) -> (String, Value) {
+    h.clock.set(t);
     signed_post(h, key, MOVE, body).await
 }
 
@@ -449,11 +476,11 @@ async fn refused_within_five_minutes_of_every_hour() {
     let msg = "within 5 minutes";
     // hh:55:00 .. hh+1:04:59.999, at several hours (not only the 8-hourly funding times).
     for t in [
+        at(7, 2),
+        at(9, 55),
         at(10, 0),
         at(10, 4) + 59_999,
-        at(9, 55),
         at(13, 57),
-        at(7, 2),
     ] {
         assert_refused(&mv(&h, "m", t, &b).await, "25002", msg);
     }
@@ -462,10 +489,10 @@ async fn refused_within_five_minutes_of_every_hour() {
         vec![pos("long", "0.1", "60000.5", "10", "one_way_mode")]
     );
     // hh:05:00 is outside.
-    let r = mv(&h, "m", at(10, 5), &b).await;
+    let r = mv(&h, "m", at(14, 5), &b).await;
     assert_eq!(r.1["code"], "00000", "{r:?}");
     // hh:54:59.999 too.
-    let r = mv(&h, "m", at(10, 54) + 59_999, &b).await;
+    let r = mv(&h, "m", at(14, 54) + 59_999, &b).await;
     assert_eq!(r.1["code"], "00000", "{r:?}");
     h.shutdown().await;
 }

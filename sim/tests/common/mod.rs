@@ -87,6 +87,8 @@ fn rustls_pemfile_certs(rd: &mut &[u8]) -> Vec<rustls::pki_types::CertificateDer
 
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The simulator's clock (login timestamps are signed with its time).
+    clock: Arc<dyn sim::Clock>,
 }
 
 impl Client {
@@ -104,7 +106,10 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, connector)
             .await
             .expect("ws connect");
-        Client { ws }
+        Client {
+            ws,
+            clock: h.clock(),
+        }
     }
 
     pub async fn send(&mut self, text: &str) {
@@ -134,7 +139,7 @@ impl Client {
     }
 
     pub async fn login(&mut self, n: &str) -> Value {
-        let ts = (sim::now_ms() / 1000).to_string();
+        let ts = (self.clock.now_ms() / 1000).to_string();
         let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}GET/user/verify"));
         self.send(&format!(
             r#"{{"op":"login","args":[{{"apiKey":"key-{n}","passphrase":"pass-{n}","timestamp":"{ts}","sign":"{sign}"}}]}}"#
@@ -218,7 +223,7 @@ pub async fn https_get_with(
 
 /// A signed GET as account `n` (ms timestamp, prehash over the raw query).
 pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (String, Value) {
-    let ts = sim::now_ms().to_string();
+    let ts = h.clock().now_ms().to_string();
     let q = if query.is_empty() {
         String::new()
     } else {
@@ -237,7 +242,7 @@ pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (Str
 /// A signed POST as account `n` with a JSON body; returns (status line, JSON body).
 pub async fn signed_post(h: &SimHandle, n: &str, path: &str, body: &str) -> (String, Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let ts = sim::now_ms().to_string();
+    let ts = h.clock().now_ms().to_string();
     let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}POST{path}{body}"));
     let connector = tokio_rustls::TlsConnector::from(client_tls(&h.ca_cert_pem()));
     let tcp = TcpStream::connect(h.local_addr()).await.unwrap();
