@@ -204,7 +204,14 @@ fn d(s: &str) -> codec::Decimal {
 /// `has_position`: `n` holds a position (a `position` snapshot follows that ack).
 async fn watcher(h: &SimHandle, n: &str, has_position: bool) -> Client {
     let mut c = Client::connect(h, true).await;
-    assert_eq!(c.login(n).await["event"], "login");
+    // Signed with the simulator's (manual) clock.
+    let ts = h.clock().now_ms() / 1000;
+    let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}GET/user/verify"));
+    c.send(&format!(
+        r#"{{"op":"login","args":[{{"apiKey":"key-{n}","passphrase":"pass-{n}","timestamp":"{ts}","sign":"{sign}"}}]}}"#
+    ))
+    .await;
+    assert_eq!(c.recv().await["event"], "login");
     for t in ["order", "fill", "position", "account"] {
         c.send(&format!(
             r#"{{"op":"subscribe","args":[{{"instType":"UTA","topic":"{t}"}}]}}"#

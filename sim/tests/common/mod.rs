@@ -87,8 +87,6 @@ fn rustls_pemfile_certs(rd: &mut &[u8]) -> Vec<rustls::pki_types::CertificateDer
 
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
-    /// The simulator's clock (login timestamps are signed with its time).
-    clock: Arc<dyn sim::Clock>,
 }
 
 impl Client {
@@ -106,10 +104,7 @@ impl Client {
         let (ws, _) = tokio_tungstenite::connect_async_tls_with_config(url, None, true, connector)
             .await
             .expect("ws connect");
-        Client {
-            ws,
-            clock: h.clock(),
-        }
+        Client { ws }
     }
 
     pub async fn send(&mut self, text: &str) {
@@ -139,7 +134,7 @@ impl Client {
     }
 
     pub async fn login(&mut self, n: &str) -> Value {
-        let ts = (self.clock.now_ms() / 1000).to_string();
+        let ts = (sim::now_ms() / 1000).to_string();
         let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}GET/user/verify"));
         self.send(&format!(
             r#"{{"op":"login","args":[{{"apiKey":"key-{n}","passphrase":"pass-{n}","timestamp":"{ts}","sign":"{sign}"}}]}}"#
@@ -221,7 +216,8 @@ pub async fn https_get_with(
     (status, serde_json::from_str(&body[start..=end]).unwrap())
 }
 
-/// A signed GET as account `n` (ms timestamp, prehash over the raw query).
+/// A signed GET as account `n` (ms timestamp of the simulator's clock, prehash over the raw
+/// query).
 pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (String, Value) {
     let ts = h.clock().now_ms().to_string();
     let q = if query.is_empty() {
@@ -239,7 +235,8 @@ pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (Str
     https_get_with(h, &format!("{path}{q}"), &headers).await
 }
 
-/// A signed POST as account `n` with a JSON body; returns (status line, JSON body).
+/// A signed POST as account `n` with a JSON body (timestamp of the simulator's clock); returns
+/// (status line, JSON body).
 pub async fn signed_post(h: &SimHandle, n: &str, path: &str, body: &str) -> (String, Value) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let ts = h.clock().now_ms().to_string();
