@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{account, signed_get, signed_post, topic, Client};
+use common::{account, https_post_with, signed_get, signed_post, topic, Client};
 use serde_json::Value;
 use sim::config::{ApiKeyConfig, CoinBalance, HoldMode, Permission};
 use sim::{Category, ManualClock, SimHandle};
@@ -280,6 +280,7 @@ async fn move_cancels_orders_moves_at_mark_without_fee_and_pushes_both_accounts(
     .await;
     assert!(r.0.contains("200"), "{r:?}");
     assert_eq!(r.1["code"], "00000", "{r:?}");
+    same_keys(&fixture_ok(), &r.1, "");
     let close = &r.1["data"]["closePosition"];
     let open = &r.1["data"]["openPosition"];
     assert_eq!(close.as_array().unwrap().len(), 1);
@@ -674,5 +675,70 @@ async fn history_pages_with_a_cursor() {
     assert_eq!(v["code"], "40017", "{v}");
     let (_, v) = signed_get(&h, "m", HISTORY, "category=USDC-FUTURES").await;
     assert_eq!(v["data"]["list"].as_array().unwrap().len(), 0);
+    h.shutdown().await;
+}
+
+/// `rest_move_positions_ok.json` (copied from `shared/fixtures/bitget-uta/`).
+fn fixture_ok() -> Value {
+    let path = format!(
+        "{}/tests/fixtures/rest_move_positions_ok.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every key of `want` is in `got` with a value of the same JSON type (arrays: first items).
+fn same_keys(want: &Value, got: &Value, path: &str) {
+    let kind = |v: &Value| std::mem::discriminant(v);
+    assert_eq!(kind(want), kind(got), "{path}: {want} vs {got}");
+    match (want, got) {
+        (Value::Object(w), Value::Object(g)) => {
+            for (k, wv) in w {
+                let gv = g
+                    .get(k)
+                    .unwrap_or_else(|| panic!("{path}.{k} missing in {got}"));
+                same_keys(wv, gv, &format!("{path}.{k}"));
+            }
+        }
+        (Value::Array(w), Value::Array(g)) => {
+            if let (Some(wv), Some(gv)) = (w.first(), g.first()) {
+                same_keys(wv, gv, &format!("{path}[0]"));
+            }
+        }
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn the_signing_vector_request_is_accepted() {
+    // shared/fixtures/bitget-uta/signing_vectors.json, "rest POST move-positions": master 1001
+    // (secret "test-secret") and its sub 1002, clock at the vector's timestamp (22:13 UTC).
+    let mut cfg = common::config(true);
+    let mut m = account("vec");
+    m.uid = "1001".into();
+    m.secret = "test-secret".into();
+    m.move_positions_whitelist = true;
+    let mut s = account("vec-sub");
+    s.uid = "1002".into();
+    s.master_uid = Some("1001".into());
+    cfg.accounts = vec![m, s];
+    let clock = Arc::new(ManualClock::new(1_700_000_000_123));
+    let h = sim::Sim::start_with_clock(cfg, clock).await.unwrap();
+    let body = r#"{"fromUid":"1001","toUid":"1002","category":"USDT-FUTURES","positionList":[{"symbol":"BTCUSDT","side":"sell","qty":"0.01"}]}"#;
+    let headers = [
+        ("ACCESS-KEY", "key-vec".to_string()),
+        (
+            "ACCESS-SIGN",
+            "pSOmw0iVlDd2VcquHyz9meVC6tazd5Gge+VYvXju93I=".to_string(),
+        ),
+        ("ACCESS-TIMESTAMP", "1700000000123".to_string()),
+        ("ACCESS-PASSPHRASE", "pass-vec".to_string()),
+    ];
+    let (status, v) = https_post_with(&h, MOVE, &headers, body).await;
+    assert!(status.contains("200"), "{status} {v}");
+    assert_eq!(v["code"], "00000", "{v}");
+    // 1001 holds no long: the item carries 25227 in both results.
+    assert_eq!(v["data"]["closePosition"][0]["code"], "25227");
+    assert_eq!(v["data"]["openPosition"][0]["code"], "25227");
     h.shutdown().await;
 }
