@@ -467,6 +467,9 @@ pub struct SimConfig {
     /// Liquidity source.
     #[serde(default)]
     pub liquidity: LiquidityConfig,
+    /// Per-UID REST / WS trade quotas (off by default).
+    #[serde(default)]
+    pub rate_limits: crate::ratelimit::RateLimitConfig,
     /// Faults active from the start and the HTTP control endpoint switch
     /// ([`crate::faults::FaultsConfig`]).
     #[serde(default)]
@@ -561,6 +564,7 @@ impl SimConfig {
                     liq("ETHUSDT", spot, "3000", "5"),
                 ],
             },
+            rate_limits: crate::ratelimit::RateLimitConfig::default(),
             faults: crate::faults::FaultsConfig::default(),
         }
     }

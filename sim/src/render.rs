@@ -438,3 +438,35 @@ pub fn order_rest(book: &Book, category: Category, o: &Order) -> String {
     s.push('}');
     s
 }
+
+/// One fill object of `GET /api/v3/trade/fills` (reference §7 "Fill object"): uppercase
+/// `category`, `tradeSide` for futures, `execPnl` 0 (positions are not simulated here).
+pub fn fill_rest(book: &Book, category: Category, f: &Fill) -> String {
+    let mut s = String::with_capacity(600);
+    let _ = write!(s, "{{\"execId\":\"{}\"", f.exec_id);
+    ku(&mut s, "execLinkId", f.exec_link_id);
+    ku(&mut s, "orderId", f.order_id);
+    kv(&mut s, "clientOid", &f.client_oid);
+    kv(&mut s, "category", category.rest_str());
+    kv(&mut s, "symbol", &book.spec().symbol);
+    kv(&mut s, "orderType", f.order_type.as_str());
+    kv(&mut s, "side", f.side.as_str());
+    kd(&mut s, "execPrice", f.price);
+    kd(&mut s, "execQty", f.qty);
+    kd(&mut s, "execValue", f.value);
+    kv(&mut s, "tradeScope", f.scope.as_str());
+    kv(
+        &mut s,
+        "tradeSide",
+        if category.is_futures() {
+            trade_side(f.side, f.pos_side, f.reduce_only)
+        } else {
+            ""
+        },
+    );
+    fee_detail(&mut s, f.fee, &book.spec().quote_coin);
+    ku(&mut s, "createdTime", f.time_ms);
+    ku(&mut s, "updatedTime", f.time_ms);
+    s.push_str(",\"execPnl\":\"0\",\"isRPI\":\"NO\"}");
+    s
+}

@@ -10,9 +10,10 @@ use axum::response::{IntoResponse, Response};
 
 use crate::auth::{verify_rest, RestCredentials, RestRequest};
 use crate::config::InstrumentConfig;
-use crate::faults::TradeFault;
 use crate::matching::AccountId;
+use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
+use crate::rest_trade::over_quota;
 use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
 
 pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
@@ -249,7 +250,7 @@ fn authenticate(
 }
 
 /// Verifies the `ACCESS-*` headers of a signed request.
-fn authenticate_req(
+pub(crate) fn authenticate_req(
     state: &AppState,
     headers: &HeaderMap,
     req: RestRequest<'_>,
@@ -306,13 +307,14 @@ pub(crate) async fn order_info(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::OrderInfo)) {
+        return resp;
+    }
     let query = decoded_params(query);
+    let order_id = query_param(&query, "orderId");
+    let client_oid = query_param(&query, "clientOid");
     let sh = state.shared.lock();
-    let res = sh.venue.order_info(
-        owner,
-        query_param(&query, "orderId"),
-        query_param(&query, "clientOid"),
-    );
+    let res = sh.venue.order_info(owner, order_id, client_oid);
     drop(sh);
     match res {
         Ok(data) => ok(&data),
@@ -333,6 +335,9 @@ pub(crate) async fn unfilled_orders(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::Unfilled)) {
+        return resp;
+    }
     let query = decoded_params(query);
     let category = match parse_category(query_param(&query, "category")) {
         Ok(c) => c,
@@ -364,111 +369,11 @@ pub(crate) async fn unfilled_orders(
             }
         },
     };
+    let symbol = query_param(&query, "symbol");
     let sh = state.shared.lock();
-    let data = sh.venue.unfilled_orders(
-        owner,
-        category,
-        query_param(&query, "symbol"),
-        limit,
-        cursor,
-    );
+    let data = sh
+        .venue
+        .unfilled_orders(owner, category, symbol, limit, cursor);
     drop(sh);
     ok(&data)
-}
-
-/// Signed `POST /api/v3/trade/{place-order,modify-order,cancel-order}`: the JSON body is the
-/// single `args` item of the matching WS trade op (REST `category` in either case), handled by
-/// the same venue code, so checks, codes and pushes are identical. Success: `data:
-/// {"orderId","clientOid"}`; failure: HTTP 400 with the code.
-pub(crate) async fn trade_post(
-    state: Arc<AppState>,
-    headers: HeaderMap,
-    body: String,
-    path: &'static str,
-    topic: &'static str,
-) -> Response {
-    let req = RestRequest {
-        method: "POST",
-        path,
-        query: "",
-        body: &body,
-    };
-    let owner = match authenticate_perm(&state, &headers, req, true) {
-        Ok(o) => o,
-        Err(resp) => return *resp,
-    };
-    let Ok(serde_json::Value::Object(mut arg)) = serde_json::from_str::<serde_json::Value>(&body)
-    else {
-        return error(
-            StatusCode::BAD_REQUEST,
-            40017,
-            "Parameter verification failed: body must be a JSON object",
-        );
-    };
-    let mut envelope = serde_json::Map::new();
-    envelope.insert("op".into(), "trade".into());
-    envelope.insert("id".into(), "rest".into());
-    envelope.insert("topic".into(), topic.into());
-    if let Some(c) = arg.remove("category") {
-        let ws = c
-            .as_str()
-            .and_then(crate::config::Category::parse_any)
-            .map(|c| serde_json::Value::from(c.ws_str()))
-            .unwrap_or(c);
-        envelope.insert("category".into(), ws);
-    }
-    envelope.insert(
-        "args".into(),
-        serde_json::Value::Array(vec![serde_json::Value::Object(arg)]),
-    );
-    let request = serde_json::Value::Object(envelope);
-    // Trade-op faults (crate::faults) apply to REST orders too.
-    let fault = state.faults.take_trade(owner, topic);
-    match &fault {
-        Some(TradeFault::Reject { code, msg }) => {
-            return error(StatusCode::BAD_REQUEST, *code, msg)
-        }
-        Some(TradeFault::UnknownOutcome { applied: false }) => {
-            return error(StatusCode::BAD_REQUEST, 40010, "Request timed out")
-        }
-        _ => {}
-    }
-    let now = now_ms();
-    let mut sh = state.shared.lock();
-    let outcome = sh.venue.handle_trade(owner, &request, "rest", now);
-    sh.dispatch(&outcome.pushes);
-    if outcome.touched_liquidity {
-        sh.refresh_liquidity(false, now);
-    }
-    drop(sh);
-    if fault.is_some() {
-        // Outcome unknown after applying the order.
-        return error(StatusCode::BAD_REQUEST, 40010, "Request timed out");
-    }
-    let Ok(reply) = serde_json::from_str::<serde_json::Value>(&outcome.reply) else {
-        return error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            40725,
-            "service return an error",
-        );
-    };
-    if reply["event"] == "trade" {
-        let item = &reply["args"][0];
-        let mut data = String::from("{\"clientOid\":");
-        push_json_str(&mut data, item["clientOid"].as_str().unwrap_or(""));
-        data.push_str(",\"orderId\":");
-        push_json_str(&mut data, item["orderId"].as_str().unwrap_or(""));
-        data.push('}');
-        ok(&data)
-    } else {
-        let code = reply["code"]
-            .as_str()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(40725);
-        error(
-            StatusCode::BAD_REQUEST,
-            code,
-            reply["msg"].as_str().unwrap_or(""),
-        )
-    }
 }

@@ -19,6 +19,8 @@ use crate::clock::Clock;
 use crate::config::{AccountConfig, Category, Permission, SimConfig};
 use crate::liquidity::LiquiditySource;
 use crate::matching::AccountId;
+use crate::ratelimit::RateLimiter;
+use crate::rest_trade::PostKind;
 use crate::venue::{Counters, Push, Topic, TradeOutcome, Venue};
 use crate::SimError;
 
@@ -115,6 +117,8 @@ pub(crate) struct AppState {
     pub(crate) login_window_s: u64,
     pub(crate) idle_timeout_s: u64,
     pub(crate) max_msgs_per_s: u32,
+    /// Per-UID REST / WS trade quotas.
+    pub(crate) limiter: Mutex<RateLimiter>,
     pub(crate) counters: Arc<Counters>,
     pub(crate) next_conn: AtomicU64,
     pub(crate) shutdown: watch::Receiver<bool>,
@@ -199,25 +203,54 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route(
             "/api/v3/trade/place-order",
             post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
-                crate::rest::trade_post(s, h, b, "/api/v3/trade/place-order", "place-order")
+                crate::rest_trade::post(s, h, b, PostKind::Place)
             }),
         )
         .route(
             "/api/v3/trade/modify-order",
             post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
-                crate::rest::trade_post(s, h, b, "/api/v3/trade/modify-order", "modify-order")
+                crate::rest_trade::post(s, h, b, PostKind::Modify)
             }),
         )
         .route(
             "/api/v3/trade/cancel-order",
             post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
-                crate::rest::trade_post(s, h, b, "/api/v3/trade/cancel-order", "cancel-order")
+                crate::rest_trade::post(s, h, b, PostKind::Cancel)
             }),
         )
         .route(
             "/api/v3/trade/unfilled-orders",
             get(crate::rest::unfilled_orders),
         )
+        .route(
+            "/api/v3/trade/place-batch",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest_trade::post(s, h, b, PostKind::PlaceBatch)
+            }),
+        )
+        .route(
+            "/api/v3/trade/batch-modify-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest_trade::post(s, h, b, PostKind::BatchModify)
+            }),
+        )
+        .route(
+            "/api/v3/trade/cancel-batch",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest_trade::post(s, h, b, PostKind::CancelBatch)
+            }),
+        )
+        .route(
+            "/api/v3/trade/cancel-symbol-order",
+            post(|State(s): State<Arc<AppState>>, h: HeaderMap, b: String| {
+                crate::rest_trade::post(s, h, b, PostKind::CancelSymbol)
+            }),
+        )
+        .route(
+            "/api/v3/trade/history-orders",
+            get(crate::rest_trade::history_orders),
+        )
+        .route("/api/v3/trade/fills", get(crate::rest_trade::fills))
         .route("/api/v3/account/assets", get(crate::rest_account::assets))
         .route(
             "/api/v3/account/funding-assets",
@@ -262,6 +295,7 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)
+        .method_not_allowed_fallback(crate::rest::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             with_clock,
@@ -351,6 +385,7 @@ pub(crate) async fn start(
         login_window_s: cfg.login_window_s,
         idle_timeout_s: cfg.idle_timeout_s,
         max_msgs_per_s: cfg.max_msgs_per_s,
+        limiter: Mutex::new(RateLimiter::new(cfg.rate_limits.clone())),
         counters,
         next_conn: AtomicU64::new(1),
         shutdown: shutdown_rx.clone(),

@@ -433,6 +433,9 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
             "Incorrect permissions, need trade permissions",
         ));
     }
+    if let Some(reply) = crate::rest_trade::ws_over_quota(state, owner, v) {
+        return Action::one(reply);
+    }
     let now = now_ms();
     let topic = v.get("topic").and_then(Value::as_str).unwrap_or("");
     let fault = state.faults.take_trade(owner, topic);

@@ -36,6 +36,8 @@ mod history;
 mod moves_ops;
 use account_ops::EntryOrder;
 use history::History;
+mod queries;
+pub use queries::{CancelResult, PageQuery};
 
 /// Which private topic a push belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -134,6 +136,7 @@ pub struct Venue {
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
+    fill_log: queries::FillLog,
     accounts: crate::accounts::Accounts,
     mark_overrides: HashMap<usize, Decimal>,
     last_price: HashMap<usize, Decimal>,
@@ -240,6 +243,7 @@ impl Venue {
             counters,
             events: Vec::new(),
             history: History::default(),
+            fill_log: queries::FillLog::default(),
             accounts,
             mark_overrides: HashMap::new(),
             last_price: HashMap::new(),
@@ -820,6 +824,7 @@ impl Venue {
                         continue;
                     }
                     bump(&self.counters.fills);
+                    self.fill_log.insert(book_idx, f);
                     outcome.pushes.push(Push {
                         owner: f.owner,
                         topic: Topic::Fill,

@@ -11,6 +11,8 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{Connector, MaybeTlsStream, WebSocketStream};
 
+pub mod signing;
+
 /// Generous guard so that a broken simulator fails the test instead of hanging it.
 const GUARD: Duration = Duration::from_secs(10);
 

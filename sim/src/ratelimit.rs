@@ -1,0 +1,263 @@
+//! Per-UID request quotas (reference §7 "Rate limit" column, §2.4: WebSocket trade ops share the
+//! REST quota of the same operation). A sans-I/O token bucket per (account, endpoint): capacity
+//! = the per-second limit, refilled continuously at that rate; the caller passes `now_ms` (the
+//! transport reads the clock). Exceeding answers HTTP 429 / code `429` "Too Many Requests" on
+//! REST and the WS error shape (`{"event":"error","code":"429",..}`) on WS trade ops.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::matching::AccountId;
+
+/// A rate-limited operation (one REST endpoint; WS trade topics map onto the same ones).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Endpoint {
+    /// `POST /api/v3/trade/place-order`, WS `place-order`.
+    PlaceOrder,
+    /// `POST /api/v3/trade/place-batch`, WS `batch-place`.
+    PlaceBatch,
+    /// `POST /api/v3/trade/modify-order`, WS `modify-order`.
+    ModifyOrder,
+    /// `POST /api/v3/trade/batch-modify-order`, WS `batch-modify`.
+    BatchModify,
+    /// `POST /api/v3/trade/cancel-order`, WS `cancel-order`.
+    CancelOrder,
+    /// `POST /api/v3/trade/cancel-batch`, WS `batch-cancel`.
+    CancelBatch,
+    /// `POST /api/v3/trade/cancel-symbol-order`.
+    CancelSymbol,
+    /// `GET /api/v3/trade/order-info`, `unfilled-orders`, `history-orders`, `fills` (each its own
+    /// bucket, same limit).
+    Query(QueryKind),
+}
+
+/// The signed GET endpoints of the trade group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum QueryKind {
+    /// `order-info`.
+    OrderInfo,
+    /// `unfilled-orders`.
+    Unfilled,
+    /// `history-orders`.
+    History,
+    /// `fills`.
+    Fills,
+}
+
+impl Endpoint {
+    /// The endpoint a WS trade topic counts against (`None` for an unknown topic, which the venue
+    /// rejects anyway).
+    pub fn of_ws_topic(topic: &str) -> Option<Endpoint> {
+        Some(match topic {
+            "place-order" => Endpoint::PlaceOrder,
+            "batch-place" | "batch-place-order" => Endpoint::PlaceBatch,
+            "modify-order" => Endpoint::ModifyOrder,
+            "batch-modify" | "batch-modify-order" => Endpoint::BatchModify,
+            "cancel-order" => Endpoint::CancelOrder,
+            "batch-cancel" | "batch-cancel-order" => Endpoint::CancelBatch,
+            _ => return None,
+        })
+    }
+}
+
+/// Per-UID limits in requests per second (Bitget's values by default, reference §7), and the
+/// switch. `enabled = false` (the default, also in [`crate::SimConfig::demo`]) disables every
+/// quota so that benchmarks and the gateway's demo are not throttled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimitConfig {
+    /// Enforce the quotas.
+    pub enabled: bool,
+    /// `place-order` (Bitget: 10/s/UID).
+    pub place_order: u32,
+    /// `place-batch` (5/s/UID).
+    pub place_batch: u32,
+    /// `modify-order` (10/s/UID).
+    pub modify_order: u32,
+    /// `batch-modify-order` (10/s/UID).
+    pub batch_modify_order: u32,
+    /// `cancel-order` (10/s/UID).
+    pub cancel_order: u32,
+    /// `cancel-batch` (5/s/UID).
+    pub cancel_batch: u32,
+    /// `cancel-symbol-order` (5/s/UID).
+    pub cancel_symbol_order: u32,
+    /// Each of `order-info`, `unfilled-orders`, `history-orders`, `fills` (20/s/UID).
+    pub queries: u32,
+}
+
+impl Default for RateLimitConfig {
+    fn default() -> Self {
+        RateLimitConfig {
+            enabled: false,
+            place_order: 10,
+            place_batch: 5,
+            modify_order: 10,
+            batch_modify_order: 10,
+            cancel_order: 10,
+            cancel_batch: 5,
+            cancel_symbol_order: 5,
+            queries: 20,
+        }
+    }
+}
+
+impl RateLimitConfig {
+    /// Requests per second allowed for `ep` (0 = unlimited).
+    pub fn limit(&self, ep: Endpoint) -> u32 {
+        match ep {
+            Endpoint::PlaceOrder => self.place_order,
+            Endpoint::PlaceBatch => self.place_batch,
+            Endpoint::ModifyOrder => self.modify_order,
+            Endpoint::BatchModify => self.batch_modify_order,
+            Endpoint::CancelOrder => self.cancel_order,
+            Endpoint::CancelBatch => self.cancel_batch,
+            Endpoint::CancelSymbol => self.cancel_symbol_order,
+            Endpoint::Query(_) => self.queries,
+        }
+    }
+}
+
+/// One bucket: tokens in thousandths, last refill time.
+#[derive(Debug, Clone, Copy)]
+struct Bucket {
+    milli_tokens: u64,
+    at_ms: u64,
+}
+
+/// Token buckets per (account, endpoint).
+#[derive(Debug)]
+pub struct RateLimiter {
+    cfg: RateLimitConfig,
+    buckets: HashMap<(AccountId, Endpoint), Bucket>,
+}
+
+impl RateLimiter {
+    /// A limiter with the given quotas.
+    pub fn new(cfg: RateLimitConfig) -> RateLimiter {
+        RateLimiter {
+            cfg,
+            buckets: HashMap::new(),
+        }
+    }
+
+    /// Takes one request of `owner` on `ep` at `now_ms`: `true` = allowed, `false` = over the
+    /// quota (HTTP 429). Always `true` when disabled or the endpoint's limit is 0.
+    pub fn allow(&mut self, owner: AccountId, ep: Endpoint, now_ms: u64) -> bool {
+        if !self.cfg.enabled {
+            return true;
+        }
+        let limit = u64::from(self.cfg.limit(ep));
+        if limit == 0 {
+            return true;
+        }
+        let cap = limit.saturating_mul(1000);
+        let b = self.buckets.entry((owner, ep)).or_insert(Bucket {
+            milli_tokens: cap,
+            at_ms: now_ms,
+        });
+        // `limit` tokens per 1000 ms = `limit` milli-tokens per ms. A clock going backwards
+        // refills nothing.
+        let elapsed = now_ms.saturating_sub(b.at_ms);
+        b.milli_tokens = b
+            .milli_tokens
+            .saturating_add(elapsed.saturating_mul(limit))
+            .min(cap);
+        b.at_ms = b.at_ms.max(now_ms);
+        if b.milli_tokens >= 1000 {
+            b.milli_tokens -= 1000;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn on(place_order: u32) -> RateLimitConfig {
+        RateLimitConfig {
+            enabled: true,
+            place_order,
+            ..RateLimitConfig::default()
+        }
+    }
+
+    #[test]
+    fn burst_of_limit_then_refusal_then_refill() {
+        let mut rl = RateLimiter::new(on(10));
+        let a = AccountId(0);
+        for _ in 0..10 {
+            assert!(rl.allow(a, Endpoint::PlaceOrder, 1_000));
+        }
+        assert!(!rl.allow(a, Endpoint::PlaceOrder, 1_000));
+        // 100 ms later one token (10/s) is back, not two.
+        assert!(rl.allow(a, Endpoint::PlaceOrder, 1_100));
+        assert!(!rl.allow(a, Endpoint::PlaceOrder, 1_100));
+        // A full second refills to the capacity, never beyond it.
+        for _ in 0..10 {
+            assert!(rl.allow(a, Endpoint::PlaceOrder, 60_000));
+        }
+        assert!(!rl.allow(a, Endpoint::PlaceOrder, 60_000));
+    }
+
+    #[test]
+    fn buckets_are_per_uid_and_per_endpoint() {
+        let mut rl = RateLimiter::new(on(1));
+        let (a, b) = (AccountId(0), AccountId(1));
+        assert!(rl.allow(a, Endpoint::PlaceOrder, 0));
+        assert!(!rl.allow(a, Endpoint::PlaceOrder, 0));
+        assert!(rl.allow(b, Endpoint::PlaceOrder, 0));
+        assert!(rl.allow(a, Endpoint::CancelOrder, 0));
+        for _ in 0..5 {
+            assert!(rl.allow(a, Endpoint::PlaceBatch, 0));
+        }
+        assert!(!rl.allow(a, Endpoint::PlaceBatch, 0));
+    }
+
+    #[test]
+    fn disabled_or_zero_never_refuses_and_clock_going_back_is_safe() {
+        let mut off = RateLimiter::new(RateLimitConfig::default());
+        for _ in 0..1000 {
+            assert!(off.allow(AccountId(0), Endpoint::PlaceOrder, 0));
+        }
+        let mut zero = RateLimiter::new(on(0));
+        for _ in 0..1000 {
+            assert!(zero.allow(AccountId(0), Endpoint::PlaceOrder, 0));
+        }
+        let mut rl = RateLimiter::new(on(1));
+        assert!(rl.allow(AccountId(0), Endpoint::PlaceOrder, 5_000));
+        assert!(!rl.allow(AccountId(0), Endpoint::PlaceOrder, 1_000));
+        assert!(rl.allow(AccountId(0), Endpoint::PlaceOrder, 6_000));
+    }
+
+    #[test]
+    fn config_section_parses_with_defaults_and_demo_is_off() {
+        let c: RateLimitConfig = toml::from_str("enabled = true\nplace_order = 3").unwrap();
+        assert!(c.enabled);
+        assert_eq!(c.limit(Endpoint::PlaceOrder), 3);
+        assert_eq!(c.limit(Endpoint::PlaceBatch), 5);
+        assert_eq!(c.limit(Endpoint::Query(QueryKind::Fills)), 20);
+        assert!(toml::from_str::<RateLimitConfig>("nope = 1").is_err());
+        assert!(!crate::SimConfig::demo().rate_limits.enabled);
+        let example =
+            crate::SimConfig::from_toml(include_str!("../../config/sim.example.toml")).unwrap();
+        assert_eq!(example.rate_limits, RateLimitConfig::default());
+    }
+
+    #[test]
+    fn ws_topics_map_to_the_rest_quota() {
+        assert_eq!(
+            Endpoint::of_ws_topic("batch-place"),
+            Some(Endpoint::PlaceBatch)
+        );
+        assert_eq!(
+            Endpoint::of_ws_topic("cancel-order"),
+            Some(Endpoint::CancelOrder)
+        );
+        assert_eq!(Endpoint::of_ws_topic("nope"), None);
+    }
+}
