@@ -3,6 +3,7 @@
 //!
 //! - [`matching`]: sans-I/O order books (price-time priority; push sequences documented there).
 //! - [`venue`]: sans-I/O exchange state and trade-op handling (request checks and codes).
+//! - [`moves`]: sans-I/O position-move rules (`POST /api/v3/account/move-positions`).
 //! - [`liquidity`]: the simulator's own market maker keeping a ladder on every symbol.
 //! - [`auth`]: WS login verification.
 //! - [`render`]: JSON text of pushes and replies.
@@ -29,12 +30,14 @@ pub mod depth;
 pub mod faults;
 pub mod liquidity;
 pub mod matching;
+pub mod moves;
 pub mod query_decode;
 pub mod ratelimit;
 pub mod render;
 mod rest;
 mod rest_account;
 mod rest_coins;
+mod rest_moves;
 mod rest_trade;
 mod server;
 mod tls;

@@ -284,6 +284,14 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
             "/api/v3/account/financial-records",
             get(crate::rest_account::financial_records),
         )
+        .route(
+            "/api/v3/account/move-positions",
+            post(crate::rest_moves::move_positions),
+        )
+        .route(
+            "/api/v3/account/move-position-history",
+            get(crate::rest_moves::move_position_history),
+        )
         .route("/v3/ws/private", get(ws_private))
         .route("/v3/ws/public", get(ws_public))
         .fallback(crate::rest::not_found)

@@ -33,6 +33,7 @@ use crate::render::{self, ReplyItem};
 
 mod account_ops;
 mod history;
+mod moves_ops;
 use account_ops::EntryOrder;
 use history::History;
 mod queries;
@@ -139,6 +140,7 @@ pub struct Venue {
     accounts: crate::accounts::Accounts,
     mark_overrides: HashMap<usize, Decimal>,
     last_price: HashMap<usize, Decimal>,
+    moves: crate::moves::MoveLedger,
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -245,6 +247,7 @@ impl Venue {
             accounts,
             mark_overrides: HashMap::new(),
             last_price: HashMap::new(),
+            moves: crate::moves::MoveLedger::default(),
         }
     }
 

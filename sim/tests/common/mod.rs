@@ -218,9 +218,10 @@ pub async fn https_get_with(
     (status, serde_json::from_str(&body[start..=end]).unwrap())
 }
 
-/// A signed GET as account `n` (ms timestamp, prehash over the raw query).
+/// A signed GET as account `n` (ms timestamp of the simulator's clock, prehash over the raw
+/// query).
 pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (String, Value) {
-    let ts = sim::now_ms().to_string();
+    let ts = h.clock().now_ms().to_string();
     let q = if query.is_empty() {
         String::new()
     } else {
@@ -236,19 +237,42 @@ pub async fn signed_get(h: &SimHandle, n: &str, path: &str, query: &str) -> (Str
     https_get_with(h, &format!("{path}{q}"), &headers).await
 }
 
-/// A signed POST as account `n` with a JSON body; returns (status line, JSON body).
+/// A signed POST as account `n` with a JSON body (timestamp of the simulator's clock); returns
+/// (status line, JSON body).
 pub async fn signed_post(h: &SimHandle, n: &str, path: &str, body: &str) -> (String, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let ts = sim::now_ms().to_string();
+    let ts = h.clock().now_ms().to_string();
     let sign = sim::auth::sign(&format!("secret-{n}"), &format!("{ts}POST{path}{body}"));
+    let headers = [
+        ("ACCESS-KEY", format!("key-{n}")),
+        ("ACCESS-SIGN", sign),
+        ("ACCESS-TIMESTAMP", ts),
+        ("ACCESS-PASSPHRASE", format!("pass-{n}")),
+    ];
+    https_post_with(h, path, &headers, body).await
+}
+
+/// A raw HTTP/1.1 POST over TLS with a JSON body and extra headers; returns (status line, JSON
+/// body).
+pub async fn https_post_with(
+    h: &SimHandle,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &str,
+) -> (String, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let connector = tokio_rustls::TlsConnector::from(client_tls(&h.ca_cert_pem()));
     let tcp = TcpStream::connect(h.local_addr()).await.unwrap();
     let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
     let mut tls = connector.connect(name, tcp).await.unwrap();
-    let req = format!(
-        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\nACCESS-KEY: key-{n}\r\nACCESS-SIGN: {sign}\r\nACCESS-TIMESTAMP: {ts}\r\nACCESS-PASSPHRASE: pass-{n}\r\n\r\n{body}",
+    let mut req = format!(
+        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
         body.len()
     );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
     tls.write_all(req.as_bytes()).await.unwrap();
     let mut buf = Vec::new();
     let _ = tls.read_to_end(&mut buf).await;
