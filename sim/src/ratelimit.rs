@@ -46,15 +46,21 @@ pub enum AccountKind {
     SetHoldMode,
     /// `POST /api/v3/account/max-open-available` (5/s/UID).
     MaxOpenAvailable,
+    /// `POST /api/v3/account/move-positions` (1/s/UID).
+    MovePositions,
+    /// `GET /api/v3/account/move-position-history` (5/s/UID).
+    MoveHistory,
 }
 
 impl AccountKind {
-    /// The bucket of an account endpoint by its path (`None`: not an account endpoint).
+    /// The bucket of an account endpoint by its path (any other path is a 20/s read).
     pub fn of_path(path: &'static str) -> AccountKind {
         match path {
             "/api/v3/account/set-leverage" => AccountKind::SetLeverage,
             "/api/v3/account/set-hold-mode" => AccountKind::SetHoldMode,
             "/api/v3/account/max-open-available" => AccountKind::MaxOpenAvailable,
+            "/api/v3/account/move-positions" => AccountKind::MovePositions,
+            "/api/v3/account/move-position-history" => AccountKind::MoveHistory,
             other => AccountKind::Read(other),
         }
     }
@@ -122,6 +128,10 @@ pub struct RateLimitConfig {
     pub set_hold_mode: u32,
     /// `max-open-available` (5/s/UID).
     pub max_open_available: u32,
+    /// `move-positions` (1/s/UID).
+    pub move_positions: u32,
+    /// `move-position-history` (5/s/UID).
+    pub move_position_history: u32,
 }
 
 impl Default for RateLimitConfig {
@@ -140,6 +150,8 @@ impl Default for RateLimitConfig {
             set_leverage: 10,
             set_hold_mode: 10,
             max_open_available: 5,
+            move_positions: 1,
+            move_position_history: 5,
         }
     }
 }
@@ -160,6 +172,8 @@ impl RateLimitConfig {
             Endpoint::Account(AccountKind::SetLeverage) => self.set_leverage,
             Endpoint::Account(AccountKind::SetHoldMode) => self.set_hold_mode,
             Endpoint::Account(AccountKind::MaxOpenAvailable) => self.max_open_available,
+            Endpoint::Account(AccountKind::MovePositions) => self.move_positions,
+            Endpoint::Account(AccountKind::MoveHistory) => self.move_position_history,
         }
     }
 }

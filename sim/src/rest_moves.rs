@@ -19,7 +19,9 @@ use serde_json::Value;
 
 use crate::auth::RestRequest;
 use crate::moves::{HistoryQuery, MoveError};
+use crate::ratelimit::{AccountKind, Endpoint};
 use crate::rest::{authenticate_perm, error, ok, query_param};
+use crate::rest_trade::over_quota;
 use crate::server::{parse_category, AppState};
 
 /// Now for the move rules: the simulator's injectable clock (`Sim::start_with_clock`; a
@@ -53,6 +55,9 @@ pub(crate) async fn move_positions(
         Ok(o) => o,
         Err(r) => return *r,
     };
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Account(AccountKind::MovePositions)) {
+        return resp;
+    }
     let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(&body) else {
         return refuse(&MoveError::Param("body must be a JSON object".into()));
     };
@@ -99,6 +104,9 @@ pub(crate) async fn move_position_history(
         Ok(o) => o,
         Err(r) => return *r,
     };
+    if let Some(resp) = over_quota(&state, owner, Endpoint::Account(AccountKind::MoveHistory)) {
+        return resp;
+    }
     let category = match parse_category(query_param(&query, "category")) {
         Ok(Some(c)) => c,
         _ => return refuse(&MoveError::Param("category".into())),

@@ -652,7 +652,10 @@ async fn account_endpoints_have_their_own_per_uid_quotas() {
         let (s, v) = get(&h, "a", "/api/v3/account/assets", "").await;
         codes.push((s, v["code"].as_str().unwrap_or("").to_string()));
     }
-    let refused = codes.iter().position(|(s, _)| *s == 429).expect("a 429 within 6 reads at 2/s");
+    let refused = codes
+        .iter()
+        .position(|(s, _)| *s == 429)
+        .expect("a 429 within 6 reads at 2/s");
     assert!(refused >= 2, "{codes:?}");
     assert_eq!(codes[refused].1, "429");
     // Another read path has its own bucket.
@@ -665,7 +668,16 @@ async fn account_endpoints_have_their_own_per_uid_quotas() {
         statuses.push(post(&h, "a", "/api/v3/account/set-leverage", body).await.0);
     }
     assert!(statuses.contains(&429), "{statuses:?}");
-    assert_eq!(post(&h, "b", "/api/v3/account/set-leverage", body).await.0, 200);
+    assert_eq!(
+        post(&h, "b", "/api/v3/account/set-leverage", body).await.0,
+        200
+    );
+    // move-positions at Bitget's 1/s: the quota is taken before the move rules are looked at.
+    let moves = "/api/v3/account/move-positions";
+    let first = post(&h, "a", moves, "{}").await;
+    assert_ne!(first.0, 429, "{first:?}");
+    let second = post(&h, "a", moves, "{}").await;
+    assert_eq!((second.0, second.1["code"].as_str()), (429, Some("429")));
     h.shutdown().await;
 }
 
