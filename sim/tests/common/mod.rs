@@ -251,35 +251,14 @@ pub async fn signed_post(h: &SimHandle, n: &str, path: &str, body: &str) -> (Str
     https_post_with(h, path, &headers, body).await
 }
 
-/// A raw HTTP/1.1 POST over TLS with a JSON body and extra headers; returns (status line, JSON
-/// body).
+/// A raw HTTP/1.1 POST over TLS with a JSON body and extra headers; returns (status line as
+/// `"HTTP/1.1 <code>"`, JSON body). Built on [`signing::https`].
 pub async fn https_post_with(
     h: &SimHandle,
     path: &str,
     headers: &[(&str, String)],
     body: &str,
 ) -> (String, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let connector = tokio_rustls::TlsConnector::from(client_tls(&h.ca_cert_pem()));
-    let tcp = TcpStream::connect(h.local_addr()).await.unwrap();
-    let name = rustls::pki_types::ServerName::try_from("localhost").unwrap();
-    let mut tls = connector.connect(name, tcp).await.unwrap();
-    let mut req = format!(
-        "POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    req.push_str(body);
-    tls.write_all(req.as_bytes()).await.unwrap();
-    let mut buf = Vec::new();
-    let _ = tls.read_to_end(&mut buf).await;
-    let text = String::from_utf8(buf).unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let status = head.lines().next().unwrap().to_string();
-    let start = body.find('{').unwrap();
-    let end = body.rfind('}').unwrap();
-    (status, serde_json::from_str(&body[start..=end]).unwrap())
+    let (status, v) = signing::https(h, "POST", path, headers, body).await;
+    (format!("HTTP/1.1 {status}"), v)
 }
