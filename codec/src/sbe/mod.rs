@@ -175,6 +175,8 @@ macro_rules! sbe_message {
             pub const ENCODED_LEN: usize = $crate::sbe::HEADER_LEN + Self::BLOCK_LENGTH as usize;
             /// Bytes appended by [`Self::encode_frame`]: SOFH header, message header and block.
             pub const FRAME_LEN: usize = $crate::frame::SOFH_LEN + Self::ENCODED_LEN;
+            /// Repeating groups of the message (none: a fixed block).
+            pub const GROUPS: &'static [$crate::sbe::group::GroupMeta] = &[];
 
             /// Writes the message header and the block into `out[..Self::ENCODED_LEN]` and
             /// returns [`Self::ENCODED_LEN`]. Every byte of that range is written (padding
@@ -268,18 +270,303 @@ macro_rules! sbe_message {
     };
 }
 
+/// Defines one repeating-group entry from a field table (same syntax as `sbe_message!`):
+/// the owned `Copy` struct, its [`GroupEntry`](crate::sbe::group::GroupEntry) implementation,
+/// the flyweight decoder with infallible getters, and the `FIELDS` table.
+macro_rules! sbe_group_entry {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident (decoder $Decoder:ident, fields $FIELDS:ident) {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $xml:literal @ $off:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $Name {
+            $( $(#[$fmeta])* pub $field: $ty, )+
+        }
+
+        #[doc = concat!("Fields of the group entry [`", stringify!($Name), "`] in block order.")]
+        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
+            $crate::sbe::FieldMeta {
+                name: $xml,
+                offset: $off,
+                size: <$ty as $crate::sbe::types::WireField>::SIZE,
+                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
+                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
+            },
+        )+];
+
+        const _: () = {
+            let mut next = 0usize;
+            $(
+                assert!(
+                    $off == next,
+                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
+                );
+                next += <$ty as $crate::sbe::types::WireField>::SIZE;
+            )+
+            assert!(next == <$Name as $crate::sbe::group::GroupEntry>::BLOCK_LENGTH as usize);
+        };
+
+        impl $crate::sbe::group::GroupEntry for $Name {
+            const BLOCK_LENGTH: u16 = (0 $(+ <$ty as $crate::sbe::types::WireField>::SIZE)+) as u16;
+            const FIELDS: &'static [$crate::sbe::FieldMeta] = $FIELDS;
+            type Decoder<'a> = $Decoder<'a>;
+            fn put(&self, out: &mut [u8]) {
+                use $crate::sbe::types::WireField as _;
+                $(
+                    self.$field.put(&mut out[$off..$off + <$ty as $crate::sbe::types::WireField>::SIZE]);
+                )+
+            }
+            fn check(block: &[u8]) -> Result<(), $crate::sbe::DecodeError> {
+                use $crate::sbe::types::WireField as _;
+                $(
+                    <$ty>::check($crate::sbe::types::field_bytes(block, $off, <$ty>::SIZE), $xml)?;
+                )+
+                Ok(())
+            }
+            fn view(block: &[u8]) -> $Decoder<'_> {
+                $Decoder { block }
+            }
+        }
+
+        #[doc = concat!("Zero-copy view of one validated [`", stringify!($Name), "`] entry.")]
+        #[derive(Debug, Clone, Copy)]
+        pub struct $Decoder<'a> {
+            block: &'a [u8],
+        }
+
+        impl<'a> $Decoder<'a> {
+            $(
+                $(#[$fmeta])*
+                #[inline]
+                pub fn $field(&self) -> $ty {
+                    use $crate::sbe::types::WireField as _;
+                    <$ty>::read($crate::sbe::types::field_bytes(self.block, $off, <$ty>::SIZE))
+                }
+            )+
+
+            #[doc = concat!("Copies every field into an owned [`", stringify!($Name), "`].")]
+            pub fn to_owned(&self) -> $Name {
+                $Name { $( $field: self.$field(), )+ }
+            }
+        }
+
+        impl $crate::sbe::group::ToOwnedEntry<$Name> for $Decoder<'_> {
+            fn to_owned_entry(&self) -> $Name {
+                self.to_owned()
+            }
+        }
+    };
+}
+
+/// Defines one SBE message with a root block and one repeating group (SBE 1.0 `<group>` after
+/// the root fields). Same field-table syntax as `sbe_message!`, plus
+/// `group items: Entry = "XmlGroupName" id N max M;`.
+///
+/// Generates the root struct `Xxx` (root fields only), `TEMPLATE_ID`, `BLOCK_LENGTH`, `GROUPS`,
+/// `MAX_ENTRIES`, `MAX_ENTRIES_PER_FRAME` (default 4096-byte frame), `frame_writer` (root then
+/// entries appended in place), `encode_frame` (root + an iterator of entries), the decoder
+/// (root flyweight + validated [`Group`](crate::sbe::group::Group)) and the field table.
+macro_rules! sbe_group_message {
+    (
+        $(#[$meta:meta])*
+        pub struct $Name:ident (template $id:literal, decoder $Decoder:ident, fields $FIELDS:ident) {
+            $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $xml:literal @ $off:literal, )+
+        }
+        $(#[$gmeta:meta])*
+        group $gfield:ident : $Entry:ident = $gxml:literal id $gid:literal max $gmax:expr;
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $Name {
+            $( $(#[$fmeta])* pub $field: $ty, )+
+        }
+
+        #[doc = concat!("Root fields of [`", stringify!($Name), "`] in block order.")]
+        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
+            $crate::sbe::FieldMeta {
+                name: $xml,
+                offset: $off,
+                size: <$ty as $crate::sbe::types::WireField>::SIZE,
+                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
+                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
+            },
+        )+];
+
+        const _: () = {
+            let mut next = 0usize;
+            $(
+                assert!(
+                    $off == next,
+                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
+                );
+                next += <$ty as $crate::sbe::types::WireField>::SIZE;
+            )+
+            assert!(next == $Name::BLOCK_LENGTH as usize);
+            assert!($Name::MAX_ENTRIES_PER_FRAME >= 1);
+        };
+
+        impl $Name {
+            /// SBE template id.
+            pub const TEMPLATE_ID: u16 = $id;
+            /// Length in bytes of the root block this version writes.
+            pub const BLOCK_LENGTH: u16 = (0 $(+ <$ty as $crate::sbe::types::WireField>::SIZE)+) as u16;
+            /// Most entries the schema allows in the group.
+            pub const MAX_ENTRIES: u16 = $gmax;
+            /// Most entries that fit one frame of the default maximum length (4096 bytes).
+            pub const MAX_ENTRIES_PER_FRAME: usize = $crate::sbe::group::entries_per_default_frame(
+                Self::BLOCK_LENGTH as usize,
+                <$Entry as $crate::sbe::group::GroupEntry>::BLOCK_LENGTH as usize,
+                $gmax,
+            );
+            /// The repeating group of the message.
+            pub const GROUPS: &'static [$crate::sbe::group::GroupMeta] = &[$crate::sbe::group::GroupMeta {
+                name: $gxml,
+                id: $gid,
+                block_length: <$Entry as $crate::sbe::group::GroupEntry>::BLOCK_LENGTH,
+                fields: <$Entry as $crate::sbe::group::GroupEntry>::FIELDS,
+                max_entries: $gmax,
+                max_entries_per_default_frame: Self::MAX_ENTRIES_PER_FRAME,
+            }];
+
+            /// Appends the SOFH header, message header, root block and an empty group dimension
+            /// to `out` and returns the writer that appends the entries in place; frames are
+            /// limited to `max_frame_len` bytes (use
+            /// [`DEFAULT_MAX_FRAME_LEN`](crate::frame::DEFAULT_MAX_FRAME_LEN) for the default).
+            pub fn frame_writer<'b>(
+                &self,
+                out: &'b mut Vec<u8>,
+                max_frame_len: usize,
+            ) -> $crate::sbe::group::GroupWriter<'b, $Entry> {
+                use $crate::sbe::types::WireField as _;
+                let frame_start = out.len();
+                let root_end = frame_start
+                    + $crate::frame::SOFH_LEN
+                    + $crate::sbe::HEADER_LEN
+                    + Self::BLOCK_LENGTH as usize;
+                out.resize(root_end, 0);
+                {
+                    let msg = &mut out[frame_start + $crate::frame::SOFH_LEN..root_end];
+                    let (header, block) = msg.split_at_mut($crate::sbe::HEADER_LEN);
+                    $crate::sbe::MessageHeader::current(Self::BLOCK_LENGTH, Self::TEMPLATE_ID)
+                        .write(header);
+                    $(
+                        self.$field.put(&mut block[$off..$off + <$ty as $crate::sbe::types::WireField>::SIZE]);
+                    )+
+                }
+                $crate::sbe::group::GroupWriter::begin(out, frame_start, $gmax, max_frame_len)
+            }
+
+            /// Appends one whole frame holding the root and `entries` (default maximum frame
+            /// length). On [`GroupFull`](crate::sbe::group::GroupFull) nothing is left in `out`.
+            pub fn encode_frame(
+                &self,
+                entries: impl IntoIterator<Item = $Entry>,
+                out: &mut Vec<u8>,
+            ) -> Result<usize, $crate::sbe::group::GroupFull> {
+                let start = out.len();
+                let mut w = self.frame_writer(out, $crate::frame::DEFAULT_MAX_FRAME_LEN);
+                for e in entries {
+                    if let Err(full) = w.push(&e) {
+                        drop(w);
+                        out.truncate(start);
+                        return Err(full);
+                    }
+                }
+                Ok(w.finish())
+            }
+        }
+
+        #[doc = concat!("Zero-copy view of a received [`", stringify!($Name), "`]: the root \
+            block and its group, both validated once by [`decode`](crate::sbe::decode).")]
+        #[derive(Debug, Clone, Copy)]
+        pub struct $Decoder<'a> {
+            block: &'a [u8; $Name::BLOCK_LENGTH as usize],
+            $gfield: $crate::sbe::group::Group<'a, $Entry>,
+        }
+
+        impl<'a> $Decoder<'a> {
+            /// Validates the root block and the group that follows it (at `blockLength`).
+            pub(crate) fn new(
+                header: &$crate::sbe::MessageHeader,
+                body: &'a [u8],
+            ) -> Result<Self, $crate::sbe::DecodeError> {
+                use $crate::sbe::types::WireField as _;
+                if header.block_length < $Name::BLOCK_LENGTH {
+                    return Err($crate::sbe::DecodeError::BlockTooShort {
+                        template_id: $Name::TEMPLATE_ID,
+                        block_length: header.block_length,
+                        min: $Name::BLOCK_LENGTH,
+                    });
+                }
+                let (Some(block), Some(rest)) = (
+                    body.first_chunk::<{ $Name::BLOCK_LENGTH as usize }>(),
+                    body.get(header.block_length as usize..),
+                ) else {
+                    return Err($crate::sbe::DecodeError::Truncated {
+                        needed: $crate::sbe::HEADER_LEN + header.block_length as usize,
+                        len: $crate::sbe::HEADER_LEN + body.len(),
+                    });
+                };
+                $(
+                    <$ty>::check($crate::sbe::types::field_bytes(block, $off, <$ty>::SIZE), $xml)?;
+                )+
+                let ($gfield, _after) = $crate::sbe::group::Group::parse(rest, $gxml, $gmax)?;
+                Ok(Self { block, $gfield })
+            }
+
+            /// The known prefix of the root block.
+            pub fn block(&self) -> &'a [u8] {
+                self.block
+            }
+
+            $(#[$gmeta])*
+            pub fn $gfield(&self) -> $crate::sbe::group::Group<'a, $Entry> {
+                self.$gfield
+            }
+
+            $(
+                $(#[$fmeta])*
+                #[inline]
+                pub fn $field(&self) -> $ty {
+                    use $crate::sbe::types::WireField as _;
+                    <$ty>::read($crate::sbe::types::field_bytes(self.block, $off, <$ty>::SIZE))
+                }
+            )+
+
+            #[doc = concat!("Copies the root fields into an owned [`", stringify!($Name), "`] \
+                (the entries: `", stringify!($gfield), "().to_vec()`).")]
+            pub fn to_owned(&self) -> $Name {
+                $Name { $( $field: self.$field(), )+ }
+            }
+        }
+    };
+}
+
+pub mod account;
+pub mod batch;
 pub mod exec;
+pub mod group;
+pub mod mass;
 pub mod order;
 pub mod session;
 pub mod types;
 
+pub use account::*;
+pub use batch::*;
 pub use exec::*;
+pub use group::{Group, GroupEntry, GroupFull, GroupIter, GroupMeta, GroupWriter};
+pub use mass::*;
 pub use order::*;
 pub use session::*;
 pub use types::{
     BoolFlag, BusinessRejectReason, Category, CxlRejReason, CxlRejResponseTo,
     EstablishmentRejectCode, ExecType, FlowType, InvalidSymbol, NegotiationRejectCode,
-    OrdRejReason, OrdStatus, OrdType, PosSide, Side, StpMode, Symbol, TerminationCode, Text,
+    OrdRejReason, OrdStatus, ItemStatus, MassCancelRequestType, MassCancelResponse,
+    MassCancelRejectReason, MassStatusReqType, HoldMode, AccountRequestType,
+    MovePositionsRejectReason, OrdType, PosSide, Side, StpMode, Symbol, TerminationCode, Text,
     TimeInForce,
 };
 
@@ -349,6 +636,37 @@ pub enum DecodeError {
     MissingValue {
         /// XML name of the field.
         field: &'static str,
+    },
+    /// A repeating group's dimension or entries (`numInGroup × blockLength` bytes) go beyond
+    /// the end of the payload. Lengths in bytes, counted from the group's dimension.
+    #[error("truncated group {group}: {len} bytes, {needed} needed")]
+    GroupTruncated {
+        /// XML name of the group.
+        group: &'static str,
+        /// Bytes the dimension promised (dimension + entries).
+        needed: usize,
+        /// Bytes present from the dimension on.
+        len: usize,
+    },
+    /// A repeating group's `blockLength` is shorter than this version's entry.
+    #[error("block length {block_length} of group {group} is below {min}")]
+    GroupBlockTooShort {
+        /// XML name of the group.
+        group: &'static str,
+        /// The `blockLength` received.
+        block_length: u16,
+        /// The entry length this version needs.
+        min: u16,
+    },
+    /// A repeating group holds more entries than the schema allows.
+    #[error("group {group} has {count} entries, at most {max} allowed")]
+    TooManyEntries {
+        /// XML name of the group.
+        group: &'static str,
+        /// The `numInGroup` received.
+        count: u16,
+        /// The schema's maximum.
+        max: u16,
     },
 }
 
@@ -431,6 +749,8 @@ pub struct MessageMeta {
     pub block_length: u16,
     /// The fields in block order.
     pub fields: &'static [FieldMeta],
+    /// The repeating groups after the root block, in order (empty for fixed-block messages).
+    pub groups: &'static [group::GroupMeta],
 }
 
 /// One enum of the schema, as the schema-conformance test compares it with the XML.
@@ -469,6 +789,14 @@ pub const ENUMS: &[EnumMeta] = &{
         NegotiationRejectCode,
         EstablishmentRejectCode,
         TerminationCode,
+        ItemStatus,
+        MassCancelRequestType,
+        MassCancelResponse,
+        MassCancelRejectReason,
+        MassStatusReqType,
+        HoldMode,
+        AccountRequestType,
+        MovePositionsRejectReason,
     )
 };
 
@@ -507,6 +835,7 @@ macro_rules! sbe_messages {
                 template_id: $Name::TEMPLATE_ID,
                 block_length: $Name::BLOCK_LENGTH,
                 fields: $FIELDS,
+                groups: $Name::GROUPS,
             },
         )+];
 
@@ -550,6 +879,24 @@ sbe_messages! {
     ExecutionReport(ExecutionReportDecoder, EXECUTION_REPORT_FIELDS),
     OrderCancelReject(OrderCancelRejectDecoder, ORDER_CANCEL_REJECT_FIELDS),
     BusinessMessageReject(BusinessMessageRejectDecoder, BUSINESS_MESSAGE_REJECT_FIELDS),
+    NewOrderList(NewOrderListDecoder, NEW_ORDER_LIST_FIELDS),
+    OrderCancelReplaceList(OrderCancelReplaceListDecoder, ORDER_CANCEL_REPLACE_LIST_FIELDS),
+    OrderCancelList(OrderCancelListDecoder, ORDER_CANCEL_LIST_FIELDS),
+    ListStatus(ListStatusDecoder, LIST_STATUS_FIELDS),
+    OrderMassCancelRequest(OrderMassCancelRequestDecoder, ORDER_MASS_CANCEL_REQUEST_FIELDS),
+    OrderMassCancelReport(OrderMassCancelReportDecoder, ORDER_MASS_CANCEL_REPORT_FIELDS),
+    OrderMassStatusRequest(OrderMassStatusRequestDecoder, ORDER_MASS_STATUS_REQUEST_FIELDS),
+    OrderMassStatusEnd(OrderMassStatusEndDecoder, ORDER_MASS_STATUS_END_FIELDS),
+    MovePositions(MovePositionsDecoder, MOVE_POSITIONS_FIELDS),
+    MovePositionsReport(MovePositionsReportDecoder, MOVE_POSITIONS_REPORT_FIELDS),
+    SetLeverage(SetLeverageDecoder, SET_LEVERAGE_FIELDS),
+    SetHoldMode(SetHoldModeDecoder, SET_HOLD_MODE_FIELDS),
+    MaxOpenAvailableRequest(MaxOpenAvailableRequestDecoder, MAX_OPEN_AVAILABLE_REQUEST_FIELDS),
+    AccountSettingsRequest(AccountSettingsRequestDecoder, ACCOUNT_SETTINGS_REQUEST_FIELDS),
+    AccountRequestReport(AccountRequestReportDecoder, ACCOUNT_REQUEST_REPORT_FIELDS),
+    PositionReport(PositionReportDecoder, POSITION_REPORT_FIELDS),
+    AccountBalanceReport(AccountBalanceReportDecoder, ACCOUNT_BALANCE_REPORT_FIELDS),
+    RateBudgetReport(RateBudgetReportDecoder, RATE_BUDGET_REPORT_FIELDS),
 }
 
 /// The template id of a payload (the bytes after the SOFH header) whatever its schema or

@@ -432,6 +432,8 @@ sbe_enum! {
         PendingNew = b'A',
         /// Modify sent, not yet confirmed.
         PendingReplace = b'E',
+        /// Status of an order answering an OrderMassStatusRequest (no change of state).
+        OrderStatus = b'I',
     }
 }
 
@@ -693,5 +695,132 @@ mod tests {
         assert!(<Option<OrdRejReason>>::check(&[255], "OrdRejReason").is_ok());
         assert_eq!(<Option<OrdRejReason>>::read(&[255]), None);
         assert!(OrdRejReason::check(&[255], "OrdRejReason").is_err());
+    }
+}
+
+sbe_enum! {
+    /// Outcome of one item of a batch, of a move or of an account request.
+    pub enum ItemStatus as "ItemStatus": uint8 (null 255) {
+        /// Accepted (by the gateway and, once sent, by the exchange).
+        Accepted = 0,
+        /// Rejected: see the reason, ExchangeCode and Text.
+        Rejected = 1,
+    }
+}
+
+sbe_enum! {
+    /// Scope of an OrderMassCancelRequest (FIX 530 MassCancelRequestType, a `char`; FIX values
+    /// where they fit, custom letters otherwise).
+    pub enum MassCancelRequestType as "MassCancelRequestType": char (null 0) {
+        /// Orders of one symbol (FIX '1' cancel orders for a security).
+        Symbol = b'1',
+        /// Every order of the account (FIX '7' cancel all orders).
+        Account = b'7',
+        /// Orders placed through this session (custom).
+        Session = b'S',
+        /// Orders of one side, optionally of one symbol (custom).
+        Side = b'D',
+    }
+}
+
+sbe_enum! {
+    /// Answer to an OrderMassCancelRequest (FIX 531 MassCancelResponse, a `char`): the scope
+    /// applied, or rejected.
+    pub enum MassCancelResponse as "MassCancelResponse": char (null 0) {
+        /// The request was rejected (see MassCancelRejectReason).
+        Rejected = b'0',
+        /// Orders of one symbol canceled.
+        Symbol = b'1',
+        /// Every order of the account canceled.
+        Account = b'7',
+        /// Orders of this session canceled.
+        Session = b'S',
+        /// Orders of one side canceled.
+        Side = b'D',
+    }
+}
+
+sbe_enum! {
+    /// Why an OrderMassCancelRequest was rejected (FIX 532 MassCancelRejectReason).
+    pub enum MassCancelRejectReason as "MassCancelRejectReason": uint8 (null 255) {
+        /// Mass cancel not supported for this scope.
+        NotSupported = 0,
+        /// Unknown symbol.
+        InvalidSecurity = 1,
+        /// Other reason (see Text).
+        Other = 99,
+        /// The exchange refused (see ExchangeCode and Text).
+        ExchangeReject = 100,
+        /// Outcome known: nothing was sent to the exchange.
+        NotApplied = 101,
+    }
+}
+
+sbe_enum! {
+    /// Scope of an OrderMassStatusRequest (FIX 585 MassStatusReqType).
+    pub enum MassStatusReqType as "MassStatusReqType": uint8 (null 255) {
+        /// Orders of one symbol (FIX 1 status for orders for a security).
+        Symbol = 1,
+        /// Every order of the account (FIX 7 status for all orders).
+        Account = 7,
+        /// Orders placed through this session (custom).
+        Session = 100,
+    }
+}
+
+sbe_enum! {
+    /// Position mode of the account (Bitget `holdMode`).
+    pub enum HoldMode as "HoldMode": uint8 (null 255) {
+        /// `one_way_mode`.
+        OneWay = 1,
+        /// `hedge_mode`.
+        Hedge = 2,
+    }
+}
+
+sbe_enum! {
+    /// Which operator/account request an AccountRequestReport answers.
+    pub enum AccountRequestType as "AccountRequestType": uint8 (null 255) {
+        /// SetLeverage.
+        SetLeverage = 1,
+        /// SetHoldMode.
+        SetHoldMode = 2,
+        /// MaxOpenAvailableRequest.
+        MaxOpenAvailable = 3,
+        /// AccountSettingsRequest.
+        AccountSettings = 4,
+    }
+}
+
+sbe_enum! {
+    /// The move-positions rule a MovePositions request broke (Bitget UTA §7 rules), or the
+    /// exchange's refusal.
+    pub enum MovePositionsRejectReason as "MovePositionsRejectReason": uint8 (null 255) {
+        /// The key is not the master account's.
+        NotMasterAccount = 1,
+        /// Only USDT and USDC futures can be moved.
+        CategoryNotAllowed = 2,
+        /// Only cross-margin positions can be moved.
+        NotCrossMargin = 3,
+        /// Within 5 minutes of a funding hour.
+        NearFundingTime = 4,
+        /// The source account's maintenance margin ratio is at or above 80 %.
+        SourceMmrTooHigh = 5,
+        /// Daily request limit reached.
+        DailyLimit = 6,
+        /// Less than the minimum interval since the previous move.
+        TooFrequent = 7,
+        /// More than 10 positions in one request.
+        TooManyPositions = 8,
+        /// FromUID equals ToUID, or a UID is not a sub-account of the master.
+        InvalidUid = 9,
+        /// No such position, or a quantity above the position's size.
+        InsufficientPosition = 10,
+        /// Other reason (see Text).
+        Other = 99,
+        /// The exchange refused (see ExchangeCode and Text).
+        ExchangeReject = 100,
+        /// Outcome known: nothing was sent to the exchange.
+        NotApplied = 101,
     }
 }
