@@ -136,6 +136,7 @@ fn exec_type_name(e: ExecType) -> &'static str {
         ExecType::PendingCancel => "PendingCancel",
         ExecType::Rejected => "Rejected",
         ExecType::PendingNew => "PendingNew",
+        ExecType::OrderStatus => "OrderStatus",
         ExecType::PendingReplace => "PendingReplace",
     }
 }

@@ -26,6 +26,45 @@ fn reencode(m: &Message<'_>) -> Vec<u8> {
         Message::ExecutionReport(d) => d.to_owned().encode_frame(&mut out),
         Message::OrderCancelReject(d) => d.to_owned().encode_frame(&mut out),
         Message::BusinessMessageReject(d) => d.to_owned().encode_frame(&mut out),
+        Message::NewOrderList(d) => {
+            let items = d.orders().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::OrderCancelReplaceList(d) => {
+            let items = d.orders().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::OrderCancelList(d) => {
+            let items = d.orders().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::ListStatus(d) => {
+            let items = d.orders().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::OrderMassCancelRequest(d) => d.to_owned().encode_frame(&mut out),
+        Message::OrderMassCancelReport(d) => d.to_owned().encode_frame(&mut out),
+        Message::OrderMassStatusRequest(d) => d.to_owned().encode_frame(&mut out),
+        Message::OrderMassStatusEnd(d) => d.to_owned().encode_frame(&mut out),
+        Message::MovePositions(d) => {
+            let items = d.positions().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::MovePositionsReport(d) => {
+            let items = d.results().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
+        Message::SetLeverage(d) => d.to_owned().encode_frame(&mut out),
+        Message::SetHoldMode(d) => d.to_owned().encode_frame(&mut out),
+        Message::MaxOpenAvailableRequest(d) => d.to_owned().encode_frame(&mut out),
+        Message::AccountSettingsRequest(d) => d.to_owned().encode_frame(&mut out),
+        Message::AccountRequestReport(d) => d.to_owned().encode_frame(&mut out),
+        Message::PositionReport(d) => d.to_owned().encode_frame(&mut out),
+        Message::AccountBalanceReport(d) => d.to_owned().encode_frame(&mut out),
+        Message::RateBudgetReport(d) => {
+            let items = d.buckets().iter().map(|e| e.to_owned());
+            d.to_owned().encode_frame(items, &mut out).unwrap();
+        }
     }
     out.split_off(SOFH_LEN)
 }
@@ -45,33 +84,42 @@ fn check_payload(payload: &[u8]) {
     }
 }
 
+/// Repairs the fields of one block (valid enum values, exponents in range, ASCII text) so that
+/// decoding goes deep; each field is left raw when its choice byte is a multiple of ten.
+fn repair(fields: &[sbe::FieldMeta], block: &mut [u8], choices: &[u8]) {
+    for (f, &c) in fields.iter().zip(choices.iter().cycle()) {
+        if c % 10 == 0 {
+            continue; // left raw
+        }
+        let bytes = &mut block[f.offset..f.offset + f.size];
+        if let Some(e) = ENUMS.iter().find(|e| e.name == f.xml_type) {
+            bytes[0] = e.values[c as usize % e.values.len()].1;
+        } else if f.xml_type == "Decimal64" {
+            bytes[8] = ((c % 37) as i8 - 18) as u8;
+        } else if f.xml_type == "Symbol" || f.xml_type == "Text" {
+            for b in bytes.iter_mut() {
+                *b &= 0x7F;
+            }
+        }
+    }
+}
+
 /// A payload with a valid header for a known template and a random block, mostly repaired
-/// field by field (valid enum values, exponents in range, ASCII text) so that decoding goes deep
-/// and often succeeds; each field is left raw one time in ten.
+/// field by field so that decoding goes deep and often succeeds; for a message with a repeating
+/// group, a dimension (mostly valid: entry block length plus 0..3, 0..4 entries; sometimes a
+/// random count or block length) and repaired entries follow.
 fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
     (
         0..MESSAGES.len(),
         0u16..4,
         proptest::collection::vec(any::<u8>(), 260),
         proptest::collection::vec(any::<u8>(), 32),
+        (0u16..4, 0u16..5, any::<u8>(), any::<u16>()),
+        proptest::collection::vec(any::<u8>(), 4 * 200),
     )
-        .prop_map(|(i, extra, mut block, choices)| {
+        .prop_map(|(i, extra, mut block, choices, (gextra, count, mode, raw), mut entries)| {
             let meta = &MESSAGES[i];
-            for (f, &c) in meta.fields.iter().zip(choices.iter().cycle()) {
-                if c % 10 == 0 {
-                    continue; // left raw
-                }
-                let bytes = &mut block[f.offset..f.offset + f.size];
-                if let Some(e) = ENUMS.iter().find(|e| e.name == f.xml_type) {
-                    bytes[0] = e.values[c as usize % e.values.len()].1;
-                } else if f.xml_type == "Decimal64" {
-                    bytes[8] = ((c % 37) as i8 - 18) as u8;
-                } else if f.xml_type == "Symbol" || f.xml_type == "Text" {
-                    for b in bytes.iter_mut() {
-                        *b &= 0x7F;
-                    }
-                }
-            }
+            repair(meta.fields, &mut block, &choices);
             block.truncate(meta.block_length as usize + extra as usize);
             let mut p = Vec::new();
             p.extend_from_slice(&(meta.block_length + extra).to_le_bytes());
@@ -79,6 +127,23 @@ fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
             p.extend_from_slice(&sbe::SCHEMA_ID.to_le_bytes());
             p.extend_from_slice(&0u16.to_le_bytes());
             p.extend_from_slice(&block);
+            for g in meta.groups {
+                let bl = g.block_length + gextra;
+                let (dim_bl, dim_count) = match mode % 16 {
+                    0 => (bl, raw),
+                    1 => (raw % (bl + 1), count),
+                    _ => (bl, count),
+                };
+                p.extend_from_slice(&dim_bl.to_le_bytes());
+                p.extend_from_slice(&dim_count.to_le_bytes());
+                for (k, e) in entries.chunks_mut(200).take(count as usize).enumerate() {
+                    repair(g.fields, e, &choices[k..]);
+                    p.extend_from_slice(&e[..bl as usize]);
+                }
+            }
+            if mode % 16 == 2 {
+                p.truncate(p.len().saturating_sub(1 + raw as usize % 8));
+            }
             p
         })
 }
@@ -100,7 +165,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
     #[test]
-    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+    fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..600)) {
         let _ = peek_frame(&bytes, DEFAULT_MAX_FRAME_LEN);
         let _ = peek_frame(&bytes, 0);
         check_payload(&bytes);

@@ -311,20 +311,5 @@ impl StrategyClient {
 }
 
 fn template_of(m: &Message<'_>) -> u16 {
-    match m {
-        Message::Negotiate(_) => 1,
-        Message::NegotiationResponse(_) => 2,
-        Message::NegotiationReject(_) => 3,
-        Message::Establish(_) => 4,
-        Message::EstablishmentAck(_) => 5,
-        Message::EstablishmentReject(_) => 6,
-        Message::Sequence(_) => 7,
-        Message::Terminate(_) => 8,
-        Message::NewOrderSingle(_) => 101,
-        Message::OrderCancelRequest(_) => 102,
-        Message::OrderCancelReplaceRequest(_) => 103,
-        Message::ExecutionReport(_) => 104,
-        Message::OrderCancelReject(_) => 105,
-        Message::BusinessMessageReject(_) => 106,
-    }
+    m.template_id()
 }

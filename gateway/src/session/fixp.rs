@@ -262,13 +262,21 @@ impl FixpSession {
                 | Message::OrderCancelReplaceRequest(_)),
             ) => SessionAction::Application(m),
             (SessionState::Established, other) => {
+                // Issue-4 requests (batches, mass actions, moves, account requests) decode but
+                // are not implemented by the gateway yet: refused like gateway-to-strategy
+                // messages, so that the behaviour stays defined.
+                let text = if other.template_id() >= codec::sbe::NewOrderList::TEMPLATE_ID {
+                    "message not supported by this gateway yet"
+                } else {
+                    "message not accepted from a strategy"
+                };
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
                     exchange_code: 0,
                     ref_msg_type: message_template(&other),
                     business_reject_reason: BusinessRejectReason::UnsupportedMessageType,
-                    text: Text::new("message not accepted from a strategy"),
+                    text: Text::new(text),
                 }))
             }
             (SessionState::AwaitNegotiate, _) => {
@@ -361,26 +369,13 @@ impl FixpSession {
 }
 
 fn template_id_is_known(template_id: u16) -> bool {
-    matches!(template_id, 1..=8 | 101..=106)
+    codec::sbe::MESSAGES
+        .iter()
+        .any(|m| m.template_id == template_id)
 }
 
 fn message_template(m: &Message<'_>) -> u16 {
-    match m {
-        Message::Negotiate(_) => codec::sbe::Negotiate::TEMPLATE_ID,
-        Message::NegotiationResponse(_) => codec::sbe::NegotiationResponse::TEMPLATE_ID,
-        Message::NegotiationReject(_) => codec::sbe::NegotiationReject::TEMPLATE_ID,
-        Message::Establish(_) => codec::sbe::Establish::TEMPLATE_ID,
-        Message::EstablishmentAck(_) => codec::sbe::EstablishmentAck::TEMPLATE_ID,
-        Message::EstablishmentReject(_) => codec::sbe::EstablishmentReject::TEMPLATE_ID,
-        Message::Sequence(_) => codec::sbe::Sequence::TEMPLATE_ID,
-        Message::Terminate(_) => codec::sbe::Terminate::TEMPLATE_ID,
-        Message::NewOrderSingle(_) => codec::sbe::NewOrderSingle::TEMPLATE_ID,
-        Message::OrderCancelRequest(_) => codec::sbe::OrderCancelRequest::TEMPLATE_ID,
-        Message::OrderCancelReplaceRequest(_) => codec::sbe::OrderCancelReplaceRequest::TEMPLATE_ID,
-        Message::ExecutionReport(_) => codec::sbe::ExecutionReport::TEMPLATE_ID,
-        Message::OrderCancelReject(_) => codec::sbe::OrderCancelReject::TEMPLATE_ID,
-        Message::BusinessMessageReject(_) => codec::sbe::BusinessMessageReject::TEMPLATE_ID,
-    }
+    m.template_id()
 }
 
 #[cfg(test)]
