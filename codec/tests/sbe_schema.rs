@@ -137,11 +137,52 @@ struct XmlField {
     optional: bool,
 }
 
+struct XmlGroup {
+    name: String,
+    id: u16,
+    block_length: usize,
+    fields: Vec<XmlField>,
+}
+
 struct XmlMessage {
     name: String,
     id: u16,
     block_length: usize,
     fields: Vec<XmlField>,
+    groups: Vec<XmlGroup>,
+}
+
+/// The fields of a block (root or group entry) with offsets computed from the XML types and
+/// checked against the explicit `offset` attributes; returns them and the block length.
+fn block_fields(s: &Schema, owner: &str, parent: Node) -> (Vec<XmlField>, usize) {
+    let mut offset = 0;
+    let mut fields = Vec::new();
+    for f in elements(parent, "field") {
+        let fname = attr(f, "name").to_string();
+        let tname = attr(f, "type");
+        let ty = s
+            .types
+            .get(tname)
+            .unwrap_or_else(|| panic!("{owner}.{fname}: unknown type {tname}"));
+        if let Some(explicit) = f.attribute("offset") {
+            assert_eq!(
+                explicit.parse::<usize>().unwrap(),
+                offset,
+                "{owner}.{fname}: explicit offset differs from the computed one"
+            );
+        }
+        let size = ty.size();
+        fields.push(XmlField {
+            name: fname,
+            id: attr(f, "id").parse().unwrap(),
+            offset,
+            size,
+            xml_type: tname.to_string(),
+            optional: f.attribute("presence") == Some("optional"),
+        });
+        offset += size;
+    }
+    (fields, offset)
 }
 
 fn messages(s: &Schema) -> Vec<XmlMessage> {
@@ -155,38 +196,20 @@ fn messages(s: &Schema) -> Vec<XmlMessage> {
                 !attr(m, "description").trim().is_empty(),
                 "{name}: description"
             );
-            assert_eq!(
-                elements(m, "group").count() + elements(m, "data").count(),
-                0,
-                "{name}: version 0 has fixed blocks only"
-            );
-            let mut offset = 0;
-            let mut fields = Vec::new();
-            for f in elements(m, "field") {
-                let fname = attr(f, "name").to_string();
-                let tname = attr(f, "type");
-                let ty = s
-                    .types
-                    .get(tname)
-                    .unwrap_or_else(|| panic!("{name}.{fname}: unknown type {tname}"));
-                if let Some(explicit) = f.attribute("offset") {
-                    assert_eq!(
-                        explicit.parse::<usize>().unwrap(),
-                        offset,
-                        "{name}.{fname}: explicit offset differs from the computed one"
-                    );
-                }
-                let size = ty.size();
-                fields.push(XmlField {
-                    name: fname,
-                    id: attr(f, "id").parse().unwrap(),
-                    offset,
-                    size,
-                    xml_type: tname.to_string(),
-                    optional: f.attribute("presence") == Some("optional"),
-                });
-                offset += size;
+            assert_eq!(elements(m, "data").count(), 0, "{name}: no var data");
+            // SBE 1.0: the root fields, then the groups (no field after a group).
+            let kinds: Vec<&str> = m
+                .children()
+                .filter(|c| c.is_element())
+                .map(|c| c.tag_name().name())
+                .collect();
+            if let Some(first_group) = kinds.iter().position(|k| *k == "group") {
+                assert!(
+                    kinds[first_group..].iter().all(|k| *k == "group"),
+                    "{name}: a field follows a group"
+                );
             }
+            let (fields, offset) = block_fields(s, &name, m);
             if let Some(bl) = m.attribute("blockLength") {
                 assert_eq!(
                     bl.parse::<usize>().unwrap(),
@@ -194,17 +217,70 @@ fn messages(s: &Schema) -> Vec<XmlMessage> {
                     "{name}: blockLength attribute differs from the sum of the field sizes"
                 );
             }
+            let groups = elements(m, "group")
+                .map(|g| {
+                    let gname = attr(g, "name").to_string();
+                    let owner = format!("{name}.{gname}");
+                    assert_eq!(
+                        g.attribute("dimensionType").unwrap_or("groupSizeEncoding"),
+                        "groupSizeEncoding",
+                        "{owner}: dimensionType"
+                    );
+                    assert!(!attr(g, "description").trim().is_empty(), "{owner}: description");
+                    assert_eq!(elements(g, "group").count(), 0, "{owner}: nested groups");
+                    assert_eq!(elements(g, "data").count(), 0, "{owner}: var data");
+                    let (fields, len) = block_fields(s, &owner, g);
+                    assert_eq!(
+                        attr(g, "blockLength").parse::<usize>().unwrap(),
+                        len,
+                        "{owner}: blockLength attribute differs from the sum of the field sizes"
+                    );
+                    XmlGroup {
+                        name: gname,
+                        id: attr(g, "id").parse().unwrap(),
+                        block_length: len,
+                        fields,
+                    }
+                })
+                .collect();
             XmlMessage {
                 name,
                 id: attr(m, "id").parse().unwrap(),
                 block_length: offset,
                 fields,
+                groups,
             }
         })
         .collect()
 }
 
-fn rust_fields(fields: &[FieldMeta]) -> Vec<(String, usize, usize, String, bool)> {
+/// (name, id, entry block length, fields) of a message's groups, from the XML.
+fn xml_groups(m: &XmlMessage) -> Vec<(String, u16, usize, Vec<FieldTuple>)> {
+    m.groups
+        .iter()
+        .map(|g| (g.name.clone(), g.id, g.block_length, xml_fields(&g.fields)))
+        .collect()
+}
+
+/// The same from the codec's `GROUPS` table.
+fn rust_groups(groups: &[sbe::GroupMeta]) -> Vec<(String, u16, usize, Vec<FieldTuple>)> {
+    groups
+        .iter()
+        .map(|g| {
+            (
+                g.name.to_string(),
+                g.id,
+                g.block_length as usize,
+                rust_fields(g.fields),
+            )
+        })
+        .collect()
+}
+
+/// (name, offset, size, XML type, optional) of one field.
+type FieldTuple = (String, usize, usize, String, bool);
+
+fn rust_fields(fields: &[FieldMeta]) -> Vec<FieldTuple> {
     fields
         .iter()
         .map(|f| {
@@ -219,7 +295,7 @@ fn rust_fields(fields: &[FieldMeta]) -> Vec<(String, usize, usize, String, bool)
         .collect()
 }
 
-fn xml_fields(fields: &[XmlField]) -> Vec<(String, usize, usize, String, bool)> {
+fn xml_fields(fields: &[XmlField]) -> Vec<FieldTuple> {
     fields
         .iter()
         .map(|f| {
@@ -283,6 +359,23 @@ fn header_decimal_and_char_arrays_match_the_codec() {
     assert_eq!(header, expected);
     assert_eq!(s.types["messageHeader"].size(), sbe::HEADER_LEN);
 
+    // SBE 1.0 group dimension: blockLength u16, numInGroup u16, as the codec reads and writes.
+    let dim: Vec<_> = parts("groupSizeEncoding")
+        .into_iter()
+        .map(|(n, p, _)| (n, p))
+        .collect();
+    assert_eq!(
+        dim,
+        vec![
+            ("blockLength".to_string(), "uint16".to_string()),
+            ("numInGroup".to_string(), "uint16".to_string()),
+        ]
+    );
+    assert_eq!(
+        s.types["groupSizeEncoding"].size(),
+        sbe::group::GROUP_HEADER_LEN
+    );
+
     assert_eq!(
         parts("Decimal64"),
         vec![
@@ -319,92 +412,53 @@ fn every_message_matches_its_rust_table() {
     let s = parse(&doc);
     let xml = messages(&s);
 
-    // Each message of the codec, by its own constants.
-    let rust: Vec<(&str, u16, u16, &[FieldMeta])> = vec![
-        (
-            "Negotiate",
-            sbe::Negotiate::TEMPLATE_ID,
-            sbe::Negotiate::BLOCK_LENGTH,
-            sbe::NEGOTIATE_FIELDS,
-        ),
-        (
-            "NegotiationResponse",
-            sbe::NegotiationResponse::TEMPLATE_ID,
-            sbe::NegotiationResponse::BLOCK_LENGTH,
-            sbe::NEGOTIATION_RESPONSE_FIELDS,
-        ),
-        (
-            "NegotiationReject",
-            sbe::NegotiationReject::TEMPLATE_ID,
-            sbe::NegotiationReject::BLOCK_LENGTH,
-            sbe::NEGOTIATION_REJECT_FIELDS,
-        ),
-        (
-            "Establish",
-            sbe::Establish::TEMPLATE_ID,
-            sbe::Establish::BLOCK_LENGTH,
-            sbe::ESTABLISH_FIELDS,
-        ),
-        (
-            "EstablishmentAck",
-            sbe::EstablishmentAck::TEMPLATE_ID,
-            sbe::EstablishmentAck::BLOCK_LENGTH,
-            sbe::ESTABLISHMENT_ACK_FIELDS,
-        ),
-        (
-            "EstablishmentReject",
-            sbe::EstablishmentReject::TEMPLATE_ID,
-            sbe::EstablishmentReject::BLOCK_LENGTH,
-            sbe::ESTABLISHMENT_REJECT_FIELDS,
-        ),
-        (
-            "Sequence",
-            sbe::Sequence::TEMPLATE_ID,
-            sbe::Sequence::BLOCK_LENGTH,
-            sbe::SEQUENCE_FIELDS,
-        ),
-        (
-            "Terminate",
-            sbe::Terminate::TEMPLATE_ID,
-            sbe::Terminate::BLOCK_LENGTH,
-            sbe::TERMINATE_FIELDS,
-        ),
-        (
-            "NewOrderSingle",
-            sbe::NewOrderSingle::TEMPLATE_ID,
-            sbe::NewOrderSingle::BLOCK_LENGTH,
-            sbe::NEW_ORDER_SINGLE_FIELDS,
-        ),
-        (
-            "OrderCancelRequest",
-            sbe::OrderCancelRequest::TEMPLATE_ID,
-            sbe::OrderCancelRequest::BLOCK_LENGTH,
-            sbe::ORDER_CANCEL_REQUEST_FIELDS,
-        ),
-        (
-            "OrderCancelReplaceRequest",
-            sbe::OrderCancelReplaceRequest::TEMPLATE_ID,
-            sbe::OrderCancelReplaceRequest::BLOCK_LENGTH,
-            sbe::ORDER_CANCEL_REPLACE_REQUEST_FIELDS,
-        ),
-        (
-            "ExecutionReport",
-            sbe::ExecutionReport::TEMPLATE_ID,
-            sbe::ExecutionReport::BLOCK_LENGTH,
-            sbe::EXECUTION_REPORT_FIELDS,
-        ),
-        (
-            "OrderCancelReject",
-            sbe::OrderCancelReject::TEMPLATE_ID,
-            sbe::OrderCancelReject::BLOCK_LENGTH,
-            sbe::ORDER_CANCEL_REJECT_FIELDS,
-        ),
-        (
-            "BusinessMessageReject",
-            sbe::BusinessMessageReject::TEMPLATE_ID,
-            sbe::BusinessMessageReject::BLOCK_LENGTH,
-            sbe::BUSINESS_MESSAGE_REJECT_FIELDS,
-        ),
+    // Each message of the codec, by its own constants (written out by name, independently of
+    // the `sbe::MESSAGES` registry that is compared below).
+    macro_rules! table {
+        ($($T:ident = $F:ident),+ $(,)?) => {
+            vec![$((
+                stringify!($T),
+                sbe::$T::TEMPLATE_ID,
+                sbe::$T::BLOCK_LENGTH,
+                sbe::$F,
+                sbe::$T::GROUPS,
+            )),+]
+        };
+    }
+    #[allow(clippy::type_complexity)]
+    let rust: Vec<(&str, u16, u16, &[FieldMeta], &[sbe::GroupMeta])> = table![
+        Negotiate = NEGOTIATE_FIELDS,
+        NegotiationResponse = NEGOTIATION_RESPONSE_FIELDS,
+        NegotiationReject = NEGOTIATION_REJECT_FIELDS,
+        Establish = ESTABLISH_FIELDS,
+        EstablishmentAck = ESTABLISHMENT_ACK_FIELDS,
+        EstablishmentReject = ESTABLISHMENT_REJECT_FIELDS,
+        Sequence = SEQUENCE_FIELDS,
+        Terminate = TERMINATE_FIELDS,
+        NewOrderSingle = NEW_ORDER_SINGLE_FIELDS,
+        OrderCancelRequest = ORDER_CANCEL_REQUEST_FIELDS,
+        OrderCancelReplaceRequest = ORDER_CANCEL_REPLACE_REQUEST_FIELDS,
+        ExecutionReport = EXECUTION_REPORT_FIELDS,
+        OrderCancelReject = ORDER_CANCEL_REJECT_FIELDS,
+        BusinessMessageReject = BUSINESS_MESSAGE_REJECT_FIELDS,
+        NewOrderList = NEW_ORDER_LIST_FIELDS,
+        OrderCancelReplaceList = ORDER_CANCEL_REPLACE_LIST_FIELDS,
+        OrderCancelList = ORDER_CANCEL_LIST_FIELDS,
+        ListStatus = LIST_STATUS_FIELDS,
+        OrderMassCancelRequest = ORDER_MASS_CANCEL_REQUEST_FIELDS,
+        OrderMassCancelReport = ORDER_MASS_CANCEL_REPORT_FIELDS,
+        OrderMassStatusRequest = ORDER_MASS_STATUS_REQUEST_FIELDS,
+        OrderMassStatusEnd = ORDER_MASS_STATUS_END_FIELDS,
+        MovePositions = MOVE_POSITIONS_FIELDS,
+        MovePositionsReport = MOVE_POSITIONS_REPORT_FIELDS,
+        SetLeverage = SET_LEVERAGE_FIELDS,
+        SetHoldMode = SET_HOLD_MODE_FIELDS,
+        MaxOpenAvailableRequest = MAX_OPEN_AVAILABLE_REQUEST_FIELDS,
+        AccountSettingsRequest = ACCOUNT_SETTINGS_REQUEST_FIELDS,
+        AccountRequestReport = ACCOUNT_REQUEST_REPORT_FIELDS,
+        PositionReport = POSITION_REPORT_FIELDS,
+        AccountBalanceReport = ACCOUNT_BALANCE_REPORT_FIELDS,
+        RateBudgetReport = RATE_BUDGET_REPORT_FIELDS,
     ];
 
     let xml_by_name: BTreeMap<&str, &XmlMessage> =
@@ -417,7 +471,7 @@ fn every_message_matches_its_rust_table() {
     let ids: BTreeSet<u16> = xml.iter().map(|m| m.id).collect();
     assert_eq!(ids.len(), xml.len(), "duplicate template ids in XML");
 
-    for (name, template_id, block_length, fields) in &rust {
+    for (name, template_id, block_length, fields, groups) in &rust {
         let m = xml_by_name
             .get(name)
             .unwrap_or_else(|| panic!("Rust message {name} is not in the XML"));
@@ -427,6 +481,7 @@ fn every_message_matches_its_rust_table() {
             "{name}: block length"
         );
         assert_eq!(xml_fields(&m.fields), rust_fields(fields), "{name}: fields");
+        assert_eq!(xml_groups(m), rust_groups(groups), "{name}: groups");
     }
     // The codec's registry (what `decode` dispatches on) is the same list, both ways.
     let rust_names: BTreeSet<&str> = rust.iter().map(|r| r.0).collect();
@@ -444,6 +499,20 @@ fn every_message_matches_its_rust_table() {
             "{}",
             meta.name
         );
+        assert_eq!(xml_groups(m), rust_groups(meta.groups), "{}", meta.name);
+    }
+    // Every issue-4 batch message has its group; new templates are 107 and above.
+    for name in [
+        "NewOrderList",
+        "OrderCancelReplaceList",
+        "OrderCancelList",
+        "ListStatus",
+        "MovePositions",
+        "MovePositionsReport",
+        "RateBudgetReport",
+    ] {
+        assert_eq!(xml_by_name[name].groups.len(), 1, "{name}: one group");
+        assert!(xml_by_name[name].id >= 107, "{name}: template id");
     }
 }
 
@@ -479,28 +548,53 @@ fn field_ids_are_fix_tags_or_custom() {
         ("RefSeqNum", 45),
         ("RefMsgType", 372),
         ("BusinessRejectRefID", 379),
+        ("ListID", 66),
+        ("Quantity", 53),
+        ("LastFragment", 893),
+        ("MassCancelRequestType", 530),
+        ("MassCancelResponse", 531),
+        ("MassCancelRejectReason", 532),
+        ("TotalAffectedOrders", 533),
+        ("MassStatusReqID", 584),
+        ("MassStatusReqType", 585),
+        ("TotNumReports", 911),
+        ("PosReqID", 710),
     ]
     .into_iter()
     .collect();
     // The same id always means the same (name, type), and the reverse.
     let mut by_id: HashMap<u16, (String, String)> = HashMap::new();
     let mut by_field: HashMap<(String, String), u16> = HashMap::new();
-    for m in messages(&s) {
+    // FIX NoXxx tags of the groups; custom groups are 5000 and above.
+    let fix_groups: HashMap<&str, u16> = [("Orders", 73)].into_iter().collect();
+    let mut blocks: Vec<(String, &[XmlField])> = Vec::new();
+    let all = messages(&s);
+    for m in &all {
+        blocks.push((m.name.clone(), &m.fields));
+        for g in &m.groups {
+            match fix_groups.get(g.name.as_str()) {
+                Some(&tag) => assert_eq!(g.id, tag, "{}.{}: FIX NoXxx tag", m.name, g.name),
+                None => assert!(g.id >= 5000, "{}.{}: custom group id", m.name, g.name),
+            }
+            blocks.push((format!("{}.{}", m.name, g.name), &g.fields));
+        }
+    }
+    for (name, fields) in blocks {
         let mut seen = BTreeSet::new();
-        for f in &m.fields {
+        for f in fields {
             assert!(
                 seen.insert(f.id),
                 "{}.{}: duplicate id {}",
-                m.name,
+                name,
                 f.name,
                 f.id
             );
             match fix_tags.get(f.name.as_str()) {
-                Some(&tag) => assert_eq!(f.id, tag, "{}.{}: FIX tag", m.name, f.name),
+                Some(&tag) => assert_eq!(f.id, tag, "{}.{}: FIX tag", name, f.name),
                 None => assert!(
                     f.id >= 5000,
                     "{}.{}: custom id {} < 5000",
-                    m.name,
+                    name,
                     f.name,
                     f.id
                 ),
