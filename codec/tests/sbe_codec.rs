@@ -497,3 +497,702 @@ fn encode_into_a_short_slice_panics() {
     let mut buf = [0u8; 20];
     nos().encode(&mut buf);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Issue 4: fixed-block messages 111–124 and the messages with a repeating group.
+// ---------------------------------------------------------------------------------------------
+
+#[test]
+fn issue4_fixed_messages_round_trip() {
+    round_trip!(
+        OrderMassCancelRequest {
+            cl_ord_id: 9,
+            transact_time: 10,
+            symbol: sym("ETHUSDT"),
+            mass_cancel_request_type: MassCancelRequestType::Side,
+            category: Some(Category::UsdtFutures),
+            side: Some(Side::Buy),
+        },
+        OrderMassCancelRequest
+    );
+    round_trip!(
+        OrderMassCancelRequest {
+            cl_ord_id: 9,
+            transact_time: 10,
+            symbol: Symbol::EMPTY,
+            mass_cancel_request_type: MassCancelRequestType::Account,
+            category: None,
+            side: None,
+        },
+        OrderMassCancelRequest
+    );
+    round_trip!(
+        OrderMassCancelReport {
+            cl_ord_id: 9,
+            transact_time: 11,
+            total_affected_orders: 17,
+            exchange_code: 0,
+            mass_cancel_request_type: MassCancelRequestType::Session,
+            mass_cancel_response: MassCancelResponse::Session,
+            mass_cancel_reject_reason: None,
+            text: Text::new(""),
+        },
+        OrderMassCancelReport
+    );
+    round_trip!(
+        OrderMassCancelReport {
+            cl_ord_id: 9,
+            transact_time: 11,
+            total_affected_orders: 0,
+            exchange_code: 40034,
+            mass_cancel_request_type: MassCancelRequestType::Symbol,
+            mass_cancel_response: MassCancelResponse::Rejected,
+            mass_cancel_reject_reason: Some(MassCancelRejectReason::ExchangeReject),
+            text: Text::new("param error"),
+        },
+        OrderMassCancelReport
+    );
+    round_trip!(
+        OrderMassStatusRequest {
+            mass_status_req_id: 5,
+            transact_time: 6,
+            symbol: sym("BTCUSDT"),
+            mass_status_req_type: MassStatusReqType::Symbol,
+            category: Some(Category::Spot),
+            refresh_from_exchange: BoolFlag::Yes,
+        },
+        OrderMassStatusRequest
+    );
+    round_trip!(
+        OrderMassStatusEnd {
+            mass_status_req_id: 5,
+            transact_time: 7,
+            tot_num_reports: 3,
+            exchange_code: 0,
+            request_status: ItemStatus::Accepted,
+            text: Text::new(""),
+        },
+        OrderMassStatusEnd
+    );
+    round_trip!(
+        SetLeverage {
+            request_id: 1,
+            transact_time: 2,
+            symbol: sym("BTCUSDT"),
+            coin: Symbol::EMPTY,
+            leverage: dec("12.5"),
+            category: Category::UsdtFutures,
+            pos_side: PosSide::Long,
+        },
+        SetLeverage
+    );
+    round_trip!(
+        SetHoldMode {
+            request_id: 1,
+            transact_time: 2,
+            hold_mode: HoldMode::Hedge,
+        },
+        SetHoldMode
+    );
+    round_trip!(
+        MaxOpenAvailableRequest {
+            request_id: 3,
+            transact_time: 4,
+            price: Some(dec("65000.5")),
+            order_qty: None,
+            symbol: sym("BTCUSDT"),
+            category: Category::UsdcFutures,
+            side: Side::Sell,
+            ord_type: OrdType::Limit,
+        },
+        MaxOpenAvailableRequest
+    );
+    round_trip!(
+        AccountSettingsRequest {
+            request_id: 3,
+            transact_time: 4,
+            symbol: Symbol::EMPTY,
+            category: None,
+        },
+        AccountSettingsRequest
+    );
+    round_trip!(
+        AccountRequestReport {
+            request_id: 3,
+            transact_time: 5,
+            exchange_code: 0,
+            account_request_type: AccountRequestType::MaxOpenAvailable,
+            request_status: ItemStatus::Accepted,
+            hold_mode: Some(HoldMode::OneWay),
+            leverage: None,
+            available: Some(dec("99.97860095")),
+            max_buy_open: Some(dec("0.0152")),
+            max_sell_open: Some(dec("0.0151")),
+            symbol: sym("BTCUSDT"),
+            category: Some(Category::UsdtFutures),
+            text: Text::new(""),
+        },
+        AccountRequestReport
+    );
+    round_trip!(
+        PositionReport {
+            pos_req_id: 0,
+            transact_time: 1_758_186_381_497_000_000,
+            symbol: sym("BTCUSDT"),
+            category: Category::UsdtFutures,
+            pos_side: PosSide::Short,
+            hold_mode: Some(HoldMode::Hedge),
+            position_size: dec("0.0002"),
+            avg_px: Some(dec("117066.1")),
+            unrealised_pnl: Some(dec("-0.01122")),
+            realised_pnl: Some(dec("0")),
+            leverage: Some(dec("10")),
+            mark_price: Some(dec("117122.2")),
+            liquidation_price: None,
+        },
+        PositionReport
+    );
+    round_trip!(
+        AccountBalanceReport {
+            transact_time: 1,
+            coin: sym("USDT"),
+            equity: dec("99.97860095"),
+            balance: dec("99.97860095"),
+            available: dec("99.97860095"),
+            locked: dec("0"),
+            unrealised_pnl: None,
+        },
+        AccountBalanceReport
+    );
+    let mut status = er();
+    status.exec_type = ExecType::OrderStatus;
+    status.ord_status = OrdStatus::New;
+    round_trip!(status, ExecutionReport);
+}
+
+fn nol_entry(i: u64) -> NewOrderListEntry {
+    NewOrderListEntry {
+        cl_ord_id: 1000 + i,
+        price: if i % 2 == 0 { Some(dec("117066.1")) } else { None },
+        order_qty: dec("0.0002"),
+        symbol: sym("BTCUSDT"),
+        category: Category::UsdtFutures,
+        side: if i % 2 == 0 { Side::Buy } else { Side::Sell },
+        ord_type: if i % 2 == 0 { OrdType::Limit } else { OrdType::Market },
+        time_in_force: TimeInForce::Gtc,
+        pos_side: PosSide::None,
+        reduce_only: BoolFlag::No,
+        stp_mode: StpMode::Default,
+    }
+}
+
+fn list_status_entry(i: u64) -> ListStatusEntry {
+    ListStatusEntry {
+        cl_ord_id: 1000 + i,
+        order_id: if i == 7 { 0 } else { 1_354_237_910_000 + i },
+        exchange_code: if i == 7 { 45110 } else { 0 },
+        item_status: if i == 7 {
+            ItemStatus::Rejected
+        } else {
+            ItemStatus::Accepted
+        },
+        ord_rej_reason: if i == 7 {
+            Some(OrdRejReason::ExchangeReject)
+        } else {
+            None
+        },
+        text: Text::new(if i == 7 { "less than the minimum amount 5 USDT" } else { "" }),
+    }
+}
+
+/// encode_frame(root, entries) → peek_frame → decode; checks root and entries; returns the
+/// frame.
+macro_rules! group_round_trip {
+    ($root:expr, $Variant:ident, $group:ident, $entries:expr) => {{
+        let root = $root;
+        let entries: Vec<_> = $entries;
+        let frame = frame_of(|out| {
+            root.encode_frame(entries.iter().copied(), out).unwrap();
+        });
+        let entry_len = $Variant::GROUPS[0].block_length as usize;
+        assert_eq!(
+            frame.len(),
+            SOFH_LEN + HEADER_LEN + $Variant::BLOCK_LENGTH as usize + 4 + entries.len() * entry_len
+        );
+        let payload = &frame[SOFH_LEN..];
+        match decode(payload).unwrap() {
+            Message::$Variant(d) => {
+                assert_eq!(d.to_owned(), root);
+                let g = d.$group();
+                assert_eq!(g.len(), entries.len());
+                assert_eq!(g.is_empty(), entries.is_empty());
+                assert_eq!(g.iter().len(), entries.len());
+                let got: Vec<_> = g.iter().map(|e| e.to_owned()).collect();
+                assert_eq!(got, entries);
+                assert_eq!(g.to_vec(), entries);
+                assert!(g.get(entries.len()).is_none());
+            }
+            other => panic!("decoded as {}", other.name()),
+        }
+        frame
+    }};
+}
+
+#[test]
+fn group_messages_round_trip() {
+    let root = NewOrderList {
+        list_id: 77,
+        transact_time: 1,
+    };
+    for n in [0u64, 1, 3, 20, 45] {
+        group_round_trip!(root, NewOrderList, orders, (0..n).map(nol_entry).collect());
+    }
+    group_round_trip!(
+        OrderCancelReplaceList {
+            list_id: 78,
+            transact_time: 2
+        },
+        OrderCancelReplaceList,
+        orders,
+        (0..25u64)
+            .map(|i| OrderCancelReplaceListEntry {
+                cl_ord_id: 2000 + i,
+                orig_cl_ord_id: 1000 + i,
+                price: Some(dec("117000")),
+                order_qty: if i == 3 { None } else { Some(dec("0.001")) },
+                symbol: sym("BTCUSDT"),
+                category: Category::UsdtFutures,
+                side: Side::Buy,
+                auto_cancel: BoolFlag::Yes,
+            })
+            .collect()
+    );
+    group_round_trip!(
+        OrderCancelList {
+            list_id: 79,
+            transact_time: 3
+        },
+        OrderCancelList,
+        orders,
+        (0..45u64)
+            .map(|i| OrderCancelListEntry {
+                cl_ord_id: 3000 + i,
+                orig_cl_ord_id: 1000 + i,
+                symbol: sym("ETHUSDT"),
+                category: Category::Spot,
+                side: Side::Sell,
+            })
+            .collect()
+    );
+    group_round_trip!(
+        ListStatus {
+            list_id: 77,
+            transact_time: 4,
+            ref_msg_type: NewOrderList::TEMPLATE_ID,
+            last_fragment: BoolFlag::Yes,
+        },
+        ListStatus,
+        orders,
+        (0..45u64).map(list_status_entry).collect()
+    );
+    group_round_trip!(
+        MovePositions {
+            move_positions_id: 5,
+            transact_time: 6,
+            from_uid: 1_111_111_111,
+            to_uid: 2_222_222_222,
+            category: Category::UsdtFutures,
+        },
+        MovePositions,
+        positions,
+        (0..10u64)
+            .map(|i| MovePositionsEntry {
+                symbol: sym(if i % 2 == 0 { "BTCUSDT" } else { "ETHUSDT" }),
+                side: Side::Buy,
+                quantity: Decimal::new(i as i64 + 1, -3).unwrap(),
+            })
+            .collect()
+    );
+    group_round_trip!(
+        MovePositionsReport {
+            move_positions_id: 5,
+            transact_time: 7,
+            exchange_code: 0,
+            request_status: ItemStatus::Accepted,
+            move_reject_reason: None,
+            text: Text::new(""),
+        },
+        MovePositionsReport,
+        results,
+        vec![
+            MovePositionsReportEntry {
+                symbol: sym("BTCUSDT"),
+                side: Side::Buy,
+                close_order_id: 11,
+                close_exchange_code: 0,
+                open_order_id: 12,
+                open_exchange_code: 0,
+                item_status: ItemStatus::Accepted,
+                text: Text::new(""),
+            },
+            MovePositionsReportEntry {
+                symbol: sym("ETHUSDT"),
+                side: Side::Sell,
+                close_order_id: 13,
+                close_exchange_code: 0,
+                open_order_id: 0,
+                open_exchange_code: 25100,
+                item_status: ItemStatus::Rejected,
+                text: Text::new("open failed"),
+            },
+        ]
+    );
+    // A refusal before sending: no per-position results, the rule named.
+    group_round_trip!(
+        MovePositionsReport {
+            move_positions_id: 6,
+            transact_time: 8,
+            exchange_code: 0,
+            request_status: ItemStatus::Rejected,
+            move_reject_reason: Some(MovePositionsRejectReason::NearFundingTime),
+            text: Text::new("within 5 minutes of a funding hour"),
+        },
+        MovePositionsReport,
+        results,
+        Vec::new()
+    );
+    group_round_trip!(
+        RateBudgetReport { transact_time: 9 },
+        RateBudgetReport,
+        buckets,
+        vec![
+            RateBudgetEntry {
+                bucket_name: sym("place-order"),
+                endpoint_id: 1,
+                limit: 10,
+                remaining: 3,
+                reset_time: 1_000_000_000,
+            },
+            RateBudgetEntry {
+                bucket_name: sym("ws-connection"),
+                endpoint_id: u16::MAX,
+                limit: u32::MAX,
+                remaining: 0,
+                reset_time: u64::MAX,
+            },
+        ]
+    );
+}
+
+/// NewOrderList, ListID 77, TransactTime 1, two orders (nol_entry(0), nol_entry(1)).
+#[rustfmt::skip]
+const NOL_GOLDEN: [u8; 6 + 8 + 16 + 4 + 2 * 49] = [
+    // SOFH: length 132 BE, encoding 0xEB50
+    0x00, 0x00, 0x00, 0x84, 0xEB, 0x50,
+    // header: blockLength 16, templateId 107, schemaId 1, version 0
+    16, 0, 107, 0, 1, 0, 0, 0,
+    // @0 ListID 77, @8 TransactTime 1
+    77, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0,
+    // group dimension: blockLength 49, numInGroup 2
+    49, 0, 2, 0,
+    // entry 0: ClOrdID 1000
+    0xE8, 0x03, 0, 0, 0, 0, 0, 0,
+    // Price 117066.1 = 1170661 e-1
+    0xE5, 0xDC, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFF,
+    // OrderQty 0.0002 = 2 e-4
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFC,
+    // Symbol "BTCUSDT"
+    b'B', b'T', b'C', b'U', b'S', b'D', b'T', 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    // Category UsdtFutures, Side Buy, OrdType Limit, Gtc, PosSide None, ReduceOnly No, StpMode Default
+    3, 1, 2, 1, 0, 0, 0,
+    // entry 1: ClOrdID 1001
+    0xE9, 0x03, 0, 0, 0, 0, 0, 0,
+    // Price null: mantissa i64::MIN, exponent 0
+    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00,
+    // OrderQty 0.0002
+    0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xFC,
+    b'B', b'T', b'C', b'U', b'S', b'D', b'T', 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    // Category UsdtFutures, Side Sell, OrdType Market, Gtc, PosSide None, ReduceOnly No, StpMode Default
+    3, 2, 1, 1, 0, 0, 0,
+];
+
+fn nol_root() -> NewOrderList {
+    NewOrderList {
+        list_id: 77,
+        transact_time: 1,
+    }
+}
+
+fn nol_payload() -> Vec<u8> {
+    NOL_GOLDEN[SOFH_LEN..].to_vec()
+}
+
+#[test]
+fn golden_new_order_list() {
+    let mut out = Vec::new();
+    let n = nol_root()
+        .encode_frame([nol_entry(0), nol_entry(1)], &mut out)
+        .unwrap();
+    assert_eq!(n, NOL_GOLDEN.len());
+    assert_eq!(out, NOL_GOLDEN);
+    // The same through the in-place writer.
+    let mut out2 = vec![1, 2, 3];
+    let mut w = nol_root().frame_writer(&mut out2, DEFAULT_MAX_FRAME_LEN);
+    w.push(&nol_entry(0)).unwrap();
+    w.push(&nol_entry(1)).unwrap();
+    assert_eq!(w.len(), 2);
+    assert_eq!(w.finish(), NOL_GOLDEN.len());
+    assert_eq!(&out2[..3], [1, 2, 3]);
+    assert_eq!(&out2[3..], NOL_GOLDEN);
+    match decode(&NOL_GOLDEN[SOFH_LEN..]) {
+        Ok(Message::NewOrderList(d)) => {
+            assert_eq!(d.list_id(), 77);
+            let orders = d.orders();
+            assert_eq!(orders.block_length(), 49);
+            let e0 = orders.get(0).unwrap();
+            assert_eq!(e0.cl_ord_id(), 1000);
+            assert_eq!(e0.price().unwrap().mantissa(), 1_170_661);
+            assert_eq!(orders.get(1).unwrap().price(), None);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rejects_truncated_groups() {
+    let p = nol_payload();
+    let group_at = HEADER_LEN + 16;
+    for cut in 0..p.len() {
+        let err = decode(&p[..cut]).unwrap_err();
+        if cut < group_at {
+            assert!(matches!(err, DecodeError::Truncated { .. }), "{cut}: {err:?}");
+        } else {
+            let needed = if cut < group_at + 4 { 4 } else { 4 + 2 * 49 };
+            assert_eq!(
+                err,
+                DecodeError::GroupTruncated {
+                    group: "Orders",
+                    needed,
+                    len: cut - group_at,
+                },
+                "{cut}"
+            );
+        }
+    }
+    // Bytes after the group are ignored.
+    let mut longer = p.clone();
+    longer.extend_from_slice(&[0xFF; 5]);
+    assert!(decode(&longer).is_ok());
+}
+
+#[test]
+fn rejects_group_count_beyond_the_frame() {
+    let group_at = HEADER_LEN + 16;
+    for count in [3u16, 83, 1000, u16::MAX] {
+        let mut p = nol_payload();
+        p[group_at + 2..group_at + 4].copy_from_slice(&count.to_le_bytes());
+        assert_eq!(
+            decode(&p).unwrap_err(),
+            DecodeError::GroupTruncated {
+                group: "Orders",
+                needed: 4 + count as usize * 49,
+                len: 4 + 2 * 49,
+            },
+            "{count}"
+        );
+    }
+    // A smaller count is fine: the rest is trailing bytes.
+    let mut p = nol_payload();
+    p[group_at + 2] = 1;
+    match decode(&p).unwrap() {
+        Message::NewOrderList(d) => assert_eq!(d.orders().len(), 1),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rejects_bad_group_block_length_and_accepts_a_longer_one() {
+    let group_at = HEADER_LEN + 16;
+    for bl in [0u16, 1, 48] {
+        let mut p = nol_payload();
+        p[group_at..group_at + 2].copy_from_slice(&bl.to_le_bytes());
+        assert_eq!(
+            decode(&p).unwrap_err(),
+            DecodeError::GroupBlockTooShort {
+                group: "Orders",
+                block_length: bl,
+                min: 49,
+            }
+        );
+    }
+    // A longer entry (newer schema version): known prefix read, extra bytes skipped.
+    let mut p = nol_payload()[..group_at].to_vec();
+    p.extend_from_slice(&[52, 0, 2, 0]);
+    for e in [nol_entry(0), nol_entry(1)] {
+        let mut tmp = Vec::new();
+        nol_root().encode_frame([e], &mut tmp).unwrap();
+        p.extend_from_slice(&tmp[SOFH_LEN + group_at + 4..]);
+        p.extend_from_slice(&[0xEE; 3]);
+    }
+    match decode(&p).unwrap() {
+        Message::NewOrderList(d) => {
+            assert_eq!(d.orders().block_length(), 52);
+            assert_eq!(d.orders().to_vec(), vec![nol_entry(0), nol_entry(1)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A longer root block: the group starts after it.
+    let mut p = nol_payload();
+    p[0] = 18;
+    p.splice(group_at..group_at, [0xAB, 0xCD]);
+    match decode(&p).unwrap() {
+        Message::NewOrderList(d) => assert_eq!(d.orders().len(), 2),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn rejects_invalid_fields_in_an_item() {
+    let entry1 = HEADER_LEN + 16 + 4 + 49;
+    for (offset, field, value) in [(42, "Category", 0u8), (43, "Side", 3), (48, "StpMode", 9)] {
+        let mut p = nol_payload();
+        p[entry1 + offset] = value;
+        assert_eq!(
+            decode(&p).unwrap_err(),
+            DecodeError::InvalidEnum { field, value },
+            "{field}"
+        );
+    }
+    // Required decimal null in an item.
+    let mut p = nol_payload();
+    p[entry1 + 17..entry1 + 25].copy_from_slice(&i64::MIN.to_le_bytes());
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::MissingValue { field: "OrderQty" }
+    );
+    // Non-ASCII symbol in an item.
+    let mut p = nol_payload();
+    p[entry1 + 26] = 0xC3;
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::InvalidText { field: "Symbol" }
+    );
+    // Optional enum in a ListStatus item: 255 is null, 254 is refused.
+    let mut out = Vec::new();
+    ListStatus {
+        list_id: 1,
+        transact_time: 2,
+        ref_msg_type: 107,
+        last_fragment: BoolFlag::Yes,
+    }
+    .encode_frame([list_status_entry(7)], &mut out)
+    .unwrap();
+    let mut p = out[SOFH_LEN..].to_vec();
+    let rej = HEADER_LEN + ListStatus::BLOCK_LENGTH as usize + 4 + 21;
+    p[rej] = 254;
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::InvalidEnum {
+            field: "OrdRejReason",
+            value: 254
+        }
+    );
+}
+
+#[test]
+fn move_positions_holds_at_most_ten() {
+    let root = MovePositions {
+        move_positions_id: 1,
+        transact_time: 2,
+        from_uid: 3,
+        to_uid: 4,
+        category: Category::UsdtFutures,
+    };
+    let entry = MovePositionsEntry {
+        symbol: sym("BTCUSDT"),
+        side: Side::Buy,
+        quantity: dec("0.01"),
+    };
+    let mut out = vec![9];
+    assert_eq!(
+        root.encode_frame(std::iter::repeat_n(entry, 11), &mut out),
+        Err(GroupFull::Count { max: 10 })
+    );
+    assert_eq!(out, [9], "nothing left behind");
+    // Eleven entries on the wire are refused by the decoder.
+    let mut out = Vec::new();
+    root.encode_frame(std::iter::repeat_n(entry, 10), &mut out)
+        .unwrap();
+    let mut p = out[SOFH_LEN..].to_vec();
+    let dim = HEADER_LEN + MovePositions::BLOCK_LENGTH as usize;
+    p[dim + 2] = 11;
+    p.extend_from_slice(&p[dim + 4..dim + 4 + 26].to_vec());
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::TooManyEntries {
+            group: "Positions",
+            count: 11,
+            max: 10
+        }
+    );
+}
+
+#[test]
+fn frames_respect_the_maximum_frame_length() {
+    // Documented maxima per default 4096-byte frame.
+    assert_eq!(NewOrderList::MAX_ENTRIES_PER_FRAME, 82);
+    assert_eq!(OrderCancelReplaceList::MAX_ENTRIES_PER_FRAME, 76);
+    assert_eq!(OrderCancelList::MAX_ENTRIES_PER_FRAME, 119);
+    assert_eq!(ListStatus::MAX_ENTRIES_PER_FRAME, 47);
+    assert_eq!(MovePositions::MAX_ENTRIES_PER_FRAME, 10);
+    assert_eq!(MovePositionsReport::MAX_ENTRIES_PER_FRAME, 10);
+    assert_eq!(RateBudgetReport::MAX_ENTRIES_PER_FRAME, 119);
+    for m in MESSAGES {
+        for g in m.groups {
+            assert_eq!(
+                g.max_entries_per_default_frame,
+                group::entries_per_default_frame(
+                    m.block_length as usize,
+                    g.block_length as usize,
+                    g.max_entries
+                ),
+                "{}",
+                m.name
+            );
+        }
+    }
+    // The maximum fits, one more does not; the frame is accepted by peek_frame.
+    let max = NewOrderList::MAX_ENTRIES_PER_FRAME;
+    let mut out = Vec::new();
+    let mut w = nol_root().frame_writer(&mut out, DEFAULT_MAX_FRAME_LEN);
+    for i in 0..max as u64 {
+        w.push(&nol_entry(i)).unwrap();
+    }
+    assert_eq!(
+        w.push(&nol_entry(0)),
+        Err(GroupFull::FrameLength {
+            max_frame_len: DEFAULT_MAX_FRAME_LEN
+        })
+    );
+    let len = w.finish();
+    assert!(len <= DEFAULT_MAX_FRAME_LEN);
+    assert_eq!(peek_frame(&out, DEFAULT_MAX_FRAME_LEN), Ok(Some(len)));
+    match decode(&out[SOFH_LEN..]).unwrap() {
+        Message::NewOrderList(d) => assert_eq!(d.orders().len(), max),
+        other => panic!("{other:?}"),
+    }
+    let mut out = vec![7];
+    assert!(nol_root()
+        .encode_frame((0..=max as u64).map(nol_entry), &mut out)
+        .is_err());
+    assert_eq!(out, [7]);
+    // A smaller maximum frame length.
+    let mut out = Vec::new();
+    let mut w = nol_root().frame_writer(&mut out, 6 + 8 + 16 + 4 + 49);
+    w.push(&nol_entry(0)).unwrap();
+    assert!(w.push(&nol_entry(1)).is_err());
+    assert_eq!(w.finish(), 6 + 8 + 16 + 4 + 49);
+    // ListStatus answers a 45-order batch in one frame.
+    assert!(ListStatus::MAX_ENTRIES_PER_FRAME >= 45);
+}

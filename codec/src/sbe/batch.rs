@@ -2,7 +2,7 @@
 //! their per-item ListStatus, each with one SBE repeating group ([`crate::sbe::group`]).
 //!
 //! Entries per frame of the default 4096-byte maximum: NewOrderList 82, OrderCancelReplaceList
-//! 76, OrderCancelList 118, ListStatus 47 (see each message's `MAX_ENTRIES_PER_FRAME`). A
+//! 76, OrderCancelList 119, ListStatus 47 (see each message's `MAX_ENTRIES_PER_FRAME`). A
 //! longer batch is sent as several messages; the gateway splits them into exchange batches of at
 //! most 20 and answers every item in ListStatus messages (LastFragment = Yes on the last one).
 
