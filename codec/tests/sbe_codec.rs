@@ -673,12 +673,24 @@ fn issue4_fixed_messages_round_trip() {
 fn nol_entry(i: u64) -> NewOrderListEntry {
     NewOrderListEntry {
         cl_ord_id: 1000 + i,
-        price: if i % 2 == 0 { Some(dec("117066.1")) } else { None },
+        price: if i.is_multiple_of(2) {
+            Some(dec("117066.1"))
+        } else {
+            None
+        },
         order_qty: dec("0.0002"),
         symbol: sym("BTCUSDT"),
         category: Category::UsdtFutures,
-        side: if i % 2 == 0 { Side::Buy } else { Side::Sell },
-        ord_type: if i % 2 == 0 { OrdType::Limit } else { OrdType::Market },
+        side: if i.is_multiple_of(2) {
+            Side::Buy
+        } else {
+            Side::Sell
+        },
+        ord_type: if i.is_multiple_of(2) {
+            OrdType::Limit
+        } else {
+            OrdType::Market
+        },
         time_in_force: TimeInForce::Gtc,
         pos_side: PosSide::None,
         reduce_only: BoolFlag::No,
@@ -701,7 +713,11 @@ fn list_status_entry(i: u64) -> ListStatusEntry {
         } else {
             None
         },
-        text: Text::new(if i == 7 { "less than the minimum amount 5 USDT" } else { "" }),
+        text: Text::new(if i == 7 {
+            "less than the minimum amount 5 USDT"
+        } else {
+            ""
+        }),
     }
 }
 
@@ -807,7 +823,11 @@ fn group_messages_round_trip() {
         positions,
         (0..10u64)
             .map(|i| MovePositionsEntry {
-                symbol: sym(if i % 2 == 0 { "BTCUSDT" } else { "ETHUSDT" }),
+                symbol: sym(if i.is_multiple_of(2) {
+                    "BTCUSDT"
+                } else {
+                    "ETHUSDT"
+                }),
                 side: Side::Buy,
                 quantity: Decimal::new(i as i64 + 1, -3).unwrap(),
             })
@@ -966,7 +986,10 @@ fn rejects_truncated_groups() {
     for cut in 0..p.len() {
         let err = decode(&p[..cut]).unwrap_err();
         if cut < group_at {
-            assert!(matches!(err, DecodeError::Truncated { .. }), "{cut}: {err:?}");
+            assert!(
+                matches!(err, DecodeError::Truncated { .. }),
+                "{cut}: {err:?}"
+            );
         } else {
             let needed = if cut < group_at + 4 { 4 } else { 4 + 2 * 49 };
             assert_eq!(
@@ -1127,7 +1150,7 @@ fn move_positions_holds_at_most_ten() {
     let mut p = out[SOFH_LEN..].to_vec();
     let dim = HEADER_LEN + MovePositions::BLOCK_LENGTH as usize;
     p[dim + 2] = 11;
-    p.extend_from_slice(&p[dim + 4..dim + 4 + 26].to_vec());
+    p.extend_from_within(dim + 4..dim + 4 + 26);
     assert_eq!(
         decode(&p).unwrap_err(),
         DecodeError::TooManyEntries {
@@ -1194,5 +1217,5 @@ fn frames_respect_the_maximum_frame_length() {
     assert!(w.push(&nol_entry(1)).is_err());
     assert_eq!(w.finish(), 6 + 8 + 16 + 4 + 49);
     // ListStatus answers a 45-order batch in one frame.
-    assert!(ListStatus::MAX_ENTRIES_PER_FRAME >= 45);
+    const { assert!(ListStatus::MAX_ENTRIES_PER_FRAME >= 45) };
 }

@@ -117,35 +117,37 @@ fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
         (0u16..4, 0u16..5, any::<u8>(), any::<u16>()),
         proptest::collection::vec(any::<u8>(), 4 * 200),
     )
-        .prop_map(|(i, extra, mut block, choices, (gextra, count, mode, raw), mut entries)| {
-            let meta = &MESSAGES[i];
-            repair(meta.fields, &mut block, &choices);
-            block.truncate(meta.block_length as usize + extra as usize);
-            let mut p = Vec::new();
-            p.extend_from_slice(&(meta.block_length + extra).to_le_bytes());
-            p.extend_from_slice(&meta.template_id.to_le_bytes());
-            p.extend_from_slice(&sbe::SCHEMA_ID.to_le_bytes());
-            p.extend_from_slice(&0u16.to_le_bytes());
-            p.extend_from_slice(&block);
-            for g in meta.groups {
-                let bl = g.block_length + gextra;
-                let (dim_bl, dim_count) = match mode % 16 {
-                    0 => (bl, raw),
-                    1 => (raw % (bl + 1), count),
-                    _ => (bl, count),
-                };
-                p.extend_from_slice(&dim_bl.to_le_bytes());
-                p.extend_from_slice(&dim_count.to_le_bytes());
-                for (k, e) in entries.chunks_mut(200).take(count as usize).enumerate() {
-                    repair(g.fields, e, &choices[k..]);
-                    p.extend_from_slice(&e[..bl as usize]);
+        .prop_map(
+            |(i, extra, mut block, choices, (gextra, count, mode, raw), mut entries)| {
+                let meta = &MESSAGES[i];
+                repair(meta.fields, &mut block, &choices);
+                block.truncate(meta.block_length as usize + extra as usize);
+                let mut p = Vec::new();
+                p.extend_from_slice(&(meta.block_length + extra).to_le_bytes());
+                p.extend_from_slice(&meta.template_id.to_le_bytes());
+                p.extend_from_slice(&sbe::SCHEMA_ID.to_le_bytes());
+                p.extend_from_slice(&0u16.to_le_bytes());
+                p.extend_from_slice(&block);
+                for g in meta.groups {
+                    let bl = g.block_length + gextra;
+                    let (dim_bl, dim_count) = match mode % 16 {
+                        0 => (bl, raw),
+                        1 => (raw % (bl + 1), count),
+                        _ => (bl, count),
+                    };
+                    p.extend_from_slice(&dim_bl.to_le_bytes());
+                    p.extend_from_slice(&dim_count.to_le_bytes());
+                    for (k, e) in entries.chunks_mut(200).take(count as usize).enumerate() {
+                        repair(g.fields, e, &choices[k..]);
+                        p.extend_from_slice(&e[..bl as usize]);
+                    }
                 }
-            }
-            if mode % 16 == 2 {
-                p.truncate(p.len().saturating_sub(1 + raw as usize % 8));
-            }
-            p
-        })
+                if mode % 16 == 2 {
+                    p.truncate(p.len().saturating_sub(1 + raw as usize % 8));
+                }
+                p
+            },
+        )
 }
 
 #[test]

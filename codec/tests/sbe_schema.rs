@@ -226,7 +226,10 @@ fn messages(s: &Schema) -> Vec<XmlMessage> {
                         "groupSizeEncoding",
                         "{owner}: dimensionType"
                     );
-                    assert!(!attr(g, "description").trim().is_empty(), "{owner}: description");
+                    assert!(
+                        !attr(g, "description").trim().is_empty(),
+                        "{owner}: description"
+                    );
                     assert_eq!(elements(g, "group").count(), 0, "{owner}: nested groups");
                     assert_eq!(elements(g, "data").count(), 0, "{owner}: var data");
                     let (fields, len) = block_fields(s, &owner, g);

@@ -251,7 +251,7 @@ pub enum GroupFull {
 /// Made by a message's `frame_writer`: the SOFH header, message header, root block and group
 /// dimension are already in `out`; each [`push`](Self::push) appends one entry;
 /// [`finish`](Self::finish) writes `numInGroup` and the SOFH length. Dropping the writer without
-/// `finish` leaves an incomplete frame in `out` (truncate it to discard).
+/// `finish` leaves an incomplete frame in `out`; [`abandon`](Self::abandon) removes it.
 #[derive(Debug)]
 pub struct GroupWriter<'b, E> {
     out: &'b mut Vec<u8>,
@@ -315,6 +315,11 @@ impl<'b, E: GroupEntry> GroupWriter<'b, E> {
     /// True when no entry was appended.
     pub fn is_empty(&self) -> bool {
         self.count == 0
+    }
+
+    /// Removes the incomplete frame from the buffer (everything this frame appended).
+    pub fn abandon(self) {
+        self.out.truncate(self.frame_start);
     }
 
     /// Completes the frame (numInGroup, SOFH length) and returns its length in bytes.

@@ -466,12 +466,10 @@ macro_rules! sbe_group_message {
                 entries: impl IntoIterator<Item = $Entry>,
                 out: &mut Vec<u8>,
             ) -> Result<usize, $crate::sbe::group::GroupFull> {
-                let start = out.len();
                 let mut w = self.frame_writer(out, $crate::frame::DEFAULT_MAX_FRAME_LEN);
                 for e in entries {
                     if let Err(full) = w.push(&e) {
-                        drop(w);
-                        out.truncate(start);
+                        w.abandon();
                         return Err(full);
                     }
                 }
@@ -562,12 +560,11 @@ pub use mass::*;
 pub use order::*;
 pub use session::*;
 pub use types::{
-    BoolFlag, BusinessRejectReason, Category, CxlRejReason, CxlRejResponseTo,
-    EstablishmentRejectCode, ExecType, FlowType, InvalidSymbol, NegotiationRejectCode,
-    OrdRejReason, OrdStatus, ItemStatus, MassCancelRequestType, MassCancelResponse,
-    MassCancelRejectReason, MassStatusReqType, HoldMode, AccountRequestType,
-    MovePositionsRejectReason, OrdType, PosSide, Side, StpMode, Symbol, TerminationCode, Text,
-    TimeInForce,
+    AccountRequestType, BoolFlag, BusinessRejectReason, Category, CxlRejReason, CxlRejResponseTo,
+    EstablishmentRejectCode, ExecType, FlowType, HoldMode, InvalidSymbol, ItemStatus,
+    MassCancelRejectReason, MassCancelRequestType, MassCancelResponse, MassStatusReqType,
+    MovePositionsRejectReason, NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, PosSide,
+    Side, StpMode, Symbol, TerminationCode, Text, TimeInForce,
 };
 
 /// Length of the SBE message header in bytes (SBE 1.0 `messageHeader` composite).
