@@ -154,13 +154,26 @@ fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
 fn plausible_payloads_often_decode() {
     let mut runner = proptest::test_runner::TestRunner::deterministic();
     let mut ok = 0;
+    let mut with_entries = 0;
     for _ in 0..1000 {
         let p = plausible_payload().new_tree(&mut runner).unwrap().current();
-        if decode(&p).is_ok() {
+        if let Ok(m) = decode(&p) {
             ok += 1;
+            let meta = MESSAGES
+                .iter()
+                .find(|meta| meta.template_id == m.template_id())
+                .unwrap();
+            // A group message decoded with at least one entry (validated and iterated).
+            if !meta.groups.is_empty() && p.len() > 8 + meta.block_length as usize + 4 + 8 {
+                with_entries += 1;
+            }
         }
     }
     assert!(ok > 100, "only {ok} of 1000 plausible payloads decoded");
+    assert!(
+        with_entries > 10,
+        "only {with_entries} group messages with entries decoded"
+    );
 }
 
 proptest! {

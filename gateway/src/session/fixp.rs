@@ -524,6 +524,46 @@ mod tests {
         );
         let out = format!("{:?}", s.on_undecodable(0, 101, "invalid Side"));
         assert!(out.contains("InvalidField"), "{out}");
+        // A known issue-4 template that does not decode (e.g. a truncated group).
+        let out = format!("{:?}", s.on_undecodable(0, 107, "truncated group Orders"));
+        assert!(out.contains("InvalidField"), "{out}");
+        assert_eq!(s.state(), SessionState::Established);
+    }
+
+    #[test]
+    fn issue4_requests_are_refused_until_implemented() {
+        let mut s = established(0);
+        let batch = frame(|b| {
+            sbe::NewOrderList {
+                list_id: 1,
+                transact_time: 0,
+            }
+            .encode_frame([], b)
+            .unwrap();
+        });
+        let out = feed(&mut s, 1, &batch);
+        assert!(
+            out.contains("BusinessMessageReject")
+                && out.contains("UnsupportedMessageType")
+                && out.contains("ref_msg_type: 107"),
+            "{out}"
+        );
+        let mass = frame(|b| {
+            sbe::OrderMassCancelRequest {
+                cl_ord_id: 2,
+                transact_time: 0,
+                symbol: sbe::Symbol::EMPTY,
+                mass_cancel_request_type: sbe::MassCancelRequestType::Account,
+                category: None,
+                side: None,
+            }
+            .encode_frame(b)
+        });
+        let out = feed(&mut s, 2, &mass);
+        assert!(
+            out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 111"),
+            "{out}"
+        );
         assert_eq!(s.state(), SessionState::Established);
     }
 }
