@@ -2,6 +2,10 @@
 //! MovePositions / MovePositionsReport (at most 10 positions), SetLeverage, SetHoldMode,
 //! MaxOpenAvailableRequest, AccountSettingsRequest and their AccountRequestReport,
 //! PositionReport, AccountBalanceReport and RateBudgetReport (one entry per token bucket).
+//!
+//! Entries per frame of the default 4096-byte maximum: MovePositions and MovePositionsReport 10
+//! (the schema's maximum; 4096 bytes would hold more), RateBudgetReport 119 (see each message's
+//! `MAX_ENTRIES_PER_FRAME`).
 
 use crate::decimal::Decimal;
 use crate::sbe::types::{
