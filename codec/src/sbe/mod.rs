@@ -135,6 +135,48 @@ macro_rules! sbe_enum {
     };
 }
 
+/// The parts every block-shaped SBE type shares (messages, group entries, group-message roots):
+/// the plain `Copy` struct, its `FIELDS` table, and the compile-time check that each offset
+/// follows the previous field with no gap and that the sizes add up to `$block_len` (≤ u16::MAX).
+macro_rules! sbe_block {
+    (
+        $(#[$meta:meta])*
+        $Name:ident, $FIELDS:ident, $block_len:expr, $fields_doc:expr;
+        $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $xml:literal @ $off:literal, )+
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct $Name {
+            $( $(#[$fmeta])* pub $field: $ty, )+
+        }
+
+        #[doc = $fields_doc]
+        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
+            $crate::sbe::FieldMeta {
+                name: $xml,
+                offset: $off,
+                size: <$ty as $crate::sbe::types::WireField>::SIZE,
+                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
+                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
+            },
+        )+];
+
+        const _: () = {
+            let mut next = 0usize;
+            $(
+                assert!(
+                    $off == next,
+                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
+                );
+                next += <$ty as $crate::sbe::types::WireField>::SIZE;
+            )+
+            assert!(next == $block_len as usize);
+            assert!(next <= u16::MAX as usize);
+        };
+    };
+}
+pub(crate) use sbe_block;
+
 /// Defines one SBE message from one table of fields `rust_name: Type = "XmlName" @ offset`.
 ///
 /// Generates the struct, `TEMPLATE_ID`, `BLOCK_LENGTH`, `encode`, `encode_frame`, the flyweight
@@ -147,37 +189,13 @@ macro_rules! sbe_message {
             $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $xml:literal @ $off:literal, )+
         }
     ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub struct $Name {
-            $( $(#[$fmeta])* pub $field: $ty, )+
+        $crate::sbe::sbe_block! {
+            $(#[$meta])*
+            $Name, $FIELDS, $Name::BLOCK_LENGTH,
+            concat!("Fields of [`", stringify!($Name), "`] in block order: XML name, offset \
+                and size in bytes (for the schema-conformance test).");
+            $( $(#[$fmeta])* $field : $ty = $xml @ $off, )+
         }
-
-        #[doc = concat!("Fields of [`", stringify!($Name), "`] in block order: XML name, offset \
-            and size in bytes (for the schema-conformance test).")]
-        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
-            $crate::sbe::FieldMeta {
-                name: $xml,
-                offset: $off,
-                size: <$ty as $crate::sbe::types::WireField>::SIZE,
-                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
-                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
-            },
-        )+];
-
-        // Offsets come from the table above: each must follow the previous field, no gaps.
-        const _: () = {
-            let mut next = 0usize;
-            $(
-                assert!(
-                    $off == next,
-                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
-                );
-                next += <$ty as $crate::sbe::types::WireField>::SIZE;
-            )+
-            assert!(next == $Name::BLOCK_LENGTH as usize);
-            assert!(next <= u16::MAX as usize);
-        };
 
         impl $Name {
             /// SBE template id (`templateId` of the message header; `id` in the XML).
@@ -293,34 +311,12 @@ macro_rules! sbe_group_entry {
             $( $(#[$fmeta:meta])* $field:ident : $ty:ty = $xml:literal @ $off:literal, )+
         }
     ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub struct $Name {
-            $( $(#[$fmeta])* pub $field: $ty, )+
+        $crate::sbe::sbe_block! {
+            $(#[$meta])*
+            $Name, $FIELDS, <$Name as $crate::sbe::group::GroupEntry>::BLOCK_LENGTH,
+            concat!("Fields of the group entry [`", stringify!($Name), "`] in block order.");
+            $( $(#[$fmeta])* $field : $ty = $xml @ $off, )+
         }
-
-        #[doc = concat!("Fields of the group entry [`", stringify!($Name), "`] in block order.")]
-        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
-            $crate::sbe::FieldMeta {
-                name: $xml,
-                offset: $off,
-                size: <$ty as $crate::sbe::types::WireField>::SIZE,
-                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
-                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
-            },
-        )+];
-
-        const _: () = {
-            let mut next = 0usize;
-            $(
-                assert!(
-                    $off == next,
-                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
-                );
-                next += <$ty as $crate::sbe::types::WireField>::SIZE;
-            )+
-            assert!(next == <$Name as $crate::sbe::group::GroupEntry>::BLOCK_LENGTH as usize);
-        };
 
         impl $crate::sbe::group::GroupEntry for $Name {
             const BLOCK_LENGTH: u16 = (0 $(+ <$ty as $crate::sbe::types::WireField>::SIZE)+) as u16;
@@ -391,35 +387,13 @@ macro_rules! sbe_group_message {
         $(#[$gmeta:meta])*
         group $gfield:ident : $Entry:ident = $gxml:literal id $gid:literal max $gmax:expr;
     ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub struct $Name {
-            $( $(#[$fmeta])* pub $field: $ty, )+
+        $crate::sbe::sbe_block! {
+            $(#[$meta])*
+            $Name, $FIELDS, $Name::BLOCK_LENGTH,
+            concat!("Root fields of [`", stringify!($Name), "`] in block order.");
+            $( $(#[$fmeta])* $field : $ty = $xml @ $off, )+
         }
-
-        #[doc = concat!("Root fields of [`", stringify!($Name), "`] in block order.")]
-        pub const $FIELDS: &[$crate::sbe::FieldMeta] = &[$(
-            $crate::sbe::FieldMeta {
-                name: $xml,
-                offset: $off,
-                size: <$ty as $crate::sbe::types::WireField>::SIZE,
-                xml_type: <$ty as $crate::sbe::types::WireField>::XML_TYPE,
-                optional: <$ty as $crate::sbe::types::WireField>::OPTIONAL,
-            },
-        )+];
-
-        const _: () = {
-            let mut next = 0usize;
-            $(
-                assert!(
-                    $off == next,
-                    concat!(stringify!($Name), ".", $xml, ": offset does not follow the previous field")
-                );
-                next += <$ty as $crate::sbe::types::WireField>::SIZE;
-            )+
-            assert!(next == $Name::BLOCK_LENGTH as usize);
-            assert!($Name::MAX_ENTRIES_PER_FRAME >= 1);
-        };
+        const _: () = assert!($Name::MAX_ENTRIES_PER_FRAME >= 1);
 
         impl $Name {
             /// SBE template id.
