@@ -144,6 +144,34 @@ impl Accounts {
         )
     }
 
+    /// The figures both renderings of a position derive: mark, leverage, position margin,
+    /// unrealised PnL, maintenance margin rate and the account's hold mode.
+    fn position_figures(
+        &self,
+        owner: AccountId,
+        p: &Position,
+        insts: &[InstrumentConfig],
+        marks: &Marks,
+    ) -> PositionFigures {
+        let mark = mark_of(marks, p);
+        let lev = self.leverage(owner, p.category, &p.symbol);
+        PositionFigures {
+            mark,
+            lev,
+            margin: div(mul(p.size, mark), lev),
+            upnl: p.unrealised(mark),
+            rate: insts
+                .iter()
+                .find(|i| i.category == p.category && i.symbol == p.symbol)
+                .map(|i| i.maintenance_margin_rate)
+                .unwrap_or(Decimal::ZERO),
+            hold: self
+                .get(owner)
+                .map(|a| a.hold_mode.as_str())
+                .unwrap_or("one_way_mode"),
+        }
+    }
+
     /// One position object of the `position` push.
     pub fn position_push_item(
         &self,
@@ -152,19 +180,14 @@ impl Accounts {
         insts: &[InstrumentConfig],
         marks: &Marks,
     ) -> String {
-        let mark = mark_of(marks, p);
-        let lev = self.leverage(owner, p.category, &p.symbol);
-        let margin = div(mul(p.size, mark), lev);
-        let upnl = p.unrealised(mark);
-        let rate = insts
-            .iter()
-            .find(|i| i.category == p.category && i.symbol == p.symbol)
-            .map(|i| i.maintenance_margin_rate)
-            .unwrap_or(Decimal::ZERO);
-        let hold = self
-            .get(owner)
-            .map(|a| a.hold_mode.as_str())
-            .unwrap_or("one_way_mode");
+        let PositionFigures {
+            mark,
+            lev,
+            margin,
+            upnl,
+            rate,
+            hold,
+        } = self.position_figures(owner, p, insts, marks);
         let mut o = String::from("{");
         kv(&mut o, "symbol", &p.symbol);
         kv(&mut o, "marginCoin", &p.margin_coin);
@@ -355,19 +378,14 @@ impl Accounts {
         insts: &[InstrumentConfig],
         marks: &Marks,
     ) -> String {
-        let mark = mark_of(marks, p);
-        let lev = self.leverage(owner, p.category, &p.symbol);
-        let margin = div(mul(p.size, mark), lev);
-        let upnl = p.unrealised(mark);
-        let rate = insts
-            .iter()
-            .find(|i| i.category == p.category && i.symbol == p.symbol)
-            .map(|i| i.maintenance_margin_rate)
-            .unwrap_or(Decimal::ZERO);
-        let hold = self
-            .get(owner)
-            .map(|a| a.hold_mode.as_str())
-            .unwrap_or("one_way_mode");
+        let PositionFigures {
+            mark,
+            lev,
+            margin,
+            upnl,
+            rate,
+            hold,
+        } = self.position_figures(owner, p, insts, marks);
         let mut o = String::from("{");
         kv(&mut o, "category", p.category.rest_str());
         kv(&mut o, "symbol", &p.symbol);
@@ -519,4 +537,14 @@ impl Accounts {
         o.push('}');
         o
     }
+}
+
+/// See [`Accounts::position_figures`].
+struct PositionFigures {
+    mark: Decimal,
+    lev: Decimal,
+    margin: Decimal,
+    upnl: Decimal,
+    rate: Decimal,
+    hold: &'static str,
 }
