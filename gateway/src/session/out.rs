@@ -21,12 +21,14 @@ struct Inner {
     stream: TcpStream,
     backlog: Vec<u8>,
     frame: Vec<u8>,
-    next_seq: u64,
 }
 
 /// The shared writer of one strategy connection.
 pub struct SessionOut {
     inner: Mutex<Inner>,
+    /// Sequence number of the next application message; written only under `inner`'s lock
+    /// (so frames and numbers stay in step), read without it.
+    next_seq: AtomicU64,
     last_write_ns: AtomicU64,
     has_backlog: AtomicBool,
     closed: AtomicBool,
@@ -58,8 +60,8 @@ impl SessionOut {
                 stream,
                 backlog: Vec::new(),
                 frame: Vec::with_capacity(512),
-                next_seq: 1,
             }),
+            next_seq: AtomicU64::new(1),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
             closed: AtomicBool::new(false),
@@ -68,7 +70,7 @@ impl SessionOut {
 
     /// Sequence number the next application message will carry.
     pub fn next_seq(&self) -> u64 {
-        self.inner.lock().next_seq
+        self.next_seq.load(Ordering::Relaxed)
     }
 
     /// Monotonic ns of the last write (for keepalives).
@@ -99,7 +101,7 @@ impl SessionOut {
         inner.frame.clear();
         encode(&mut inner.frame);
         if flow == Flow::Application {
-            inner.next_seq += 1;
+            self.next_seq.fetch_add(1, Ordering::Relaxed);
         }
         let ok = if inner.backlog.is_empty() {
             match write_some(&mut inner.stream, &inner.frame) {
