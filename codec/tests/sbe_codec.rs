@@ -664,6 +664,36 @@ fn issue4_fixed_messages_round_trip() {
         },
         AccountBalanceReport
     );
+    round_trip!(
+        KillSwitchRequest {
+            request_id: 31,
+            transact_time: 2,
+            kill_switch_scope: KillSwitchScope::Account,
+            kill_switch_action: KillSwitchAction::Activate,
+        },
+        KillSwitchRequest
+    );
+    round_trip!(
+        KillSwitchReport {
+            request_id: 31,
+            transact_time: 3,
+            total_affected_orders: 17,
+            active: BoolFlag::Yes,
+            request_status: ItemStatus::Accepted,
+            kill_switch_scope: KillSwitchScope::Gateway,
+            kill_switch_action: KillSwitchAction::Release,
+            exchange_code: 0,
+            text: Text::new("kill switch released"),
+        },
+        KillSwitchReport
+    );
+    round_trip!(
+        RateBudgetRequest {
+            request_id: 5,
+            transact_time: 6,
+        },
+        RateBudgetRequest
+    );
     let mut status = er();
     status.exec_type = ExecType::OrderStatus;
     status.ord_status = OrdStatus::New;
@@ -882,7 +912,10 @@ fn group_messages_round_trip() {
         Vec::new()
     );
     group_round_trip!(
-        RateBudgetReport { transact_time: 9 },
+        RateBudgetReport {
+            request_id: 4,
+            transact_time: 9,
+        },
         RateBudgetReport,
         buckets,
         vec![

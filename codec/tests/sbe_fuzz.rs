@@ -65,6 +65,9 @@ fn reencode(m: &Message<'_>) -> Vec<u8> {
             let items = d.buckets().iter().map(|e| e.to_owned());
             d.to_owned().encode_frame(items, &mut out).unwrap();
         }
+        Message::KillSwitchRequest(d) => d.to_owned().encode_frame(&mut out),
+        Message::KillSwitchReport(d) => d.to_owned().encode_frame(&mut out),
+        Message::RateBudgetRequest(d) => d.to_owned().encode_frame(&mut out),
     }
     out.split_off(SOFH_LEN)
 }

@@ -462,6 +462,9 @@ fn every_message_matches_its_rust_table() {
         PositionReport = POSITION_REPORT_FIELDS,
         AccountBalanceReport = ACCOUNT_BALANCE_REPORT_FIELDS,
         RateBudgetReport = RATE_BUDGET_REPORT_FIELDS,
+        KillSwitchRequest = KILL_SWITCH_REQUEST_FIELDS,
+        KillSwitchReport = KILL_SWITCH_REPORT_FIELDS,
+        RateBudgetRequest = RATE_BUDGET_REQUEST_FIELDS,
     ];
 
     let xml_by_name: BTreeMap<&str, &XmlMessage> =

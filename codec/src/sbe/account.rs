@@ -256,8 +256,10 @@ sbe_message! {
 sbe_group_message! {
     /// RateBudgetReport (template 124): the current rate budget of the session's account, per bucket.
     pub struct RateBudgetReport (template 124, decoder RateBudgetReportDecoder, fields RATE_BUDGET_REPORT_FIELDS) {
+        /// The RateBudgetRequest answered; 0 = sent unasked (a request refused or queued for want of tokens).
+        request_id: u64 = "RequestID" @ 0,
         /// TransactTime (FIX 60): UTC ns.
-        transact_time: u64 = "TransactTime" @ 0,
+        transact_time: u64 = "TransactTime" @ 8,
     }
     /// The buckets.
     group buckets: RateBudgetEntry = "Buckets" id 5072 max u16::MAX;

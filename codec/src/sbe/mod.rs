@@ -532,6 +532,7 @@ macro_rules! sbe_group_message {
 
 pub mod account;
 pub mod batch;
+pub mod control;
 pub mod exec;
 pub mod group;
 pub mod mass;
@@ -541,6 +542,7 @@ pub mod types;
 
 pub use account::*;
 pub use batch::*;
+pub use control::*;
 pub use exec::*;
 pub use group::{Group, GroupEntry, GroupFull, GroupIter, GroupMeta, GroupWriter};
 pub use mass::*;
@@ -549,6 +551,7 @@ pub use session::*;
 pub use types::{
     AccountRequestType, BoolFlag, BusinessRejectReason, Category, CxlRejReason, CxlRejResponseTo,
     EstablishmentRejectCode, ExecType, FlowType, HoldMode, InvalidSymbol, ItemStatus,
+    KillSwitchAction, KillSwitchScope,
     MassCancelRejectReason, MassCancelRequestType, MassCancelResponse, MassStatusReqType,
     MovePositionsRejectReason, NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, PosSide,
     Side, StpMode, Symbol, TerminationCode, Text, TimeInForce,
@@ -781,6 +784,8 @@ pub const ENUMS: &[EnumMeta] = &{
         HoldMode,
         AccountRequestType,
         MovePositionsRejectReason,
+        KillSwitchScope,
+        KillSwitchAction,
     )
 };
 
@@ -883,6 +888,9 @@ sbe_messages! {
     PositionReport(PositionReportDecoder, POSITION_REPORT_FIELDS),
     AccountBalanceReport(AccountBalanceReportDecoder, ACCOUNT_BALANCE_REPORT_FIELDS),
     RateBudgetReport(RateBudgetReportDecoder, RATE_BUDGET_REPORT_FIELDS),
+    KillSwitchRequest(KillSwitchRequestDecoder, KILL_SWITCH_REQUEST_FIELDS),
+    KillSwitchReport(KillSwitchReportDecoder, KILL_SWITCH_REPORT_FIELDS),
+    RateBudgetRequest(RateBudgetRequestDecoder, RATE_BUDGET_REQUEST_FIELDS),
 }
 
 /// The template id of a payload (the bytes after the SOFH header) whatever its schema or

@@ -488,6 +488,12 @@ sbe_enum! {
         ExchangeReject = 100,
         /// Outcome known: the request was never sent to the exchange.
         NotApplied = 101,
+        /// The rate budget had no token for it (never sent; see Text for the bucket).
+        ThrottleLimitExceeded = 102,
+        /// The kill switch of the account or the gateway is on (never sent).
+        KillSwitch = 103,
+        /// A pre-trade risk limit (Text names the rule, e.g. `risk.max_open_orders`; never sent).
+        RiskLimit = 104,
     }
 }
 
@@ -516,6 +522,10 @@ sbe_enum! {
         Other = 99,
         /// Rejected by the exchange (see ExchangeCode and Text).
         ExchangeReject = 100,
+        /// Outcome known: the request was never sent to the exchange (see Text).
+        NotApplied = 101,
+        /// The rate budget had no token for it (never sent; see Text for the bucket).
+        ThrottleLimitExceeded = 102,
     }
 }
 
@@ -686,10 +696,10 @@ mod tests {
         assert_eq!(ExecType::from_wire(b'3'), None);
         assert_eq!(TimeInForce::PostOnly.to_wire(), 8);
         assert_eq!(
-            OrdRejReason::check(&[102], "OrdRejReason"),
+            OrdRejReason::check(&[150], "OrdRejReason"),
             Err(DecodeError::InvalidEnum {
                 field: "OrdRejReason",
-                value: 102
+                value: 150
             })
         );
         assert!(<Option<OrdRejReason>>::check(&[255], "OrdRejReason").is_ok());
@@ -765,6 +775,26 @@ sbe_enum! {
         Account = 7,
         /// Orders placed through this session (custom).
         Session = 100,
+    }
+}
+
+sbe_enum! {
+    /// What a KillSwitchRequest covers.
+    pub enum KillSwitchScope as "KillSwitchScope": uint8 (null 255) {
+        /// The account the operator session is bound to.
+        Account = 1,
+        /// Every account of the gateway.
+        Gateway = 2,
+    }
+}
+
+sbe_enum! {
+    /// Turn the kill switch on or off.
+    pub enum KillSwitchAction as "KillSwitchAction": uint8 (null 255) {
+        /// Cancel every open order in scope and refuse new orders until released.
+        Activate = 1,
+        /// Accept new orders again.
+        Release = 2,
     }
 }
 
