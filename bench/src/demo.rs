@@ -15,7 +15,7 @@ use codec::sbe::{
 };
 use codec::Decimal;
 use gateway::client::{ClientOptions, Received, StrategyClient};
-use gateway::engine::{EngineSettings, ExchangeSettings, Gateway, SessionGrant};
+use gateway::engine::{AccountSettings, EngineSettings, ExchangeSettings, Gateway, SessionGrant};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::idle::IdleStrategy;
@@ -385,15 +385,19 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         sessions: vec![SessionGrant {
             session_id,
             credentials: "demo-strategy".into(),
+            ..SessionGrant::default()
         }],
-        exchange: ExchangeSettings {
-            ws_private_url: sim.ws_private_url(),
-            rest_url: sim.rest_url(),
-            credentials: ExchangeCredentials {
+        accounts: vec![AccountSettings::new(
+            "main",
+            ExchangeCredentials {
                 api_key: "bg_demo_key".into(),
                 secret: Secret::new("demo-secret"),
                 passphrase: Secret::new("demo-pass"),
             },
+        )],
+        exchange: ExchangeSettings {
+            ws_private_url: sim.ws_private_url(),
+            rest_url: sim.rest_url(),
             extra_ca_pem: Some(sim.ca_cert_pem()),
             ping_interval_ms: 20_000,
             pong_timeout_ms: 10_000,

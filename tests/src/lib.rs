@@ -9,7 +9,9 @@ use codec::sbe::{
 };
 use codec::Decimal;
 use gateway::client::{ClientOptions, Received, StrategyClient};
-use gateway::engine::{EngineSettings, ExchangeSettings, Gateway, GatewayError, SessionGrant};
+use gateway::engine::{
+    AccountSettings, EngineSettings, ExchangeSettings, Gateway, GatewayError, SessionGrant,
+};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::idle::IdleStrategy;
@@ -52,16 +54,20 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
             .map(|id| SessionGrant {
                 session_id: id,
                 credentials: credentials(id),
+                ..SessionGrant::default()
             })
             .collect(),
-        exchange: ExchangeSettings {
-            ws_private_url: sim.ws_private_url(),
-            rest_url: sim.rest_url(),
-            credentials: ExchangeCredentials {
+        accounts: vec![AccountSettings::new(
+            "main",
+            ExchangeCredentials {
                 api_key: "bg_demo_key".into(),
                 secret: Secret::new(api_secret),
                 passphrase: Secret::new("demo-pass"),
             },
+        )],
+        exchange: ExchangeSettings {
+            ws_private_url: sim.ws_private_url(),
+            rest_url: sim.rest_url(),
             extra_ca_pem: Some(sim.ca_cert_pem()),
             ping_interval_ms: 20_000,
             pong_timeout_ms: 10_000,

@@ -31,6 +31,8 @@ pub enum LinkDown {
 /// The shared private WebSocket of the io thread (single-threaded: `Cell`/`RefCell` and an
 /// async mutex for the write half, which is held across the write's `await`).
 pub struct ExchangeLink {
+    /// Index of the account the connection belongs to (tagged on every frame to the tracker).
+    account: usize,
     sink: tokio::sync::Mutex<WsSink>,
     /// Shared with [`crate::engine::Gateway::exchange_connected`].
     up: Arc<AtomicBool>,
@@ -50,6 +52,7 @@ impl ExchangeLink {
     /// Wraps a logged-in, subscribed write half; `up` is set now and cleared when the link
     /// goes down.
     pub fn new(
+        account: usize,
         sink: WsSink,
         up: Arc<AtomicBool>,
         ping_interval: Duration,
@@ -57,6 +60,7 @@ impl ExchangeLink {
     ) -> Self {
         up.store(true, Ordering::Relaxed);
         ExchangeLink {
+            account,
             sink: tokio::sync::Mutex::new(sink),
             up,
             out: RefCell::new(BytesMut::with_capacity(64 * 1024)),
@@ -144,6 +148,7 @@ impl ExchangeLink {
                 return;
             }
             let _ = tracker.send(TrackerInput::Frame {
+                account: self.account,
                 text: t.into(),
                 t_read_ns,
             });

@@ -14,8 +14,9 @@ use crossbeam_channel::Sender;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
+use super::account::AccountCtx;
 use super::exchange_link::ExchangeLink;
-use super::settings::EngineSettings;
+use super::settings::{EngineSettings, SessionGrant};
 use super::strategy_conn;
 use super::GatewayError;
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
@@ -30,13 +31,14 @@ use crate::tracker::TrackerInput;
 
 /// State shared by the io thread's tasks (single-threaded: `Rc`, `Cell`, `RefCell`).
 pub(super) struct IoCtx {
-    pub(super) grants: HashMap<u64, String>,
+    pub(super) grants: HashMap<u64, SessionGrant>,
     pub(super) active: RefCell<HashSet<u64>>,
     pub(super) outs: RefCell<Vec<Arc<SessionOut>>>,
     pub(super) limits: SessionLimits,
     pub(super) max_frame_len: usize,
     pub(super) instruments: InstrumentTable,
-    pub(super) exchange: ExchangeLink,
+    /// The exchange accounts, by index (sessions are bound to one).
+    pub(super) accounts: Vec<AccountCtx>,
     pub(super) tracker_tx: Sender<TrackerInput>,
     pub(super) legs: RefCell<LegHistograms>,
     next_req_id: Cell<u64>,
@@ -74,38 +76,66 @@ pub fn rules_from_instrument(i: &Instrument) -> Option<InstrumentRules> {
     })
 }
 
-/// Loads the instruments, connects and logs in to the private WebSocket.
+/// One account's REST client and its logged-in private WebSockets (the first subscribed).
+struct ConnectedAccount {
+    rest: RestClient,
+    sockets: Vec<ws::PrivateWs>,
+}
+
+/// Loads the instruments (with the first account's key), then connects and logs in every
+/// account's private WebSockets.
 async fn connect_exchange(
     s: &EngineSettings,
-) -> Result<(InstrumentTable, ws::PrivateWs), GatewayError> {
+) -> Result<(InstrumentTable, Vec<ConnectedAccount>), GatewayError> {
     let ex = &s.exchange;
     let tls = tls::client_config(ex.extra_ca_pem.as_deref())?;
     let timeout = Duration::from_millis(ex.connect_timeout_ms);
-    let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(ex.credentials.clone()))?;
-    let mut rules = Vec::new();
-    for c in &ex.categories {
-        for i in rest.instruments(bg_category(*c).as_rest_str()).await? {
-            if let Some(r) = rules_from_instrument(&i) {
-                rules.push(r);
-            }
-        }
-    }
-    let instruments = InstrumentTable::new(rules);
-    tracing::info!(instruments = instruments.len(), "instruments loaded");
     let opts = ws::ConnectOptions {
         step_timeout: timeout,
         ..Default::default()
     };
-    let private = ws::connect_private_with(
-        &ex.ws_private_url,
-        &tls,
-        &ex.credentials,
-        SystemTime::now(),
-        &opts,
-    )
-    .await?;
-    tracing::info!(conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
-    Ok((instruments, private))
+    let mut accounts = Vec::with_capacity(s.accounts.len());
+    let mut instruments = None;
+    for acc in &s.accounts {
+        let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(acc.credentials.clone()))?;
+        if instruments.is_none() {
+            let mut rules = Vec::new();
+            for c in &ex.categories {
+                for i in rest.instruments(bg_category(*c).as_rest_str()).await? {
+                    if let Some(r) = rules_from_instrument(&i) {
+                        rules.push(r);
+                    }
+                }
+            }
+            let table = InstrumentTable::new(rules);
+            tracing::info!(instruments = table.len(), "instruments loaded");
+            instruments = Some(table);
+        }
+        let mut sockets = Vec::with_capacity(acc.connections.max(1));
+        for n in 0..acc.connections.max(1) {
+            // The pool's other connections carry trade ops only: no subscriptions, so that
+            // every push arrives once.
+            let trade_only = ws::ConnectOptions {
+                step_timeout: timeout,
+                topics: Vec::new(),
+            };
+            let private = ws::connect_private_with(
+                &ex.ws_private_url,
+                &tls,
+                &acc.credentials,
+                SystemTime::now(),
+                if n == 0 { &opts } else { &trade_only },
+            )
+            .await?;
+            tracing::info!(account = %acc.name, conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
+            sockets.push(private);
+        }
+        accounts.push(ConnectedAccount { rest, sockets });
+    }
+    Ok((
+        instruments.unwrap_or_else(|| InstrumentTable::new(Vec::new())),
+        accounts,
+    ))
 }
 
 /// Runs the io thread until `stop` fires. `ready` receives the strategy listener's address
@@ -137,7 +167,7 @@ pub(super) fn run(
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async move {
-        let (instruments, private) = match connect_exchange(&settings).await {
+        let (instruments, connected) = match connect_exchange(&settings).await {
             Ok(v) => v,
             Err(e) => {
                 let _ = ready.send(Err(e));
@@ -151,39 +181,65 @@ pub(super) fn run(
                 return;
             }
         };
-        let (sink, source, early) = private.split();
         let ex = &settings.exchange;
+        let mut accounts = Vec::with_capacity(connected.len());
+        let mut sources = Vec::new();
+        for (ix, (acc, conn)) in settings.accounts.iter().zip(connected).enumerate() {
+            let mut links = Vec::with_capacity(conn.sockets.len());
+            for (n, private) in conn.sockets.into_iter().enumerate() {
+                let (sink, source, early) = private.split();
+                // Only the primary connection reports the gateway's health.
+                let up = if ix == 0 && n == 0 {
+                    Arc::clone(&exchange_up)
+                } else {
+                    Arc::new(std::sync::atomic::AtomicBool::new(false))
+                };
+                links.push(ExchangeLink::new(
+                    ix,
+                    sink,
+                    up,
+                    Duration::from_millis(ex.ping_interval_ms),
+                    Duration::from_millis(ex.pong_timeout_ms),
+                ));
+                sources.push((ix, n, source, early));
+            }
+            accounts.push(AccountCtx {
+                ix,
+                name: acc.name.clone(),
+                rest: conn.rest,
+                links,
+            });
+        }
         let ctx = Rc::new(IoCtx {
             grants: settings
                 .sessions
                 .iter()
-                .map(|g| (g.session_id, g.credentials.clone()))
+                .map(|g| (g.session_id, g.clone()))
                 .collect(),
             active: RefCell::new(HashSet::new()),
             outs: RefCell::new(Vec::new()),
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             instruments,
-            exchange: ExchangeLink::new(
-                sink,
-                exchange_up,
-                Duration::from_millis(ex.ping_interval_ms),
-                Duration::from_millis(ex.pong_timeout_ms),
-            ),
+            accounts,
             tracker_tx: tracker_tx.clone(),
             legs: RefCell::new(LegHistograms::default()),
             next_req_id: Cell::new(0),
         });
-        {
-            let ctx = Rc::clone(&ctx);
+        for (ix, n, source, early) in sources {
+            let c = Rc::clone(&ctx);
             let tx = tracker_tx.clone();
-            tokio::task::spawn_local(
-                async move { ctx.exchange.read_loop(source, early, tx).await },
-            );
-        }
-        {
-            let ctx = Rc::clone(&ctx);
-            tokio::task::spawn_local(async move { ctx.exchange.keepalive_loop().await });
+            tokio::task::spawn_local(async move {
+                if let Some(link) = c.accounts.get(ix).and_then(|a| a.links.get(n)) {
+                    link.read_loop(source, early, tx).await
+                }
+            });
+            let c = Rc::clone(&ctx);
+            tokio::task::spawn_local(async move {
+                if let Some(link) = c.accounts.get(ix).and_then(|a| a.links.get(n)) {
+                    link.keepalive_loop().await
+                }
+            });
         }
         if settings.tracker.report_interval_ms > 0 {
             let ctx = Rc::clone(&ctx);

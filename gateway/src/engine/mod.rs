@@ -11,8 +11,10 @@
 //!                  strategy
 //! ```
 
+mod account;
 mod exchange_link;
 mod io;
+mod ops;
 mod reporter;
 pub mod settings;
 mod strategy_conn;
@@ -22,9 +24,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
+pub use self::account::TradeOp;
 pub use self::io::rules_from_instrument;
 pub use self::reporter::Reporter;
-pub use self::settings::{EngineSettings, ExchangeSettings, SessionGrant};
+pub use self::settings::{
+    AccountSettings, EngineSettings, ExchangeSettings, SessionGrant, SessionRole,
+};
 use crate::exchange::error::ExchangeError;
 use crate::metrics::LegHistograms;
 use crate::tracker::{self, TrackerHandle, TrackerSummary};

@@ -10,13 +10,55 @@ use crate::idle::IdleStrategy;
 use crate::session::fixp::SessionLimits;
 use crate::tracker::TrackerThreadConfig;
 
+/// What a strategy session may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionRole {
+    /// Orders, batches, mass actions, max-open-available, settings and rate-budget requests.
+    #[default]
+    Trading,
+    /// Everything a trading session may do, plus SetLeverage, SetHoldMode, MovePositions and
+    /// KillSwitchRequest.
+    Operator,
+    /// Read-only: receives a copy of every ExecutionReport of its account (and the position and
+    /// account updates); every application message it sends is refused (BusinessMessageReject
+    /// NotAuthorized).
+    DropCopy,
+}
+
 /// A strategy session the gateway admits.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SessionGrant {
     /// FIXP SessionID the strategy negotiates with.
     pub session_id: u64,
     /// Credentials the strategy must present in Negotiate (compared in constant time).
     pub credentials: String,
+    /// Index into [`EngineSettings::accounts`] of the account the session trades on.
+    pub account: usize,
+    /// What the session may do.
+    pub role: SessionRole,
+}
+
+/// One exchange account (API key) the gateway trades on: a master account or a sub-account.
+#[derive(Debug, Clone)]
+pub struct AccountSettings {
+    /// Name used in the configuration and the logs (e.g. `main`, `sub1`).
+    pub name: String,
+    /// API key, secret and passphrase of the account.
+    pub credentials: ExchangeCredentials,
+    /// Private WebSocket connections opened for the account (≥ 1): the first carries the
+    /// subscriptions, every one carries trade ops (the pool the rate budget picks from).
+    pub connections: usize,
+}
+
+impl AccountSettings {
+    /// An account named `name` with one connection.
+    pub fn new(name: &str, credentials: ExchangeCredentials) -> Self {
+        AccountSettings {
+            name: name.to_owned(),
+            credentials,
+            connections: 1,
+        }
+    }
 }
 
 /// The exchange side.
@@ -26,8 +68,6 @@ pub struct ExchangeSettings {
     pub ws_private_url: String,
     /// REST base URL, e.g. `https://api.bitget.com`.
     pub rest_url: String,
-    /// API key, secret and passphrase.
-    pub credentials: ExchangeCredentials,
     /// An extra CA certificate (PEM) to trust, e.g. the simulator's self-signed one.
     pub extra_ca_pem: Option<String>,
     /// Text `ping` interval in ms (Bitget: at most 30 000).
@@ -51,6 +91,8 @@ pub struct EngineSettings {
     pub limits: SessionLimits,
     /// Admitted sessions.
     pub sessions: Vec<SessionGrant>,
+    /// Exchange accounts (at least one); sessions refer to them by index.
+    pub accounts: Vec<AccountSettings>,
     /// Exchange connection.
     pub exchange: ExchangeSettings,
     /// CPU the io thread is pinned to (`None`: not pinned).
@@ -114,12 +156,13 @@ impl EngineSettings {
                 .map(|s| SessionGrant {
                     session_id: s.session_id,
                     credentials: s.credentials.expose().to_owned(),
+                    ..SessionGrant::default()
                 })
                 .collect(),
+            accounts: vec![AccountSettings::new("main", ex.credentials())],
             exchange: ExchangeSettings {
                 ws_private_url: ex.ws_private_url.clone(),
                 rest_url: ex.rest_url.clone(),
-                credentials: ex.credentials(),
                 extra_ca_pem,
                 ping_interval_ms: ex.ping_interval_ms,
                 pong_timeout_ms: ex.pong_timeout_ms,

@@ -9,14 +9,17 @@ use std::time::Duration;
 
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, Message,
-    NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType, OrderCancelReject, TerminationCode,
-    Text,
+    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo, ExecType,
+    ExecutionReport, Message, NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType,
+    OrderCancelReject, TerminationCode, Text,
 };
 use codec::Decimal;
 use tokio::net::TcpStream;
 
+use super::account::{AccountCtx, TradeOp};
 use super::io::IoCtx;
+use super::ops;
+use super::settings::SessionRole;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
@@ -37,7 +40,9 @@ impl Authorizer for Auth<'_> {
         credentials: &str,
     ) -> Result<(), NegotiationRejectCode> {
         match self.ctx.grants.get(&session_id) {
-            Some(expected) if constant_time_eq(expected.as_bytes(), credentials.as_bytes()) => {
+            Some(grant)
+                if constant_time_eq(grant.credentials.as_bytes(), credentials.as_bytes()) =>
+            {
                 if self.ctx.active.borrow_mut().insert(session_id) {
                     Ok(())
                 } else {
@@ -56,14 +61,21 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-struct Conn {
-    ctx: Rc<IoCtx>,
-    out: Arc<SessionOut>,
-    fixp: FixpSession,
-    entry: Option<OrderEntry>,
+/// One strategy connection's state on the io thread (the request handlers in
+/// [`super::ops`] work on it).
+pub(in crate::engine) struct Conn {
+    pub(in crate::engine) ctx: Rc<IoCtx>,
+    pub(in crate::engine) out: Arc<SessionOut>,
+    pub(in crate::engine) fixp: FixpSession,
+    pub(in crate::engine) entry: Option<OrderEntry>,
+    /// Index of the account the session is bound to (set at Negotiate).
+    pub(in crate::engine) account: usize,
+    /// What the session may do (set at Negotiate).
+    pub(in crate::engine) role: SessionRole,
     registered: bool,
     logged_reject: bool,
-    json: Vec<u8>,
+    /// Reused buffer for the trade op being written.
+    pub(in crate::engine) json: Vec<u8>,
 }
 
 enum Event {
@@ -90,6 +102,8 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
         out: Arc::new(SessionOut::new(writer, now)),
         fixp: FixpSession::new(now, ctx.limits),
         entry: None,
+        account: 0,
+        role: SessionRole::Trading,
         registered: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
@@ -183,7 +197,13 @@ impl Conn {
             SessionAction::None => true,
             SessionAction::Send(reply) => {
                 match reply {
-                    SessionReply::NegotiationResponse(_) => self.registered = true,
+                    SessionReply::NegotiationResponse(_) => {
+                        self.registered = true;
+                        if let Some(g) = self.ctx.grants.get(&self.fixp.session_id()) {
+                            self.account = g.account;
+                            self.role = g.role;
+                        }
+                    }
                     SessionReply::EstablishmentAck(_) => self.on_established(),
                     _ => {}
                 }
@@ -206,6 +226,8 @@ impl Conn {
         self.entry = Some(OrderEntry::new(session_id));
         let _ = self.ctx.tracker_tx.send(TrackerInput::SessionOpened {
             session_id,
+            account: self.account,
+            role: self.role,
             out: Arc::clone(&self.out),
         });
         tracing::info!(
@@ -266,20 +288,92 @@ impl Conn {
         })
     }
 
-    fn write_report(&self, msg: &ReportMsg) -> bool {
+    /// Writes an ExecutionReport or OrderCancelReject to this session.
+    pub(in crate::engine) fn write_report(&self, msg: &ReportMsg) -> bool {
         self.out.send(Flow::Application, now_ns(), |buf| match msg {
             ReportMsg::Exec(er) => er.encode_frame(buf),
             ReportMsg::CancelReject(r) => r.encode_frame(buf),
         })
     }
 
-    /// The order path: order entry (checks, JSON), WebSocket write, then the tracker.
+    /// Refuses an application message with BusinessMessageReject.
+    pub(in crate::engine) fn business_reject(
+        &mut self,
+        msg: &Message<'_>,
+        ref_id: u64,
+        reason: BusinessRejectReason,
+        text: &str,
+    ) -> bool {
+        let reply = SessionReply::BusinessMessageReject(BusinessMessageReject {
+            ref_seq_num: 0,
+            business_reject_ref_id: ref_id,
+            exchange_code: 0,
+            ref_msg_type: msg.template_id(),
+            business_reject_reason: reason,
+            text: Text::new(text),
+        });
+        self.write_session(&reply)
+    }
+
+    /// The account the session is bound to.
+    #[allow(dead_code)] // used by the request handlers
+    pub(in crate::engine) fn account_ctx(&self) -> Option<&AccountCtx> {
+        self.ctx.accounts.get(self.account)
+    }
+
+    /// Routes an application message: single orders stay on the inline order path; the other
+    /// requests go to their handler in [`super::ops`]. Role checks come first.
     async fn on_application(&mut self, msg: Message<'_>, t_read: u64) {
+        if self.entry.is_none() {
+            return;
+        }
+        if let Some(text) = ops::refused_for_role(self.role, &msg) {
+            self.business_reject(&msg, 0, BusinessRejectReason::NotAuthorized, text);
+            return;
+        }
+        match msg {
+            Message::NewOrderSingle(_)
+            | Message::OrderCancelRequest(_)
+            | Message::OrderCancelReplaceRequest(_) => self.on_single_order(msg, t_read).await,
+            Message::NewOrderList(m) => ops::batch::on_new_order_list(self, &m, t_read).await,
+            Message::OrderCancelReplaceList(m) => {
+                ops::batch::on_order_cancel_replace_list(self, &m, t_read).await
+            }
+            Message::OrderCancelList(m) => ops::batch::on_order_cancel_list(self, &m, t_read).await,
+            Message::OrderMassCancelRequest(m) => ops::mass::on_mass_cancel(self, &m, t_read).await,
+            Message::OrderMassStatusRequest(m) => ops::mass::on_mass_status(self, &m, t_read).await,
+            Message::MovePositions(m) => ops::moves::on_move_positions(self, &m).await,
+            Message::SetLeverage(m) => ops::account_requests::on_set_leverage(self, &m).await,
+            Message::SetHoldMode(m) => ops::account_requests::on_set_hold_mode(self, &m).await,
+            Message::MaxOpenAvailableRequest(m) => {
+                ops::account_requests::on_max_open_available(self, &m).await
+            }
+            Message::AccountSettingsRequest(m) => {
+                ops::account_requests::on_account_settings(self, &m).await
+            }
+            Message::KillSwitchRequest(m) => ops::control::on_kill_switch(self, &m).await,
+            Message::RateBudgetRequest(m) => ops::control::on_rate_budget(self, &m).await,
+            other => {
+                self.business_reject(
+                    &other,
+                    0,
+                    BusinessRejectReason::UnsupportedMessageType,
+                    "message not accepted from a strategy",
+                );
+            }
+        }
+    }
+
+    /// The single-order path: order entry (checks, JSON), WebSocket write, then the tracker.
+    async fn on_single_order(&mut self, msg: Message<'_>, t_read: u64) {
         let Some(entry) = self.entry.as_mut() else {
             return;
         };
         let utc = utc_now_ns();
-        if !self.ctx.exchange.is_up() {
+        let Some(account) = self.ctx.accounts.get(self.account) else {
+            return;
+        };
+        if !account.is_up() {
             let reject = not_applied(&msg, utc, "exchange connection down");
             if let Some(r) = reject {
                 self.write_report(&r);
@@ -288,6 +382,11 @@ impl Conn {
         }
         let req_id = self.ctx.next_request_id();
         self.json.clear();
+        let op = match &msg {
+            Message::OrderCancelRequest(_) => TradeOp::Cancel,
+            Message::OrderCancelReplaceRequest(_) => TradeOp::Modify,
+            _ => TradeOp::Place,
+        };
         let outcome = match &msg {
             Message::NewOrderSingle(m) => {
                 entry.on_new_order(m, &self.ctx.instruments, req_id, &mut self.json, utc)
@@ -300,7 +399,7 @@ impl Conn {
         };
         match outcome {
             EntryOutcome::Send { root, kind } => {
-                if self.ctx.exchange.send_text(&self.json).await {
+                if account.send_trade(op, &self.json).await {
                     let t_written = now_ns();
                     self.ctx
                         .legs

@@ -255,28 +255,17 @@ impl FixpSession {
                     reason: Text::new("terminated by the strategy"),
                 }))
             }
-            (
-                SessionState::Established,
-                m @ (Message::NewOrderSingle(_)
-                | Message::OrderCancelRequest(_)
-                | Message::OrderCancelReplaceRequest(_)),
-            ) => SessionAction::Application(m),
+            (SessionState::Established, m) if is_strategy_request(&m) => {
+                SessionAction::Application(m)
+            }
             (SessionState::Established, other) => {
-                // Issue-4 requests (batches, mass actions, moves, account requests) decode but
-                // are not implemented by the gateway yet: refused like gateway-to-strategy
-                // messages, so that the behaviour stays defined.
-                let text = if other.template_id() >= codec::sbe::NewOrderList::TEMPLATE_ID {
-                    "message not supported by this gateway yet"
-                } else {
-                    "message not accepted from a strategy"
-                };
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
                     exchange_code: 0,
                     ref_msg_type: message_template(&other),
                     business_reject_reason: BusinessRejectReason::UnsupportedMessageType,
-                    text: Text::new(text),
+                    text: Text::new("message not accepted from a strategy"),
                 }))
             }
             (SessionState::AwaitNegotiate, _) => {
@@ -376,6 +365,29 @@ fn template_id_is_known(template_id: u16) -> bool {
 
 fn message_template(m: &Message<'_>) -> u16 {
     m.template_id()
+}
+
+/// True for the application messages a strategy may send (the gateway's replies and reports
+/// are refused when they come from a strategy).
+pub fn is_strategy_request(m: &Message<'_>) -> bool {
+    matches!(
+        m,
+        Message::NewOrderSingle(_)
+            | Message::OrderCancelRequest(_)
+            | Message::OrderCancelReplaceRequest(_)
+            | Message::NewOrderList(_)
+            | Message::OrderCancelReplaceList(_)
+            | Message::OrderCancelList(_)
+            | Message::OrderMassCancelRequest(_)
+            | Message::OrderMassStatusRequest(_)
+            | Message::MovePositions(_)
+            | Message::SetLeverage(_)
+            | Message::SetHoldMode(_)
+            | Message::MaxOpenAvailableRequest(_)
+            | Message::AccountSettingsRequest(_)
+            | Message::KillSwitchRequest(_)
+            | Message::RateBudgetRequest(_)
+    )
 }
 
 #[cfg(test)]
@@ -531,7 +543,7 @@ mod tests {
     }
 
     #[test]
-    fn issue4_requests_are_refused_until_implemented() {
+    fn strategy_requests_pass_and_gateway_reports_are_refused() {
         let mut s = established(0);
         let batch = frame(|b| {
             sbe::NewOrderList {
@@ -542,12 +554,7 @@ mod tests {
             .unwrap();
         });
         let out = feed(&mut s, 1, &batch);
-        assert!(
-            out.contains("BusinessMessageReject")
-                && out.contains("UnsupportedMessageType")
-                && out.contains("ref_msg_type: 107"),
-            "{out}"
-        );
+        assert!(out.starts_with("Application(NewOrderList"), "{out}");
         let mass = frame(|b| {
             sbe::OrderMassCancelRequest {
                 cl_ord_id: 2,
@@ -561,7 +568,21 @@ mod tests {
         });
         let out = feed(&mut s, 2, &mass);
         assert!(
-            out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 111"),
+            out.starts_with("Application(OrderMassCancelRequest"),
+            "{out}"
+        );
+        // A gateway-to-strategy report sent by a strategy is refused, the session goes on.
+        let report = frame(|b| {
+            sbe::RateBudgetReport {
+                request_id: 0,
+                transact_time: 0,
+            }
+            .encode_frame([], b)
+            .unwrap();
+        });
+        let out = feed(&mut s, 3, &report);
+        assert!(
+            out.contains("UnsupportedMessageType") && out.contains("ref_msg_type: 124"),
             "{out}"
         );
         assert_eq!(s.state(), SessionState::Established);

@@ -35,6 +35,8 @@ pub enum TrackerInput {
     Sent(SentRequest),
     /// A text frame from the private WebSocket, read at `t_read_ns` (monotonic).
     Frame {
+        /// Index of the account whose connection it came from.
+        account: usize,
         /// The frame's payload.
         text: bytes::Bytes,
         /// When the io thread read it.
@@ -44,6 +46,10 @@ pub enum TrackerInput {
     SessionOpened {
         /// SessionID.
         session_id: u64,
+        /// Index of the account the session is bound to.
+        account: usize,
+        /// What the session may do (drop-copy sessions get every report of their account).
+        role: crate::engine::SessionRole,
         /// Its writer.
         out: Arc<SessionOut>,
     },
@@ -128,7 +134,9 @@ impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
         match input {
             TrackerInput::Sent(req) => self.tracker.on_sent(req),
-            TrackerInput::Frame { text, t_read_ns } => {
+            TrackerInput::Frame {
+                text, t_read_ns, ..
+            } => {
                 match self.parser.parse(&text) {
                     Ok(inbound) => self.tracker.on_inbound(t_read_ns, utc_now_ns(), &inbound),
                     Err(e) => {
@@ -140,7 +148,9 @@ impl Driver {
                 }
                 self.write_reports();
             }
-            TrackerInput::SessionOpened { session_id, out } => {
+            TrackerInput::SessionOpened {
+                session_id, out, ..
+            } => {
                 self.sessions.insert(session_id, out);
             }
             TrackerInput::SessionClosed { session_id } => {

@@ -1,0 +1,43 @@
+//! The io thread's handlers for the requests beyond single orders, one module per message
+//! family: batches, mass actions, position moves, account requests, operator controls.
+//!
+//! Each handler gets the strategy connection ([`Conn`]: its account, role, writer and the
+//! shared io context) and answers the strategy itself, either at once or from a task spawned on
+//! the io thread's `LocalSet` when it waits for the exchange (so the session keeps reading).
+
+pub(super) mod account_requests;
+pub(super) mod batch;
+pub(super) mod control;
+pub(super) mod mass;
+pub(super) mod moves;
+
+use codec::sbe::Message;
+
+use super::settings::SessionRole;
+#[allow(unused_imports)]
+use super::strategy_conn::Conn;
+
+/// Why a session of `role` may not send `msg` (`None`: it may).
+pub(super) fn refused_for_role(role: SessionRole, msg: &Message<'_>) -> Option<&'static str> {
+    match role {
+        SessionRole::DropCopy => Some("drop-copy session: read-only"),
+        SessionRole::Operator => None,
+        SessionRole::Trading => match msg {
+            Message::SetLeverage(_)
+            | Message::SetHoldMode(_)
+            | Message::MovePositions(_)
+            | Message::KillSwitchRequest(_) => Some("operator request: session role is trading"),
+            _ => None,
+        },
+    }
+}
+
+/// Placeholder answer of a request family not wired yet.
+pub(super) fn not_supported_yet(conn: &mut Conn, msg: &Message<'_>) {
+    conn.business_reject(
+        msg,
+        0,
+        codec::sbe::BusinessRejectReason::UnsupportedMessageType,
+        "message not supported by this gateway yet",
+    );
+}
