@@ -29,6 +29,41 @@ impl TradeOp {
     }
 }
 
+/// Why a trade op was not written (nothing reached the exchange: the request was not applied).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSent {
+    /// The account's connections are down.
+    Down,
+    /// The write failed (the link is now down).
+    WriteFailed,
+    /// The rate budget had no token in time; `bucket` names the bucket that was empty.
+    Throttled {
+        /// Bucket name, e.g. `place-order` or `ws-connection`.
+        bucket: &'static str,
+    },
+}
+
+impl NotSent {
+    /// Text for the strategy's reject.
+    pub fn text(self) -> &'static str {
+        match self {
+            NotSent::Down => "exchange connection down",
+            NotSent::WriteFailed => "exchange write failed",
+            NotSent::Throttled { .. } => "rate budget exhausted",
+        }
+    }
+}
+
+/// What a session does when the budget has no token: refuse at once, or wait up to a deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BudgetPolicy {
+    /// Refuse at once (ThrottleLimitExceeded).
+    #[default]
+    Reject,
+    /// Wait for a token up to this long, then refuse.
+    Queue(std::time::Duration),
+}
+
 /// One account: name, REST client, WebSocket pool.
 pub(super) struct AccountCtx {
     /// Index in the gateway's account list (what sessions and tracker frames refer to).
@@ -58,12 +93,24 @@ impl AccountCtx {
         self.links.first().is_some_and(ExchangeLink::is_up)
     }
 
-    /// Writes one trade op on a connection of the pool. Returns false if it could not be
-    /// written (the link is down or the write failed): the op was not sent.
-    pub(super) async fn send_trade(&self, _op: TradeOp, json: &[u8]) -> bool {
-        match self.links.first() {
-            Some(link) => link.send_text(json).await,
-            None => false,
+    /// Writes one trade op on a connection of the pool, once the rate budget allows it under
+    /// `policy`. `Err` means nothing was written: the request was not applied.
+    pub(super) async fn send_trade(
+        &self,
+        _op: TradeOp,
+        _policy: BudgetPolicy,
+        json: &[u8],
+    ) -> Result<(), NotSent> {
+        let Some(link) = self.links.first() else {
+            return Err(NotSent::Down);
+        };
+        if !link.is_up() {
+            return Err(NotSent::Down);
+        }
+        if link.send_text(json).await {
+            Ok(())
+        } else {
+            Err(NotSent::WriteFailed)
         }
     }
 }

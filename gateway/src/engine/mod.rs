@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-pub use self::account::TradeOp;
+pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
 pub use self::reporter::Reporter;
 pub use self::settings::{

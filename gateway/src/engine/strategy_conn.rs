@@ -16,7 +16,7 @@ use codec::sbe::{
 use codec::Decimal;
 use tokio::net::TcpStream;
 
-use super::account::{AccountCtx, TradeOp};
+use super::account::{AccountCtx, BudgetPolicy, NotSent, TradeOp};
 use super::io::IoCtx;
 use super::ops;
 use super::settings::SessionRole;
@@ -72,6 +72,8 @@ pub(in crate::engine) struct Conn {
     pub(in crate::engine) account: usize,
     /// What the session may do (set at Negotiate).
     pub(in crate::engine) role: SessionRole,
+    /// What to do when the rate budget has no token (set at Negotiate).
+    pub(in crate::engine) budget: BudgetPolicy,
     registered: bool,
     logged_reject: bool,
     /// Reused buffer for the trade op being written.
@@ -104,6 +106,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
         entry: None,
         account: 0,
         role: SessionRole::Trading,
+        budget: BudgetPolicy::Reject,
         registered: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
@@ -374,7 +377,7 @@ impl Conn {
             return;
         };
         if !account.is_up() {
-            let reject = not_applied(&msg, utc, "exchange connection down");
+            let reject = not_applied(&msg, utc, NotSent::Down);
             if let Some(r) = reject {
                 self.write_report(&r);
             }
@@ -399,7 +402,12 @@ impl Conn {
         };
         match outcome {
             EntryOutcome::Send { root, kind } => {
-                if account.send_trade(op, &self.json).await {
+                let sent = account.send_trade(op, self.budget, &self.json).await;
+                if let Err(why) = sent {
+                    if let Some(r) = not_applied(&msg, utc, why) {
+                        self.write_report(&r);
+                    }
+                } else {
                     let t_written = now_ns();
                     self.ctx
                         .legs
@@ -413,8 +421,6 @@ impl Conn {
                         t_read_ns: t_read,
                         t_written_ns: t_written,
                     }));
-                } else if let Some(r) = not_applied(&msg, utc, "exchange write failed") {
-                    self.write_report(&r);
                 }
             }
             EntryOutcome::Reject(report) => {
@@ -465,8 +471,14 @@ impl Conn {
 }
 
 /// The answer to an application message that was not sent (FIXP idempotent flow: the request
-/// was not applied and may be sent again with the same ClOrdID).
-fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> {
+/// was not applied); a throttled request says so (ThrottleLimitExceeded).
+pub(in crate::engine) fn not_applied(
+    msg: &Message<'_>,
+    utc_ns: u64,
+    why: NotSent,
+) -> Option<ReportMsg> {
+    let text = why.text();
+    let throttled = matches!(why, NotSent::Throttled { .. });
     match msg {
         Message::NewOrderSingle(m) => Some(ReportMsg::Exec(ExecutionReport {
             cl_ord_id: m.cl_ord_id(),
@@ -493,7 +505,11 @@ fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> 
             time_in_force: m.time_in_force(),
             exec_type: ExecType::Rejected,
             ord_status: OrdStatus::Rejected,
-            ord_rej_reason: Some(OrdRejReason::NotApplied),
+            ord_rej_reason: Some(if throttled {
+                OrdRejReason::ThrottleLimitExceeded
+            } else {
+                OrdRejReason::NotApplied
+            }),
             text: Text::new(text),
         })),
         Message::OrderCancelRequest(m) => Some(cancel_not_applied(
@@ -501,14 +517,14 @@ fn not_applied(msg: &Message<'_>, utc_ns: u64, text: &str) -> Option<ReportMsg> 
             m.orig_cl_ord_id(),
             CxlRejResponseTo::OrderCancelRequest,
             utc_ns,
-            text,
+            why,
         )),
         Message::OrderCancelReplaceRequest(m) => Some(cancel_not_applied(
             m.cl_ord_id(),
             m.orig_cl_ord_id(),
             CxlRejResponseTo::OrderCancelReplaceRequest,
             utc_ns,
-            text,
+            why,
         )),
         _ => None,
     }
@@ -519,7 +535,7 @@ fn cancel_not_applied(
     orig: u64,
     to: CxlRejResponseTo,
     utc_ns: u64,
-    text: &str,
+    why: NotSent,
 ) -> ReportMsg {
     ReportMsg::CancelReject(OrderCancelReject {
         cl_ord_id: cl,
@@ -529,7 +545,10 @@ fn cancel_not_applied(
         exchange_code: 0,
         ord_status: OrdStatus::Rejected,
         cxl_rej_response_to: to,
-        cxl_rej_reason: CxlRejReason::Other,
-        text: Text::new(text),
+        cxl_rej_reason: match why {
+            NotSent::Throttled { .. } => CxlRejReason::ThrottleLimitExceeded,
+            _ => CxlRejReason::NotApplied,
+        },
+        text: Text::new(why.text()),
     })
 }
