@@ -12,9 +12,12 @@ use std::time::{Duration, Instant};
 
 use codec::frame::{peek_frame, FrameError, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
 use codec::sbe::{
-    self, BusinessMessageReject, DecodeError, Establish, EstablishmentReject, ExecutionReport,
-    FlowType, Message, Negotiate, NegotiationReject, NewOrderSingle, OrderCancelReject,
-    OrderCancelReplaceRequest, OrderCancelRequest, Sequence, Terminate, Text,
+    self, AccountBalanceReport, AccountRequestReport, BusinessMessageReject, DecodeError,
+    Establish, EstablishmentReject, ExecutionReport, FlowType, KillSwitchReport, ListStatus,
+    ListStatusEntry, Message, MovePositionsReport, MovePositionsReportEntry, Negotiate,
+    NegotiationReject, NewOrderSingle, OrderCancelReject, OrderCancelReplaceRequest,
+    OrderCancelRequest, OrderMassCancelReport, OrderMassStatusEnd, PositionReport, RateBudgetEntry,
+    RateBudgetReport, Sequence, Terminate, Text,
 };
 
 /// Why a client call failed.
@@ -62,6 +65,24 @@ pub enum Received {
     Sequence(Sequence),
     /// Terminate: the session is over.
     Terminate(Terminate),
+    /// ListStatus and its per-item results.
+    ListStatus(ListStatus, Vec<ListStatusEntry>),
+    /// OrderMassCancelReport.
+    MassCancelReport(OrderMassCancelReport),
+    /// OrderMassStatusEnd.
+    MassStatusEnd(OrderMassStatusEnd),
+    /// MovePositionsReport and its per-position results.
+    MovePositionsReport(MovePositionsReport, Vec<MovePositionsReportEntry>),
+    /// AccountRequestReport.
+    AccountRequestReport(AccountRequestReport),
+    /// PositionReport.
+    PositionReport(PositionReport),
+    /// AccountBalanceReport.
+    AccountBalanceReport(AccountBalanceReport),
+    /// RateBudgetReport and its buckets.
+    RateBudgetReport(RateBudgetReport, Vec<RateBudgetEntry>),
+    /// KillSwitchReport.
+    KillSwitchReport(KillSwitchReport),
     /// Anything else, by template id.
     Other(u16),
 }
@@ -262,6 +283,24 @@ impl StrategyClient {
             Message::BusinessMessageReject(m) => Received::BusinessReject(m.to_owned()),
             Message::Sequence(m) => Received::Sequence(m.to_owned()),
             Message::Terminate(m) => Received::Terminate(m.to_owned()),
+            Message::ListStatus(m) => Received::ListStatus(
+                m.to_owned(),
+                m.orders().iter().map(|e| e.to_owned()).collect(),
+            ),
+            Message::OrderMassCancelReport(m) => Received::MassCancelReport(m.to_owned()),
+            Message::OrderMassStatusEnd(m) => Received::MassStatusEnd(m.to_owned()),
+            Message::MovePositionsReport(m) => Received::MovePositionsReport(
+                m.to_owned(),
+                m.results().iter().map(|e| e.to_owned()).collect(),
+            ),
+            Message::AccountRequestReport(m) => Received::AccountRequestReport(m.to_owned()),
+            Message::PositionReport(m) => Received::PositionReport(m.to_owned()),
+            Message::AccountBalanceReport(m) => Received::AccountBalanceReport(m.to_owned()),
+            Message::RateBudgetReport(m) => Received::RateBudgetReport(
+                m.to_owned(),
+                m.buckets().iter().map(|e| e.to_owned()).collect(),
+            ),
+            Message::KillSwitchReport(m) => Received::KillSwitchReport(m.to_owned()),
             other => Received::Other(template_of(&other)),
         }))
     }
