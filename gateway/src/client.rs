@@ -53,7 +53,7 @@ pub enum ClientError {
 }
 
 /// A message received from the gateway (owned copies of the decoded blocks).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Received {
     /// ExecutionReport.
     Exec(ExecutionReport),
