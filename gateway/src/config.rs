@@ -95,6 +95,9 @@ pub struct GatewayConfig {
     /// Latency reporting (`[metrics]`).
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// `[rate]`: rate budget (absent: Bitget's base limits).
+    #[serde(default = "crate::budget::RateConfig::bitget")]
+    pub rate: crate::budget::RateConfig,
 }
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
@@ -135,6 +138,39 @@ pub struct SessionConfig {
     /// Human-readable name for logs. Default empty.
     #[serde(default)]
     pub name: String,
+    /// What the session's requests do when the rate budget has no token. Default reject.
+    #[serde(default)]
+    pub on_budget_exhausted: OnBudgetExhausted,
+    /// How long a queued request may wait for a token, in ms (with `queue`). Default 1000.
+    #[serde(default = "default_queue_deadline_ms")]
+    pub queue_deadline_ms: u64,
+}
+
+fn default_queue_deadline_ms() -> u64 {
+    1_000
+}
+
+/// `on_budget_exhausted` of a `[[session]]`.
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum OnBudgetExhausted {
+    /// Refuse at once with ThrottleLimitExceeded.
+    #[default]
+    Reject,
+    /// Wait for a token up to `queue_deadline_ms`, then refuse.
+    Queue,
+}
+
+impl SessionConfig {
+    /// The session's [`crate::engine::BudgetPolicy`].
+    pub fn budget_policy(&self) -> crate::engine::BudgetPolicy {
+        match self.on_budget_exhausted {
+            OnBudgetExhausted::Reject => crate::engine::BudgetPolicy::Reject,
+            OnBudgetExhausted::Queue => crate::engine::BudgetPolicy::Queue(
+                Duration::from_millis(self.queue_deadline_ms),
+            ),
+        }
+    }
 }
 
 /// `[exchange]`: Bitget UTA v3 endpoints, credentials and timers.
@@ -495,6 +531,11 @@ passphrase = "p"
         assert_eq!(cfg.exchange.passphrase.expose(), "env-pass");
         assert!(!cfg.sessions.is_empty());
         assert!(cfg.metrics.hlog_path.is_some());
+        assert_eq!(cfg.rate, crate::budget::RateConfig::bitget());
+        assert_eq!(
+            cfg.sessions[0].budget_policy(),
+            crate::engine::BudgetPolicy::Reject
+        );
         // Without the environment the example lacks credentials.
         assert!(matches!(
             GatewayConfig::from_toml_str(&text),
@@ -550,6 +591,27 @@ passphrase = "p"
         assert_eq!(cfg.metrics.report_interval_ms, 10_000);
         assert_eq!(cfg.sessions[0].name, "");
         assert!(!format!("{cfg:?}").contains("\"s\""));
+    }
+
+    #[test]
+    fn session_budget_policy_and_rate_section() {
+        let text = MINIMAL.replace(
+            "credentials = \"tok\"\n",
+            "credentials = \"tok\"\non_budget_exhausted = \"queue\"\nqueue_deadline_ms = 250\n",
+        ) + "[rate]\ntier = \"unlimited\"\nconnections = 3\n";
+        let cfg = GatewayConfig::from_toml_str(&text).expect("valid");
+        assert_eq!(
+            cfg.sessions[0].budget_policy(),
+            crate::engine::BudgetPolicy::Queue(Duration::from_millis(250))
+        );
+        assert_eq!(cfg.rate.tier, crate::budget::Tier::Unlimited);
+        let settings = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(settings.accounts[0].connections, 3);
+        assert_eq!(settings.rate.limits().connection, 0);
+        assert!(GatewayConfig::from_toml_str(
+            &MINIMAL.replace("credentials = \"tok\"\n", "credentials = \"tok\"\non_budget_exhausted = \"wait\"\n")
+        )
+        .is_err());
     }
 
     #[test]

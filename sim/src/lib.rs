@@ -90,6 +90,10 @@ pub struct SimStats {
     pub ws_connections: u64,
     /// WebSocket connections accepted since start.
     pub ws_connections_total: u64,
+    /// Requests refused for a per-UID quota (HTTP 429 / WS code 429).
+    pub rate_limited: u64,
+    /// Connections closed for sending over `max_msgs_per_s` (code 30007).
+    pub msg_limit_closes: u64,
 }
 
 /// The simulator entry point.
@@ -214,6 +218,8 @@ impl SimHandle {
             fills: g(&c.fills),
             ws_connections: g(&c.ws_connections),
             ws_connections_total: g(&c.ws_connections_total),
+            rate_limited: g(&c.rate_limited),
+            msg_limit_closes: g(&c.msg_limit_closes),
         }
     }
 

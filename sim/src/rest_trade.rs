@@ -400,6 +400,10 @@ pub(crate) fn over_quota(state: &AppState, owner: AccountId, ep: Endpoint) -> Op
     if state.limiter.lock().allow(owner, ep, now_ms()) {
         None
     } else {
+        state
+            .counters
+            .rate_limited
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Some(error(
             StatusCode::TOO_MANY_REQUESTS,
             429,
@@ -416,6 +420,10 @@ pub(crate) fn ws_over_quota(state: &AppState, owner: AccountId, req: &Value) -> 
     if state.limiter.lock().allow(owner, ep, now_ms()) {
         return None;
     }
+    state
+        .counters
+        .rate_limited
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let id_raw = match req.get("id") {
         Some(v @ (Value::String(_) | Value::Number(_))) => v.to_string(),
         _ => "\"\"".to_string(),

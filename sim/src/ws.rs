@@ -170,6 +170,10 @@ async fn serve_conn(mut socket: WebSocket, state: Arc<AppState>, private: bool) 
                         }
                         window_count += 1;
                         if window_count > state.max_msgs_per_s {
+                            state
+                                .counters
+                                .msg_limit_closes
+                                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             let _ = socket
                                 .send(Message::text(control_error(
                                     None,

@@ -631,6 +631,7 @@ async fn per_uid_rate_limit_answers_429_and_ws_ops_share_the_quota() {
     assert_eq!(reply["code"], "429");
     assert_eq!(reply["msg"], "Too Many Requests");
     assert_eq!(reply["id"], "w1");
+    assert_eq!(h.stats().rate_limited, 2);
     // Another UID has its own bucket; other endpoints have theirs.
     let (s, v) = post(&h, "b", place, &buy("BTCUSDT", "50000", "0.001", "b1")).await;
     assert_eq!((s, v["code"].as_str().unwrap()), (200, "00000"));

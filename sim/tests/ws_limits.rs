@@ -44,6 +44,7 @@ async fn the_message_limit_counts_pings_and_json_ops() {
         }
     }
     assert!(refused);
+    assert_eq!(h.stats().msg_limit_closes, 1);
     h.shutdown().await;
 }
 

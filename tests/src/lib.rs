@@ -83,6 +83,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         },
         print_reports: false,
         hlog_path: None,
+        rate: gateway::budget::RateConfig::unlimited(),
     }
 }
 
@@ -91,6 +92,19 @@ impl Harness {
     pub fn start(cfg: sim::SimConfig) -> Harness {
         let (rt, sim) = start_sim(cfg);
         let gw = Gateway::start(settings_for(&sim, "demo-secret")).expect("gateway starts");
+        Harness {
+            rt,
+            sim: Some(sim),
+            gw: Some(gw),
+        }
+    }
+
+    /// Starts a simulator with `cfg` and a gateway whose settings `tweak` adjusts first.
+    pub fn start_with(cfg: sim::SimConfig, tweak: impl FnOnce(&mut EngineSettings)) -> Harness {
+        let (rt, sim) = start_sim(cfg);
+        let mut settings = settings_for(&sim, "demo-secret");
+        tweak(&mut settings);
+        let gw = Gateway::start(settings).expect("gateway starts");
         Harness {
             rt,
             sim: Some(sim),

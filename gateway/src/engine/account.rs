@@ -2,8 +2,19 @@
 //! private WebSocket connections (the first one carries the `order`, `fill`, `position` and
 //! `account` subscriptions; every one carries trade ops).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use codec::sbe::{RateBudgetEntry, RateBudgetReport, Symbol};
+
 use super::exchange_link::ExchangeLink;
+use crate::budget::{AccountBudget, Blocked};
 use crate::exchange::rest::RestClient;
+use crate::metrics::{now_ns, utc_now_ns};
+use crate::session::out::{Flow, SessionOut};
+
+/// Least time between two unasked RateBudgetReports to one session.
+const THROTTLE_REPORT_EVERY_NS: u64 = 1_000_000_000;
 
 /// How a trade op is classed for the rate budget (Bitget REST quota names, reference §2.4, §7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,7 +60,7 @@ impl NotSent {
         match self {
             NotSent::Down => "exchange connection down",
             NotSent::WriteFailed => "exchange write failed",
-            NotSent::Throttled { .. } => "rate budget exhausted",
+            NotSent::Throttled { bucket } => crate::budget::throttled_text(bucket),
         }
     }
 }
@@ -75,6 +86,10 @@ pub(super) struct AccountCtx {
     pub(super) rest: RestClient,
     /// The private WebSocket connections (at least one).
     pub(super) links: Vec<ExchangeLink>,
+    /// Token buckets of the account (endpoints and connections).
+    pub(super) budget: RefCell<AccountBudget>,
+    /// Per session: when it was last sent an unasked RateBudgetReport (monotonic ns).
+    pub(super) throttle_reports: RefCell<HashMap<u64, u64>>,
 }
 
 impl std::fmt::Debug for AccountCtx {
@@ -97,20 +112,83 @@ impl AccountCtx {
     /// `policy`. `Err` means nothing was written: the request was not applied.
     pub(super) async fn send_trade(
         &self,
-        _op: TradeOp,
-        _policy: BudgetPolicy,
+        op: TradeOp,
+        policy: BudgetPolicy,
         json: &[u8],
     ) -> Result<(), NotSent> {
-        let Some(link) = self.links.first() else {
-            return Err(NotSent::Down);
-        };
-        if !link.is_up() {
+        if !self.is_up() {
             return Err(NotSent::Down);
         }
+        let start = now_ns();
+        let n = loop {
+            let now = now_ns();
+            let got = self
+                .budget
+                .borrow_mut()
+                .acquire(op, now, |n| self.links.get(n).is_some_and(ExchangeLink::is_up));
+            match got {
+                Ok(n) => break n,
+                Err(Blocked { bucket, ready_at }) => {
+                    let wait = match policy {
+                        BudgetPolicy::Queue(d) => u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+                        BudgetPolicy::Reject => 0,
+                    };
+                    if ready_at == u64::MAX {
+                        return Err(NotSent::Down);
+                    }
+                    if !crate::budget::in_time(start, wait, ready_at) {
+                        return Err(NotSent::Throttled { bucket });
+                    }
+                    let d = ready_at.saturating_sub(now).max(100_000);
+                    tokio::time::sleep(std::time::Duration::from_nanos(d)).await;
+                }
+            }
+        };
+        let Some(link) = self.links.get(n) else {
+            return Err(NotSent::Down);
+        };
         if link.send_text(json).await {
             Ok(())
         } else {
             Err(NotSent::WriteFailed)
         }
+    }
+
+    /// Writes the account's RateBudgetReport (`request_id` 0: unasked) to `out`.
+    pub(super) fn write_budget_report(&self, out: &SessionOut, request_id: u64) -> bool {
+        let now = now_ns();
+        let utc = utc_now_ns();
+        let mut budget = self.budget.borrow_mut();
+        let entries = budget.buckets(now).map(|b| RateBudgetEntry {
+            bucket_name: Symbol::new(b.name).unwrap_or_default(),
+            endpoint_id: b.endpoint_id,
+            limit: b.limit,
+            remaining: b.remaining,
+            reset_time: utc.saturating_add(b.full_at.saturating_sub(now)),
+        });
+        let report = RateBudgetReport {
+            request_id,
+            transact_time: utc,
+        };
+        out.send(Flow::Application, now, |buf| {
+            // A report of a few buckets always fits a frame.
+            let _ = report.encode_frame(entries, buf);
+        })
+    }
+
+    /// After a request of `session_id` was throttled: sends it an unasked RateBudgetReport the
+    /// first time, then at most once per second.
+    pub(super) fn note_throttled(&self, session_id: u64, out: &SessionOut) {
+        let now = now_ns();
+        {
+            let mut last = self.throttle_reports.borrow_mut();
+            if let Some(t) = last.get(&session_id) {
+                if now.saturating_sub(*t) < THROTTLE_REPORT_EVERY_NS {
+                    return;
+                }
+            }
+            last.insert(session_id, now);
+        }
+        self.write_budget_report(out, 0);
     }
 }

@@ -155,8 +155,10 @@ impl ExchangeLink {
         }
     }
 
-    /// Sends `ping` on schedule and watches for `pong`, until the link goes down.
-    pub async fn keepalive_loop(&self) {
+    /// Sends `ping` on schedule and watches for `pong`, until the link goes down. Each ping
+    /// first takes a token with `acquire(now_ns)`, which answers `Err(ready_at_ns)` when the
+    /// connection's rate budget has none yet.
+    pub async fn keepalive_loop(&self, acquire: impl Fn(u64) -> Result<(), u64>) {
         loop {
             let deadline = self.keepalive.borrow().next_deadline();
             tokio::time::sleep_until(deadline.into()).await;
@@ -166,6 +168,16 @@ impl ExchangeLink {
             let action = self.keepalive.borrow_mut().poll(Instant::now());
             match action {
                 KeepaliveAction::SendPing => {
+                    loop {
+                        let now = now_ns();
+                        match acquire(now) {
+                            Ok(()) => break,
+                            Err(at) => {
+                                let wait = at.saturating_sub(now).max(100_000);
+                                tokio::time::sleep(Duration::from_nanos(wait)).await;
+                            }
+                        }
+                    }
                     let mut sink = self.sink.lock().await;
                     if sink.send(Message::text("ping")).await.is_err() {
                         self.down(LinkDown::WriteFailed);

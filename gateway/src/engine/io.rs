@@ -203,11 +203,18 @@ pub(super) fn run(
                 ));
                 sources.push((ix, n, source, early));
             }
+            let budget = crate::budget::AccountBudget::new(
+                &settings.rate.limits(),
+                links.len(),
+                crate::metrics::now_ns(),
+            );
             accounts.push(AccountCtx {
                 ix,
                 name: acc.name.clone(),
                 rest: conn.rest,
                 links,
+                budget: RefCell::new(budget),
+                throttle_reports: RefCell::new(std::collections::HashMap::new()),
             });
         }
         let ctx = Rc::new(IoCtx {
@@ -236,8 +243,12 @@ pub(super) fn run(
             });
             let c = Rc::clone(&ctx);
             tokio::task::spawn_local(async move {
-                if let Some(link) = c.accounts.get(ix).and_then(|a| a.links.get(n)) {
-                    link.keepalive_loop().await
+                if let Some(acc) = c.accounts.get(ix) {
+                    if let Some(link) = acc.links.get(n) {
+                        // The ping counts against the connection's bucket.
+                        link.keepalive_loop(|now| acc.budget.borrow_mut().acquire_ping(n, now))
+                            .await
+                    }
                 }
             });
         }

@@ -5,6 +5,8 @@ use std::net::SocketAddr;
 
 use codec::sbe::Category;
 
+use super::account::BudgetPolicy;
+use crate::budget::RateConfig;
 use crate::exchange::ws::ExchangeCredentials;
 use crate::idle::IdleStrategy;
 use crate::session::fixp::SessionLimits;
@@ -36,6 +38,8 @@ pub struct SessionGrant {
     pub account: usize,
     /// What the session may do.
     pub role: SessionRole,
+    /// What the session's requests do when the rate budget has no token.
+    pub budget: BudgetPolicy,
 }
 
 /// One exchange account (API key) the gateway trades on: a master account or a sub-account.
@@ -105,6 +109,8 @@ pub struct EngineSettings {
     pub print_reports: bool,
     /// HdrHistogram interval log (V2) to write, if any.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Rate budget limits (`RateConfig::default()`: unlimited).
+    pub rate: RateConfig,
 }
 
 impl EngineSettings {
@@ -156,10 +162,19 @@ impl EngineSettings {
                 .map(|s| SessionGrant {
                     session_id: s.session_id,
                     credentials: s.credentials.expose().to_owned(),
+                    budget: s.budget_policy(),
                     ..SessionGrant::default()
                 })
                 .collect(),
-            accounts: vec![AccountSettings::new("main", ex.credentials())],
+            accounts: vec![AccountSettings::new("main", ex.credentials())]
+                .into_iter()
+                .map(|mut a| {
+                    if let Some(n) = cfg.rate.connections {
+                        a.connections = n.max(1);
+                    }
+                    a
+                })
+                .collect(),
             exchange: ExchangeSettings {
                 ws_private_url: ex.ws_private_url.clone(),
                 rest_url: ex.rest_url.clone(),
@@ -178,6 +193,7 @@ impl EngineSettings {
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
+            rate: cfg.rate,
         })
     }
 }

@@ -205,6 +205,7 @@ impl Conn {
                         if let Some(g) = self.ctx.grants.get(&self.fixp.session_id()) {
                             self.account = g.account;
                             self.role = g.role;
+                            self.budget = g.budget;
                         }
                     }
                     SessionReply::EstablishmentAck(_) => self.on_established(),
@@ -404,6 +405,9 @@ impl Conn {
             EntryOutcome::Send { root, kind } => {
                 let sent = account.send_trade(op, self.budget, &self.json).await;
                 if let Err(why) = sent {
+                    if matches!(why, NotSent::Throttled { .. }) {
+                        account.note_throttled(self.fixp.session_id(), &self.out);
+                    }
                     if let Some(r) = not_applied(&msg, utc, why) {
                         self.write_report(&r);
                     }

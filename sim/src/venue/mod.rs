@@ -82,6 +82,10 @@ pub struct Counters {
     pub ws_connections: AtomicU64,
     /// WebSocket connections accepted since start.
     pub ws_connections_total: AtomicU64,
+    /// Requests refused for a per-UID quota (HTTP 429 / WS code 429).
+    pub rate_limited: AtomicU64,
+    /// Connections closed for sending over `max_msgs_per_s` (code 30007).
+    pub msg_limit_closes: AtomicU64,
 }
 
 fn bump(c: &AtomicU64) {

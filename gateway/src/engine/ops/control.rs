@@ -13,5 +13,7 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
 
 /// A RateBudgetRequest.
 pub(in crate::engine) async fn on_rate_budget(conn: &mut Conn, m: &RateBudgetRequestDecoder<'_>) {
-    not_supported_yet(conn, &Message::RateBudgetRequest(*m));
+    if let Some(acc) = conn.account_ctx() {
+        acc.write_budget_report(&conn.out, m.request_id());
+    }
 }
