@@ -2,6 +2,7 @@
 //! and 10 frames/s per connection) and the gateway on the default tier: the gateway refuses or
 //! queues what the venue would refuse, cancels keep their share, the pool spreads ops over its
 //! connections, and RateBudgetRequest shows the buckets.
+#![allow(clippy::unwrap_used)]
 
 use std::time::Duration;
 
