@@ -95,6 +95,9 @@ pub struct GatewayConfig {
     /// Latency reporting (`[metrics]`).
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Pre-trade risk defaults (`[risk]`).
+    #[serde(default)]
+    pub risk: crate::risk::RiskConfig,
 }
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
@@ -135,6 +138,9 @@ pub struct SessionConfig {
     /// Human-readable name for logs. Default empty.
     #[serde(default)]
     pub name: String,
+    /// Risk limits of this session (`[session.risk]`); default: `[risk.session]`.
+    #[serde(default)]
+    pub risk: Option<crate::risk::RiskLimits>,
 }
 
 /// `[exchange]`: Bitget UTA v3 endpoints, credentials and timers.

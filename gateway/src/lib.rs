@@ -14,5 +14,6 @@ pub mod idle;
 pub mod ids;
 pub mod metrics;
 pub mod pretrade;
+pub mod risk;
 pub mod session;
 pub mod tracker;

@@ -37,6 +37,7 @@ pub mod render;
 mod rest;
 mod rest_account;
 mod rest_coins;
+mod rest_market;
 mod rest_moves;
 mod rest_trade;
 mod server;

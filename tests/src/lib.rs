@@ -83,6 +83,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         },
         print_reports: false,
         hlog_path: None,
+        risk: Default::default(),
     }
 }
 

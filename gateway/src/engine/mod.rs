@@ -14,6 +14,7 @@
 mod account;
 mod exchange_link;
 mod io;
+mod marks;
 mod ops;
 mod reporter;
 pub mod settings;
@@ -79,7 +80,16 @@ impl Gateway {
             settings.print_reports,
             settings.hlog_path.clone(),
         )?;
-        let tracker = tracker::spawn(settings.tracker, Some(metrics_tx.clone()))?;
+        let risk = Arc::new(crate::risk::RiskBook::new(
+            &settings.sessions,
+            settings.accounts.len(),
+            &settings.risk,
+        ));
+        let tracker = tracker::spawn(
+            settings.tracker,
+            Some(metrics_tx.clone()),
+            Some(Arc::clone(&risk)),
+        )?;
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let tracker_tx = tracker.tx.clone();
@@ -87,7 +97,7 @@ impl Gateway {
         let up = Arc::clone(&exchange_up);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
-            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up))?;
+            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk))?;
         let mut gw = Gateway {
             strategy_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             exchange_up,

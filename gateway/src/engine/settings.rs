@@ -36,6 +36,8 @@ pub struct SessionGrant {
     pub account: usize,
     /// What the session may do.
     pub role: SessionRole,
+    /// Pre-trade risk limits of the session (default: none).
+    pub risk: crate::risk::RiskLimits,
 }
 
 /// One exchange account (API key) the gateway trades on: a master account or a sub-account.
@@ -105,6 +107,8 @@ pub struct EngineSettings {
     pub print_reports: bool,
     /// HdrHistogram interval log (V2) to write, if any.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Pre-trade risk: account limits and mark refresh.
+    pub risk: crate::risk::RiskSettings,
 }
 
 impl EngineSettings {
@@ -156,6 +160,7 @@ impl EngineSettings {
                 .map(|s| SessionGrant {
                     session_id: s.session_id,
                     credentials: s.credentials.expose().to_owned(),
+                    risk: s.risk.clone().unwrap_or_else(|| cfg.risk.session.clone()),
                     ..SessionGrant::default()
                 })
                 .collect(),
@@ -178,6 +183,11 @@ impl EngineSettings {
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
+            risk: crate::risk::RiskSettings {
+                accounts: Vec::new(),
+                default_account: cfg.risk.account.clone(),
+                mark_refresh_ms: cfg.risk.mark_refresh_ms,
+            },
         })
     }
 }

@@ -24,7 +24,7 @@ use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
-use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
+use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
 const TIMER_PERIOD: Duration = Duration::from_millis(20);
@@ -402,8 +402,29 @@ impl Conn {
         };
         match outcome {
             EntryOutcome::Send { root, kind } => {
+                let reserved = match &kind {
+                    RequestKind::New(n) => {
+                        let session_id = self.fixp.session_id();
+                        let view = crate::risk::order_view(n);
+                        match self
+                            .ctx
+                            .risk
+                            .check_new(session_id, n.category, &n.symbol, &view)
+                        {
+                            Ok(r) => Some(r),
+                            Err(rej) => {
+                                self.write_report(&crate::risk::rejected_report(n, utc, &rej));
+                                return;
+                            }
+                        }
+                    }
+                    _ => None,
+                };
                 let sent = account.send_trade(op, self.budget, &self.json).await;
                 if let Err(why) = sent {
+                    if let Some(r) = reserved {
+                        self.ctx.risk.release(r);
+                    }
                     if let Some(r) = not_applied(&msg, utc, why) {
                         self.write_report(&r);
                     }

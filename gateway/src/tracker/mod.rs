@@ -10,6 +10,7 @@
 pub mod core;
 pub mod order;
 pub mod request;
+mod risk_feed;
 #[cfg(test)]
 mod tests;
 
@@ -102,10 +103,12 @@ impl TrackerHandle {
     }
 }
 
-/// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`.
+/// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
+/// fills and ended orders update `risk` when given.
 pub fn spawn(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
@@ -117,7 +120,7 @@ pub fn spawn(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx)
+            run(cfg, rx, metrics_tx, risk)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -128,12 +131,18 @@ struct Driver {
     sessions: HashMap<u64, Arc<SessionOut>>,
     json_errors: u64,
     push_legs: LegHistograms,
+    risk: Option<risk_feed::RiskFeed>,
 }
 
 impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
         match input {
-            TrackerInput::Sent(req) => self.tracker.on_sent(req),
+            TrackerInput::Sent(req) => {
+                if let (Some(feed), RequestKind::New(n)) = (self.risk.as_mut(), &req.kind) {
+                    feed.on_new(req.session_id, n);
+                }
+                self.tracker.on_sent(req)
+            }
             TrackerInput::Frame {
                 text, t_read_ns, ..
             } => {
@@ -163,6 +172,9 @@ impl Driver {
 
     fn write_reports(&mut self) {
         for report in self.tracker.drain_reports() {
+            if let Some(feed) = self.risk.as_mut() {
+                feed.on_report(report.session_id, &report.msg);
+            }
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
@@ -191,6 +203,7 @@ fn run(
     cfg: TrackerThreadConfig,
     rx: Receiver<TrackerInput>,
     metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> TrackerSummary {
     let mut d = Driver {
         tracker: Tracker::new(),
@@ -198,6 +211,7 @@ fn run(
         sessions: HashMap::new(),
         json_errors: 0,
         push_legs: LegHistograms::default(),
+        risk: risk.map(risk_feed::RiskFeed::new),
     };
     let mut idler = Idler::new(cfg.idle);
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
