@@ -49,6 +49,7 @@ impl Default for DemoOptions {
             pin: false,
             relay_round_trips: 20_000,
             hlog_path: None,
+            moves: Default::default(),
             verbose: false,
         }
     }

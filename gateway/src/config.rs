@@ -95,6 +95,20 @@ pub struct GatewayConfig {
     /// Latency reporting (`[metrics]`).
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Position moves (`[moves]`).
+    #[serde(default)]
+    pub moves: MovesConfig,
+}
+
+/// `[moves]`: who may move positions (MovePositions).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MovesConfig {
+    /// Names of the master accounts (e.g. `["main"]`): only their keys may move positions.
+    /// Default none (every MovePositions is refused NotMasterAccount).
+    pub master_accounts: Vec<String>,
+    /// UIDs of further accounts of the master-sub system without a key in the gateway.
+    pub extra_uids: Vec<u64>,
 }
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
