@@ -543,6 +543,8 @@ passphrase = "p"
             "idle",
             "report_interval_ms",
             "hlog_path",
+            "master_accounts",
+            "extra_uids",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }
@@ -606,6 +608,24 @@ passphrase = "p"
 
     fn with(extra: &str) -> Result<GatewayConfig, ConfigError> {
         GatewayConfig::from_toml_str(&format!("{MINIMAL}\n{extra}"))
+    }
+
+    #[test]
+    fn move_master_accounts_resolve_by_name() {
+        let cfg = with("[moves]\nmaster_accounts = [\"main\"]\nextra_uids = [7]").expect("valid");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.moves.masters, vec![0]);
+        assert_eq!(s.moves.extra_uids, vec![7]);
+        let cfg = with("[moves]\nmaster_accounts = [\"nope\"]").expect("valid");
+        assert!(matches!(
+            crate::engine::EngineSettings::from_config(&cfg),
+            Err(ConfigError::Invalid {
+                field: "moves.master_accounts",
+                ..
+            })
+        ));
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid")).expect("settings");
+        assert!(s.moves.masters.is_empty());
     }
 
     #[test]

@@ -168,12 +168,13 @@ async fn run(
             let rep = if n_moved > 0 {
                 report(req.id)
             } else {
-                refused(
-                    req.id,
-                    MovePositionsRejectReason::Other,
-                    0,
-                    "no position moved",
-                )
+                // Nothing moved: the first item's code tells why.
+                let code = entries
+                    .iter()
+                    .map(|e| e.close_exchange_code.max(e.open_exchange_code))
+                    .find(|c| *c != 0)
+                    .unwrap_or(0);
+                refused(req.id, reason_of_code(code), code, "no position moved")
             };
             (rep, entries)
         }
