@@ -49,7 +49,6 @@ impl Default for DemoOptions {
             pin: false,
             relay_round_trips: 20_000,
             hlog_path: None,
-            moves: Default::default(),
             verbose: false,
         }
     }
@@ -414,6 +413,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
+        moves: Default::default(),
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
     let client = StrategyClient::connect(

@@ -624,7 +624,8 @@ passphrase = "p"
                 ..
             })
         ));
-        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid")).expect("settings");
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
         assert!(s.moves.masters.is_empty());
     }
 

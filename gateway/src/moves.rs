@@ -238,7 +238,9 @@ impl Pacer {
         if p.day == now_ms / DAY_MS && p.count >= MAX_MOVES_PER_DAY {
             return Err(MoveRefusal::DailyLimit);
         }
-        if p.last_ms.is_some_and(|last| now_ms < last.saturating_add(MIN_SPACING_MS)) {
+        if p.last_ms
+            .is_some_and(|last| now_ms < last.saturating_add(MIN_SPACING_MS))
+        {
             return Err(MoveRefusal::TooSoon);
         }
         p.in_flight = true;
@@ -309,8 +311,14 @@ mod tests {
             check_header(&x, t).unwrap_err()
         };
         assert_eq!(with(&|x| x.key_is_master = false), MoveRefusal::NotMaster);
-        assert_eq!(with(&|x| x.category = Category::Spot), MoveRefusal::Category);
-        assert_eq!(with(&|x| x.category = Category::CoinFutures), MoveRefusal::Category);
+        assert_eq!(
+            with(&|x| x.category = Category::Spot),
+            MoveRefusal::Category
+        );
+        assert_eq!(
+            with(&|x| x.category = Category::CoinFutures),
+            MoveRefusal::Category
+        );
         assert_eq!(with(&|x| x.items = 0), MoveRefusal::NoItems);
         assert_eq!(with(&|x| x.items = 11), MoveRefusal::TooManyItems);
         assert_eq!(with(&|x| x.to_uid = 1), MoveRefusal::SameUid);

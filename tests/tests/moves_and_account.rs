@@ -164,9 +164,8 @@ fn account_request(s: &mut Strategy, encode: impl FnOnce(&mut Vec<u8>)) -> Accou
     loop {
         match s.next_message() {
             Received::AccountRequestReport(r) => return r,
-            Received::PositionReport(_)
-            | Received::AccountBalanceReport(_)
-            | Received::Exec(_) => {}
+            Received::PositionReport(_) | Received::AccountBalanceReport(_) | Received::Exec(_) => {
+            }
             other => panic!("expected AccountRequestReport, got {other:?}"),
         }
     }
@@ -238,9 +237,8 @@ fn move_positions(
                 assert_eq!(r.move_positions_id, id);
                 return (r, e);
             }
-            Received::PositionReport(_)
-            | Received::AccountBalanceReport(_)
-            | Received::Exec(_) => {}
+            Received::PositionReport(_) | Received::AccountBalanceReport(_) | Received::Exec(_) => {
+            }
             other => panic!("expected MovePositionsReport, got {other:?}"),
         }
     }
@@ -312,19 +310,18 @@ fn max_open_available_figures_match_the_exchange() {
     };
     let r = account_request(&mut tr, |b| m.encode_frame(b));
     assert_eq!(r.request_status, ItemStatus::Accepted, "{r:?}");
-    let want = st
-        .h
-        .rt
-        .block_on(st.master.max_open_available(
-            "USDT-FUTURES",
-            "BTCUSDT",
-            "limit",
-            "buy",
-            Some(d("60000")),
-            Some(d("0.01")),
-            SystemTime::now(),
-        ))
-        .unwrap();
+    let want =
+        st.h.rt
+            .block_on(st.master.max_open_available(
+                "USDT-FUTURES",
+                "BTCUSDT",
+                "limit",
+                "buy",
+                Some(d("60000")),
+                Some(d("0.01")),
+                SystemTime::now(),
+            ))
+            .unwrap();
     assert!(want.max_buy_open.is_some_and(|x| x.is_positive()));
     assert_eq!(r.available, want.available);
     assert_eq!(r.max_buy_open, want.max_buy_open);
@@ -412,20 +409,138 @@ fn every_refusal_is_caught_before_sending() {
     use MovePositionsRejectReason as R;
     let usdt = Category::UsdtFutures;
     let sell = |q: &'static str| vec![(Side::Sell, q)];
-    // (session is the sub's, from, to, category, items, clock, expected reason)
-    let cases: Vec<(&str, bool, u64, u64, Category, Vec<(Side, &str)>, u64, R)> = vec![
-        ("not a master key", true, MASTER_UID, SUB_UID, usdt, sell("0.01"), T0, R::NotMasterAccount),
-        ("spot", false, MASTER_UID, SUB_UID, Category::Spot, sell("0.01"), T0, R::CategoryNotAllowed),
-        ("coin futures", false, MASTER_UID, SUB_UID, Category::CoinFutures, sell("0.01"), T0, R::CategoryNotAllowed),
-        ("no items", false, MASTER_UID, SUB_UID, usdt, vec![], T0, R::Other),
-        ("same uid", false, MASTER_UID, MASTER_UID, usdt, sell("0.01"), T0, R::InvalidUid),
-        ("unknown uid", false, MASTER_UID, 42, usdt, sell("0.01"), T0, R::InvalidUid),
-        ("5 min after the hour", false, MASTER_UID, SUB_UID, usdt, sell("0.01"), TEN + 299_999, R::NearFundingTime),
-        ("5 min before the hour", false, MASTER_UID, SUB_UID, usdt, sell("0.01"), TEN - 300_000, R::NearFundingTime),
-        ("no such position", false, MASTER_UID, SUB_UID, usdt, vec![(Side::Buy, "0.01")], T0, R::InsufficientPosition),
-        ("source has none", false, SUB_UID, MASTER_UID, usdt, sell("0.01"), T0, R::InsufficientPosition),
-        ("qty above position", false, MASTER_UID, SUB_UID, usdt, sell("0.11"), T0, R::InsufficientPosition),
-        ("items above position", false, MASTER_UID, SUB_UID, usdt, vec![(Side::Sell, "0.06"), (Side::Sell, "0.05")], T0, R::InsufficientPosition),
+    // (name, session is the sub's, from, to, category, items, clock, expected reason)
+    type Case = (
+        &'static str,
+        bool,
+        u64,
+        u64,
+        Category,
+        Vec<(Side, &'static str)>,
+        u64,
+        R,
+    );
+    let cases: Vec<Case> = vec![
+        (
+            "not a master key",
+            true,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            sell("0.01"),
+            T0,
+            R::NotMasterAccount,
+        ),
+        (
+            "spot",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            Category::Spot,
+            sell("0.01"),
+            T0,
+            R::CategoryNotAllowed,
+        ),
+        (
+            "coin futures",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            Category::CoinFutures,
+            sell("0.01"),
+            T0,
+            R::CategoryNotAllowed,
+        ),
+        (
+            "no items",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            vec![],
+            T0,
+            R::Other,
+        ),
+        (
+            "same uid",
+            false,
+            MASTER_UID,
+            MASTER_UID,
+            usdt,
+            sell("0.01"),
+            T0,
+            R::InvalidUid,
+        ),
+        (
+            "unknown uid",
+            false,
+            MASTER_UID,
+            42,
+            usdt,
+            sell("0.01"),
+            T0,
+            R::InvalidUid,
+        ),
+        (
+            "5 min after the hour",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            sell("0.01"),
+            TEN + 299_999,
+            R::NearFundingTime,
+        ),
+        (
+            "5 min before the hour",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            sell("0.01"),
+            TEN - 300_000,
+            R::NearFundingTime,
+        ),
+        (
+            "no such position",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            vec![(Side::Buy, "0.01")],
+            T0,
+            R::InsufficientPosition,
+        ),
+        (
+            "source has none",
+            false,
+            SUB_UID,
+            MASTER_UID,
+            usdt,
+            sell("0.01"),
+            T0,
+            R::InsufficientPosition,
+        ),
+        (
+            "qty above position",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            sell("0.11"),
+            T0,
+            R::InsufficientPosition,
+        ),
+        (
+            "items above position",
+            false,
+            MASTER_UID,
+            SUB_UID,
+            usdt,
+            vec![(Side::Sell, "0.06"), (Side::Sell, "0.05")],
+            T0,
+            R::InsufficientPosition,
+        ),
     ];
     for (i, (name, on_sub, from, to, cat, items, t, want)) in cases.into_iter().enumerate() {
         st.clock.set(t);
@@ -445,11 +560,7 @@ fn every_refusal_is_caught_before_sending() {
         .sim()
         .set_mark(sim::Category::UsdtFutures, "BTCUSDT", Some(d("50250"))));
     let (r, _) = move_positions(&mut op, 50, THIN_UID, SUB_UID, usdt, &sell("0.1"));
-    assert_eq!(
-        r.move_reject_reason,
-        Some(R::SourceMmrTooHigh),
-        "{r:?}"
-    );
+    assert_eq!(r.move_reject_reason, Some(R::SourceMmrTooHigh), "{r:?}");
     assert_eq!(st.moves_sent(), 0);
     // At mark 50400 (≈ 55 %) the same move goes.
     assert!(st
@@ -482,7 +593,11 @@ fn fifty_moves_a_day_then_refused_before_sending() {
                 Category::UsdtFutures,
                 &[(Side::Sell, "0.001")],
             );
-            assert_eq!(r.request_status, ItemStatus::Accepted, "move {n}: {r:?} {e:?}");
+            assert_eq!(
+                r.request_status,
+                ItemStatus::Accepted,
+                "move {n}: {r:?} {e:?}"
+            );
             if n == 50 {
                 break 'day;
             }

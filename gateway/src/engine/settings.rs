@@ -68,7 +68,9 @@ pub struct UtcClock(pub std::sync::Arc<dyn Fn() -> u64 + Send + Sync>);
 impl UtcClock {
     /// The system clock.
     pub fn system() -> UtcClock {
-        UtcClock(std::sync::Arc::new(|| crate::metrics::utc_now_ns() / 1_000_000))
+        UtcClock(std::sync::Arc::new(|| {
+            crate::metrics::utc_now_ns() / 1_000_000
+        }))
     }
 
     /// Now, UTC ms.
@@ -240,13 +242,12 @@ fn resolve_masters(
     names
         .iter()
         .map(|n| {
-            accounts
-                .iter()
-                .position(|a| &a.name == n)
-                .ok_or_else(|| crate::config::ConfigError::Invalid {
+            accounts.iter().position(|a| &a.name == n).ok_or_else(|| {
+                crate::config::ConfigError::Invalid {
                     field: "moves.master_accounts",
                     reason: format!("unknown account {n:?}"),
-                })
+                }
+            })
         })
         .collect()
 }

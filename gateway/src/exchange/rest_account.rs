@@ -119,7 +119,13 @@ pub fn parse_settings(data: &Value) -> Result<AccountSettingsData, ExchangeError
         .and_then(Value::as_array)
         .map(|l| {
             l.iter()
-                .filter_map(|i| Some((text(i, "category")?, text(i, "symbol")?, dec(i, "leverage")?)))
+                .filter_map(|i| {
+                    Some((
+                        text(i, "category")?,
+                        text(i, "symbol")?,
+                        dec(i, "leverage")?,
+                    ))
+                })
                 .collect()
         })
         .unwrap_or_default();
@@ -168,9 +174,7 @@ fn parse_items(data: &Value, k: &str) -> Vec<MoveItemResult> {
         .map(|l| {
             l.iter()
                 .map(|i| MoveItemResult {
-                    order_id: text(i, "orderId")
-                        .and_then(|s| s.parse().ok())
-                        .unwrap_or(0),
+                    order_id: text(i, "orderId").and_then(|s| s.parse().ok()).unwrap_or(0),
                     code: text(i, "code").and_then(|s| s.parse().ok()).unwrap_or(0),
                     msg: text(i, "msg").unwrap_or_default(),
                 })
@@ -251,7 +255,11 @@ impl RestClient {
     }
 
     /// `POST /api/v3/account/set-hold-mode` with `{holdMode}` (`one_way_mode` / `hedge_mode`).
-    pub async fn set_hold_mode(&self, hold_mode: &str, now: SystemTime) -> Result<(), ExchangeError> {
+    pub async fn set_hold_mode(
+        &self,
+        hold_mode: &str,
+        now: SystemTime,
+    ) -> Result<(), ExchangeError> {
         let body = serde_json::json!({ "holdMode": hold_mode }).to_string();
         self.signed_post(SET_HOLD_MODE_PATH, &body, now).await?;
         Ok(())
@@ -342,7 +350,10 @@ mod tests {
         assert_eq!(r.close[1].code, 25227);
         assert_eq!(r.open[0].order_id, 1_352_000_000_000_000_002);
         let p: Value = serde_json::from_str(r#"{"list":[{"symbol":"BTCUSDT","posSide":"long","total":"0.1","marginMode":"crossed"}]}"#).unwrap();
-        assert_eq!(parse_positions(&p).unwrap()[0].total, "0.1".parse().unwrap());
+        assert_eq!(
+            parse_positions(&p).unwrap()[0].total,
+            "0.1".parse().unwrap()
+        );
         assert!(parse_positions(&Value::Null).is_err());
         let body = move_body(
             1,

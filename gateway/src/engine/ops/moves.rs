@@ -117,7 +117,12 @@ fn report(id: u64) -> MovePositionsReport {
     }
 }
 
-fn refused(id: u64, reason: MovePositionsRejectReason, code: u32, text: &str) -> MovePositionsReport {
+fn refused(
+    id: u64,
+    reason: MovePositionsRejectReason,
+    code: u32,
+    text: &str,
+) -> MovePositionsReport {
     MovePositionsReport {
         exchange_code: code,
         request_status: ItemStatus::Rejected,
@@ -184,12 +189,7 @@ async fn run(
             Vec::new(),
         ),
         Err(Outcome::Exchange(e)) => (
-            refused(
-                req.id,
-                MovePositionsRejectReason::Other,
-                0,
-                &e.to_string(),
-            ),
+            refused(req.id, MovePositionsRejectReason::Other, 0, &e.to_string()),
             Vec::new(),
         ),
     }
