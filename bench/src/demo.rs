@@ -414,6 +414,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
         risk: Default::default(),
+        moves: Default::default(),
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
     let client = StrategyClient::connect(

@@ -46,6 +46,8 @@ pub(super) struct IoCtx {
     pub(super) risk: Arc<RiskBook>,
     /// Product lines whose instruments are loaded.
     pub(super) categories: Vec<Category>,
+    /// Position-move state (UIDs, pacing) and settings.
+    pub(super) moves: super::ops::moves::MovesState,
     next_req_id: Cell<u64>,
 }
 
@@ -243,6 +245,7 @@ pub(super) fn run(
             legs: RefCell::new(LegHistograms::default()),
             risk,
             categories: settings.exchange.categories.clone(),
+            moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
         });
         if settings.risk.mark_refresh_ms > 0 {
