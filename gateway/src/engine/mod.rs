@@ -68,6 +68,7 @@ pub struct Gateway {
     io: Option<JoinHandle<()>>,
     tracker: Option<TrackerHandle>,
     reporter: Option<Reporter>,
+    risk: Arc<crate::risk::RiskBook>,
 }
 
 impl Gateway {
@@ -91,6 +92,7 @@ impl Gateway {
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
         )?;
+        let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let tracker_tx = tracker.tx.clone();
@@ -106,6 +108,7 @@ impl Gateway {
             io: Some(io),
             tracker: Some(tracker),
             reporter: Some(reporter),
+            risk: gw_risk,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -121,6 +124,11 @@ impl Gateway {
                 Err(GatewayError::StartupAborted)
             }
         }
+    }
+
+    /// The pre-trade risk state (counters, positions, marks, kill-switch flags).
+    pub fn risk_book(&self) -> &Arc<crate::risk::RiskBook> {
+        &self.risk
     }
 
     /// Where strategies connect.

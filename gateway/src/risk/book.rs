@@ -274,7 +274,7 @@ impl RiskBook {
                     Side::Sell => info.sell_ratio,
                 };
                 if let Some(r) = ratio {
-                    check_band("instrument.price_limit_ratio", r, px, mark)?;
+                    check_band("instrument.price_ratio", r, px, mark)?;
                 }
             }
         }

@@ -59,6 +59,10 @@ pub struct ScopeState {
     pub mark: Option<Decimal>,
 }
 
+fn n(v: Decimal) -> Decimal {
+    v.normalized()
+}
+
 fn reject(reason: OrdRejReason, text: String) -> RiskReject {
     RiskReject { reason, text }
 }
@@ -76,7 +80,7 @@ pub fn check_scope(
         if order.qty > max {
             return Err(reject(
                 OrdRejReason::RiskLimit,
-                format!("risk: {s}.max_order_qty {} > {max}", order.qty),
+                format!("risk: {s}.max_order_qty {} > {}", n(order.qty), n(max)),
             ));
         }
     }
@@ -92,11 +96,11 @@ pub fn check_scope(
             ));
         };
         match px.checked_mul(order.qty) {
-            Some(n) if n <= max => {}
-            Some(n) => {
+            Some(v) if v <= max => {}
+            Some(v) => {
                 return Err(reject(
                     OrdRejReason::RiskLimit,
-                    format!("risk: {s}.max_order_notional {n} > {max}"),
+                    format!("risk: {s}.max_order_notional {} > {}", n(v), n(max)),
                 ))
             }
             None => {
@@ -134,7 +138,7 @@ pub fn check_scope(
             Some(a) => {
                 return Err(reject(
                     OrdRejReason::RiskLimit,
-                    format!("risk: {s}.max_position {a} > {max}"),
+                    format!("risk: {s}.max_position {} > {}", n(a), n(max)),
                 ))
             }
             None => {
@@ -149,6 +153,7 @@ pub fn check_scope(
 }
 
 /// Refuses `px` further than `ratio × mark` from `mark` (PriceExceedsBand); `rule` names it.
+/// The text fits the 64-byte Text field for ordinary prices.
 pub fn check_band(rule: &str, ratio: Decimal, px: Decimal, mark: Decimal) -> Result<(), RiskReject> {
     let dist = px.checked_sub(mark).and_then(Decimal::checked_abs);
     let allowed = mark.checked_mul(ratio);
@@ -156,7 +161,12 @@ pub fn check_band(rule: &str, ratio: Decimal, px: Decimal, mark: Decimal) -> Res
         (Some(d), Some(a)) if d <= a => Ok(()),
         _ => Err(reject(
             OrdRejReason::PriceExceedsBand,
-            format!("risk: {rule} price {px} outside mark {mark} ± {ratio}"),
+            format!(
+                "risk: {rule} {} vs mark {} > {}",
+                n(px),
+                n(mark),
+                n(ratio)
+            ),
         )),
     }
 }
@@ -281,6 +291,6 @@ mod tests {
         // Selling from long 1 with 1 open sell: 1 - 1 - 5 = -5.
         let r = check_scope(Scope::Account, &l, &limit(Side::Sell, "1", "5"), &st).unwrap_err();
         assert_eq!(r.text, "risk: account.max_position 5 > 3");
-        assert!(check_scope(Scope::Account, &l, &limit(Side::Sell, "1", "4"), &st).is_ok());
+        assert!(check_scope(Scope::Account, &l, &limit(Side::Sell, "1", "3"), &st).is_ok());
     }
 }
