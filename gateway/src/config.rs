@@ -506,6 +506,31 @@ passphrase = "p"
     }
 
     #[test]
+    fn risk_limits_parse_per_session_and_default() {
+        let text = format!(
+            "{MINIMAL}\n[risk]\nmark_refresh_ms = 250\n[risk.account]\nmax_open_orders = 3\n\
+             max_order_notional = \"1000.5\"\n[risk.session]\nmax_order_qty = 2\n"
+        );
+        let cfg = GatewayConfig::from_toml_str(&text).expect("valid");
+        assert_eq!(cfg.risk.mark_refresh_ms, 250);
+        assert_eq!(cfg.risk.account.max_open_orders, Some(3));
+        assert_eq!(
+            cfg.risk.account.max_order_notional,
+            Some("1000.5".parse().unwrap())
+        );
+        assert_eq!(cfg.risk.session.max_order_qty, Some(codec::Decimal::from(2)));
+        let own = MINIMAL.replace(
+            "credentials = \"tok\"",
+            "credentials = \"tok\"\n[session.risk]\nmax_deviation = \"0.01\"",
+        );
+        let cfg = GatewayConfig::from_toml_str(&own).expect("valid");
+        let risk = cfg.sessions[0].risk.clone().expect("session risk");
+        assert_eq!(risk.max_deviation, Some("0.01".parse().unwrap()));
+        let bad = format!("{MINIMAL}\n[risk.account]\nmax_order_qty = \"x\"\n");
+        assert!(GatewayConfig::from_toml_str(&bad).is_err());
+    }
+
+    #[test]
     fn example_file_parses() {
         let text = std::fs::read_to_string(example_path()).expect("example file");
         let cfg = GatewayConfig::from_toml_str_with_env(&text, example_env).expect("valid");
