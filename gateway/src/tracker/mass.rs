@@ -338,3 +338,93 @@ pub fn scope_response(t: MassCancelRequestType) -> MassCancelResponse {
         MassCancelRequestType::Side => MassCancelResponse::Side,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use codec::json::JsonParser;
+    use codec::sbe::{MassCancelRejectReason, MassCancelRequestType, MassCancelResponse};
+
+    use super::MassCancelEvent;
+    use crate::tracker::core::{ReportMsg, Tracker};
+
+    fn feed(t: &mut Tracker, p: &mut JsonParser, json: &str) -> Vec<ReportMsg> {
+        let inbound = p.parse(json.as_bytes()).unwrap();
+        t.on_inbound(1_000, 5, &inbound);
+        t.drain_reports().map(|r| r.msg).collect()
+    }
+
+    fn start(t: &mut Tracker, chunks: u32) {
+        t.on_mass_cancel(
+            MassCancelEvent::Start {
+                mass_id: 1,
+                session_id: 7,
+                cl_ord_id: 99,
+                request_type: MassCancelRequestType::Session,
+                chunks,
+            },
+            5,
+        );
+        for i in 0..u64::from(chunks) {
+            t.on_mass_cancel(
+                MassCancelEvent::Chunk {
+                    mass_id: 1,
+                    req_id: 10 + i,
+                },
+                5,
+            );
+        }
+    }
+
+    fn report(msgs: &[ReportMsg]) -> codec::sbe::OrderMassCancelReport {
+        match msgs {
+            [ReportMsg::MassCancel(r)] => *r,
+            other => panic!("expected one report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn report_counts_accepted_items_once_every_chunk_is_answered() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        start(&mut t, 2);
+        let reply = r#"{"event":"trade","id":"10","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"1","clientOid":"7:1"},{"code":"25204","msg":"Order does not exist","orderId":"2","clientOid":"7:2"}],"code":"0","msg":"Success","ts":"1"}"#;
+        assert!(feed(&mut t, &mut p, reply).is_empty(), "one chunk still open");
+        let reply = r#"{"event":"trade","id":"11","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"3","clientOid":"7:3"}],"code":"0","msg":"Success","ts":"1"}"#;
+        let r = report(&feed(&mut t, &mut p, reply));
+        assert_eq!(r.cl_ord_id, 99);
+        assert_eq!(r.total_affected_orders, 2);
+        assert_eq!(r.mass_cancel_response, MassCancelResponse::Session);
+        assert_eq!(r.mass_cancel_reject_reason, None);
+        assert_eq!(r.exchange_code, 25204);
+        assert_eq!(t.stats().cancel_rejects, 0);
+        assert_eq!(t.stats().unknown_replies, 0);
+    }
+
+    #[test]
+    fn whole_op_errors_reject_and_unsent_chunks_are_not_applied() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        start(&mut t, 1);
+        let err = r#"{"event":"error","id":"10","code":"429","msg":"Too Many Requests"}"#;
+        let r = report(&feed(&mut t, &mut p, err));
+        assert_eq!(r.mass_cancel_response, MassCancelResponse::Rejected);
+        assert_eq!(
+            r.mass_cancel_reject_reason,
+            Some(MassCancelRejectReason::ExchangeReject)
+        );
+        assert_eq!(r.exchange_code, 429);
+
+        start(&mut t, 1);
+        t.on_mass_cancel(
+            MassCancelEvent::NotSent {
+                req_id: 10,
+                text: "exchange connection down",
+            },
+            5,
+        );
+        let r = report(&t.drain_reports().map(|r| r.msg).collect::<Vec<_>>());
+        assert_eq!(
+            r.mass_cancel_reject_reason,
+            Some(MassCancelRejectReason::NotApplied)
+        );
+        assert_eq!(r.text.as_str(), "exchange connection down");
+    }
+}
