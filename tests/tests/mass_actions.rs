@@ -2,6 +2,8 @@
 //! cancelled order gets its Canceled ExecutionReport, then one OrderMassCancelReport), a mass
 //! cancel racing fills, and OrderMassStatusRequest with and without RefreshFromExchange.
 
+#![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
+
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
@@ -102,12 +104,7 @@ fn collect_mass_cancel(
     (report.unwrap(), terminal)
 }
 
-fn send_mass_status(
-    s: &mut Strategy,
-    t: MassStatusReqType,
-    symbol: &str,
-    refresh: bool,
-) -> u64 {
+fn send_mass_status(s: &mut Strategy, t: MassStatusReqType, symbol: &str, refresh: bool) -> u64 {
     let id = s.next_cl();
     let m = OrderMassStatusRequest {
         mass_status_req_id: id,
@@ -181,7 +178,10 @@ fn mass_cancel_by_session_leaves_other_sessions_orders() {
     let cl = send_mass_cancel(&mut s1, MassCancelRequestType::Session, "", None);
     let (report, terminal) = collect_mass_cancel(&mut s1, cl, &mine);
     assert_eq!(report.mass_cancel_response, MassCancelResponse::Session);
-    assert_eq!(report.mass_cancel_request_type, MassCancelRequestType::Session);
+    assert_eq!(
+        report.mass_cancel_request_type,
+        MassCancelRequestType::Session
+    );
     assert_eq!(report.mass_cancel_reject_reason, None);
     assert_eq!(report.total_affected_orders, 3);
     assert_eq!(sorted(terminal.keys().copied().collect()), mine);
@@ -196,7 +196,10 @@ fn mass_cancel_by_session_leaves_other_sessions_orders() {
     let (reports, end) = collect_mass_status(&mut s2, id);
     assert_eq!(end.request_status, ItemStatus::Accepted);
     assert_eq!(end.tot_num_reports, 2);
-    assert_eq!(sorted(reports.iter().map(|r| r.cl_ord_id).collect()), theirs);
+    assert_eq!(
+        sorted(reports.iter().map(|r| r.cl_ord_id).collect()),
+        theirs
+    );
     assert_eq!(venue_open_orders(&h).len(), 2);
 
     // Nothing left: a second mass cancel affects nothing.
@@ -230,7 +233,10 @@ fn mass_cancel_by_side_then_by_symbol() {
     let (report, terminal) = collect_mass_cancel(&mut s, cl, &btc_buys);
     assert_eq!(report.mass_cancel_response, MassCancelResponse::Symbol);
     assert_eq!(report.total_affected_orders, 2);
-    assert_eq!(sorted(terminal.keys().copied().collect()), btc_buys.to_vec());
+    assert_eq!(
+        sorted(terminal.keys().copied().collect()),
+        btc_buys.to_vec()
+    );
 
     let open = venue_open_orders(&h);
     assert_eq!(open.len(), 1, "{open:?}");
@@ -336,15 +342,12 @@ fn mass_cancel_racing_fills_ends_every_order_exactly_once() {
     // No late duplicate and nothing open on the gateway: the status answer comes after any
     // report the tracker still had for these orders.
     let id = send_mass_status(&mut maker, MassStatusReqType::Session, "", false);
-    loop {
-        match maker.next_message() {
-            Received::MassStatusEnd(end) => {
-                assert_eq!(end.mass_status_req_id, id);
-                assert_eq!(end.tot_num_reports, 0);
-                break;
-            }
-            other => panic!("after the mass cancel: {other:?}"),
+    match maker.next_message() {
+        Received::MassStatusEnd(end) => {
+            assert_eq!(end.mass_status_req_id, id);
+            assert_eq!(end.tot_num_reports, 0);
         }
+        other => panic!("after the mass cancel: {other:?}"),
     }
     assert!(venue_open_orders(&h).is_empty());
 }
@@ -362,7 +365,10 @@ fn mass_status_with_and_without_refresh() {
     let mut filled = Vec::new();
     while filled.len() < 2 {
         let er = s1.exec();
-        assert!(matches!(er.exec_type, ExecType::Fill | ExecType::PartialFill));
+        assert!(matches!(
+            er.exec_type,
+            ExecType::Fill | ExecType::PartialFill
+        ));
         filled.push(er.cl_ord_id);
     }
     assert_eq!(sorted(filled), sorted(vec![a, partial]));
@@ -377,7 +383,10 @@ fn mass_status_with_and_without_refresh() {
     // Session scope, tracker only.
     let id = send_mass_status(&mut s1, MassStatusReqType::Session, "", false);
     let (reports, end) = collect_mass_status(&mut s1, id);
-    assert_eq!((end.request_status, end.tot_num_reports), (ItemStatus::Accepted, 1));
+    assert_eq!(
+        (end.request_status, end.tot_num_reports),
+        (ItemStatus::Accepted, 1)
+    );
     let p = &reports[0];
     assert_eq!(p.cl_ord_id, partial);
     assert_eq!(p.ord_status, OrdStatus::PartiallyFilled);
@@ -397,7 +406,10 @@ fn mass_status_with_and_without_refresh() {
     // Account scope with refresh: the foreign order too, with ClOrdID 0 and its OrderID.
     let id = send_mass_status(&mut s1, MassStatusReqType::Account, "", true);
     let (reports, end) = collect_mass_status(&mut s1, id);
-    assert_eq!((end.request_status, end.tot_num_reports), (ItemStatus::Accepted, 3));
+    assert_eq!(
+        (end.request_status, end.tot_num_reports),
+        (ItemStatus::Accepted, 3)
+    );
     let foreign: Vec<_> = reports.iter().filter(|r| r.cl_ord_id == 0).collect();
     assert_eq!(foreign.len(), 1);
     let venue_foreign = venue_open_orders(&h)

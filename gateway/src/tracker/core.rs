@@ -26,8 +26,8 @@ use codec::Decimal;
 
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
-use crate::exchange::rest_orders::OpenOrder;
 use super::request::{RequestKind, SentRequest};
+use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::{Leg, LegHistograms};
 
@@ -246,8 +246,14 @@ impl Tracker {
         match inbound {
             Inbound::Trade(reply) => {
                 if let Some(report) = parse_request_id(reply.id).and_then(|id| {
-                    self.mass_cancels
-                        .on_reply(id, reply.code.0, reply.msg, &reply.items, utc_ns, t_read_ns)
+                    self.mass_cancels.on_reply(
+                        id,
+                        reply.code.0,
+                        reply.msg,
+                        &reply.items,
+                        utc_ns,
+                        t_read_ns,
+                    )
                 }) {
                     self.reports.extend(report);
                     return;

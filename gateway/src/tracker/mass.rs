@@ -274,6 +274,9 @@ impl MassCancels {
         utc_ns: u64,
         t_read_ns: u64,
     ) -> Option<Option<Report>> {
+        if self.chunks.is_empty() {
+            return None;
+        }
         let mass_id = self.chunks.remove(&req_id)?;
         let Some(m) = self.masses.get_mut(&mass_id) else {
             return Some(None);
@@ -387,7 +390,10 @@ mod tests {
         let (mut t, mut p) = (Tracker::new(), JsonParser::new());
         start(&mut t, 2);
         let reply = r#"{"event":"trade","id":"10","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"1","clientOid":"7:1"},{"code":"25204","msg":"Order does not exist","orderId":"2","clientOid":"7:2"}],"code":"0","msg":"Success","ts":"1"}"#;
-        assert!(feed(&mut t, &mut p, reply).is_empty(), "one chunk still open");
+        assert!(
+            feed(&mut t, &mut p, reply).is_empty(),
+            "one chunk still open"
+        );
         let reply = r#"{"event":"trade","id":"11","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"3","clientOid":"7:3"}],"code":"0","msg":"Success","ts":"1"}"#;
         let r = report(&feed(&mut t, &mut p, reply));
         assert_eq!(r.cl_ord_id, 99);

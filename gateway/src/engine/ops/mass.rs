@@ -204,13 +204,13 @@ impl MassCancelJob {
                 .send_trade(TradeOp::BatchCancel, self.budget, &json)
                 .await
             {
-                let _ = self
-                    .ctx
-                    .tracker_tx
-                    .send(TrackerInput::MassCancel(MassCancelEvent::NotSent {
-                        req_id,
-                        text: why.text(),
-                    }));
+                let _ =
+                    self.ctx
+                        .tracker_tx
+                        .send(TrackerInput::MassCancel(MassCancelEvent::NotSent {
+                            req_id,
+                            text: why.text(),
+                        }));
             }
         }
     }
