@@ -518,7 +518,10 @@ passphrase = "p"
             cfg.risk.account.max_order_notional,
             Some("1000.5".parse().unwrap())
         );
-        assert_eq!(cfg.risk.session.max_order_qty, Some(codec::Decimal::from(2)));
+        assert_eq!(
+            cfg.risk.session.max_order_qty,
+            Some(codec::Decimal::from(2))
+        );
         let own = MINIMAL.replace(
             "credentials = \"tok\"",
             "credentials = \"tok\"\n[session.risk]\nmax_deviation = \"0.01\"",

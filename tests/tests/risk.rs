@@ -5,8 +5,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use codec::sbe::{
-    BoolFlag, Category, ExecType, ItemStatus, KillSwitchAction, KillSwitchRequest,
-    KillSwitchScope, OrdRejReason, OrdType, OrderCancelRequest, Side, Symbol, TimeInForce,
+    BoolFlag, Category, ExecType, ItemStatus, KillSwitchAction, KillSwitchRequest, KillSwitchScope,
+    OrdRejReason, OrdType, OrderCancelRequest, Side, Symbol, TimeInForce,
 };
 use e2e::{btc_order, d, quiet_sim_config, settings_for, start_sim, Harness, Strategy};
 use gateway::client::Received;
@@ -81,9 +81,8 @@ fn open_on_sim(h: &Harness) -> usize {
         }),
     )
     .unwrap();
-    let data = h
-        .rt
-        .block_on(rest.signed_get(
+    let data =
+        h.rt.block_on(rest.signed_get(
             "/api/v3/trade/unfilled-orders",
             "category=USDT-FUTURES",
             std::time::SystemTime::now(),
@@ -155,7 +154,11 @@ fn each_rule_refuses_with_its_name_and_nothing_reaches_the_exchange() {
     let before = received(&h);
     let mut s1 = h.client(1);
     let (_, er) = send(&mut s1, Side::Buy, "50000", "5");
-    assert_refused(&er, OrdRejReason::RiskLimit, "risk: session.max_order_qty 5 > 2");
+    assert_refused(
+        &er,
+        OrdRejReason::RiskLimit,
+        "risk: session.max_order_qty 5 > 2",
+    );
     let mut s2 = h.client(2);
     let (_, er) = send(&mut s2, Side::Buy, "50000", "2.5");
     assert_refused(
@@ -179,16 +182,15 @@ fn each_rule_refuses_with_its_name_and_nothing_reaches_the_exchange() {
     );
     // A market order's notional uses the mark.
     let cl = s2.next_cl();
-    s2.c
-        .send_new_order(&btc_order(
-            cl,
-            Side::Buy,
-            OrdType::Market,
-            TimeInForce::Gtc,
-            None,
-            "2.1",
-        ))
-        .unwrap();
+    s2.c.send_new_order(&btc_order(
+        cl,
+        Side::Buy,
+        OrdType::Market,
+        TimeInForce::Gtc,
+        None,
+        "2.1",
+    ))
+    .unwrap();
     assert_refused(
         &s2.exec(),
         OrdRejReason::RiskLimit,
@@ -216,7 +218,11 @@ fn max_open_orders_counts_down_when_an_order_ends() {
     assert_eq!(er.exec_type, ExecType::New);
     let before = received(&h);
     let (_, er) = send(&mut s, Side::Buy, "49902", "0.01");
-    assert_refused(&er, OrdRejReason::RiskLimit, "risk: session.max_open_orders 2 >= 2");
+    assert_refused(
+        &er,
+        OrdRejReason::RiskLimit,
+        "risk: session.max_open_orders 2 >= 2",
+    );
     assert_eq!(received(&h), before);
     cancel(&mut s, a, Side::Buy);
     assert_eq!(s.exec().exec_type, ExecType::Canceled);
@@ -254,13 +260,21 @@ fn position_limit_counts_fills_and_open_orders() {
     let before = received(&h);
     // Long 0.02 + 0.02 = 0.04 > 0.03.
     let (_, er) = send(&mut buyer, Side::Buy, "49000", "0.02");
-    assert_refused(&er, OrdRejReason::RiskLimit, "risk: account.max_position 0.04 > 0.03");
+    assert_refused(
+        &er,
+        OrdRejReason::RiskLimit,
+        "risk: account.max_position 0.04 > 0.03",
+    );
     assert_eq!(received(&h), before);
     // 0.01 more fits; then an open buy counts too.
     let (_, er) = send(&mut buyer, Side::Buy, "49000", "0.01");
     assert_eq!(er.exec_type, ExecType::New);
     let (_, er) = send(&mut buyer, Side::Buy, "49000", "0.01");
-    assert_refused(&er, OrdRejReason::RiskLimit, "risk: account.max_position 0.04 > 0.03");
+    assert_refused(
+        &er,
+        OrdRejReason::RiskLimit,
+        "risk: account.max_position 0.04 > 0.03",
+    );
     // Selling reduces the position: 0.02 - 0.05 = -0.03 passes, on account b the short
     // side is limited by b's own (default: none) limits.
     let (_, er) = send(&mut buyer, Side::Sell, "51000", "0.05");

@@ -100,7 +100,11 @@ impl Gateway {
         let up = Arc::clone(&exchange_up);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
-            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk))?;
+            .spawn(move || {
+                io::run(
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk,
+                )
+            })?;
         let mut gw = Gateway {
             strategy_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             exchange_up,

@@ -7,8 +7,8 @@
 pub mod error;
 pub mod keepalive;
 pub mod rest;
-pub mod rest_cancel_all;
 pub mod rest_account;
+pub mod rest_cancel_all;
 pub mod rest_orders;
 pub mod sign;
 pub mod tls;

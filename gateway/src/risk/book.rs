@@ -141,7 +141,8 @@ impl RiskBook {
 
     fn slot(&self, account: usize, ix: usize) -> Option<&PosSlot> {
         let t = self.instruments.get()?;
-        t.slots.get(account.checked_mul(t.info.len())?.checked_add(ix)?)
+        t.slots
+            .get(account.checked_mul(t.info.len())?.checked_add(ix)?)
     }
 
     /// The account a session is bound to.
@@ -200,7 +201,8 @@ impl RiskBook {
     pub fn set_position(&self, account: usize, category: Category, symbol: &Symbol, qty: Decimal) {
         if let Some((t, i)) = self.instrument(category, symbol) {
             if let Some(s) = self.slot(account, i) {
-                s.position.store(Self::to_lots(t, i, qty), Ordering::Relaxed);
+                s.position
+                    .store(Self::to_lots(t, i, qty), Ordering::Relaxed);
             }
         }
     }
@@ -336,7 +338,14 @@ impl RiskBook {
 
     /// A fill of `qty` of an order of `session_id` (tracker thread): the position moves, the
     /// open quantity of that side shrinks.
-    pub fn on_fill(&self, session_id: u64, category: Category, symbol: &Symbol, side: Side, qty: Decimal) {
+    pub fn on_fill(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+        qty: Decimal,
+    ) {
         let Some(account) = self.session_account(session_id) else {
             return;
         };

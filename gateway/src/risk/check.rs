@@ -154,19 +154,19 @@ pub fn check_scope(
 
 /// Refuses `px` further than `ratio × mark` from `mark` (PriceExceedsBand); `rule` names it.
 /// The text fits the 64-byte Text field for ordinary prices.
-pub fn check_band(rule: &str, ratio: Decimal, px: Decimal, mark: Decimal) -> Result<(), RiskReject> {
+pub fn check_band(
+    rule: &str,
+    ratio: Decimal,
+    px: Decimal,
+    mark: Decimal,
+) -> Result<(), RiskReject> {
     let dist = px.checked_sub(mark).and_then(Decimal::checked_abs);
     let allowed = mark.checked_mul(ratio);
     match (dist, allowed) {
         (Some(d), Some(a)) if d <= a => Ok(()),
         _ => Err(reject(
             OrdRejReason::PriceExceedsBand,
-            format!(
-                "risk: {rule} {} vs mark {} > {}",
-                n(px),
-                n(mark),
-                n(ratio)
-            ),
+            format!("risk: {rule} {} vs mark {} > {}", n(px), n(mark), n(ratio)),
         )),
     }
 }

@@ -55,8 +55,9 @@ pub struct RiskSettings {
     pub accounts: Vec<RiskLimits>,
     /// Limits of an account without its own entry.
     pub default_account: RiskLimits,
-    /// Mark-price refresh period, ms (0: never; then the band and market notional are not
-    /// checked).
+    /// Mark-price refresh period, ms (0: never; then neither price band is checked and market
+    /// orders under a notional limit are refused). The config file's default is 1000; this
+    /// struct's `Default` is 0 (no polling, no band) for embedders that set nothing.
     pub mark_refresh_ms: u64,
 }
 
@@ -65,7 +66,7 @@ impl Default for RiskSettings {
         RiskSettings {
             accounts: Vec::new(),
             default_account: RiskLimits::default(),
-            mark_refresh_ms: 1000,
+            mark_refresh_ms: 0,
         }
     }
 }

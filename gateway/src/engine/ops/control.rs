@@ -31,14 +31,23 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
     };
     let activate = action == KillSwitchAction::Activate;
     conn.ctx.risk.set_kill_switch(only, activate);
-    tracing::warn!(session_id = conn.fixp.session_id(), ?scope, ?action, "kill switch");
+    tracing::warn!(
+        session_id = conn.fixp.session_id(),
+        ?scope,
+        ?action,
+        "kill switch"
+    );
     let ctx = Rc::clone(&conn.ctx);
     let out = Arc::clone(&conn.out);
     let mut report = KillSwitchReport {
         request_id,
         transact_time: 0,
         total_affected_orders: 0,
-        active: if activate { BoolFlag::Yes } else { BoolFlag::No },
+        active: if activate {
+            BoolFlag::Yes
+        } else {
+            BoolFlag::No
+        },
         request_status: ItemStatus::Accepted,
         kill_switch_scope: scope,
         kill_switch_action: action,
@@ -51,9 +60,14 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
         return;
     }
     tokio::task::spawn_local(async move {
-        for acc in ctx.accounts.iter().filter(|a| only.is_none_or(|x| x == a.ix)) {
+        for acc in ctx
+            .accounts
+            .iter()
+            .filter(|a| only.is_none_or(|x| x == a.ix))
+        {
             for c in &ctx.categories {
-                match cancel_all(&acc.rest, bg_category(*c).as_rest_str(), SystemTime::now()).await {
+                match cancel_all(&acc.rest, bg_category(*c).as_rest_str(), SystemTime::now()).await
+                {
                     Ok(o) => {
                         report.total_affected_orders += o.canceled;
                         if report.exchange_code == 0 {
