@@ -4,8 +4,8 @@
 
 use codec::sbe::{
     BoolFlag, BusinessMessageReject, Category, CxlRejReason, ExecType, ExecutionReport, ItemStatus,
-    ListStatus, ListStatusEntry, NewOrderList, NewOrderListEntry, OrdRejReason, OrdStatus,
-    OrdType, OrderCancelList, OrderCancelListEntry, OrderCancelReject, OrderCancelReplaceList,
+    ListStatus, ListStatusEntry, NewOrderList, NewOrderListEntry, OrdRejReason, OrdStatus, OrdType,
+    OrderCancelList, OrderCancelListEntry, OrderCancelReject, OrderCancelReplaceList,
     OrderCancelReplaceListEntry, OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use e2e::{d, Harness, Strategy};
@@ -42,7 +42,8 @@ fn send_new_list(s: &mut Strategy, list_id: u64, items: &[NewOrderListEntry]) {
         transact_time: 0,
     };
     s.c.send_frame(|b| {
-        m.encode_frame(items.iter().copied(), b).expect("fits a frame");
+        m.encode_frame(items.iter().copied(), b)
+            .expect("fits a frame");
     })
     .expect("send");
 }
@@ -59,7 +60,12 @@ struct ListOutcome {
 impl ListOutcome {
     fn entry(&self, cl: u64) -> &ListStatusEntry {
         let found: Vec<_> = self.entries.iter().filter(|e| e.cl_ord_id == cl).collect();
-        assert_eq!(found.len(), 1, "one entry for ClOrdID {cl}: {:?}", self.entries);
+        assert_eq!(
+            found.len(),
+            1,
+            "one entry for ClOrdID {cl}: {:?}",
+            self.entries
+        );
         found[0]
     }
 }
@@ -89,7 +95,15 @@ fn collect(s: &mut Strategy, list_id: u64, reports: usize) -> ListOutcome {
 /// Places `n` resting buys (ClOrdIDs `first..first+n`, prices 40000, 40001, …) as list `list_id`.
 fn place_resting(s: &mut Strategy, list_id: u64, first: u64, n: u64) -> ListOutcome {
     let items: Vec<_> = (0..n)
-        .map(|i| item(first + i, Side::Buy, &(40000 + i).to_string(), "0.001", false))
+        .map(|i| {
+            item(
+                first + i,
+                Side::Buy,
+                &(40000 + i).to_string(),
+                "0.001",
+                false,
+            )
+        })
         .collect();
     send_new_list(s, list_id, &items);
     let out = collect(s, list_id, n as usize);
@@ -108,14 +122,24 @@ fn new_order_list_of_45_is_sent_as_20_20_5_and_every_item_is_answered() {
             if i == 30 {
                 item(1000 + i, Side::Sell, "70000", "0.001", true)
             } else {
-                item(1000 + i, Side::Buy, &(40000 + i).to_string(), "0.001", false)
+                item(
+                    1000 + i,
+                    Side::Buy,
+                    &(40000 + i).to_string(),
+                    "0.001",
+                    false,
+                )
             }
         })
         .collect();
     send_new_list(&mut s, 1, &items);
     let out = collect(&mut s, 1, 45);
     let after = h.sim().stats();
-    assert_eq!(after.batch_place_ops - before.batch_place_ops, 3, "20 + 20 + 5");
+    assert_eq!(
+        after.batch_place_ops - before.batch_place_ops,
+        3,
+        "20 + 20 + 5"
+    );
     assert_eq!(after.orders_received - before.orders_received, 45);
 
     assert_eq!(out.statuses.len(), 1);
@@ -170,7 +194,10 @@ fn new_order_list_of_45_is_sent_as_20_20_5_and_every_item_is_answered() {
     assert_eq!(out.entries.len(), 21);
     let bad = out.entry(2005);
     assert_eq!(bad.item_status, ItemStatus::Rejected);
-    assert_eq!(bad.ord_rej_reason, Some(OrdRejReason::InvalidPriceIncrement));
+    assert_eq!(
+        bad.ord_rej_reason,
+        Some(OrdRejReason::InvalidPriceIncrement)
+    );
     assert_eq!(bad.exchange_code, 0);
     assert!(bad.text.as_str().contains("tick"), "{bad:?}");
     let rejected: Vec<_> = out
@@ -222,7 +249,10 @@ fn modify_list_reports_replaced_and_refused_items() {
         h.sim().stats().batch_modify_ops - before.batch_modify_ops,
         1
     );
-    assert_eq!(out.statuses[0].ref_msg_type, OrderCancelReplaceList::TEMPLATE_ID);
+    assert_eq!(
+        out.statuses[0].ref_msg_type,
+        OrderCancelReplaceList::TEMPLATE_ID
+    );
     assert_eq!(out.entries.len(), 3);
     assert_eq!(out.entry(200).item_status, ItemStatus::Accepted);
     let refused = out.entry(201);
@@ -343,10 +373,7 @@ fn bad_lists_are_refused_or_answered_per_item() {
     assert_eq!(out.statuses.len(), 2);
     assert_eq!(out.statuses[0].last_fragment, BoolFlag::No);
     assert_eq!(out.statuses[1].last_fragment, BoolFlag::Yes);
-    assert_eq!(
-        out.statuses[0].ref_msg_type,
-        NewOrderList::TEMPLATE_ID
-    );
+    assert_eq!(out.statuses[0].ref_msg_type, NewOrderList::TEMPLATE_ID);
     for e in &out.entries {
         assert_eq!(e.item_status, ItemStatus::Rejected);
         assert_eq!(e.ord_rej_reason, Some(OrdRejReason::UnknownSymbol));

@@ -346,16 +346,17 @@ impl OrderEntry {
                     .iter()
                     .zip(&oids)
                     .filter_map(|(i, oid)| match (i.kind, i.extras) {
-                        (RequestKind::Replace { price, qty, .. }, ItemExtras::Modify { auto_cancel }) => {
-                            Some(ModifyOrder {
-                                symbol: i.symbol.as_str(),
-                                order_id: None,
-                                client_oid: Some(oid.as_str()),
-                                qty: Some(qty),
-                                price,
-                                auto_cancel,
-                            })
-                        }
+                        (
+                            RequestKind::Replace { price, qty, .. },
+                            ItemExtras::Modify { auto_cancel },
+                        ) => Some(ModifyOrder {
+                            symbol: i.symbol.as_str(),
+                            order_id: None,
+                            client_oid: Some(oid.as_str()),
+                            qty: Some(qty),
+                            price,
+                            auto_cancel,
+                        }),
                         _ => None,
                     })
                     .collect();
@@ -379,11 +380,14 @@ impl OrderEntry {
 }
 
 fn place_args<'a>(i: &'a AcceptedItem, oid: &'a ClientOid) -> Option<PlaceOrder<'a>> {
-    let (RequestKind::New(order), ItemExtras::Place {
-        pos_side,
-        reduce_only,
-        stp_mode,
-    }) = (&i.kind, i.extras)
+    let (
+        RequestKind::New(order),
+        ItemExtras::Place {
+            pos_side,
+            reduce_only,
+            stp_mode,
+        },
+    ) = (&i.kind, i.extras)
     else {
         return None;
     };

@@ -163,7 +163,13 @@ impl Tracker {
 
     /// Records what a written request does to its order (a new order, a pending modify or
     /// cancel).
-    pub(super) fn register(&mut self, session_id: u64, root: u64, kind: RequestKind, t_written_ns: u64) {
+    pub(super) fn register(
+        &mut self,
+        session_id: u64,
+        root: u64,
+        kind: RequestKind,
+        t_written_ns: u64,
+    ) {
         let key = (session_id, root);
         match kind {
             RequestKind::New(n) => {
@@ -277,7 +283,16 @@ impl Tracker {
         }
         let order_id = item.map_or("", |i| i.order_id);
         if self
-            .apply_reply(t_read_ns, utc_ns, req.session_id, req.root, req.kind, code, msg, order_id)
+            .apply_reply(
+                t_read_ns,
+                utc_ns,
+                req.session_id,
+                req.root,
+                req.kind,
+                code,
+                msg,
+                order_id,
+            )
             .is_none()
         {
             self.stats.unknown_replies += 1;

@@ -154,7 +154,8 @@ impl Tracker {
                     })
                     .flatten()
             });
-            let ix = by_oid.or_else(|| (!answered.get(pos).copied().unwrap_or(true)).then_some(pos));
+            let ix =
+                by_oid.or_else(|| (!answered.get(pos).copied().unwrap_or(true)).then_some(pos));
             let (Some(ix), Some(item)) = (ix, ix.and_then(|i| batch.items.get(i))) else {
                 self.stats.unknown_replies += 1;
                 continue;
@@ -162,16 +163,31 @@ impl Tracker {
             if let Some(a) = answered.get_mut(ix) {
                 *a = true;
             }
-            let code = if r.code.0 != 0 { r.code.0 } else { reply.code.0 };
+            let code = if r.code.0 != 0 {
+                r.code.0
+            } else {
+                reply.code.0
+            };
             let msg = if r.code.0 != 0 { r.msg } else { reply.msg };
-            entries.push(self.apply_item(t_read_ns, utc_ns, batch.session_id, item, code, msg, r.order_id));
+            entries.push(self.apply_item(
+                t_read_ns,
+                utc_ns,
+                batch.session_id,
+                item,
+                code,
+                msg,
+                r.order_id,
+            ));
         }
         // Items the reply does not mention: a whole-batch code, else left to the order channel.
         for (item, _) in batch.items.iter().zip(&answered).filter(|(_, a)| !**a) {
             let (code, msg) = if reply.code.0 != 0 {
                 (reply.code.0, reply.msg)
             } else {
-                (OUTCOME_UNKNOWN_CODES[0], "no result for this item in the batch reply")
+                (
+                    OUTCOME_UNKNOWN_CODES[0],
+                    "no result for this item in the batch reply",
+                )
             };
             entries.push(self.apply_item(t_read_ns, utc_ns, batch.session_id, item, code, msg, ""));
         }
@@ -243,5 +259,119 @@ impl Tracker {
             ord_rej_reason: rejected.then_some(OrdRejReason::ExchangeReject),
             text: Text::new(msg),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use codec::json::JsonParser;
+    use codec::sbe::{Category, ItemStatus, OrdType, Side, Symbol, TimeInForce};
+
+    use super::super::core::{ReportMsg, Tracker};
+    use super::super::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch};
+    use crate::ids::ClientOid;
+
+    const S: u64 = 7;
+
+    fn new_item(cl: u64) -> BatchItem {
+        BatchItem {
+            root: cl,
+            kind: RequestKind::New(NewOrder {
+                cl_ord_id: cl,
+                category: Category::UsdtFutures,
+                symbol: Symbol::new("BTCUSDT").unwrap(),
+                side: Side::Buy,
+                ord_type: OrdType::Limit,
+                time_in_force: TimeInForce::Gtc,
+                price: Some("100".parse().unwrap()),
+                qty: "1".parse().unwrap(),
+            }),
+        }
+    }
+
+    fn sent(t: &mut Tracker, req_id: u64, list_id: u64, cls: &[u64]) {
+        t.on_sent_batch(SentBatch {
+            req_id,
+            session_id: S,
+            list_id,
+            items: cls.iter().map(|&cl| new_item(cl)).collect(),
+            t_written_ns: 1,
+        });
+    }
+
+    fn frame(t: &mut Tracker, p: &mut JsonParser, json: &str) -> Vec<ReportMsg> {
+        let inbound = p.parse(json.as_bytes()).unwrap();
+        t.on_inbound(10, 5, &inbound);
+        t.drain_reports().map(|r| r.msg).collect()
+    }
+
+    fn done(t: &mut Tracker, list_id: u64, batches_sent: u32) {
+        t.on_list_done(ListDone {
+            session_id: S,
+            list_id,
+            ref_msg_type: 107,
+            batches_sent,
+            refused: Vec::new(),
+        });
+    }
+
+    #[test]
+    fn items_match_by_client_oid_and_the_list_waits_for_every_batch() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        sent(&mut t, 1, 9, &[11, 12]);
+        sent(&mut t, 2, 9, &[13]);
+        done(&mut t, 9, 2);
+        let oid = |cl| ClientOid::new(S, cl).as_str().to_string();
+        // Reply items in reverse order: matched by clientOid.
+        let reply = format!(
+            r#"{{"event":"trade","id":"1","topic":"batch-place","args":[{{"orderId":"","clientOid":"{}","code":"25227","msg":"no position"}},{{"orderId":"501","clientOid":"{}","code":"0","msg":"Success"}}],"code":"0","msg":"success"}}"#,
+            oid(12),
+            oid(11)
+        );
+        let reports = frame(&mut t, &mut p, &reply);
+        assert_eq!(reports.len(), 2);
+        assert!(
+            t.drain_list_reports().next().is_none(),
+            "batch 2 still open"
+        );
+        // The second batch refused as a whole.
+        let reports = frame(
+            &mut t,
+            &mut p,
+            r#"{"event":"error","id":"2","code":"40017","msg":"bad"}"#,
+        );
+        assert!(
+            matches!(reports[..], [ReportMsg::Exec(er)] if er.cl_ord_id == 13 && er.exchange_code == 40017)
+        );
+        let lists: Vec<_> = t.drain_list_reports().collect();
+        assert_eq!(lists.len(), 1);
+        let e = &lists[0].entries;
+        assert_eq!(e.len(), 3);
+        let by = |cl| e.iter().find(|x| x.cl_ord_id == cl).unwrap();
+        assert_eq!(by(11).item_status, ItemStatus::Accepted);
+        assert_eq!(by(11).order_id, 501);
+        assert_eq!(
+            (by(12).item_status, by(12).exchange_code),
+            (ItemStatus::Rejected, 25227)
+        );
+        assert_eq!(by(13).item_status, ItemStatus::Rejected);
+        assert_eq!(t.open_lists(), 0);
+    }
+
+    #[test]
+    fn outcome_unknown_batch_leaves_items_open() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        sent(&mut t, 1, 9, &[11]);
+        done(&mut t, 9, 1);
+        let reports = frame(
+            &mut t,
+            &mut p,
+            r#"{"event":"error","id":"1","code":"40010","msg":"timeout"}"#,
+        );
+        assert!(reports.is_empty());
+        let lists: Vec<_> = t.drain_list_reports().collect();
+        assert_eq!(lists[0].entries[0].item_status, ItemStatus::Accepted);
+        assert_eq!(lists[0].entries[0].exchange_code, 40010);
+        assert!(t.order(S, 11).is_some_and(|o| !o.is_terminal()));
     }
 }

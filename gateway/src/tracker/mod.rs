@@ -24,8 +24,8 @@ use codec::sbe::{BoolFlag, ListStatus};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
-pub use self::order::Order;
 pub use self::lists::ListReport;
+pub use self::order::Order;
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};

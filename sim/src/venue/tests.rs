@@ -92,7 +92,9 @@ fn request_level_checks() {
 fn batch_requests_are_counted_per_topic() {
     let mut v = venue();
     let item = |oid: &str| {
-        format!(r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"{oid}"}}"#)
+        format!(
+            r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"{oid}"}}"#
+        )
     };
     let req = format!(
         r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"batch-place","args":[{},{}]}}"#,
