@@ -96,6 +96,8 @@ pub struct SimStats {
     pub batch_modify_ops: u64,
     /// `batch-cancel` trade ops received.
     pub batch_cancel_ops: u64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: u64,
 }
 
 /// The simulator entry point.
@@ -223,6 +225,7 @@ impl SimHandle {
             batch_place_ops: g(&c.batch_place_ops),
             batch_modify_ops: g(&c.batch_modify_ops),
             batch_cancel_ops: g(&c.batch_cancel_ops),
+            move_positions_requests: g(&c.move_positions_requests),
         }
     }
 

@@ -71,7 +71,6 @@ pub(super) struct AccountCtx {
     /// Configured name.
     pub(super) name: String,
     /// Signed REST client of the account's key.
-    #[allow(dead_code)] // used by the account-request and mass-status handlers
     pub(super) rest: RestClient,
     /// The private WebSocket connections (at least one).
     pub(super) links: Vec<ExchangeLink>,

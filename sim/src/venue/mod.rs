@@ -88,6 +88,8 @@ pub struct Counters {
     pub batch_modify_ops: AtomicU64,
     /// `batch-cancel` requests received.
     pub batch_cancel_ops: AtomicU64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: AtomicU64,
 }
 
 fn bump(c: &AtomicU64) {
