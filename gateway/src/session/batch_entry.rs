@@ -188,7 +188,7 @@ impl OrderEntry {
         e: &NewOrderListEntryDecoder<'_>,
         instruments: &InstrumentTable,
         utc_ns: u64,
-    ) -> Result<AcceptedItem, RefusedItem> {
+    ) -> Result<AcceptedItem, Box<RefusedItem>> {
         let order = NewOrder {
             cl_ord_id: e.cl_ord_id(),
             category: e.category(),
@@ -204,12 +204,12 @@ impl OrderEntry {
             qty: e.order_qty(),
         };
         if self.roots.contains_key(&order.cl_ord_id) {
-            return Err(refuse_new(
+            return Err(Box::new(refuse_new(
                 &order,
                 OrdRejReason::DuplicateOrder,
                 "duplicate ClOrdID",
                 utc_ns,
-            ));
+            )));
         }
         self.roots.insert(order.cl_ord_id, order.cl_ord_id);
         let checked = category_known(instruments, order.category, &order.symbol).and_then(|()| {
@@ -223,7 +223,7 @@ impl OrderEntry {
             )
         });
         if let Err(r) = checked {
-            return Err(refuse_new(&order, r.reason, &r.text, utc_ns));
+            return Err(Box::new(refuse_new(&order, r.reason, &r.text, utc_ns)));
         }
         Ok(AcceptedItem {
             category: order.category,
@@ -246,25 +246,25 @@ impl OrderEntry {
         e: &OrderCancelReplaceListEntryDecoder<'_>,
         instruments: &InstrumentTable,
         utc_ns: u64,
-    ) -> Result<AcceptedItem, RefusedItem> {
+    ) -> Result<AcceptedItem, Box<RefusedItem>> {
         let (cl, orig) = (e.cl_ord_id(), e.orig_cl_ord_id());
         let to = CxlRejResponseTo::OrderCancelReplaceRequest;
-        let root = self
-            .resolve(cl, orig)
-            .map_err(|(reason, text)| refuse_cancel(cl, orig, to, reason, text, utc_ns))?;
+        let root = self.resolve(cl, orig).map_err(|(reason, text)| {
+            Box::new(refuse_cancel(cl, orig, to, reason, text, utc_ns))
+        })?;
         let qty = e.order_qty().unwrap_or(Decimal::ZERO);
         let price = e.price();
         let checked = category_known(instruments, e.category(), &e.symbol())
             .and_then(|()| instruments.check_replace(e.category(), &e.symbol(), price, qty));
         if let Err(r) = checked {
-            return Err(refuse_cancel(
+            return Err(Box::new(refuse_cancel(
                 cl,
                 orig,
                 to,
                 CxlRejReason::Other,
                 &r.text,
                 utc_ns,
-            ));
+            )));
         }
         self.roots.insert(cl, root);
         Ok(AcceptedItem {
@@ -289,21 +289,21 @@ impl OrderEntry {
         e: &OrderCancelListEntryDecoder<'_>,
         instruments: &InstrumentTable,
         utc_ns: u64,
-    ) -> Result<AcceptedItem, RefusedItem> {
+    ) -> Result<AcceptedItem, Box<RefusedItem>> {
         let (cl, orig) = (e.cl_ord_id(), e.orig_cl_ord_id());
         let to = CxlRejResponseTo::OrderCancelRequest;
-        let root = self
-            .resolve(cl, orig)
-            .map_err(|(reason, text)| refuse_cancel(cl, orig, to, reason, text, utc_ns))?;
+        let root = self.resolve(cl, orig).map_err(|(reason, text)| {
+            Box::new(refuse_cancel(cl, orig, to, reason, text, utc_ns))
+        })?;
         if let Err(r) = category_known(instruments, e.category(), &e.symbol()) {
-            return Err(refuse_cancel(
+            return Err(Box::new(refuse_cancel(
                 cl,
                 orig,
                 to,
                 CxlRejReason::Other,
                 &r.text,
                 utc_ns,
-            ));
+            )));
         }
         self.roots.insert(cl, root);
         Ok(AcceptedItem {

@@ -128,7 +128,7 @@ async fn run_list(
     list_id: u64,
     ref_msg_type: u16,
     op: TradeOp,
-    items: Vec<Result<AcceptedItem, RefusedItem>>,
+    items: Vec<Result<AcceptedItem, Box<RefusedItem>>>,
 ) {
     let session_id = conn.fixp.session_id();
     let mut refused = Vec::new();
