@@ -123,6 +123,9 @@ impl Tracker {
     }
 
     fn take_batch(&mut self, t_read_ns: u64, id: &str) -> Option<BatchInFlight> {
+        if self.lists.in_flight.is_empty() {
+            return None;
+        }
         let batch = parse_request_id(id).and_then(|id| self.lists.in_flight.remove(&id))?;
         self.legs.record(
             Leg::ExchangeReply,
