@@ -9,6 +9,7 @@
 
 pub mod core;
 mod lists;
+pub mod mass;
 pub mod order;
 pub mod request;
 #[cfg(test)]
@@ -25,6 +26,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
 pub use self::lists::ListReport;
+pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
@@ -66,6 +68,18 @@ pub enum TrackerInput {
         /// SessionID.
         session_id: u64,
     },
+    /// Query: the open orders `filter` selects (after reconciling with `exchange`, the
+    /// account's `unfilled-orders`, when given), answered on `reply`.
+    OpenOrders {
+        /// Which orders.
+        filter: OrderFilter,
+        /// The exchange's open orders of the account (RefreshFromExchange).
+        exchange: Option<Vec<crate::exchange::rest_orders::OpenOrder>>,
+        /// Where the answer goes.
+        reply: tokio::sync::oneshot::Sender<Vec<OrderView>>,
+    },
+    /// Progress of a mass cancel (see [`MassCancelEvent`]).
+    MassCancel(MassCancelEvent),
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -162,9 +176,27 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::SessionOpened {
-                session_id, out, ..
+                session_id,
+                account,
+                out,
+                ..
             } => {
+                self.tracker.on_session_opened(session_id, account);
                 self.sessions.insert(session_id, out);
+            }
+            TrackerInput::OpenOrders {
+                filter,
+                exchange,
+                reply,
+            } => {
+                let views = self
+                    .tracker
+                    .open_orders(&filter, exchange.as_deref(), utc_now_ns());
+                let _ = reply.send(views);
+            }
+            TrackerInput::MassCancel(ev) => {
+                self.tracker.on_mass_cancel(ev, utc_now_ns());
+                self.write_reports();
             }
             TrackerInput::SessionClosed { session_id } => {
                 self.sessions.remove(&session_id);
@@ -182,6 +214,7 @@ impl Driver {
             let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
+                ReportMsg::MassCancel(r) => r.encode_frame(buf),
             });
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs.record(
