@@ -340,3 +340,66 @@ fn kill_switch_cancels_everything_and_refuses_new_orders_until_released() {
     let (_, er) = send(&mut t2, Side::Buy, "49900", "0.01");
     assert_eq!(er.exec_type, ExecType::New, "{er:?}");
 }
+
+#[test]
+fn list_items_are_checked_one_by_one_and_counted_open() {
+    use codec::sbe::{NewOrderList, NewOrderListEntry, PosSide, StpMode};
+    let h = start(|s| {
+        s.sessions[0].risk = RiskLimits {
+            max_order_qty: Some(d("1")),
+            max_open_orders: Some(2),
+            ..Default::default()
+        };
+    });
+    let mut s = h.client(1);
+    let entry = |cl: u64, px: &str, qty: &str| NewOrderListEntry {
+        cl_ord_id: cl,
+        price: Some(d(px)),
+        order_qty: d(qty),
+        symbol: sym(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        pos_side: PosSide::None,
+        reduce_only: BoolFlag::No,
+        stp_mode: StpMode::None,
+    };
+    let items = [
+        entry(101, "49900", "0.01"),
+        entry(102, "49900", "5"),
+        entry(103, "49901", "0.01"),
+        entry(104, "49902", "0.01"),
+    ];
+    let before = received(&h);
+    s.c.send_frame(|b| {
+        NewOrderList {
+            list_id: 1,
+            transact_time: 0,
+        }
+        .encode_frame(items.iter().copied(), b)
+        .expect("fits");
+    })
+    .unwrap();
+    let mut texts = std::collections::BTreeMap::new();
+    let mut list_seen = false;
+    while !list_seen || texts.len() < 4 {
+        match s.next_message() {
+            Received::Exec(er) => {
+                texts.insert(er.cl_ord_id, (er.exec_type, er.text.as_str().to_string()));
+            }
+            Received::ListStatus(..) => list_seen = true,
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(texts[&101].0, ExecType::New);
+    assert_eq!(texts[&102].1, "risk: session.max_order_qty 5 > 1");
+    assert_eq!(texts[&103].0, ExecType::New);
+    assert_eq!(texts[&104].1, "risk: session.max_open_orders 2 >= 2");
+    assert_eq!(
+        received(&h),
+        before + 2,
+        "only the two accepted items were sent"
+    );
+    assert_eq!(h.gateway().risk_book().session_open_orders(1), 2);
+}

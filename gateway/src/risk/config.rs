@@ -49,7 +49,7 @@ impl Default for RiskConfig {
 }
 
 /// Risk settings of the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RiskSettings {
     /// Limits per account, by account index (missing entries use `default_account`).
     pub accounts: Vec<RiskLimits>,
@@ -59,16 +59,6 @@ pub struct RiskSettings {
     /// orders under a notional limit are refused). The config file's default is 1000; this
     /// struct's `Default` is 0 (no polling, no band) for embedders that set nothing.
     pub mark_refresh_ms: u64,
-}
-
-impl Default for RiskSettings {
-    fn default() -> Self {
-        RiskSettings {
-            accounts: Vec::new(),
-            default_account: RiskLimits::default(),
-            mark_refresh_ms: 0,
-        }
-    }
 }
 
 fn de_decimal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {
