@@ -4,7 +4,9 @@
 //! Every field has a default except the exchange credentials; unknown keys are refused so that a
 //! typo does not silently fall back to a default. [`GatewayConfig::load`] reads the file, lets the
 //! environment variables [`ENV_API_KEY`], [`ENV_API_SECRET`] and [`ENV_API_PASSPHRASE`] override
-//! the credentials, then validates everything.
+//! the `[exchange]` credentials (used as the account `main` when no `[[account]]` is given) and
+//! `BGW_<NAME>_API_KEY` / `_SECRET` / `_PASSPHRASE` those of each `[[account]]` (see
+//! [`account_env_var`]), then validates everything.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -71,7 +73,48 @@ pub enum ConfigError {
     /// Two `[[session]]` entries share a `session_id`.
     #[error("duplicate session_id {0}")]
     DuplicateSession(u64),
+    /// A `[[session]]` names an account no `[[account]]` defines.
+    #[error("session {session_id}: unknown account {account:?}")]
+    UnknownAccount {
+        /// The session.
+        session_id: u64,
+        /// The name given.
+        account: String,
+    },
+    /// Two `[[account]]` entries share a name.
+    #[error("duplicate account name {0:?}")]
+    DuplicateAccount(String),
+    /// An `[[account]]` lacks a credential in the file and in the environment.
+    #[error("account {account:?}: missing {field} (set it in the file or in {env_var})")]
+    MissingAccountCredential {
+        /// The account name.
+        account: String,
+        /// `api_key`, `secret` or `passphrase`.
+        field: &'static str,
+        /// The environment variable that would provide it.
+        env_var: String,
+    },
 }
+
+/// Name of the environment variable overriding credential `field` (`API_KEY`, `SECRET` or
+/// `PASSPHRASE`) of account `name`: `BGW_<NAME>_<FIELD>`, the name upper-cased with every
+/// character other than ASCII letters and digits turned into `_` (`sub-1` → `BGW_SUB_1_SECRET`).
+pub fn account_env_var(name: &str, field: &str) -> String {
+    let upper: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("BGW_{upper}_{field}")
+}
+
+/// Largest `account.connections` accepted.
+pub const MAX_CONNECTIONS_PER_ACCOUNT: usize = 20;
 
 /// The whole configuration.
 #[derive(Debug, Clone, Deserialize)]
@@ -86,6 +129,10 @@ pub struct GatewayConfig {
     /// Exchange link (`[exchange]`).
     #[serde(default)]
     pub exchange: ExchangeConfig,
+    /// Exchange accounts (`[[account]]`). Empty: the `[exchange]` credentials form one account
+    /// named `main` (see [`GatewayConfig::account_list`]).
+    #[serde(default, rename = "account")]
+    pub accounts: Vec<AccountConfig>,
     /// Order tracker thread (`[tracker]`).
     #[serde(default)]
     pub tracker: TrackerConfig,
@@ -135,6 +182,60 @@ pub struct SessionConfig {
     /// Human-readable name for logs. Default empty.
     #[serde(default)]
     pub name: String,
+    /// Name of the `[[account]]` the session trades on. Default: the first account.
+    #[serde(default)]
+    pub account: Option<String>,
+    /// `trading` (default), `operator` or `drop_copy`.
+    #[serde(default)]
+    pub role: crate::engine::SessionRole,
+}
+
+/// `[[account]]`: one exchange account (API key), a master or a sub-account.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountConfig {
+    /// Name sessions refer to (`[[session]] account`); unique, non-empty. Required.
+    pub name: String,
+    /// API key. Env `BGW_<NAME>_API_KEY` overrides. Required.
+    #[serde(default)]
+    pub api_key: String,
+    /// API secret. Env `BGW_<NAME>_SECRET` overrides (preferred). Required.
+    #[serde(default)]
+    pub secret: Secret,
+    /// API passphrase. Env `BGW_<NAME>_PASSPHRASE` overrides (preferred). Required.
+    #[serde(default)]
+    pub passphrase: Secret,
+    /// Private WebSocket connections of the account (the first carries the subscriptions).
+    /// Default 1; allowed 1..=20.
+    #[serde(default = "one")]
+    pub connections: usize,
+    /// Categories the account may trade (a subset of `exchange.categories`). Default: all
+    /// of `exchange.categories`.
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+    /// Subscribe to the `position` and `account` channels and send PositionReport /
+    /// AccountBalanceReport to the account's sessions. Default true.
+    #[serde(default = "yes")]
+    pub position_updates: bool,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl AccountConfig {
+    /// The credentials of the account.
+    pub fn credentials(&self) -> ExchangeCredentials {
+        ExchangeCredentials {
+            api_key: self.api_key.clone(),
+            secret: self.secret.clone(),
+            passphrase: self.passphrase.clone(),
+        }
+    }
 }
 
 /// `[exchange]`: Bitget UTA v3 endpoints, credentials and timers.
@@ -341,6 +442,20 @@ impl GatewayConfig {
     /// [`from_toml_str_with_env`](Self::from_toml_str_with_env)).
     pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) {
         let get = |k: &str| env(k).filter(|v| !v.is_empty());
+        for acc in &mut self.accounts {
+            if let Some(v) = get(&account_env_var(&acc.name, "API_KEY")) {
+                acc.api_key = v;
+            }
+            if let Some(v) = get(&account_env_var(&acc.name, "SECRET")) {
+                acc.secret = Secret::new(v);
+            }
+            if let Some(v) = get(&account_env_var(&acc.name, "PASSPHRASE")) {
+                acc.passphrase = Secret::new(v);
+            }
+        }
+        if !self.accounts.is_empty() {
+            return;
+        }
         if let Some(v) = get(ENV_API_KEY) {
             self.exchange.api_key = v;
         }
@@ -440,18 +555,134 @@ impl GatewayConfig {
             }
             *c = upper;
         }
-        if x.api_key.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.api_key"));
+        if self.accounts.is_empty() {
+            if x.api_key.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.api_key"));
+            }
+            if x.secret.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.secret"));
+            }
+            if x.passphrase.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.passphrase"));
+            }
+        } else if !x.api_key.is_empty() || !x.secret.is_empty() || !x.passphrase.is_empty() {
+            return Err(invalid(
+                "exchange.api_key",
+                "credentials go in [[account]] when accounts are configured",
+            ));
         }
-        if x.secret.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.secret"));
-        }
-        if x.passphrase.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.passphrase"));
-        }
+        self.validate_accounts()?;
 
         if self.metrics.report_interval_ms == 0 {
             return Err(invalid("metrics.report_interval_ms", "must be ≥ 1"));
+        }
+        Ok(())
+    }
+}
+
+impl GatewayConfig {
+    /// The accounts: the `[[account]]` entries, or one account `main` with the `[exchange]`
+    /// credentials when there are none.
+    pub fn account_list(&self) -> Vec<AccountConfig> {
+        if !self.accounts.is_empty() {
+            return self.accounts.clone();
+        }
+        let x = &self.exchange;
+        vec![AccountConfig {
+            name: "main".to_owned(),
+            api_key: x.api_key.clone(),
+            secret: x.secret.clone(),
+            passphrase: x.passphrase.clone(),
+            connections: 1,
+            categories: None,
+            position_updates: true,
+        }]
+    }
+
+    /// Index in [`account_list`](Self::account_list) of the account session `s` names (the
+    /// first one when it names none).
+    pub fn account_index(&self, s: &SessionConfig) -> Result<usize, ConfigError> {
+        let Some(name) = &s.account else {
+            return Ok(0);
+        };
+        self.account_list()
+            .iter()
+            .position(|a| &a.name == name)
+            .ok_or_else(|| ConfigError::UnknownAccount {
+                session_id: s.session_id,
+                account: name.clone(),
+            })
+    }
+
+    /// The `[[account]]` rules (names, credentials, connections, categories) and every
+    /// session's account; normalises account categories to upper case.
+    fn validate_accounts(&mut self) -> Result<(), ConfigError> {
+        let loaded = self.exchange.categories.clone();
+        let mut names: Vec<&str> = Vec::with_capacity(self.accounts.len());
+        for acc in &mut self.accounts {
+            if acc.name.is_empty()
+                || !acc
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(invalid(
+                    "account.name",
+                    format!("{:?}: use ASCII letters, digits, '_' or '-'", acc.name),
+                ));
+            }
+            if !(1..=MAX_CONNECTIONS_PER_ACCOUNT).contains(&acc.connections) {
+                return Err(invalid(
+                    "account.connections",
+                    format!(
+                        "account {}: {} not in 1..={MAX_CONNECTIONS_PER_ACCOUNT}",
+                        acc.name, acc.connections
+                    ),
+                ));
+            }
+            for (field, empty, env) in [
+                ("api_key", acc.api_key.is_empty(), "API_KEY"),
+                ("secret", acc.secret.is_empty(), "SECRET"),
+                ("passphrase", acc.passphrase.is_empty(), "PASSPHRASE"),
+            ] {
+                if empty {
+                    return Err(ConfigError::MissingAccountCredential {
+                        account: acc.name.clone(),
+                        field,
+                        env_var: account_env_var(&acc.name, env),
+                    });
+                }
+            }
+            if let Some(cats) = &mut acc.categories {
+                if cats.is_empty() {
+                    return Err(invalid(
+                        "account.categories",
+                        format!("account {}: empty (omit the key for all)", acc.name),
+                    ));
+                }
+                for c in cats.iter_mut() {
+                    let upper = c.to_ascii_uppercase();
+                    if !loaded.contains(&upper) {
+                        return Err(invalid(
+                            "account.categories",
+                            format!(
+                                "account {}: {c:?} is not in exchange.categories {loaded:?}",
+                                acc.name
+                            ),
+                        ));
+                    }
+                    *c = upper;
+                }
+            }
+        }
+        for acc in &self.accounts {
+            if names.contains(&acc.name.as_str()) {
+                return Err(ConfigError::DuplicateAccount(acc.name.clone()));
+            }
+            names.push(&acc.name);
+        }
+        for s in &self.sessions {
+            self.account_index(s)?;
         }
         Ok(())
     }

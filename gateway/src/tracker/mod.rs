@@ -10,6 +10,7 @@
 pub mod core;
 pub mod order;
 pub mod request;
+pub mod routing;
 #[cfg(test)]
 mod tests;
 
@@ -126,6 +127,7 @@ struct Driver {
     tracker: Tracker,
     parser: JsonParser,
     sessions: HashMap<u64, Arc<SessionOut>>,
+    routing: routing::Routing,
     json_errors: u64,
     push_legs: LegHistograms,
 }
@@ -135,10 +137,21 @@ impl Driver {
         match input {
             TrackerInput::Sent(req) => self.tracker.on_sent(req),
             TrackerInput::Frame {
-                text, t_read_ns, ..
+                account,
+                text,
+                t_read_ns,
             } => {
                 match self.parser.parse(&text) {
-                    Ok(inbound) => self.tracker.on_inbound(t_read_ns, utc_now_ns(), &inbound),
+                    Ok(inbound) => {
+                        let utc = utc_now_ns();
+                        self.tracker.on_inbound(t_read_ns, utc, &inbound);
+                        let routes = &self.routing;
+                        routing::account_updates(&inbound, utc, |u| {
+                            for out in routes.account_sessions(account) {
+                                out.send(Flow::Application, now_ns(), |buf| u.encode_frame(buf));
+                            }
+                        });
+                    }
                     Err(e) => {
                         self.json_errors += 1;
                         if self.json_errors <= 10 {
@@ -149,11 +162,17 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::SessionOpened {
-                session_id, out, ..
+                session_id,
+                account,
+                role,
+                out,
             } => {
+                self.routing
+                    .open(session_id, account, role, Arc::clone(&out));
                 self.sessions.insert(session_id, out);
             }
             TrackerInput::SessionClosed { session_id } => {
+                self.routing.close(session_id);
                 self.sessions.remove(&session_id);
             }
             TrackerInput::Shutdown => return false,
@@ -166,10 +185,14 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
+            let encode = |buf: &mut Vec<u8>| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
-            });
+            };
+            let written = out.send(Flow::Application, now_ns(), encode);
+            for copy in self.routing.drop_copies(report.session_id) {
+                copy.send(Flow::Application, now_ns(), encode);
+            }
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs.record(
                     Leg::PushToReport,
@@ -196,6 +219,7 @@ fn run(
         tracker: Tracker::new(),
         parser: JsonParser::new(),
         sessions: HashMap::new(),
+        routing: routing::Routing::default(),
         json_errors: 0,
         push_legs: LegHistograms::default(),
     };
