@@ -619,6 +619,12 @@ impl GatewayConfig {
     fn validate_accounts(&mut self) -> Result<(), ConfigError> {
         let loaded = self.exchange.categories.clone();
         let mut names: Vec<&str> = Vec::with_capacity(self.accounts.len());
+        for acc in &self.accounts {
+            if names.contains(&acc.name.as_str()) {
+                return Err(ConfigError::DuplicateAccount(acc.name.clone()));
+            }
+            names.push(&acc.name);
+        }
         for acc in &mut self.accounts {
             if acc.name.is_empty()
                 || !acc
@@ -674,12 +680,6 @@ impl GatewayConfig {
                     *c = upper;
                 }
             }
-        }
-        for acc in &self.accounts {
-            if names.contains(&acc.name.as_str()) {
-                return Err(ConfigError::DuplicateAccount(acc.name.clone()));
-            }
-            names.push(&acc.name);
         }
         for s in &self.sessions {
             self.account_index(s)?;
@@ -760,6 +760,11 @@ passphrase = "p"
             "idle",
             "report_interval_ms",
             "hlog_path",
+            "account",
+            "role",
+            "connections",
+            "position_updates",
+            "BGW_<NAME>_SECRET",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }
@@ -823,6 +828,162 @@ passphrase = "p"
 
     fn with(extra: &str) -> Result<GatewayConfig, ConfigError> {
         GatewayConfig::from_toml_str(&format!("{MINIMAL}\n{extra}"))
+    }
+
+    const TWO_ACCOUNTS: &str = r#"
+[[session]]
+session_id = 1
+credentials = "a"
+
+[[session]]
+session_id = 2
+credentials = "b"
+account = "sub-1"
+role = "drop_copy"
+
+[exchange]
+categories = ["USDT-FUTURES", "SPOT"]
+
+[[account]]
+name = "master"
+api_key = "mk"
+secret = "ms"
+passphrase = "mp"
+connections = 2
+
+[[account]]
+name = "sub-1"
+api_key = "sk"
+categories = ["spot"]
+position_updates = false
+"#;
+
+    fn sub_env(k: &str) -> Option<String> {
+        match k {
+            "BGW_SUB_1_SECRET" => Some("env-sub-secret".into()),
+            "BGW_SUB_1_PASSPHRASE" => Some("env-sub-pass".into()),
+            "BGW_MASTER_API_KEY" => Some("env-master-key".into()),
+            ENV_API_SECRET => Some("legacy-ignored".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn accounts_with_env_overrides_and_roles() {
+        let cfg = GatewayConfig::from_toml_str_with_env(TWO_ACCOUNTS, sub_env).expect("valid");
+        assert_eq!(account_env_var("sub-1", "SECRET"), "BGW_SUB_1_SECRET");
+        let accounts = cfg.account_list();
+        assert_eq!(accounts.len(), 2);
+        assert_eq!(accounts[0].api_key, "env-master-key");
+        assert_eq!(accounts[0].secret.expose(), "ms");
+        assert_eq!(accounts[0].connections, 2);
+        assert!(accounts[0].position_updates);
+        assert_eq!(accounts[0].categories, None);
+        assert_eq!(accounts[1].secret.expose(), "env-sub-secret");
+        assert_eq!(accounts[1].passphrase.expose(), "env-sub-pass");
+        assert_eq!(accounts[1].categories, Some(vec!["SPOT".to_owned()]));
+        assert!(!accounts[1].position_updates);
+        assert!(cfg.exchange.secret.is_empty(), "legacy variables unused");
+        assert_eq!(cfg.account_index(&cfg.sessions[0]).expect("default"), 0);
+        assert_eq!(cfg.account_index(&cfg.sessions[1]).expect("named"), 1);
+        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Trading);
+        assert_eq!(cfg.sessions[1].role, crate::engine::SessionRole::DropCopy);
+
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.accounts.len(), 2);
+        assert_eq!(s.accounts[1].name, "sub-1");
+        assert_eq!(s.accounts[1].credentials.api_key, "sk");
+        assert_eq!(s.accounts[1].categories, vec![codec::sbe::Category::Spot]);
+        assert!(s.accounts[0].categories.is_empty());
+        assert_eq!(s.sessions[1].account, 1);
+        assert_eq!(s.sessions[1].role, crate::engine::SessionRole::DropCopy);
+        assert_eq!(s.sessions[0].account, 0);
+    }
+
+    #[test]
+    fn exchange_credentials_are_the_main_account() {
+        let cfg = with("").expect("valid");
+        let accounts = cfg.account_list();
+        assert_eq!(accounts.len(), 1);
+        assert_eq!(accounts[0].name, "main");
+        assert_eq!(accounts[0].api_key, "k");
+        assert_eq!(accounts[0].connections, 1);
+        let cfg = GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "credentials = \"tok\"\n",
+            "credentials = \"tok\"\naccount = \"main\"\nrole = \"operator\"\n",
+        ))
+        .expect("valid");
+        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Operator);
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.accounts[0].name, "main");
+        assert_eq!(s.accounts[0].credentials.secret.expose(), "s");
+        assert!(s.accounts[0].position_updates);
+        assert_eq!(s.sessions[0].role, crate::engine::SessionRole::Operator);
+    }
+
+    #[test]
+    fn account_refusals() {
+        let ok = |t: &str| GatewayConfig::from_toml_str_with_env(t, sub_env);
+        let bad = |from: &str, to: &str| {
+            ok(&TWO_ACCOUNTS.replacen(from, to, 1)).expect_err("must refuse")
+        };
+        assert!(matches!(
+            bad("account = \"sub-1\"", "account = \"nope\""),
+            ConfigError::UnknownAccount { session_id: 2, ref account } if account == "nope"
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"master\""),
+            ConfigError::DuplicateAccount(ref n) if n == "master"
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"\""),
+            ConfigError::Invalid { field: "account.name", .. }
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"sub 1\""),
+            ConfigError::Invalid { field: "account.name", .. }
+        ));
+        assert!(matches!(
+            bad("connections = 2", "connections = 0"),
+            ConfigError::Invalid { field: "account.connections", .. }
+        ));
+        assert!(matches!(
+            bad("categories = [\"spot\"]", "categories = [\"COIN-FUTURES\"]"),
+            ConfigError::Invalid { field: "account.categories", .. }
+        ));
+        assert!(matches!(
+            bad("categories = [\"spot\"]", "categories = []"),
+            ConfigError::Invalid { field: "account.categories", .. }
+        ));
+        assert!(matches!(
+            bad("role = \"drop_copy\"", "role = \"admin\""),
+            ConfigError::Parse(_)
+        ));
+        assert!(matches!(
+            bad("connections = 2", "connections = 2\ncolour = 1"),
+            ConfigError::Parse(_)
+        ));
+        assert!(matches!(
+            bad("[exchange]\n", "[exchange]\napi_key = \"x\"\n"),
+            ConfigError::Invalid { field: "exchange.api_key", .. }
+        ));
+        // Without the environment the sub-account lacks its secret; the error names the variable.
+        match GatewayConfig::from_toml_str(TWO_ACCOUNTS) {
+            Err(ConfigError::MissingAccountCredential {
+                account,
+                field: "secret",
+                env_var,
+            }) => {
+                assert_eq!(account, "sub-1");
+                assert_eq!(env_var, "BGW_SUB_1_SECRET");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Unknown account name without any [[account]]: only "main" exists.
+        assert!(matches!(
+            with("[[session]]\nsession_id = 2\ncredentials = \"x\"\naccount = \"sub\""),
+            Err(ConfigError::UnknownAccount { session_id: 2, .. })
+        ));
     }
 
     #[test]
