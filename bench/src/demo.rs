@@ -413,6 +413,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
+        moves: Default::default(),
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
     let client = StrategyClient::connect(

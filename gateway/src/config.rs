@@ -142,6 +142,20 @@ pub struct GatewayConfig {
     /// Latency reporting (`[metrics]`).
     #[serde(default)]
     pub metrics: MetricsConfig,
+    /// Position moves (`[moves]`).
+    #[serde(default)]
+    pub moves: MovesConfig,
+}
+
+/// `[moves]`: who may move positions (MovePositions).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MovesConfig {
+    /// Names of the master accounts (e.g. `["main"]`): only their keys may move positions.
+    /// Default none (every MovePositions is refused NotMasterAccount).
+    pub master_accounts: Vec<String>,
+    /// UIDs of further accounts of the master-sub system without a key in the gateway.
+    pub extra_uids: Vec<u64>,
 }
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
@@ -765,6 +779,8 @@ passphrase = "p"
             "connections",
             "position_updates",
             "BGW_<NAME>_SECRET",
+            "master_accounts",
+            "extra_uids",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }
@@ -984,6 +1000,25 @@ position_updates = false
             with("[[session]]\nsession_id = 2\ncredentials = \"x\"\naccount = \"sub\""),
             Err(ConfigError::UnknownAccount { session_id: 2, .. })
         ));
+    }
+
+    #[test]
+    fn move_master_accounts_resolve_by_name() {
+        let cfg = with("[moves]\nmaster_accounts = [\"main\"]\nextra_uids = [7]").expect("valid");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.moves.masters, vec![0]);
+        assert_eq!(s.moves.extra_uids, vec![7]);
+        let cfg = with("[moves]\nmaster_accounts = [\"nope\"]").expect("valid");
+        assert!(matches!(
+            crate::engine::EngineSettings::from_config(&cfg),
+            Err(ConfigError::Invalid {
+                field: "moves.master_accounts",
+                ..
+            })
+        ));
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
+        assert!(s.moves.masters.is_empty());
     }
 
     #[test]

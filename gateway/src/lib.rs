@@ -13,6 +13,7 @@ pub mod exchange;
 pub mod idle;
 pub mod ids;
 pub mod metrics;
+pub mod moves;
 pub mod pretrade;
 pub mod session;
 pub mod tracker;

@@ -90,6 +90,8 @@ pub struct SimStats {
     pub ws_connections: u64,
     /// WebSocket connections accepted since start.
     pub ws_connections_total: u64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: u64,
 }
 
 /// The simulator entry point.
@@ -214,6 +216,7 @@ impl SimHandle {
             fills: g(&c.fills),
             ws_connections: g(&c.ws_connections),
             ws_connections_total: g(&c.ws_connections_total),
+            move_positions_requests: g(&c.move_positions_requests),
         }
     }
 

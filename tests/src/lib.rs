@@ -83,6 +83,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         },
         print_reports: false,
         hlog_path: None,
+        moves: Default::default(),
     }
 }
 
@@ -155,6 +156,22 @@ pub fn start_sim(cfg: sim::SimConfig) -> (tokio::runtime::Runtime, sim::SimHandl
         .build()
         .expect("runtime");
     let sim = rt.block_on(sim::Sim::start(cfg)).expect("simulator starts");
+    (rt, sim)
+}
+
+/// Starts a simulator on its own runtime with an injected clock (e.g. a `sim::ManualClock`).
+pub fn start_sim_with_clock(
+    cfg: sim::SimConfig,
+    clock: std::sync::Arc<dyn sim::Clock>,
+) -> (tokio::runtime::Runtime, sim::SimHandle) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt
+        .block_on(sim::Sim::start_with_clock(cfg, clock))
+        .expect("simulator starts");
     (rt, sim)
 }
 

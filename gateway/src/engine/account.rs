@@ -73,7 +73,6 @@ pub(super) struct AccountCtx {
     /// Categories the account may trade (empty: all loaded ones).
     pub(super) categories: Vec<codec::sbe::Category>,
     /// Signed REST client of the account's key.
-    #[allow(dead_code)] // used by the account-request and mass-status handlers
     pub(super) rest: RestClient,
     /// The private WebSocket connections (at least one).
     pub(super) links: Vec<ExchangeLink>,

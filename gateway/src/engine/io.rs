@@ -41,6 +41,8 @@ pub(super) struct IoCtx {
     pub(super) accounts: Vec<AccountCtx>,
     pub(super) tracker_tx: Sender<TrackerInput>,
     pub(super) legs: RefCell<LegHistograms>,
+    /// Position-move state (UIDs, pacing) and settings.
+    pub(super) moves: super::ops::moves::MovesState,
     next_req_id: Cell<u64>,
 }
 
@@ -229,6 +231,7 @@ pub(super) fn run(
             accounts,
             tracker_tx: tracker_tx.clone(),
             legs: RefCell::new(LegHistograms::default()),
+            moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
         });
         for (ix, n, source, early) in sources {

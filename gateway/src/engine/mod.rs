@@ -28,7 +28,8 @@ pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
 pub use self::reporter::Reporter;
 pub use self::settings::{
-    AccountSettings, EngineSettings, ExchangeSettings, SessionGrant, SessionRole,
+    AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
+    UtcClock,
 };
 use crate::exchange::error::ExchangeError;
 use crate::metrics::LegHistograms;

@@ -71,6 +71,49 @@ impl AccountSettings {
     }
 }
 
+/// A source of UTC wall-clock time in ms (the move rules read it; tests inject a manual one).
+#[derive(Clone)]
+pub struct UtcClock(pub std::sync::Arc<dyn Fn() -> u64 + Send + Sync>);
+
+impl UtcClock {
+    /// The system clock.
+    pub fn system() -> UtcClock {
+        UtcClock(std::sync::Arc::new(|| {
+            crate::metrics::utc_now_ns() / 1_000_000
+        }))
+    }
+
+    /// Now, UTC ms.
+    pub fn now_ms(&self) -> u64 {
+        (self.0)()
+    }
+}
+
+impl Default for UtcClock {
+    fn default() -> Self {
+        UtcClock::system()
+    }
+}
+
+impl std::fmt::Debug for UtcClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UtcClock")
+    }
+}
+
+/// Position-move settings (MovePositions).
+#[derive(Debug, Clone, Default)]
+pub struct MoveSettings {
+    /// Indexes into [`EngineSettings::accounts`] of the master accounts: only their keys may
+    /// move positions (Bitget does not tell a master from a sub-account over the API).
+    pub masters: Vec<usize>,
+    /// UIDs of further accounts of the master-sub system that have no key in the gateway (the
+    /// UIDs of the configured accounts are learnt from `GET /api/v3/account/settings`).
+    pub extra_uids: Vec<u64>,
+    /// Clock of the move rules (blackout, spacing, daily count).
+    pub clock: UtcClock,
+}
+
 /// The exchange side.
 #[derive(Debug, Clone)]
 pub struct ExchangeSettings {
@@ -115,6 +158,8 @@ pub struct EngineSettings {
     pub print_reports: bool,
     /// HdrHistogram interval log (V2) to write, if any.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Position-move settings.
+    pub moves: MoveSettings,
 }
 
 impl EngineSettings {
@@ -160,6 +205,7 @@ impl EngineSettings {
                 ..SessionGrant::default()
             });
         }
+        let masters = resolve_masters(&cfg.moves.master_accounts, &accounts)?;
         Ok(EngineSettings {
             strategy_listen: cfg.strategy.listen,
             max_frame_len: cfg.strategy.max_frame_len,
@@ -187,6 +233,11 @@ impl EngineSettings {
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
+            moves: MoveSettings {
+                masters,
+                extra_uids: cfg.moves.extra_uids.clone(),
+                clock: UtcClock::system(),
+            },
         })
     }
 }
@@ -214,4 +265,22 @@ fn sbe_categories(
         categories.push(category);
     }
     Ok(categories)
+}
+
+/// The account indexes of the `[moves] master_accounts` names.
+fn resolve_masters(
+    names: &[String],
+    accounts: &[AccountSettings],
+) -> Result<Vec<usize>, crate::config::ConfigError> {
+    names
+        .iter()
+        .map(|n| {
+            accounts.iter().position(|a| &a.name == n).ok_or_else(|| {
+                crate::config::ConfigError::Invalid {
+                    field: "moves.master_accounts",
+                    reason: format!("unknown account {n:?}"),
+                }
+            })
+        })
+        .collect()
 }

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod keepalive;
 pub mod rest;
+pub mod rest_account;
 pub mod sign;
 pub mod tls;
 pub mod ws;

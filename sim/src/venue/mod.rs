@@ -82,6 +82,8 @@ pub struct Counters {
     pub ws_connections: AtomicU64,
     /// WebSocket connections accepted since start.
     pub ws_connections_total: AtomicU64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: AtomicU64,
 }
 
 fn bump(c: &AtomicU64) {
