@@ -953,23 +953,38 @@ position_updates = false
         ));
         assert!(matches!(
             bad("name = \"sub-1\"", "name = \"\""),
-            ConfigError::Invalid { field: "account.name", .. }
+            ConfigError::Invalid {
+                field: "account.name",
+                ..
+            }
         ));
         assert!(matches!(
             bad("name = \"sub-1\"", "name = \"sub 1\""),
-            ConfigError::Invalid { field: "account.name", .. }
+            ConfigError::Invalid {
+                field: "account.name",
+                ..
+            }
         ));
         assert!(matches!(
             bad("connections = 2", "connections = 0"),
-            ConfigError::Invalid { field: "account.connections", .. }
+            ConfigError::Invalid {
+                field: "account.connections",
+                ..
+            }
         ));
         assert!(matches!(
             bad("categories = [\"spot\"]", "categories = [\"COIN-FUTURES\"]"),
-            ConfigError::Invalid { field: "account.categories", .. }
+            ConfigError::Invalid {
+                field: "account.categories",
+                ..
+            }
         ));
         assert!(matches!(
             bad("categories = [\"spot\"]", "categories = []"),
-            ConfigError::Invalid { field: "account.categories", .. }
+            ConfigError::Invalid {
+                field: "account.categories",
+                ..
+            }
         ));
         assert!(matches!(
             bad("role = \"drop_copy\"", "role = \"admin\""),
@@ -981,7 +996,10 @@ position_updates = false
         ));
         assert!(matches!(
             bad("[exchange]\n", "[exchange]\napi_key = \"x\"\n"),
-            ConfigError::Invalid { field: "exchange.api_key", .. }
+            ConfigError::Invalid {
+                field: "exchange.api_key",
+                ..
+            }
         ));
         // Without the environment the sub-account lacks its secret; the error names the variable.
         match GatewayConfig::from_toml_str(TWO_ACCOUNTS) {

@@ -6,8 +6,8 @@
 use std::time::SystemTime;
 
 use codec::sbe::{
-    BusinessRejectReason, Category, ExecType, OrdRejReason, OrdStatus, OrdType,
-    OrderCancelRequest, PosSide, Side, Symbol, TimeInForce,
+    BusinessRejectReason, Category, ExecType, OrdRejReason, OrdStatus, OrdType, OrderCancelRequest,
+    PosSide, Side, Symbol, TimeInForce,
 };
 use e2e::{
     btc_order, d, master_account_credentials, master_and_sub_sim_config, sub_account_credentials,
@@ -73,11 +73,11 @@ fn cancel(s: &mut Strategy, orig: u64, side: Side) -> u64 {
         cl_ord_id: cl,
         orig_cl_ord_id: orig,
         transact_time: 0,
-        symbol: Symbol::new("BTCUSDT").unwrap(),
+        symbol: Symbol::new("BTCUSDT").expect("symbol"),
         category: Category::UsdtFutures,
         side,
     })
-    .unwrap();
+    .expect("send cancel");
     cl
 }
 
@@ -123,7 +123,10 @@ fn sub_session_order_lives_under_the_sub_account() {
 
     let client_oid = order_info(&h, sub_account_credentials(), new.order_id)
         .expect("the sub's key sees the order");
-    assert!(!client_oid.is_empty(), "placed with the gateway's clientOid");
+    assert!(
+        !client_oid.is_empty(),
+        "placed with the gateway's clientOid"
+    );
     assert_eq!(
         order_info(&h, master_account_credentials(), new.order_id),
         Err(25204),
@@ -145,7 +148,10 @@ fn drop_copy_gets_every_report_of_its_account_and_nothing_else() {
     assert_eq!(m1_new.exec_type, ExecType::New);
     let c1 = cancel(&mut master, m1, Side::Buy);
     let m1_cxl = master.exec();
-    assert_eq!((m1_cxl.cl_ord_id, m1_cxl.exec_type), (c1, ExecType::Canceled));
+    assert_eq!(
+        (m1_cxl.cl_ord_id, m1_cxl.exec_type),
+        (c1, ExecType::Canceled)
+    );
 
     // Sub: one order, acknowledged before the master's next one.
     let s1 = sub.limit(Side::Buy, TimeInForce::Gtc, "49000", "0.002");
@@ -182,7 +188,10 @@ fn drop_copy_gets_every_report_of_its_account_and_nothing_else() {
         .unwrap();
     match master_dc.next_message() {
         Received::BusinessReject(r) => {
-            assert_eq!(r.business_reject_reason, BusinessRejectReason::NotAuthorized);
+            assert_eq!(
+                r.business_reject_reason,
+                BusinessRejectReason::NotAuthorized
+            );
         }
         other => panic!("expected BusinessMessageReject, got {other:?}"),
     }
@@ -204,7 +213,8 @@ fn fill_reports_positions_and_balances_to_that_accounts_sessions_only() {
     assert_eq!(master.exec().cl_ord_id, maker);
     // The sub takes 0.001 of the master's offer (different accounts: no self-trade check).
     let taker = sub.limit(Side::Buy, TimeInForce::Gtc, "60000", "0.001");
-    let complete = |m: &[Received]| has_fill(m) && !positions(m).is_empty() && usdt_balance(m).is_some();
+    let complete =
+        |m: &[Received]| has_fill(m) && !positions(m).is_empty() && usdt_balance(m).is_some();
     let sub_msgs = collect_until(&mut sub, complete);
     let sub_pos = positions(&sub_msgs);
     assert!(sub_msgs
@@ -224,7 +234,8 @@ fn fill_reports_positions_and_balances_to_that_accounts_sessions_only() {
     // The master's sessions: its short position (never the sub's long), balances, and the
     // partial fill; the drop copy gets the same.
     let master_done = |m: &[Received]| {
-        m.iter().any(|x| matches!(x, Received::Exec(e) if e.exec_type == ExecType::PartialFill))
+        m.iter()
+            .any(|x| matches!(x, Received::Exec(e) if e.exec_type == ExecType::PartialFill))
             && !positions(m).is_empty()
             && usdt_balance(m).is_some()
     };
@@ -235,16 +246,22 @@ fn fill_reports_positions_and_balances_to_that_accounts_sessions_only() {
     // Everything the tracker wrote before the master's next New is in the streams by then.
     let next = master.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
     master_msgs.extend(collect_until(&mut master, |m| {
-        m.iter().any(|x| matches!(x, Received::Exec(e) if e.cl_ord_id == next))
+        m.iter()
+            .any(|x| matches!(x, Received::Exec(e) if e.cl_ord_id == next))
     }));
     dc_msgs.extend(collect_until(&mut master_dc, |m| {
-        m.iter().any(|x| matches!(x, Received::Exec(e) if e.cl_ord_id == next))
+        m.iter()
+            .any(|x| matches!(x, Received::Exec(e) if e.cl_ord_id == next))
     }));
     for msgs in [&master_msgs, &dc_msgs] {
         let pos = positions(msgs);
         assert!(!pos.is_empty());
         for p in pos {
-            assert_eq!(p.pos_side, PosSide::Short, "the master's own position: {p:?}");
+            assert_eq!(
+                p.pos_side,
+                PosSide::Short,
+                "the master's own position: {p:?}"
+            );
             assert_eq!(p.position_size, d("0.001"));
             assert_eq!(p.category, Category::UsdtFutures);
         }
@@ -273,7 +290,11 @@ fn order_for_a_category_the_account_does_not_trade_is_rejected() {
     assert_eq!(rej.cl_ord_id, cl);
     assert_eq!(rej.exec_type, ExecType::Rejected);
     assert_eq!(rej.ord_rej_reason, Some(OrdRejReason::UnknownSymbol));
-    assert!(rej.text.as_str().contains("account sub"), "{}", rej.text.as_str());
+    assert!(
+        rej.text.as_str().contains("account sub"),
+        "{}",
+        rej.text.as_str()
+    );
     assert!(rej.text.as_str().contains("SPOT"));
     assert_eq!(h.sim().stats().orders_received, 0, "nothing was sent");
 

@@ -29,7 +29,7 @@ pub mod writer;
 
 pub use enums::{Category, HoldMode, OrderStatus, OrderType, PosSide, Side, StpMode, TimeInForce};
 pub use parse::{
-    CoinPush, Code, FillPush, Inbound, JsonError, JsonParser, OrderPush, PositionPush, TradeItem,
+    Code, CoinPush, FillPush, Inbound, JsonError, JsonParser, OrderPush, PositionPush, TradeItem,
     TradeReply,
 };
 pub use writer::{

@@ -202,7 +202,6 @@ impl EngineSettings {
                 credentials: s.credentials.expose().to_owned(),
                 account: cfg.account_index(s)?,
                 role: s.role,
-                ..SessionGrant::default()
             });
         }
         let masters = resolve_masters(&cfg.moves.master_accounts, &accounts)?;

@@ -47,15 +47,15 @@ impl AccountUpdate {
 
 impl Routing {
     /// A session was established on `account` with `role`.
-    pub fn open(&mut self, session_id: u64, account: usize, role: SessionRole, out: Arc<SessionOut>) {
-        self.sessions.insert(
-            session_id,
-            Route {
-                account,
-                role,
-                out,
-            },
-        );
+    pub fn open(
+        &mut self,
+        session_id: u64,
+        account: usize,
+        role: SessionRole,
+        out: Arc<SessionOut>,
+    ) {
+        self.sessions
+            .insert(session_id, Route { account, role, out });
     }
 
     /// A session ended.
@@ -264,7 +264,11 @@ mod tests {
         let copies: Vec<_> = r.drop_copies(3).collect();
         assert_eq!(copies.len(), 1);
         assert!(Arc::ptr_eq(copies[0], &dc2));
-        assert_eq!(r.drop_copies(2).count(), 0, "a drop copy is not copied to itself");
+        assert_eq!(
+            r.drop_copies(2).count(),
+            0,
+            "a drop copy is not copied to itself"
+        );
         assert_eq!(r.drop_copies(99).count(), 0);
         assert_eq!(r.account_sessions(0).count(), 3);
         assert_eq!(r.account_sessions(1).count(), 2);
