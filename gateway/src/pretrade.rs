@@ -78,6 +78,14 @@ impl InstrumentTable {
         self.by_key.get(&(category, *symbol))
     }
 
+    /// True if `symbol` is listed (in `category`, or in any category when `None`). Scans the
+    /// table: for mass actions, not the order path.
+    pub fn knows_symbol(&self, symbol: &Symbol, category: Option<Category>) -> bool {
+        self.by_key
+            .keys()
+            .any(|(c, s)| s == symbol && category.is_none_or(|want| want == *c))
+    }
+
     fn lookup(
         &self,
         category: Category,

@@ -296,6 +296,7 @@ impl Conn {
         self.out.send(Flow::Application, now_ns(), |buf| match msg {
             ReportMsg::Exec(er) => er.encode_frame(buf),
             ReportMsg::CancelReject(r) => r.encode_frame(buf),
+            ReportMsg::MassCancel(r) => r.encode_frame(buf),
         })
     }
 

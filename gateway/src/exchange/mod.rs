@@ -8,6 +8,7 @@ pub mod error;
 pub mod keepalive;
 pub mod rest;
 pub mod rest_account;
+pub mod rest_orders;
 pub mod sign;
 pub mod tls;
 pub mod ws;

@@ -20,12 +20,14 @@ use std::collections::HashMap;
 use codec::json::{FillPush, Inbound, OrderPush, OrderStatus as BgStatus, TradeItem};
 use codec::sbe::{
     CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, OrdRejReason, OrdStatus,
-    OrderCancelReject, Text,
+    OrderCancelReject, OrderMassCancelReport, Text,
 };
 use codec::Decimal;
 
+use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
 use super::request::{RequestKind, SentRequest};
+use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::{Leg, LegHistograms};
 
@@ -46,6 +48,8 @@ pub enum ReportMsg {
     Exec(ExecutionReport),
     /// OrderCancelReject.
     CancelReject(OrderCancelReject),
+    /// OrderMassCancelReport.
+    MassCancel(OrderMassCancelReport),
 }
 
 /// A report and whom it is for.
@@ -94,6 +98,9 @@ pub struct Tracker {
     reports: Vec<Report>,
     stats: TrackerStats,
     legs: LegHistograms,
+    /// Session → account index (from SessionOpened; kept after the session closes).
+    session_accounts: HashMap<u64, usize>,
+    mass_cancels: MassCancels,
 }
 
 impl Tracker {
@@ -142,6 +149,35 @@ impl Tracker {
     /// Number of requests awaiting their trade reply.
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
+    }
+
+    /// A session bound to account `account` was opened (for Account-scope mass actions).
+    pub fn on_session_opened(&mut self, session_id: u64, account: usize) {
+        self.session_accounts.insert(session_id, account);
+    }
+
+    /// The open orders `filter` selects, as OrderStatus reports; `exchange` (the account's
+    /// `unfilled-orders`) reconciles first (see [`mass::select`]).
+    pub fn open_orders(
+        &mut self,
+        filter: &OrderFilter,
+        exchange: Option<&[OpenOrder]>,
+        utc_ns: u64,
+    ) -> Vec<OrderView> {
+        mass::select(
+            &mut self.orders,
+            &self.session_accounts,
+            filter,
+            exchange,
+            utc_ns,
+        )
+    }
+
+    /// Progress of a mass cancel (its report is queued once every chunk is answered).
+    pub fn on_mass_cancel(&mut self, ev: MassCancelEvent, utc_ns: u64) {
+        if let Some(r) = self.mass_cancels.on_event(ev, utc_ns) {
+            self.reports.push(r);
+        }
     }
 
     /// A trade op was written to the exchange.
@@ -209,6 +245,19 @@ impl Tracker {
     pub fn on_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
         match inbound {
             Inbound::Trade(reply) => {
+                if let Some(report) = parse_request_id(reply.id).and_then(|id| {
+                    self.mass_cancels.on_reply(
+                        id,
+                        reply.code.0,
+                        reply.msg,
+                        &reply.items,
+                        utc_ns,
+                        t_read_ns,
+                    )
+                }) {
+                    self.reports.extend(report);
+                    return;
+                }
                 let item = reply.items.first();
                 let (code, msg) = match item {
                     Some(it) if it.code.0 != 0 => (it.code.0, it.msg),
@@ -221,6 +270,13 @@ impl Tracker {
                 code,
                 msg,
             } => {
+                if let Some(report) = parse_request_id(id).and_then(|rid| {
+                    self.mass_cancels
+                        .on_reply(rid, code.0, msg, &[], utc_ns, t_read_ns)
+                }) {
+                    self.reports.extend(report);
+                    return;
+                }
                 self.on_reply(t_read_ns, utc_ns, id, code.0, msg, None);
             }
             Inbound::Orders { orders, .. } => {
@@ -493,7 +549,7 @@ fn note_push(order: &mut Order, legs: &mut LegHistograms, t_read_ns: u64, order_
 }
 
 /// An ExecutionReport with the order's current ids, prices and quantities.
-fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
+pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
     ExecutionReport {
         cl_ord_id: o.cl_ord_id,
         orig_cl_ord_id: 0,

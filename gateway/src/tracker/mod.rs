@@ -8,6 +8,7 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub mod core;
+pub mod mass;
 pub mod order;
 pub mod request;
 pub mod routing;
@@ -23,6 +24,7 @@ use codec::json::JsonParser;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
 pub use self::request::{NewOrder, RequestKind, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
@@ -59,6 +61,18 @@ pub enum TrackerInput {
         /// SessionID.
         session_id: u64,
     },
+    /// Query: the open orders `filter` selects (after reconciling with `exchange`, the
+    /// account's `unfilled-orders`, when given), answered on `reply`.
+    OpenOrders {
+        /// Which orders.
+        filter: OrderFilter,
+        /// The exchange's open orders of the account (RefreshFromExchange).
+        exchange: Option<Vec<crate::exchange::rest_orders::OpenOrder>>,
+        /// Where the answer goes.
+        reply: tokio::sync::oneshot::Sender<Vec<OrderView>>,
+    },
+    /// Progress of a mass cancel (see [`MassCancelEvent`]).
+    MassCancel(MassCancelEvent),
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -167,9 +181,24 @@ impl Driver {
                 role,
                 out,
             } => {
+                self.tracker.on_session_opened(session_id, account);
                 self.routing
                     .open(session_id, account, role, Arc::clone(&out));
                 self.sessions.insert(session_id, out);
+            }
+            TrackerInput::OpenOrders {
+                filter,
+                exchange,
+                reply,
+            } => {
+                let views = self
+                    .tracker
+                    .open_orders(&filter, exchange.as_deref(), utc_now_ns());
+                let _ = reply.send(views);
+            }
+            TrackerInput::MassCancel(ev) => {
+                self.tracker.on_mass_cancel(ev, utc_now_ns());
+                self.write_reports();
             }
             TrackerInput::SessionClosed { session_id } => {
                 self.routing.close(session_id);
@@ -188,10 +217,13 @@ impl Driver {
             let encode = |buf: &mut Vec<u8>| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
+                ReportMsg::MassCancel(r) => r.encode_frame(buf),
             };
             let written = out.send(Flow::Application, now_ns(), encode);
-            for copy in self.routing.drop_copies(report.session_id) {
-                copy.send(Flow::Application, now_ns(), encode);
+            if routing::is_drop_copied(&report.msg) {
+                for copy in self.routing.drop_copies(report.session_id) {
+                    copy.send(Flow::Application, now_ns(), encode);
+                }
             }
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs.record(

@@ -7,7 +7,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use codec::json::{self, CoinPush, Inbound, PositionPush};
-use codec::sbe::{AccountBalanceReport, Category, HoldMode, PosSide, PositionReport, Symbol};
+use codec::sbe::{
+    AccountBalanceReport, Category, ExecType, HoldMode, PosSide, PositionReport, Symbol,
+};
+
+use super::ReportMsg;
 
 use crate::engine::SessionRole;
 use crate::session::out::SessionOut;
@@ -78,6 +82,16 @@ impl Routing {
             .values()
             .filter(move |r| r.account == account)
             .map(|r| &r.out)
+    }
+}
+
+/// True for the reports drop-copy sessions get: ExecutionReports of order events (not the
+/// OrderStatus answers to a mass status request) and OrderCancelRejects.
+pub fn is_drop_copied(msg: &ReportMsg) -> bool {
+    match msg {
+        ReportMsg::Exec(er) => er.exec_type != ExecType::OrderStatus,
+        ReportMsg::CancelReject(_) => true,
+        _ => false,
     }
 }
 
