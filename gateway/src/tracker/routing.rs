@@ -289,5 +289,64 @@ mod tests {
         r.close(2);
         assert_eq!(r.drop_copies(1).count(), 0);
         assert_eq!(r.account_sessions(0).count(), 2);
+
+        let pos = position_report(
+            &PositionPush {
+                category: None,
+                symbol: "BTCUSDT",
+                margin_coin: "",
+                pos_side: None,
+                hold_mode: None,
+                size: d("1"),
+                avg_price: None,
+                unrealised_pnl: None,
+                cur_realised_pnl: None,
+                leverage: None,
+                mark_price: None,
+                liq_price: None,
+                updated_time_ms: 0,
+            },
+            5,
+        );
+        assert_eq!(pos, None, "no category and no margin coin: skipped");
+    }
+
+    #[test]
+    fn drop_copies_are_order_events() {
+        let er = |exec_type| {
+            let mut e = sample_er();
+            e.exec_type = exec_type;
+            ReportMsg::Exec(e)
+        };
+        assert!(is_drop_copied(&er(ExecType::New)));
+        assert!(is_drop_copied(&er(ExecType::Fill)));
+        assert!(!is_drop_copied(&er(ExecType::OrderStatus)));
+    }
+
+    fn sample_er() -> codec::sbe::ExecutionReport {
+        codec::sbe::ExecutionReport {
+            cl_ord_id: 1,
+            orig_cl_ord_id: 0,
+            order_id: 0,
+            exec_id: 0,
+            transact_time: 0,
+            price: None,
+            order_qty: d("1"),
+            last_qty: None,
+            last_px: None,
+            cum_qty: d("0"),
+            leaves_qty: d("1"),
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: codec::sbe::Side::Buy,
+            ord_type: codec::sbe::OrdType::Limit,
+            time_in_force: codec::sbe::TimeInForce::Gtc,
+            exec_type: ExecType::New,
+            ord_status: codec::sbe::OrdStatus::New,
+            ord_rej_reason: None,
+            text: codec::sbe::Text::new(""),
+        }
     }
 }
