@@ -73,6 +73,11 @@ impl InstrumentTable {
         self.by_key.is_empty()
     }
 
+    /// True when at least one instrument of `category` is known.
+    pub fn has_category(&self, category: Category) -> bool {
+        self.by_key.keys().any(|(c, _)| *c == category)
+    }
+
     /// The rules of one instrument.
     pub fn get(&self, category: Category, symbol: &Symbol) -> Option<&InstrumentRules> {
         self.by_key.get(&(category, *symbol))

@@ -90,6 +90,12 @@ pub struct SimStats {
     pub ws_connections: u64,
     /// WebSocket connections accepted since start.
     pub ws_connections_total: u64,
+    /// `batch-place` trade ops received (per request; REST batches included).
+    pub batch_place_ops: u64,
+    /// `batch-modify` trade ops received.
+    pub batch_modify_ops: u64,
+    /// `batch-cancel` trade ops received.
+    pub batch_cancel_ops: u64,
     /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
     pub move_positions_requests: u64,
 }
@@ -216,6 +222,9 @@ impl SimHandle {
             fills: g(&c.fills),
             ws_connections: g(&c.ws_connections),
             ws_connections_total: g(&c.ws_connections_total),
+            batch_place_ops: g(&c.batch_place_ops),
+            batch_modify_ops: g(&c.batch_modify_ops),
+            batch_cancel_ops: g(&c.batch_cancel_ops),
             move_positions_requests: g(&c.move_positions_requests),
         }
     }

@@ -8,6 +8,7 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub mod core;
+mod lists;
 pub mod mass;
 pub mod order;
 pub mod request;
@@ -21,12 +22,14 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use codec::json::JsonParser;
+use codec::sbe::{BoolFlag, ListStatus};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
-pub use self::request::{NewOrder, RequestKind, SentRequest};
+pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
@@ -36,6 +39,11 @@ use crate::session::out::{Flow, SessionOut};
 pub enum TrackerInput {
     /// A trade op was written to the exchange.
     Sent(SentRequest),
+    /// An exchange batch of a strategy list was written.
+    SentBatch(SentBatch),
+    /// The io thread is done with a strategy list (its ListStatus follows once every batch is
+    /// answered).
+    ListDone(ListDone),
     /// A text frame from the private WebSocket, read at `t_read_ns` (monotonic).
     Frame {
         /// Index of the account whose connection it came from.
@@ -150,6 +158,11 @@ impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
         match input {
             TrackerInput::Sent(req) => self.tracker.on_sent(req),
+            TrackerInput::SentBatch(batch) => self.tracker.on_sent_batch(batch),
+            TrackerInput::ListDone(done) => {
+                self.tracker.on_list_done(done);
+                self.write_reports();
+            }
             TrackerInput::Frame {
                 account,
                 text,
@@ -232,6 +245,11 @@ impl Driver {
                 );
             }
         }
+        for list in self.tracker.drain_list_reports() {
+            if let Some(out) = self.sessions.get(&list.session_id) {
+                write_list_status(out, &list, utc_now_ns());
+            }
+        }
     }
 
     fn snapshot(&mut self) -> LegHistograms {
@@ -239,6 +257,32 @@ impl Driver {
         let _ = legs.merge(&self.push_legs);
         self.push_legs = LegHistograms::default();
         legs
+    }
+}
+
+/// Writes a list's entries as ListStatus messages of at most
+/// [`ListStatus::MAX_ENTRIES_PER_FRAME`] entries, LastFragment = Yes on the last one.
+fn write_list_status(out: &SessionOut, list: &ListReport, utc_ns: u64) {
+    let per_frame = ListStatus::MAX_ENTRIES_PER_FRAME.max(1);
+    let frames = list.entries.len().div_ceil(per_frame).max(1);
+    for n in 0..frames {
+        let part = list
+            .entries
+            .get(n * per_frame..((n + 1) * per_frame).min(list.entries.len()))
+            .unwrap_or(&[]);
+        let msg = ListStatus {
+            list_id: list.list_id,
+            transact_time: utc_ns,
+            ref_msg_type: list.ref_msg_type,
+            last_fragment: if n + 1 == frames {
+                BoolFlag::Yes
+            } else {
+                BoolFlag::No
+            },
+        };
+        out.send(Flow::Application, now_ns(), |buf| {
+            let _ = msg.encode_frame(part.iter().copied(), buf);
+        });
     }
 }
 
