@@ -98,10 +98,6 @@ async fn connect_exchange(
     let ex = &s.exchange;
     let tls = tls::client_config(ex.extra_ca_pem.as_deref())?;
     let timeout = Duration::from_millis(ex.connect_timeout_ms);
-    let opts = ws::ConnectOptions {
-        step_timeout: timeout,
-        ..Default::default()
-    };
     let mut accounts = Vec::with_capacity(s.accounts.len());
     let mut instruments = None;
     for acc in &s.accounts {
@@ -127,6 +123,14 @@ async fn connect_exchange(
             let table = InstrumentTable::new(rules);
             tracing::info!(instruments = table.len(), "instruments loaded");
             instruments = Some(table);
+        }
+        let mut opts = ws::ConnectOptions {
+            step_timeout: timeout,
+            ..Default::default()
+        };
+        if acc.position_updates {
+            opts.topics
+                .extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
         }
         let mut sockets = Vec::with_capacity(acc.connections.max(1));
         for n in 0..acc.connections.max(1) {
@@ -225,6 +229,7 @@ pub(super) fn run(
             accounts.push(AccountCtx {
                 ix,
                 name: acc.name.clone(),
+                categories: acc.categories.clone(),
                 rest: conn.rest,
                 links,
             });

@@ -10,8 +10,9 @@ use crate::idle::IdleStrategy;
 use crate::session::fixp::SessionLimits;
 use crate::tracker::TrackerThreadConfig;
 
-/// What a strategy session may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a strategy session may do (configuration: `trading`, `operator`, `drop_copy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SessionRole {
     /// Orders, batches, mass actions, max-open-available, settings and rate-budget requests.
     #[default]
@@ -50,15 +51,24 @@ pub struct AccountSettings {
     /// Private WebSocket connections opened for the account (≥ 1): the first carries the
     /// subscriptions, every one carries trade ops (the pool the rate budget picks from).
     pub connections: usize,
+    /// Categories the account may trade; empty: every category of
+    /// [`ExchangeSettings::categories`]. Orders for others are rejected before sending.
+    pub categories: Vec<Category>,
+    /// Subscribe to the `position` and `account` channels and send PositionReport and
+    /// AccountBalanceReport to every session of the account.
+    pub position_updates: bool,
 }
 
 impl AccountSettings {
-    /// An account named `name` with one connection.
+    /// An account named `name` with one connection, every category, no position/account
+    /// updates.
     pub fn new(name: &str, credentials: ExchangeCredentials) -> Self {
         AccountSettings {
             name: name.to_owned(),
             credentials,
             connections: 1,
+            categories: Vec::new(),
+            position_updates: false,
         }
     }
 }
@@ -175,24 +185,30 @@ impl EngineSettings {
             }
             None => None,
         };
-        let mut categories = Vec::new();
-        for c in &ex.categories {
-            let category = match codec::json::Category::parse(c.as_bytes()) {
-                Some(codec::json::Category::Spot) => Category::Spot,
-                Some(codec::json::Category::Margin) => Category::Margin,
-                Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
-                Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
-                Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
-                None => {
-                    return Err(ConfigError::Invalid {
-                        field: "exchange.categories",
-                        reason: format!("unknown category {c:?}"),
-                    })
-                }
-            };
-            categories.push(category);
+        let categories = sbe_categories(&ex.categories, "exchange.categories")?;
+        let mut accounts = Vec::new();
+        for a in cfg.account_list() {
+            accounts.push(AccountSettings {
+                name: a.name.clone(),
+                credentials: a.credentials(),
+                connections: a.connections,
+                categories: match &a.categories {
+                    Some(c) => sbe_categories(c, "account.categories")?,
+                    None => Vec::new(),
+                },
+                position_updates: a.position_updates,
+            });
         }
-        let accounts = vec![AccountSettings::new("main", ex.credentials())];
+        let mut sessions = Vec::with_capacity(cfg.sessions.len());
+        for s in &cfg.sessions {
+            sessions.push(SessionGrant {
+                session_id: s.session_id,
+                credentials: s.credentials.expose().to_owned(),
+                account: cfg.account_index(s)?,
+                role: s.role,
+                risk: s.risk.clone().unwrap_or_else(|| cfg.risk.session.clone()),
+            });
+        }
         let masters = resolve_masters(&cfg.moves.master_accounts, &accounts)?;
         Ok(EngineSettings {
             strategy_listen: cfg.strategy.listen,
@@ -201,16 +217,7 @@ impl EngineSettings {
                 keepalive_min_ms: cfg.strategy.keepalive_min_ms,
                 keepalive_max_ms: cfg.strategy.keepalive_max_ms,
             },
-            sessions: cfg
-                .sessions
-                .iter()
-                .map(|s| SessionGrant {
-                    session_id: s.session_id,
-                    credentials: s.credentials.expose().to_owned(),
-                    risk: s.risk.clone().unwrap_or_else(|| cfg.risk.session.clone()),
-                    ..SessionGrant::default()
-                })
-                .collect(),
+            sessions,
             accounts,
             exchange: ExchangeSettings {
                 ws_private_url: ex.ws_private_url.clone(),
@@ -231,7 +238,11 @@ impl EngineSettings {
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
             risk: crate::risk::RiskSettings {
-                accounts: Vec::new(),
+                accounts: cfg
+                    .account_list()
+                    .iter()
+                    .map(|a| a.risk.clone().unwrap_or_else(|| cfg.risk.account.clone()))
+                    .collect(),
                 default_account: cfg.risk.account.clone(),
                 mark_refresh_ms: cfg.risk.mark_refresh_ms,
             },
@@ -242,6 +253,31 @@ impl EngineSettings {
             },
         })
     }
+}
+
+/// Maps category names (any case) to SBE categories; `field` names the key in errors.
+fn sbe_categories(
+    names: &[String],
+    field: &'static str,
+) -> Result<Vec<Category>, crate::config::ConfigError> {
+    let mut categories = Vec::with_capacity(names.len());
+    for c in names {
+        let category = match codec::json::Category::parse(c.as_bytes()) {
+            Some(codec::json::Category::Spot) => Category::Spot,
+            Some(codec::json::Category::Margin) => Category::Margin,
+            Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
+            Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
+            Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
+            None => {
+                return Err(crate::config::ConfigError::Invalid {
+                    field,
+                    reason: format!("unknown category {c:?}"),
+                })
+            }
+        };
+        categories.push(category);
+    }
+    Ok(categories)
 }
 
 /// The account indexes of the `[moves] master_accounts` names.

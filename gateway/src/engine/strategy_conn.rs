@@ -384,6 +384,14 @@ impl Conn {
             }
             return;
         }
+        if let Message::NewOrderSingle(m) = &msg {
+            if !account.trades(m.category()) {
+                if let Some(r) = account_refuses_category(&msg, utc, &account.name) {
+                    self.write_report(&r);
+                }
+                return;
+            }
+        }
         let req_id = self.ctx.next_request_id();
         self.json.clear();
         let op = match &msg {
@@ -550,6 +558,24 @@ pub(in crate::engine) fn not_applied(
         )),
         _ => None,
     }
+}
+
+/// The reject of an order for a category the session's account is not configured to trade
+/// (UnknownSymbol, text naming the account).
+pub(in crate::engine) fn account_refuses_category(
+    msg: &Message<'_>,
+    utc_ns: u64,
+    account: &str,
+) -> Option<ReportMsg> {
+    let mut r = not_applied(msg, utc_ns, NotSent::Down)?;
+    if let ReportMsg::Exec(er) = &mut r {
+        er.ord_rej_reason = Some(OrdRejReason::UnknownSymbol);
+        er.text = Text::new(&format!(
+            "account {account} does not trade {}",
+            crate::session::order_entry::bg_category(er.category).as_rest_str()
+        ));
+    }
+    Some(r)
 }
 
 fn cancel_not_applied(

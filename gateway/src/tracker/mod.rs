@@ -13,6 +13,7 @@ pub mod mass;
 pub mod order;
 pub mod request;
 mod risk_feed;
+pub mod routing;
 #[cfg(test)]
 mod tests;
 
@@ -151,6 +152,7 @@ struct Driver {
     tracker: Tracker,
     parser: JsonParser,
     sessions: HashMap<u64, Arc<SessionOut>>,
+    routing: routing::Routing,
     json_errors: u64,
     push_legs: LegHistograms,
     risk: Option<risk_feed::RiskFeed>,
@@ -180,10 +182,21 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::Frame {
-                text, t_read_ns, ..
+                account,
+                text,
+                t_read_ns,
             } => {
                 match self.parser.parse(&text) {
-                    Ok(inbound) => self.tracker.on_inbound(t_read_ns, utc_now_ns(), &inbound),
+                    Ok(inbound) => {
+                        let utc = utc_now_ns();
+                        self.tracker.on_inbound(t_read_ns, utc, &inbound);
+                        let routes = &self.routing;
+                        routing::account_updates(&inbound, utc, |u| {
+                            for out in routes.account_sessions(account) {
+                                out.send(Flow::Application, now_ns(), |buf| u.encode_frame(buf));
+                            }
+                        });
+                    }
                     Err(e) => {
                         self.json_errors += 1;
                         if self.json_errors <= 10 {
@@ -196,10 +209,12 @@ impl Driver {
             TrackerInput::SessionOpened {
                 session_id,
                 account,
+                role,
                 out,
-                ..
             } => {
                 self.tracker.on_session_opened(session_id, account);
+                self.routing
+                    .open(session_id, account, role, Arc::clone(&out));
                 self.sessions.insert(session_id, out);
             }
             TrackerInput::OpenOrders {
@@ -217,6 +232,7 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::SessionClosed { session_id } => {
+                self.routing.close(session_id);
                 self.sessions.remove(&session_id);
             }
             TrackerInput::Shutdown => return false,
@@ -232,11 +248,17 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
+            let encode = |buf: &mut Vec<u8>| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
                 ReportMsg::MassCancel(r) => r.encode_frame(buf),
-            });
+            };
+            let written = out.send(Flow::Application, now_ns(), encode);
+            if routing::is_drop_copied(&report.msg) {
+                for copy in self.routing.drop_copies(report.session_id) {
+                    copy.send(Flow::Application, now_ns(), encode);
+                }
+            }
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs.record(
                     Leg::PushToReport,
@@ -295,6 +317,7 @@ fn run(
         tracker: Tracker::new(),
         parser: JsonParser::new(),
         sessions: HashMap::new(),
+        routing: routing::Routing::default(),
         json_errors: 0,
         push_legs: LegHistograms::default(),
         risk: risk.map(risk_feed::RiskFeed::new),
