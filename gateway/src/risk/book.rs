@@ -276,7 +276,7 @@ impl RiskBook {
                     Side::Sell => info.sell_ratio,
                 };
                 if let Some(r) = ratio {
-                    check_band("instrument.price_ratio", r, px, mark)?;
+                    check_band("instrument", "price_ratio", r, px, mark)?;
                 }
             }
         }
@@ -431,5 +431,81 @@ impl RiskBook {
                 open.fetch_sub(lots, Ordering::Relaxed);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::sbe::OrdType;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn book() -> RiskBook {
+        let grants = [SessionGrant {
+            session_id: 1,
+            risk: RiskLimits {
+                max_open_orders: Some(1),
+                ..Default::default()
+            },
+            ..SessionGrant::default()
+        }];
+        let settings = RiskSettings {
+            default_account: RiskLimits {
+                max_position: Some(d("0.003")),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let b = RiskBook::new(&grants, 1, &settings);
+        b.set_instruments(vec![RiskInstrument {
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            lot: d("0.001"),
+            buy_ratio: Some(d("0.05")),
+            sell_ratio: Some(d("0.05")),
+        }]);
+        b
+    }
+
+    fn buy(qty: &str) -> OrderView {
+        OrderView {
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            price: Some(d("100")),
+            qty: d(qty),
+        }
+    }
+
+    #[test]
+    fn reserves_releases_and_ends_orders() {
+        let b = book();
+        let s = Symbol::new("BTCUSDT").unwrap();
+        let c = Category::UsdtFutures;
+        let r = b.check_new(1, c, &s, &buy("0.002")).unwrap();
+        assert_eq!(b.session_open_orders(1), 1);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.text, "risk: session.max_open_orders 1 >= 1");
+        b.release(r);
+        assert_eq!(b.session_open_orders(1), 0);
+        b.check_new(1, c, &s, &buy("0.002")).unwrap();
+        b.on_fill(1, c, &s, Side::Buy, d("0.002"));
+        b.on_order_end(1, c, &s, Side::Buy, Decimal::ZERO);
+        assert_eq!(b.position(0, c, &s), d("0.002"));
+        assert_eq!(b.session_open_orders(1), 0);
+        let e = b.check_new(1, c, &s, &buy("0.002")).unwrap_err();
+        assert_eq!(e.text, "risk: account.max_position 0.004 > 0.003");
+        // The instrument band once a mark is known.
+        b.set_mark(c, &s, d("90"));
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::PriceExceedsBand);
+        b.set_mark(c, &s, d("100"));
+        b.set_kill_switch(None, true);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::KillSwitch);
+        b.set_kill_switch(Some(0), false);
+        assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
     }
 }

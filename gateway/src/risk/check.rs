@@ -120,7 +120,7 @@ pub fn check_scope(
         }
     }
     if let (Some(ratio), Some(px), Some(mark)) = (limits.max_deviation, order.price, state.mark) {
-        check_band(&format!("{s}.max_deviation"), ratio, px, mark)?;
+        check_band(s, "max_deviation", ratio, px, mark)?;
     }
     if let Some(max) = limits.max_position {
         let after = match order.side {
@@ -152,9 +152,11 @@ pub fn check_scope(
     Ok(())
 }
 
-/// Refuses `px` further than `ratio × mark` from `mark` (PriceExceedsBand); `rule` names it.
+/// Refuses `px` further than `ratio × mark` from `mark` (PriceExceedsBand); `scope.rule`
+/// names it in the text.
 /// The text fits the 64-byte Text field for ordinary prices.
 pub fn check_band(
+    scope: &str,
     rule: &str,
     ratio: Decimal,
     px: Decimal,
@@ -166,7 +168,12 @@ pub fn check_band(
         (Some(d), Some(a)) if d <= a => Ok(()),
         _ => Err(reject(
             OrdRejReason::PriceExceedsBand,
-            format!("risk: {rule} {} vs mark {} > {}", n(px), n(mark), n(ratio)),
+            format!(
+                "risk: {scope}.{rule} {} vs mark {} > {}",
+                n(px),
+                n(mark),
+                n(ratio)
+            ),
         )),
     }
 }
