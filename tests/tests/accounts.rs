@@ -6,8 +6,9 @@
 use std::time::SystemTime;
 
 use codec::sbe::{
-    BusinessRejectReason, Category, ExecType, OrdRejReason, OrdStatus, OrdType, OrderCancelRequest,
-    PosSide, Side, Symbol, TimeInForce,
+    BoolFlag, BusinessRejectReason, Category, ExecType, ItemStatus, NewOrderList,
+    NewOrderListEntry, OrdRejReason, OrdStatus, OrdType, OrderCancelRequest, PosSide, Side,
+    StpMode, Symbol, TimeInForce,
 };
 use e2e::{
     btc_order, d, master_account_credentials, master_and_sub_sim_config, sub_account_credentials,
@@ -305,4 +306,61 @@ fn order_for_a_category_the_account_does_not_trade_is_rejected() {
     master.c.send_new_order(&spot).unwrap();
     let new = master.exec();
     assert_eq!((new.cl_ord_id, new.exec_type), (mcl, ExecType::New));
+
+    // In a NewOrderList the same rule applies per item: the spot item is refused with the
+    // account named, the futures item is placed.
+    let (spot_cl, fut_cl) = (sub.next_cl(), sub.next_cl());
+    let entry = |cl: u64, category: Category| NewOrderListEntry {
+        cl_ord_id: cl,
+        price: Some(d("50000")),
+        order_qty: d("0.001"),
+        symbol: Symbol::new("BTCUSDT").expect("symbol"),
+        category,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        pos_side: PosSide::None,
+        reduce_only: BoolFlag::No,
+        stp_mode: StpMode::None,
+    };
+    let items = [
+        entry(spot_cl, Category::Spot),
+        entry(fut_cl, Category::UsdtFutures),
+    ];
+    sub.c
+        .send_frame(|b| {
+            NewOrderList {
+                list_id: 77,
+                transact_time: 0,
+            }
+            .encode_frame(items.iter().copied(), b)
+            .expect("fits a frame");
+        })
+        .unwrap();
+    let mut entries = Vec::new();
+    let mut execs = Vec::new();
+    while entries.len() < 2 || execs.len() < 2 {
+        match sub.next_message() {
+            Received::ListStatus(_, e) => entries.extend(e),
+            Received::Exec(er) => execs.push(er),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    let spot_entry = entries.iter().find(|e| e.cl_ord_id == spot_cl).unwrap();
+    assert_eq!(spot_entry.item_status, ItemStatus::Rejected);
+    assert_eq!(spot_entry.ord_rej_reason, Some(OrdRejReason::UnknownSymbol));
+    assert!(spot_entry.text.as_str().contains("account sub"));
+    let fut_entry = entries.iter().find(|e| e.cl_ord_id == fut_cl).unwrap();
+    assert_eq!(fut_entry.item_status, ItemStatus::Accepted);
+    assert!(execs
+        .iter()
+        .any(|e| e.cl_ord_id == spot_cl && e.exec_type == ExecType::Rejected));
+    assert!(execs
+        .iter()
+        .any(|e| e.cl_ord_id == fut_cl && e.exec_type == ExecType::New));
+    assert_eq!(
+        h.sim().stats().orders_received,
+        2,
+        "the master's order and the sub's futures item"
+    );
 }

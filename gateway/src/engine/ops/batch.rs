@@ -30,12 +30,14 @@ pub(in crate::engine) async fn on_new_order_list(
     let utc = utc_now_ns();
     let ctx = std::rc::Rc::clone(&conn.ctx);
     let session_id = conn.fixp.session_id();
+    let account = conn.account;
     let checked = begin(conn, &msg, m.list_id(), m.orders().len()).map(|entry| {
         m.orders()
             .iter()
             .map(|e| {
                 entry
                     .check_list_new(&e, &ctx.instruments, utc)
+                    .and_then(|item| account_check(&ctx, account, item, utc))
                     .and_then(|item| risk_check(&ctx, session_id, item, utc))
             })
             .collect::<Vec<_>>()
@@ -204,6 +206,35 @@ async fn run_list(
 }
 
 /// The pre-trade risk check of an accepted place item (counted open when it passes).
+/// Refuses a place item for a category the session's account is not configured to trade.
+fn account_check(
+    ctx: &crate::engine::io::IoCtx,
+    account: usize,
+    item: AcceptedItem,
+    utc: u64,
+) -> Result<AcceptedItem, Box<RefusedItem>> {
+    let RequestKind::New(order) = &item.kind else {
+        return Ok(item);
+    };
+    match ctx.accounts.get(account) {
+        Some(a) if !a.trades(order.category) => {
+            let text = format!(
+                "account {} does not trade {}",
+                a.name,
+                crate::session::order_entry::bg_category(order.category).as_rest_str()
+            );
+            Err(Box::new(refuse_new(
+                order,
+                OrdRejReason::UnknownSymbol,
+                &text,
+                utc,
+            )))
+        }
+        _ => Ok(item),
+    }
+}
+
+/// Pre-trade risk of a place item (reserves its counts when it passes).
 fn risk_check(
     ctx: &crate::engine::io::IoCtx,
     session_id: u64,
