@@ -415,6 +415,8 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         hlog_path: opts.hlog_path.clone(),
         // The demo measures latency, not the venue's quotas (its simulator enforces none).
         rate: gateway::budget::RateConfig::unlimited(),
+        risk: Default::default(),
+        moves: Default::default(),
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
     let client = StrategyClient::connect(

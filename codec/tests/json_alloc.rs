@@ -38,6 +38,9 @@ const PLACE_REPLY: &[u8] = br#"{"event":"trade","id":"P:3wAC11XFkEwAAQAAAAAA","c
 const NUMERIC_ID_ERROR: &[u8] =
     br#"{"code":"40010","msg":"Request timed out","id":1666268894074,"event":"error"}"#;
 
+const POSITION_PUSH: &[u8] = br#"{"action":"snapshot","arg":{"instType":"UTA","topic":"position"},"data":[{"symbol":"BTCUSDT","marginCoin":"USDT","marginSize":"2.35064255","marginMode":"crossed","holdMode":"hedge_mode","posSide":"short","size":"0.0002","available":"0.0002","frozen":"0","avgPrice":"117066.1","leverage":"10","curRealisedPnl":"0","unrealisedPnl":"-0.01122","liqPrice":"3271394.4","mmr":"0.004","markPrice":"117122.2","positionStatus":"opening","createdTime":"1758057734271","updatedTime":"1758185294053"}],"ts":1758186381497}"#;
+const ACCOUNT_PUSH: &[u8] = br#"{"action":"snapshot","arg":{"instType":"UTA","topic":"account"},"data":[{"totalEquity":"681.49","effEquity":"624.2","unrealisedPnL":"0","coin":[{"coin":"USDT","balance":"99.97860095","locked":"0","equity":"99.97860095","available":"99.97860095"},{"coin":"USDC","balance":"1","locked":"0","equity":"1","available":"1"},{"coin":"BTC","balance":"1","locked":"0","equity":"1","available":"1"},{"coin":"ETH","balance":"1","locked":"0","equity":"1","available":"1"}]}],"ts":1758113442410}"#;
+
 fn allocs() -> u64 {
     ALLOCS.load(Ordering::Relaxed)
 }
@@ -69,6 +72,12 @@ fn steady_state_is_allocation_free() {
         if let Inbound::Error { id, .. } = p.parse(NUMERIC_ID_ERROR).unwrap() {
             n += id.map_or(0, str::len);
         }
+        if let Inbound::Positions { positions, .. } = p.parse(POSITION_PUSH).unwrap() {
+            n += positions.len();
+        }
+        if let Inbound::Account { coins, .. } = p.parse(ACCOUNT_PUSH).unwrap() {
+            n += coins.len();
+        }
         out.clear();
         write_place_order(out, "1750034396082", Category::UsdtFutures, &order);
         n
@@ -82,6 +91,6 @@ fn steady_state_is_allocation_free() {
         total += run(&mut p, &mut out);
     }
     let after = allocs();
-    assert_eq!(total, 1000 * (1 + 1 + 13));
+    assert_eq!(total, 1000 * (1 + 1 + 13 + 1 + 4));
     assert_eq!(after - before, 0, "allocations in the steady state");
 }

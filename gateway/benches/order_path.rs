@@ -524,6 +524,7 @@ impl TrackerThread {
             match r.msg {
                 ReportMsg::Exec(er) => er.encode_frame(&mut self.out),
                 ReportMsg::CancelReject(cr) => cr.encode_frame(&mut self.out),
+                ReportMsg::MassCancel(m) => m.encode_frame(&mut self.out),
             }
             n += 1;
         }

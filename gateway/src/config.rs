@@ -4,7 +4,9 @@
 //! Every field has a default except the exchange credentials; unknown keys are refused so that a
 //! typo does not silently fall back to a default. [`GatewayConfig::load`] reads the file, lets the
 //! environment variables [`ENV_API_KEY`], [`ENV_API_SECRET`] and [`ENV_API_PASSPHRASE`] override
-//! the credentials, then validates everything.
+//! the `[exchange]` credentials (used as the account `main` when no `[[account]]` is given) and
+//! `BGW_<NAME>_API_KEY` / `_SECRET` / `_PASSPHRASE` those of each `[[account]]` (see
+//! [`account_env_var`]), then validates everything.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -71,7 +73,48 @@ pub enum ConfigError {
     /// Two `[[session]]` entries share a `session_id`.
     #[error("duplicate session_id {0}")]
     DuplicateSession(u64),
+    /// A `[[session]]` names an account no `[[account]]` defines.
+    #[error("session {session_id}: unknown account {account:?}")]
+    UnknownAccount {
+        /// The session.
+        session_id: u64,
+        /// The name given.
+        account: String,
+    },
+    /// Two `[[account]]` entries share a name.
+    #[error("duplicate account name {0:?}")]
+    DuplicateAccount(String),
+    /// An `[[account]]` lacks a credential in the file and in the environment.
+    #[error("account {account:?}: missing {field} (set it in the file or in {env_var})")]
+    MissingAccountCredential {
+        /// The account name.
+        account: String,
+        /// `api_key`, `secret` or `passphrase`.
+        field: &'static str,
+        /// The environment variable that would provide it.
+        env_var: String,
+    },
 }
+
+/// Name of the environment variable overriding credential `field` (`API_KEY`, `SECRET` or
+/// `PASSPHRASE`) of account `name`: `BGW_<NAME>_<FIELD>`, the name upper-cased with every
+/// character other than ASCII letters and digits turned into `_` (`sub-1` → `BGW_SUB_1_SECRET`).
+pub fn account_env_var(name: &str, field: &str) -> String {
+    let upper: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("BGW_{upper}_{field}")
+}
+
+/// Largest `account.connections` accepted.
+pub const MAX_CONNECTIONS_PER_ACCOUNT: usize = 20;
 
 /// The whole configuration.
 #[derive(Debug, Clone, Deserialize)]
@@ -86,6 +129,10 @@ pub struct GatewayConfig {
     /// Exchange link (`[exchange]`).
     #[serde(default)]
     pub exchange: ExchangeConfig,
+    /// Exchange accounts (`[[account]]`). Empty: the `[exchange]` credentials form one account
+    /// named `main` (see [`GatewayConfig::account_list`]).
+    #[serde(default, rename = "account")]
+    pub accounts: Vec<AccountConfig>,
     /// Order tracker thread (`[tracker]`).
     #[serde(default)]
     pub tracker: TrackerConfig,
@@ -98,6 +145,23 @@ pub struct GatewayConfig {
     /// `[rate]`: rate budget (absent: Bitget's base limits).
     #[serde(default = "crate::budget::RateConfig::bitget")]
     pub rate: crate::budget::RateConfig,
+    /// Pre-trade risk defaults (`[risk]`).
+    #[serde(default)]
+    pub risk: crate::risk::RiskConfig,
+    /// Position moves (`[moves]`).
+    #[serde(default)]
+    pub moves: MovesConfig,
+}
+
+/// `[moves]`: who may move positions (MovePositions).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MovesConfig {
+    /// Names of the master accounts (e.g. `["main"]`): only their keys may move positions.
+    /// Default none (every MovePositions is refused NotMasterAccount).
+    pub master_accounts: Vec<String>,
+    /// UIDs of further accounts of the master-sub system without a key in the gateway.
+    pub extra_uids: Vec<u64>,
 }
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
@@ -144,6 +208,15 @@ pub struct SessionConfig {
     /// How long a queued request may wait for a token, in ms (with `queue`). Default 1000.
     #[serde(default = "default_queue_deadline_ms")]
     pub queue_deadline_ms: u64,
+    /// Risk limits of this session (`[session.risk]`); default: `[risk.session]`.
+    #[serde(default)]
+    pub risk: Option<crate::risk::RiskLimits>,
+    /// Name of the `[[account]]` the session trades on. Default: the first account.
+    #[serde(default)]
+    pub account: Option<String>,
+    /// `trading` (default), `operator` or `drop_copy`.
+    #[serde(default)]
+    pub role: crate::engine::SessionRole,
 }
 
 fn default_queue_deadline_ms() -> u64 {
@@ -169,6 +242,57 @@ impl SessionConfig {
             OnBudgetExhausted::Queue => crate::engine::BudgetPolicy::Queue(
                 Duration::from_millis(self.queue_deadline_ms),
             ),
+        }
+    }
+}
+
+/// `[[account]]`: one exchange account (API key), a master or a sub-account.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccountConfig {
+    /// Name sessions refer to (`[[session]] account`); unique, non-empty. Required.
+    pub name: String,
+    /// API key. Env `BGW_<NAME>_API_KEY` overrides. Required.
+    #[serde(default)]
+    pub api_key: String,
+    /// API secret. Env `BGW_<NAME>_SECRET` overrides (preferred). Required.
+    #[serde(default)]
+    pub secret: Secret,
+    /// API passphrase. Env `BGW_<NAME>_PASSPHRASE` overrides (preferred). Required.
+    #[serde(default)]
+    pub passphrase: Secret,
+    /// Private WebSocket connections of the account (the first carries the subscriptions).
+    /// Default 1; allowed 1..=20.
+    #[serde(default = "one")]
+    pub connections: usize,
+    /// Categories the account may trade (a subset of `exchange.categories`). Default: all
+    /// of `exchange.categories`.
+    #[serde(default)]
+    pub categories: Option<Vec<String>>,
+    /// Subscribe to the `position` and `account` channels and send PositionReport /
+    /// AccountBalanceReport to the account's sessions. Default true.
+    #[serde(default = "yes")]
+    pub position_updates: bool,
+    /// Risk limits of this account (`[account.risk]`); default: `[risk.account]`.
+    #[serde(default)]
+    pub risk: Option<crate::risk::RiskLimits>,
+}
+
+fn one() -> usize {
+    1
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl AccountConfig {
+    /// The credentials of the account.
+    pub fn credentials(&self) -> ExchangeCredentials {
+        ExchangeCredentials {
+            api_key: self.api_key.clone(),
+            secret: self.secret.clone(),
+            passphrase: self.passphrase.clone(),
         }
     }
 }
@@ -377,6 +501,20 @@ impl GatewayConfig {
     /// [`from_toml_str_with_env`](Self::from_toml_str_with_env)).
     pub fn apply_env(&mut self, env: impl Fn(&str) -> Option<String>) {
         let get = |k: &str| env(k).filter(|v| !v.is_empty());
+        for acc in &mut self.accounts {
+            if let Some(v) = get(&account_env_var(&acc.name, "API_KEY")) {
+                acc.api_key = v;
+            }
+            if let Some(v) = get(&account_env_var(&acc.name, "SECRET")) {
+                acc.secret = Secret::new(v);
+            }
+            if let Some(v) = get(&account_env_var(&acc.name, "PASSPHRASE")) {
+                acc.passphrase = Secret::new(v);
+            }
+        }
+        if !self.accounts.is_empty() {
+            return;
+        }
         if let Some(v) = get(ENV_API_KEY) {
             self.exchange.api_key = v;
         }
@@ -476,18 +614,135 @@ impl GatewayConfig {
             }
             *c = upper;
         }
-        if x.api_key.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.api_key"));
+        if self.accounts.is_empty() {
+            if x.api_key.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.api_key"));
+            }
+            if x.secret.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.secret"));
+            }
+            if x.passphrase.is_empty() {
+                return Err(ConfigError::MissingCredential("exchange.passphrase"));
+            }
+        } else if !x.api_key.is_empty() || !x.secret.is_empty() || !x.passphrase.is_empty() {
+            return Err(invalid(
+                "exchange.api_key",
+                "credentials go in [[account]] when accounts are configured",
+            ));
         }
-        if x.secret.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.secret"));
-        }
-        if x.passphrase.is_empty() {
-            return Err(ConfigError::MissingCredential("exchange.passphrase"));
-        }
+        self.validate_accounts()?;
 
         if self.metrics.report_interval_ms == 0 {
             return Err(invalid("metrics.report_interval_ms", "must be ≥ 1"));
+        }
+        Ok(())
+    }
+}
+
+impl GatewayConfig {
+    /// The accounts: the `[[account]]` entries, or one account `main` with the `[exchange]`
+    /// credentials when there are none.
+    pub fn account_list(&self) -> Vec<AccountConfig> {
+        if !self.accounts.is_empty() {
+            return self.accounts.clone();
+        }
+        let x = &self.exchange;
+        vec![AccountConfig {
+            name: "main".to_owned(),
+            api_key: x.api_key.clone(),
+            secret: x.secret.clone(),
+            passphrase: x.passphrase.clone(),
+            connections: 1,
+            categories: None,
+            position_updates: true,
+            risk: None,
+        }]
+    }
+
+    /// Index in [`account_list`](Self::account_list) of the account session `s` names (the
+    /// first one when it names none).
+    pub fn account_index(&self, s: &SessionConfig) -> Result<usize, ConfigError> {
+        let Some(name) = &s.account else {
+            return Ok(0);
+        };
+        self.account_list()
+            .iter()
+            .position(|a| &a.name == name)
+            .ok_or_else(|| ConfigError::UnknownAccount {
+                session_id: s.session_id,
+                account: name.clone(),
+            })
+    }
+
+    /// The `[[account]]` rules (names, credentials, connections, categories) and every
+    /// session's account; normalises account categories to upper case.
+    fn validate_accounts(&mut self) -> Result<(), ConfigError> {
+        let loaded = self.exchange.categories.clone();
+        let mut names: Vec<&str> = Vec::with_capacity(self.accounts.len());
+        for acc in &self.accounts {
+            if names.contains(&acc.name.as_str()) {
+                return Err(ConfigError::DuplicateAccount(acc.name.clone()));
+            }
+            names.push(&acc.name);
+        }
+        for acc in &mut self.accounts {
+            if acc.name.is_empty()
+                || !acc
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
+                return Err(invalid(
+                    "account.name",
+                    format!("{:?}: use ASCII letters, digits, '_' or '-'", acc.name),
+                ));
+            }
+            if !(1..=MAX_CONNECTIONS_PER_ACCOUNT).contains(&acc.connections) {
+                return Err(invalid(
+                    "account.connections",
+                    format!(
+                        "account {}: {} not in 1..={MAX_CONNECTIONS_PER_ACCOUNT}",
+                        acc.name, acc.connections
+                    ),
+                ));
+            }
+            for (field, empty, env) in [
+                ("api_key", acc.api_key.is_empty(), "API_KEY"),
+                ("secret", acc.secret.is_empty(), "SECRET"),
+                ("passphrase", acc.passphrase.is_empty(), "PASSPHRASE"),
+            ] {
+                if empty {
+                    return Err(ConfigError::MissingAccountCredential {
+                        account: acc.name.clone(),
+                        field,
+                        env_var: account_env_var(&acc.name, env),
+                    });
+                }
+            }
+            if let Some(cats) = &mut acc.categories {
+                if cats.is_empty() {
+                    return Err(invalid(
+                        "account.categories",
+                        format!("account {}: empty (omit the key for all)", acc.name),
+                    ));
+                }
+                for c in cats.iter_mut() {
+                    let upper = c.to_ascii_uppercase();
+                    if !loaded.contains(&upper) {
+                        return Err(invalid(
+                            "account.categories",
+                            format!(
+                                "account {}: {c:?} is not in exchange.categories {loaded:?}",
+                                acc.name
+                            ),
+                        ));
+                    }
+                    *c = upper;
+                }
+            }
+        }
+        for s in &self.sessions {
+            self.account_index(s)?;
         }
         Ok(())
     }
@@ -519,6 +774,34 @@ passphrase = "p"
             ENV_API_PASSPHRASE => Some("env-pass".into()),
             _ => None,
         }
+    }
+
+    #[test]
+    fn risk_limits_parse_per_session_and_default() {
+        let text = format!(
+            "{MINIMAL}\n[risk]\nmark_refresh_ms = 250\n[risk.account]\nmax_open_orders = 3\n\
+             max_order_notional = \"1000.5\"\n[risk.session]\nmax_order_qty = 2\n"
+        );
+        let cfg = GatewayConfig::from_toml_str(&text).expect("valid");
+        assert_eq!(cfg.risk.mark_refresh_ms, 250);
+        assert_eq!(cfg.risk.account.max_open_orders, Some(3));
+        assert_eq!(
+            cfg.risk.account.max_order_notional,
+            Some("1000.5".parse().unwrap())
+        );
+        assert_eq!(
+            cfg.risk.session.max_order_qty,
+            Some(codec::Decimal::from(2))
+        );
+        let own = MINIMAL.replace(
+            "credentials = \"tok\"",
+            "credentials = \"tok\"\n[session.risk]\nmax_deviation = \"0.01\"",
+        );
+        let cfg = GatewayConfig::from_toml_str(&own).expect("valid");
+        let risk = cfg.sessions[0].risk.clone().expect("session risk");
+        assert_eq!(risk.max_deviation, Some("0.01".parse().unwrap()));
+        let bad = format!("{MINIMAL}\n[risk.account]\nmax_order_qty = \"x\"\n");
+        assert!(GatewayConfig::from_toml_str(&bad).is_err());
     }
 
     #[test]
@@ -570,6 +853,13 @@ passphrase = "p"
             "idle",
             "report_interval_ms",
             "hlog_path",
+            "account",
+            "role",
+            "connections",
+            "position_updates",
+            "BGW_<NAME>_SECRET",
+            "master_accounts",
+            "extra_uids",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }
@@ -598,7 +888,7 @@ passphrase = "p"
         let text = MINIMAL.replace(
             "credentials = \"tok\"\n",
             "credentials = \"tok\"\non_budget_exhausted = \"queue\"\nqueue_deadline_ms = 250\n",
-        ) + "[rate]\ntier = \"unlimited\"\nconnections = 3\n";
+        ) + "[rate]\ntier = \"unlimited\"\n";
         let cfg = GatewayConfig::from_toml_str(&text).expect("valid");
         assert_eq!(
             cfg.sessions[0].budget_policy(),
@@ -606,7 +896,6 @@ passphrase = "p"
         );
         assert_eq!(cfg.rate.tier, crate::budget::Tier::Unlimited);
         let settings = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
-        assert_eq!(settings.accounts[0].connections, 3);
         assert_eq!(settings.rate.limits().connection, 0);
         assert!(GatewayConfig::from_toml_str(
             &MINIMAL.replace("credentials = \"tok\"\n", "credentials = \"tok\"\non_budget_exhausted = \"wait\"\n")
@@ -654,6 +943,199 @@ passphrase = "p"
 
     fn with(extra: &str) -> Result<GatewayConfig, ConfigError> {
         GatewayConfig::from_toml_str(&format!("{MINIMAL}\n{extra}"))
+    }
+
+    const TWO_ACCOUNTS: &str = r#"
+[[session]]
+session_id = 1
+credentials = "a"
+
+[[session]]
+session_id = 2
+credentials = "b"
+account = "sub-1"
+role = "drop_copy"
+
+[exchange]
+categories = ["USDT-FUTURES", "SPOT"]
+
+[[account]]
+name = "master"
+api_key = "mk"
+secret = "ms"
+passphrase = "mp"
+connections = 2
+
+[[account]]
+name = "sub-1"
+api_key = "sk"
+categories = ["spot"]
+position_updates = false
+"#;
+
+    fn sub_env(k: &str) -> Option<String> {
+        match k {
+            "BGW_SUB_1_SECRET" => Some("env-sub-secret".into()),
+            "BGW_SUB_1_PASSPHRASE" => Some("env-sub-pass".into()),
+            "BGW_MASTER_API_KEY" => Some("env-master-key".into()),
+            ENV_API_SECRET => Some("legacy-ignored".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn accounts_with_env_overrides_and_roles() {
+        let cfg = GatewayConfig::from_toml_str_with_env(TWO_ACCOUNTS, sub_env).expect("valid");
+        assert_eq!(account_env_var("sub-1", "SECRET"), "BGW_SUB_1_SECRET");
+        let accounts = cfg.account_list();
+        assert_eq!(accounts.len(), 2);
+        assert_eq!(accounts[0].api_key, "env-master-key");
+        assert_eq!(accounts[0].secret.expose(), "ms");
+        assert_eq!(accounts[0].connections, 2);
+        assert!(accounts[0].position_updates);
+        assert_eq!(accounts[0].categories, None);
+        assert_eq!(accounts[1].secret.expose(), "env-sub-secret");
+        assert_eq!(accounts[1].passphrase.expose(), "env-sub-pass");
+        assert_eq!(accounts[1].categories, Some(vec!["SPOT".to_owned()]));
+        assert!(!accounts[1].position_updates);
+        assert!(cfg.exchange.secret.is_empty(), "legacy variables unused");
+        assert_eq!(cfg.account_index(&cfg.sessions[0]).expect("default"), 0);
+        assert_eq!(cfg.account_index(&cfg.sessions[1]).expect("named"), 1);
+        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Trading);
+        assert_eq!(cfg.sessions[1].role, crate::engine::SessionRole::DropCopy);
+
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.accounts.len(), 2);
+        assert_eq!(s.accounts[1].name, "sub-1");
+        assert_eq!(s.accounts[1].credentials.api_key, "sk");
+        assert_eq!(s.accounts[1].categories, vec![codec::sbe::Category::Spot]);
+        assert!(s.accounts[0].categories.is_empty());
+        assert_eq!(s.sessions[1].account, 1);
+        assert_eq!(s.sessions[1].role, crate::engine::SessionRole::DropCopy);
+        assert_eq!(s.sessions[0].account, 0);
+    }
+
+    #[test]
+    fn exchange_credentials_are_the_main_account() {
+        let cfg = with("").expect("valid");
+        let accounts = cfg.account_list();
+        assert_eq!(accounts.len(), 1);
+        assert_eq!(accounts[0].name, "main");
+        assert_eq!(accounts[0].api_key, "k");
+        assert_eq!(accounts[0].connections, 1);
+        let cfg = GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "credentials = \"tok\"\n",
+            "credentials = \"tok\"\naccount = \"main\"\nrole = \"operator\"\n",
+        ))
+        .expect("valid");
+        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Operator);
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.accounts[0].name, "main");
+        assert_eq!(s.accounts[0].credentials.secret.expose(), "s");
+        assert!(s.accounts[0].position_updates);
+        assert_eq!(s.sessions[0].role, crate::engine::SessionRole::Operator);
+    }
+
+    #[test]
+    fn account_refusals() {
+        let ok = |t: &str| GatewayConfig::from_toml_str_with_env(t, sub_env);
+        let bad = |from: &str, to: &str| {
+            ok(&TWO_ACCOUNTS.replacen(from, to, 1)).expect_err("must refuse")
+        };
+        assert!(matches!(
+            bad("account = \"sub-1\"", "account = \"nope\""),
+            ConfigError::UnknownAccount { session_id: 2, ref account } if account == "nope"
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"master\""),
+            ConfigError::DuplicateAccount(ref n) if n == "master"
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"\""),
+            ConfigError::Invalid {
+                field: "account.name",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("name = \"sub-1\"", "name = \"sub 1\""),
+            ConfigError::Invalid {
+                field: "account.name",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("connections = 2", "connections = 0"),
+            ConfigError::Invalid {
+                field: "account.connections",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("categories = [\"spot\"]", "categories = [\"COIN-FUTURES\"]"),
+            ConfigError::Invalid {
+                field: "account.categories",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("categories = [\"spot\"]", "categories = []"),
+            ConfigError::Invalid {
+                field: "account.categories",
+                ..
+            }
+        ));
+        assert!(matches!(
+            bad("role = \"drop_copy\"", "role = \"admin\""),
+            ConfigError::Parse(_)
+        ));
+        assert!(matches!(
+            bad("connections = 2", "connections = 2\ncolour = 1"),
+            ConfigError::Parse(_)
+        ));
+        assert!(matches!(
+            bad("[exchange]\n", "[exchange]\napi_key = \"x\"\n"),
+            ConfigError::Invalid {
+                field: "exchange.api_key",
+                ..
+            }
+        ));
+        // Without the environment the sub-account lacks its secret; the error names the variable.
+        match GatewayConfig::from_toml_str(TWO_ACCOUNTS) {
+            Err(ConfigError::MissingAccountCredential {
+                account,
+                field: "secret",
+                env_var,
+            }) => {
+                assert_eq!(account, "sub-1");
+                assert_eq!(env_var, "BGW_SUB_1_SECRET");
+            }
+            other => panic!("{other:?}"),
+        }
+        // Unknown account name without any [[account]]: only "main" exists.
+        assert!(matches!(
+            with("[[session]]\nsession_id = 2\ncredentials = \"x\"\naccount = \"sub\""),
+            Err(ConfigError::UnknownAccount { session_id: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn move_master_accounts_resolve_by_name() {
+        let cfg = with("[moves]\nmaster_accounts = [\"main\"]\nextra_uids = [7]").expect("valid");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(s.moves.masters, vec![0]);
+        assert_eq!(s.moves.extra_uids, vec![7]);
+        let cfg = with("[moves]\nmaster_accounts = [\"nope\"]").expect("valid");
+        assert!(matches!(
+            crate::engine::EngineSettings::from_config(&cfg),
+            Err(ConfigError::Invalid {
+                field: "moves.master_accounts",
+                ..
+            })
+        ));
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
+        assert!(s.moves.masters.is_empty());
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub mod exchange;
 pub mod idle;
 pub mod ids;
 pub mod metrics;
+pub mod moves;
 pub mod pretrade;
+pub mod risk;
 pub mod session;
 pub mod tracker;

@@ -73,9 +73,22 @@ impl InstrumentTable {
         self.by_key.is_empty()
     }
 
+    /// True when at least one instrument of `category` is known.
+    pub fn has_category(&self, category: Category) -> bool {
+        self.by_key.keys().any(|(c, _)| *c == category)
+    }
+
     /// The rules of one instrument.
     pub fn get(&self, category: Category, symbol: &Symbol) -> Option<&InstrumentRules> {
         self.by_key.get(&(category, *symbol))
+    }
+
+    /// True if `symbol` is listed (in `category`, or in any category when `None`). Scans the
+    /// table: for mass actions, not the order path.
+    pub fn knows_symbol(&self, symbol: &Symbol, category: Option<Category>) -> bool {
+        self.by_key
+            .keys()
+            .any(|(c, s)| s == symbol && category.is_none_or(|want| want == *c))
     }
 
     fn lookup(

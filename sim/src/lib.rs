@@ -37,6 +37,7 @@ pub mod render;
 mod rest;
 mod rest_account;
 mod rest_coins;
+mod rest_market;
 mod rest_moves;
 mod rest_trade;
 mod server;
@@ -94,6 +95,14 @@ pub struct SimStats {
     pub rate_limited: u64,
     /// Connections closed for sending over `max_msgs_per_s` (code 30007).
     pub msg_limit_closes: u64,
+    /// `batch-place` trade ops received (per request; REST batches included).
+    pub batch_place_ops: u64,
+    /// `batch-modify` trade ops received.
+    pub batch_modify_ops: u64,
+    /// `batch-cancel` trade ops received.
+    pub batch_cancel_ops: u64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: u64,
 }
 
 /// The simulator entry point.
@@ -220,6 +229,10 @@ impl SimHandle {
             ws_connections_total: g(&c.ws_connections_total),
             rate_limited: g(&c.rate_limited),
             msg_limit_closes: g(&c.msg_limit_closes),
+            batch_place_ops: g(&c.batch_place_ops),
+            batch_modify_ops: g(&c.batch_modify_ops),
+            batch_cancel_ops: g(&c.batch_cancel_ops),
+            move_positions_requests: g(&c.move_positions_requests),
         }
     }
 

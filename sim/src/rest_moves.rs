@@ -55,6 +55,10 @@ pub(crate) async fn move_positions(
         Ok(o) => o,
         Err(r) => return *r,
     };
+    state
+        .counters
+        .move_positions_requests
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if let Some(resp) = over_quota(&state, owner, Endpoint::Account(AccountKind::MovePositions)) {
         return resp;
     }

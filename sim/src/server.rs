@@ -199,6 +199,7 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
         .route("/api/v3/public/time", get(crate::rest::time))
         .route("/api/v2/spot/public/coins", get(crate::rest_coins::coins))
         .route("/api/v3/market/orderbook", get(crate::rest::orderbook))
+        .route("/api/v3/market/tickers", get(crate::rest_market::tickers))
         .route("/api/v3/trade/order-info", get(crate::rest::order_info))
         .route(
             "/api/v3/trade/place-order",

@@ -602,6 +602,8 @@ async fn refused_for_item_count_category_and_margin_mode() {
     assert_eq!(r.1["code"], "00000", "{r:?}");
     assert_eq!(r.1["data"]["closePosition"].as_array().unwrap().len(), 10);
     assert_eq!(r.1["data"]["openPosition"].as_array().unwrap().len(), 10);
+    // Every authenticated request is counted, refused ones included (2 + 3 + 1 + 1).
+    assert_eq!(h.stats().move_positions_requests, 7);
     assert_eq!(
         positions(&h, "s2").await,
         vec![pos("long", "0.01", "60000", "10", "hedge_mode")]

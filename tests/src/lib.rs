@@ -84,6 +84,8 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         print_reports: false,
         hlog_path: None,
         rate: gateway::budget::RateConfig::unlimited(),
+        risk: Default::default(),
+        moves: Default::default(),
     }
 }
 
@@ -172,11 +174,90 @@ pub fn start_sim(cfg: sim::SimConfig) -> (tokio::runtime::Runtime, sim::SimHandl
     (rt, sim)
 }
 
+/// Starts a simulator on its own runtime with an injected clock (e.g. a `sim::ManualClock`).
+pub fn start_sim_with_clock(
+    cfg: sim::SimConfig,
+    clock: std::sync::Arc<dyn sim::Clock>,
+) -> (tokio::runtime::Runtime, sim::SimHandle) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sim = rt
+        .block_on(sim::Sim::start_with_clock(cfg, clock))
+        .expect("simulator starts");
+    (rt, sim)
+}
+
 /// The demo simulator configuration without liquidity.
 pub fn quiet_sim_config() -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
     cfg.liquidity.symbols.clear();
     cfg
+}
+
+/// UID, API key, secret and passphrase of the sub-account [`master_and_sub_sim_config`] adds.
+pub const SUB_ACCOUNT: (&str, &str, &str, &str) =
+    ("1000000002", "bg_sub_key", "sub-secret", "sub-pass");
+
+/// The quiet simulator configuration plus a sub-account ([`SUB_ACCOUNT`]) of the demo master
+/// account (`1000000001`, key `bg_demo_key`).
+pub fn master_and_sub_sim_config() -> sim::SimConfig {
+    let mut cfg = quiet_sim_config();
+    let (uid, key, secret, pass) = SUB_ACCOUNT;
+    cfg.accounts.push(sim::config::AccountConfig {
+        uid: uid.into(),
+        api_key: key.into(),
+        secret: secret.into(),
+        passphrase: pass.into(),
+        master_uid: Some("1000000001".into()),
+        ..sim::config::AccountConfig::default()
+    });
+    cfg
+}
+
+/// The exchange credentials of [`SUB_ACCOUNT`].
+pub fn sub_account_credentials() -> ExchangeCredentials {
+    let (_, key, secret, pass) = SUB_ACCOUNT;
+    ExchangeCredentials {
+        api_key: key.into(),
+        secret: Secret::new(secret),
+        passphrase: Secret::new(pass),
+    }
+}
+
+/// The exchange credentials of the demo master account.
+pub fn master_account_credentials() -> ExchangeCredentials {
+    ExchangeCredentials {
+        api_key: "bg_demo_key".into(),
+        secret: Secret::new("demo-secret"),
+        passphrase: Secret::new("demo-pass"),
+    }
+}
+
+impl Harness {
+    /// Starts a simulator with `cfg` and a gateway with [`settings_for`] changed by `tweak`
+    /// (accounts, session grants, ...).
+    pub fn start_with(cfg: sim::SimConfig, tweak: impl FnOnce(&mut EngineSettings)) -> Harness {
+        let (rt, sim) = start_sim(cfg);
+        let mut settings = settings_for(&sim, "demo-secret");
+        tweak(&mut settings);
+        let gw = Gateway::start(settings).expect("gateway starts");
+        Harness {
+            rt,
+            sim: Some(sim),
+            gw: Some(gw),
+        }
+    }
+
+    /// A signed REST client of the simulator with `creds`.
+    pub fn rest_client(&self, creds: ExchangeCredentials) -> gateway::exchange::RestClient {
+        let tls = gateway::exchange::tls::client_config(Some(&self.sim().ca_cert_pem()))
+            .expect("tls config");
+        gateway::exchange::RestClient::new(&self.sim().rest_url(), &tls, WAIT, Some(creds))
+            .expect("rest client")
+    }
 }
 
 /// Tries to start a gateway against `sim` with a wrong API secret.

@@ -131,6 +131,16 @@ bitget_enum! {
 }
 
 bitget_enum! {
+    /// Position mode of the account (`holdMode`, reference §4.4).
+    HoldMode {
+        /// `one_way_mode`.
+        OneWay => "one_way_mode",
+        /// `hedge_mode`.
+        Hedge => "hedge_mode",
+    }
+}
+
+bitget_enum! {
     /// Self-trade prevention mode (`stpMode`, reference §5.1, §8).
     StpMode {
         /// `none`: no check.

@@ -27,8 +27,11 @@ pub mod parse;
 mod raw;
 pub mod writer;
 
-pub use enums::{Category, OrderStatus, OrderType, PosSide, Side, StpMode, TimeInForce};
-pub use parse::{Code, FillPush, Inbound, JsonError, JsonParser, OrderPush, TradeItem, TradeReply};
+pub use enums::{Category, HoldMode, OrderStatus, OrderType, PosSide, Side, StpMode, TimeInForce};
+pub use parse::{
+    Code, CoinPush, FillPush, Inbound, JsonError, JsonParser, OrderPush, PositionPush, TradeItem,
+    TradeReply,
+};
 pub use writer::{
     write_batch_cancel, write_batch_modify, write_batch_place, write_cancel_order, write_json_str,
     write_login, write_modify_order, write_place_order, write_subscribe, CancelOrder, ModifyOrder,

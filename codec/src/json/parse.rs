@@ -9,8 +9,8 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, Visitor};
 use smallvec::SmallVec;
 
-use super::enums::{Category, OrderStatus, OrderType, PosSide, Side, TimeInForce};
-use super::raw::{Envelope, ItemRaw, Raw};
+use super::enums::{Category, HoldMode, OrderStatus, OrderType, PosSide, Side, TimeInForce};
+use super::raw::{CoinRaw, Envelope, ItemRaw, Raw};
 use crate::decimal::{Decimal, DecimalError};
 
 /// A Bitget result code (reference §1.3, §5.2, §6.1): `0` is success. Sent as a number on
@@ -153,8 +153,24 @@ pub enum Inbound<'a> {
         /// The fills of `data`, in order.
         fills: SmallVec<[FillPush<'a>; 2]>,
     },
-    /// A push of another topic (`position`, `account`, `books`, …; reference §3.3, §4.4, §4.5);
-    /// its data is not interpreted.
+    /// A push of topic `position` (reference §4.4).
+    Positions {
+        /// Envelope `ts` (ms; 0 when absent).
+        ts_ms: u64,
+        /// The positions of `data`, in order (a closed one has size 0).
+        positions: SmallVec<[PositionPush<'a>; 2]>,
+    },
+    /// A push of topic `account` (reference §4.5): the coins of every `data` item, in order.
+    Account {
+        /// Envelope `ts` (ms; 0 when absent).
+        ts_ms: u64,
+        /// Account-level `unrealisedPnL` of the first item (`None` when absent).
+        unrealised_pnl: Option<Decimal>,
+        /// The `coin` entries.
+        coins: SmallVec<[CoinPush<'a>; 4]>,
+    },
+    /// A push of another topic (`books`, `strategy-order`, …; reference §3.3, §4.6); its data
+    /// is not interpreted.
     OtherPush {
         /// `arg.topic`.
         topic: &'a str,
@@ -271,6 +287,75 @@ pub struct FillPush<'a> {
     pub exec_time_ms: u64,
 }
 
+/// One element of a `position` push (reference §4.4).
+///
+/// Required: `symbol`, `size`. Unknown `posSide` / `holdMode` values read as `None`; other
+/// absent figures as `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PositionPush<'a> {
+    /// `category` when the push carries one (the UTA push does not: see
+    /// [`PositionPush::category_or_inferred`]).
+    pub category: Option<Category>,
+    /// `symbol`.
+    pub symbol: &'a str,
+    /// `marginCoin` (`""` when absent).
+    pub margin_coin: &'a str,
+    /// `posSide`.
+    pub pos_side: Option<PosSide>,
+    /// `holdMode`.
+    pub hold_mode: Option<HoldMode>,
+    /// `size` (base units; `0` = closed).
+    pub size: Decimal,
+    /// `avgPrice`.
+    pub avg_price: Option<Decimal>,
+    /// `unrealisedPnl`.
+    pub unrealised_pnl: Option<Decimal>,
+    /// `curRealisedPnl`.
+    pub cur_realised_pnl: Option<Decimal>,
+    /// `leverage`.
+    pub leverage: Option<Decimal>,
+    /// `markPrice`.
+    pub mark_price: Option<Decimal>,
+    /// `liqPrice`.
+    pub liq_price: Option<Decimal>,
+    /// `updatedTime`, ms (0 when absent).
+    pub updated_time_ms: u64,
+}
+
+impl PositionPush<'_> {
+    /// `category`, else inferred from `marginCoin` (Bitget futures lines: `USDT` →
+    /// usdt-futures, `USDC` → usdc-futures, any other coin → coin-futures); `None` without
+    /// either.
+    pub fn category_or_inferred(&self) -> Option<Category> {
+        if self.category.is_some() {
+            return self.category;
+        }
+        match self.margin_coin.as_bytes() {
+            b"" => None,
+            c if c.eq_ignore_ascii_case(b"USDT") => Some(Category::UsdtFutures),
+            c if c.eq_ignore_ascii_case(b"USDC") => Some(Category::UsdcFutures),
+            _ => Some(Category::CoinFutures),
+        }
+    }
+}
+
+/// One entry of an `account` push's `coin` list (reference §4.5).
+///
+/// Required: `coin`. Absent figures read as zero.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoinPush<'a> {
+    /// `coin`, e.g. `USDT`.
+    pub coin: &'a str,
+    /// `balance`.
+    pub balance: Decimal,
+    /// `locked`.
+    pub locked: Decimal,
+    /// `equity`.
+    pub equity: Decimal,
+    /// `available`.
+    pub available: Decimal,
+}
+
 /// Reusable parser of inbound frames; keep one per connection.
 pub struct JsonParser {
     /// Copy of the current frame plus simd-json's padding; strings are unescaped in place here.
@@ -316,7 +401,8 @@ impl JsonParser {
     ///
     /// Dispatch: the literal `pong` → [`Inbound::Pong`]; `event` `login` / `subscribe` /
     /// `unsubscribe` / `error` / `trade` → the matching variant (other events → [`Inbound::Other`]);
-    /// no `event` but `arg.topic` → [`Inbound::Orders`] (`order`), [`Inbound::Fills`] (`fill`) or
+    /// no `event` but `arg.topic` → [`Inbound::Orders`] (`order`), [`Inbound::Fills`] (`fill`),
+    /// [`Inbound::Positions`] (`position`), [`Inbound::Account`] (`account`) or
     /// [`Inbound::OtherPush`]. Unknown fields are ignored. Errors: see [`JsonError`].
     pub fn parse<'a>(&'a mut self, frame: &[u8]) -> Result<Inbound<'a>, JsonError> {
         if frame.trim_ascii() == b"pong" {
@@ -431,6 +517,33 @@ fn dispatch<'a>(env: Envelope<'a>, scratch: &'a [u8]) -> Result<Inbound<'a>, Jso
                     fills,
                 })
             }
+            Some("position") => {
+                let mut positions = SmallVec::with_capacity(env.data.0.len());
+                for it in &env.data.0 {
+                    positions.push(position_push(it, scratch)?);
+                }
+                Ok(Inbound::Positions {
+                    ts_ms: millis(env.ts, "ts")?,
+                    positions,
+                })
+            }
+            Some("account") => {
+                let mut coins = SmallVec::new();
+                for it in &env.data.0 {
+                    for c in &it.coins.0 {
+                        coins.push(coin_push(c, scratch)?);
+                    }
+                }
+                let unrealised_pnl = match env.data.0.first() {
+                    Some(it) => opt_dec(it.unrealised_pnl, "unrealisedPnL")?,
+                    None => None,
+                };
+                Ok(Inbound::Account {
+                    ts_ms: millis(env.ts, "ts")?,
+                    unrealised_pnl,
+                    coins,
+                })
+            }
             Some(topic) => Ok(Inbound::OtherPush { topic }),
             None => Ok(Inbound::Other),
         },
@@ -476,6 +589,35 @@ fn fill_push<'a>(it: &ItemRaw<'a>, scratch: &'a [u8]) -> Result<FillPush<'a>, Js
         fee: opt_dec(it.fee.fee, "fee")?,
         fee_coin: opt_text(it.fee.fee_coin, scratch, "feeCoin")?.unwrap_or(""),
         exec_time_ms: millis(it.exec_time, "execTime")?,
+    })
+}
+
+fn position_push<'a>(it: &ItemRaw<'a>, scratch: &'a [u8]) -> Result<PositionPush<'a>, JsonError> {
+    Ok(PositionPush {
+        category: opt_enum(it.category, Category::parse, "category")?,
+        symbol: req_text(it.symbol, scratch, "symbol")?,
+        margin_coin: opt_text(it.margin_coin, scratch, "marginCoin")?.unwrap_or(""),
+        pos_side: opt_enum(it.pos_side, PosSide::parse, "posSide")?,
+        hold_mode: opt_enum(it.hold_mode, HoldMode::parse, "holdMode")?,
+        size: opt_dec(it.size, "size")?.ok_or(JsonError::MissingField("size"))?,
+        avg_price: opt_dec(it.avg_price, "avgPrice")?,
+        unrealised_pnl: opt_dec(it.unrealised_pnl, "unrealisedPnl")?,
+        cur_realised_pnl: opt_dec(it.cur_realised_pnl, "curRealisedPnl")?,
+        leverage: opt_dec(it.leverage, "leverage")?,
+        mark_price: opt_dec(it.mark_price, "markPrice")?,
+        liq_price: opt_dec(it.liq_price, "liqPrice")?,
+        updated_time_ms: millis(it.updated_time, "updatedTime")?,
+    })
+}
+
+fn coin_push<'a>(c: &CoinRaw<'a>, scratch: &'a [u8]) -> Result<CoinPush<'a>, JsonError> {
+    let zero = |r, field| opt_dec(r, field).map(|v| v.unwrap_or(Decimal::ZERO));
+    Ok(CoinPush {
+        coin: req_text(c.coin, scratch, "coin")?,
+        balance: zero(c.balance, "balance")?,
+        locked: zero(c.locked, "locked")?,
+        equity: zero(c.equity, "equity")?,
+        available: zero(c.available, "available")?,
     })
 }
 

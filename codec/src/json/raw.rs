@@ -253,9 +253,87 @@ impl<'de> Deserialize<'de> for Fee<'de> {
     }
 }
 
-/// One element of a push's `data`: the union of the `order` (§4.2) and `fill` (§4.3) fields,
-/// all kept raw. Items of other topics fill what they share and skip the rest.
+/// One entry of an `account` push's `coin` list (reference §4.5).
 #[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct CoinRaw<'a> {
+    pub(crate) coin: Raw<'a>,
+    pub(crate) balance: Raw<'a>,
+    pub(crate) locked: Raw<'a>,
+    pub(crate) equity: Raw<'a>,
+    pub(crate) available: Raw<'a>,
+}
+
+struct CoinVisitor;
+
+impl<'de> Visitor<'de> for CoinVisitor {
+    type Value = CoinRaw<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a coin entry")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<CoinRaw<'de>, A::Error> {
+        let mut c = CoinRaw::default();
+        while let Some(k) = map.next_key::<&'de str>()? {
+            let slot = match k {
+                "coin" => &mut c.coin,
+                "balance" => &mut c.balance,
+                "locked" => &mut c.locked,
+                "equity" => &mut c.equity,
+                "available" => &mut c.available,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = map.next_value()?;
+        }
+        Ok(c)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<CoinRaw<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(CoinRaw::default())
+    }
+    scalars_give_default!('de, CoinRaw<'de>);
+}
+
+impl<'de> Deserialize<'de> for CoinRaw<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CoinVisitor)
+    }
+}
+
+/// The `coin` list of an `account` push; anything but an array reads as empty.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Coins<'a>(pub(crate) SmallVec<[CoinRaw<'a>; 4]>);
+
+impl<'de> Deserialize<'de> for Coins<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Coins<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a coin list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Coins<'de>, A::Error> {
+                let mut v = SmallVec::new();
+                while let Some(x) = seq.next_element()? {
+                    v.push(x);
+                }
+                Ok(Coins(v))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Coins<'de>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Coins::default())
+            }
+            scalars_give_default!('de, Coins<'de>);
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One element of a push's `data`: the union of the `order` (§4.2), `fill` (§4.3), `position`
+/// (§4.4) and `account` (§4.5) fields, all kept raw. Items of other topics fill what they share
+/// and skip the rest.
+#[derive(Debug, Default, Clone)]
 pub(crate) struct ItemRaw<'a> {
     pub(crate) category: Raw<'a>,
     pub(crate) symbol: Raw<'a>,
@@ -282,6 +360,17 @@ pub(crate) struct ItemRaw<'a> {
     pub(crate) trade_scope: Raw<'a>,
     pub(crate) exec_time: Raw<'a>,
     pub(crate) fee: Fee<'a>,
+    pub(crate) margin_coin: Raw<'a>,
+    pub(crate) pos_side: Raw<'a>,
+    pub(crate) hold_mode: Raw<'a>,
+    pub(crate) size: Raw<'a>,
+    pub(crate) leverage: Raw<'a>,
+    pub(crate) cur_realised_pnl: Raw<'a>,
+    /// `unrealisedPnl` (position) or `unrealisedPnL` (account).
+    pub(crate) unrealised_pnl: Raw<'a>,
+    pub(crate) liq_price: Raw<'a>,
+    pub(crate) mark_price: Raw<'a>,
+    pub(crate) coins: Coins<'a>,
 }
 
 struct ItemVisitor;
@@ -319,6 +408,19 @@ impl<'de> Visitor<'de> for ItemVisitor {
                 "execValue" => &mut it.exec_value,
                 "tradeScope" => &mut it.trade_scope,
                 "execTime" => &mut it.exec_time,
+                "marginCoin" => &mut it.margin_coin,
+                "posSide" => &mut it.pos_side,
+                "holdMode" => &mut it.hold_mode,
+                "size" => &mut it.size,
+                "leverage" => &mut it.leverage,
+                "curRealisedPnl" => &mut it.cur_realised_pnl,
+                "unrealisedPnl" | "unrealisedPnL" => &mut it.unrealised_pnl,
+                "liqPrice" => &mut it.liq_price,
+                "markPrice" => &mut it.mark_price,
+                "coin" => {
+                    it.coins = map.next_value()?;
+                    continue;
+                }
                 "feeDetail" => {
                     it.fee = map.next_value()?;
                     continue;

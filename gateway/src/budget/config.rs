@@ -1,9 +1,9 @@
-//! `[rate]`: the rate budget's tier, per-bucket overrides, the cancel reserve and the pool size.
+//! `[rate]`: the rate budget's tier, per-bucket overrides and the cancel reserve (the pool size
+//! is `[[account]] connections`).
 //!
 //! ```toml
 //! [rate]
 //! tier = "default"        # "default" (Bitget's base limits) | "unlimited"
-//! connections = 2         # private WebSocket connections per account (pool size)
 //! cancel_reserve = 2      # per-connection tokens only cancels may take
 //! margin_ms = 100         # window = 1 s + margin (absorbs jitter between us and the venue)
 //! [rate.overrides]
@@ -63,8 +63,6 @@ pub struct RateConfig {
     pub cancel_reserve: Option<u32>,
     /// The bucket window is 1 s plus this margin.
     pub margin_ms: u64,
-    /// Private WebSocket connections per account (`None`: the account's own setting).
-    pub connections: Option<usize>,
 }
 
 impl Default for RateConfig {
@@ -97,7 +95,6 @@ impl RateConfig {
             overrides: Overrides::default(),
             cancel_reserve: None,
             margin_ms: 100,
-            connections: None,
         }
     }
 
@@ -155,14 +152,13 @@ mod tests {
         let u = RateConfig::default().limits();
         assert_eq!((u.connection, u.endpoints), (0, [0; 6]));
         let c: RateConfig = toml::from_str(
-            "tier = \"default\"\ncancel_reserve = 3\nconnections = 2\n[overrides]\nplace_order = 20\nconnection = 0",
+            "tier = \"default\"\ncancel_reserve = 3\n[overrides]\nplace_order = 20\nconnection = 0",
         )
         .unwrap();
         let l = c.limits();
         assert_eq!(l.endpoints[0], 20);
         assert_eq!(l.endpoints[1], 5);
         assert_eq!(l.connection, 0);
-        assert_eq!(c.connections, Some(2));
         let empty: RateConfig = toml::from_str("").unwrap();
         assert_eq!(empty, RateConfig::bitget());
         assert!(toml::from_str::<RateConfig>("tier = \"gold\"").is_err());

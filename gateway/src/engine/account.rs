@@ -81,8 +81,9 @@ pub(super) struct AccountCtx {
     pub(super) ix: usize,
     /// Configured name.
     pub(super) name: String,
+    /// Categories the account may trade (empty: all loaded ones).
+    pub(super) categories: Vec<codec::sbe::Category>,
     /// Signed REST client of the account's key.
-    #[allow(dead_code)] // used by the account-request and mass-status handlers
     pub(super) rest: RestClient,
     /// The private WebSocket connections (at least one).
     pub(super) links: Vec<ExchangeLink>,
@@ -103,6 +104,12 @@ impl std::fmt::Debug for AccountCtx {
 }
 
 impl AccountCtx {
+    /// True when the account is configured to trade `category` (checked before an order is
+    /// sent; batch handlers should check each item).
+    pub(in crate::engine) fn trades(&self, category: codec::sbe::Category) -> bool {
+        self.categories.is_empty() || self.categories.contains(&category)
+    }
+
     /// True while the primary connection (the one with the subscriptions) is usable.
     pub(super) fn is_up(&self) -> bool {
         self.links.first().is_some_and(ExchangeLink::is_up)

@@ -24,6 +24,7 @@ use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
 use crate::metrics::{now_ns, LegHistograms};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
+use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::fixp::SessionLimits;
 use crate::session::order_entry::bg_category;
 use crate::session::out::{Flow, SessionOut};
@@ -41,6 +42,12 @@ pub(super) struct IoCtx {
     pub(super) accounts: Vec<AccountCtx>,
     pub(super) tracker_tx: Sender<TrackerInput>,
     pub(super) legs: RefCell<LegHistograms>,
+    /// Pre-trade risk state (shared with the tracker).
+    pub(super) risk: Arc<RiskBook>,
+    /// Product lines whose instruments are loaded.
+    pub(super) categories: Vec<Category>,
+    /// Position-move state (UIDs, pacing) and settings.
+    pub(super) moves: super::ops::moves::MovesState,
     next_req_id: Cell<u64>,
 }
 
@@ -86,30 +93,44 @@ struct ConnectedAccount {
 /// account's private WebSockets.
 async fn connect_exchange(
     s: &EngineSettings,
+    risk: &RiskBook,
 ) -> Result<(InstrumentTable, Vec<ConnectedAccount>), GatewayError> {
     let ex = &s.exchange;
     let tls = tls::client_config(ex.extra_ca_pem.as_deref())?;
     let timeout = Duration::from_millis(ex.connect_timeout_ms);
-    let opts = ws::ConnectOptions {
-        step_timeout: timeout,
-        ..Default::default()
-    };
     let mut accounts = Vec::with_capacity(s.accounts.len());
     let mut instruments = None;
     for acc in &s.accounts {
         let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(acc.credentials.clone()))?;
         if instruments.is_none() {
             let mut rules = Vec::new();
+            let mut risk_list = Vec::new();
             for c in &ex.categories {
                 for i in rest.instruments(bg_category(*c).as_rest_str()).await? {
                     if let Some(r) = rules_from_instrument(&i) {
+                        risk_list.push(RiskInstrument {
+                            category: r.category,
+                            symbol: r.symbol,
+                            lot: r.lot,
+                            buy_ratio: i.buy_limit_price_ratio,
+                            sell_ratio: i.sell_limit_price_ratio,
+                        });
                         rules.push(r);
                     }
                 }
             }
+            risk.set_instruments(risk_list);
             let table = InstrumentTable::new(rules);
             tracing::info!(instruments = table.len(), "instruments loaded");
             instruments = Some(table);
+        }
+        let mut opts = ws::ConnectOptions {
+            step_timeout: timeout,
+            ..Default::default()
+        };
+        if acc.position_updates {
+            opts.topics
+                .extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
         }
         let mut sockets = Vec::with_capacity(acc.connections.max(1));
         for n in 0..acc.connections.max(1) {
@@ -140,6 +161,7 @@ async fn connect_exchange(
 
 /// Runs the io thread until `stop` fires. `ready` receives the strategy listener's address
 /// once the exchange link is up, or the start-up error.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     settings: EngineSettings,
     tracker_tx: Sender<TrackerInput>,
@@ -147,6 +169,7 @@ pub(super) fn run(
     ready: std::sync::mpsc::Sender<Result<SocketAddr, GatewayError>>,
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
+    risk: Arc<RiskBook>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -167,7 +190,7 @@ pub(super) fn run(
     };
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async move {
-        let (instruments, connected) = match connect_exchange(&settings).await {
+        let (instruments, connected) = match connect_exchange(&settings, &risk).await {
             Ok(v) => v,
             Err(e) => {
                 let _ = ready.send(Err(e));
@@ -211,6 +234,7 @@ pub(super) fn run(
             accounts.push(AccountCtx {
                 ix,
                 name: acc.name.clone(),
+                categories: acc.categories.clone(),
                 rest: conn.rest,
                 links,
                 budget: RefCell::new(budget),
@@ -231,8 +255,16 @@ pub(super) fn run(
             accounts,
             tracker_tx: tracker_tx.clone(),
             legs: RefCell::new(LegHistograms::default()),
+            risk,
+            categories: settings.exchange.categories.clone(),
+            moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
         });
+        if settings.risk.mark_refresh_ms > 0 {
+            let ctx = Rc::clone(&ctx);
+            let period = Duration::from_millis(settings.risk.mark_refresh_ms);
+            tokio::task::spawn_local(super::marks::refresh_loop(ctx, period));
+        }
         for (ix, n, source, early) in sources {
             let c = Rc::clone(&ctx);
             let tx = tracker_tx.clone();

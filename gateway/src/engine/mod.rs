@@ -14,6 +14,7 @@
 mod account;
 mod exchange_link;
 mod io;
+mod marks;
 mod ops;
 mod reporter;
 pub mod settings;
@@ -28,7 +29,8 @@ pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
 pub use self::reporter::Reporter;
 pub use self::settings::{
-    AccountSettings, EngineSettings, ExchangeSettings, SessionGrant, SessionRole,
+    AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
+    UtcClock,
 };
 use crate::exchange::error::ExchangeError;
 use crate::metrics::LegHistograms;
@@ -66,6 +68,7 @@ pub struct Gateway {
     io: Option<JoinHandle<()>>,
     tracker: Option<TrackerHandle>,
     reporter: Option<Reporter>,
+    risk: Arc<crate::risk::RiskBook>,
 }
 
 impl Gateway {
@@ -79,7 +82,17 @@ impl Gateway {
             settings.print_reports,
             settings.hlog_path.clone(),
         )?;
-        let tracker = tracker::spawn(settings.tracker, Some(metrics_tx.clone()))?;
+        let risk = Arc::new(crate::risk::RiskBook::new(
+            &settings.sessions,
+            settings.accounts.len(),
+            &settings.risk,
+        ));
+        let tracker = tracker::spawn(
+            settings.tracker,
+            Some(metrics_tx.clone()),
+            Some(Arc::clone(&risk)),
+        )?;
+        let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
         let tracker_tx = tracker.tx.clone();
@@ -87,7 +100,11 @@ impl Gateway {
         let up = Arc::clone(&exchange_up);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
-            .spawn(move || io::run(settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up))?;
+            .spawn(move || {
+                io::run(
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk,
+                )
+            })?;
         let mut gw = Gateway {
             strategy_addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             exchange_up,
@@ -95,6 +112,7 @@ impl Gateway {
             io: Some(io),
             tracker: Some(tracker),
             reporter: Some(reporter),
+            risk: gw_risk,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -110,6 +128,11 @@ impl Gateway {
                 Err(GatewayError::StartupAborted)
             }
         }
+    }
+
+    /// The pre-trade risk state (counters, positions, marks, kill-switch flags).
+    pub fn risk_book(&self) -> &Arc<crate::risk::RiskBook> {
+        &self.risk
     }
 
     /// Where strategies connect.

@@ -12,8 +12,9 @@ use crate::idle::IdleStrategy;
 use crate::session::fixp::SessionLimits;
 use crate::tracker::TrackerThreadConfig;
 
-/// What a strategy session may do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// What a strategy session may do (configuration: `trading`, `operator`, `drop_copy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SessionRole {
     /// Orders, batches, mass actions, max-open-available, settings and rate-budget requests.
     #[default]
@@ -40,6 +41,8 @@ pub struct SessionGrant {
     pub role: SessionRole,
     /// What the session's requests do when the rate budget has no token.
     pub budget: BudgetPolicy,
+    /// Pre-trade risk limits of the session (default: none).
+    pub risk: crate::risk::RiskLimits,
 }
 
 /// One exchange account (API key) the gateway trades on: a master account or a sub-account.
@@ -52,17 +55,69 @@ pub struct AccountSettings {
     /// Private WebSocket connections opened for the account (≥ 1): the first carries the
     /// subscriptions, every one carries trade ops (the pool the rate budget picks from).
     pub connections: usize,
+    /// Categories the account may trade; empty: every category of
+    /// [`ExchangeSettings::categories`]. Orders for others are rejected before sending.
+    pub categories: Vec<Category>,
+    /// Subscribe to the `position` and `account` channels and send PositionReport and
+    /// AccountBalanceReport to every session of the account.
+    pub position_updates: bool,
 }
 
 impl AccountSettings {
-    /// An account named `name` with one connection.
+    /// An account named `name` with one connection, every category, no position/account
+    /// updates.
     pub fn new(name: &str, credentials: ExchangeCredentials) -> Self {
         AccountSettings {
             name: name.to_owned(),
             credentials,
             connections: 1,
+            categories: Vec::new(),
+            position_updates: false,
         }
     }
+}
+
+/// A source of UTC wall-clock time in ms (the move rules read it; tests inject a manual one).
+#[derive(Clone)]
+pub struct UtcClock(pub std::sync::Arc<dyn Fn() -> u64 + Send + Sync>);
+
+impl UtcClock {
+    /// The system clock.
+    pub fn system() -> UtcClock {
+        UtcClock(std::sync::Arc::new(|| {
+            crate::metrics::utc_now_ns() / 1_000_000
+        }))
+    }
+
+    /// Now, UTC ms.
+    pub fn now_ms(&self) -> u64 {
+        (self.0)()
+    }
+}
+
+impl Default for UtcClock {
+    fn default() -> Self {
+        UtcClock::system()
+    }
+}
+
+impl std::fmt::Debug for UtcClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UtcClock")
+    }
+}
+
+/// Position-move settings (MovePositions).
+#[derive(Debug, Clone, Default)]
+pub struct MoveSettings {
+    /// Indexes into [`EngineSettings::accounts`] of the master accounts: only their keys may
+    /// move positions (Bitget does not tell a master from a sub-account over the API).
+    pub masters: Vec<usize>,
+    /// UIDs of further accounts of the master-sub system that have no key in the gateway (the
+    /// UIDs of the configured accounts are learnt from `GET /api/v3/account/settings`).
+    pub extra_uids: Vec<u64>,
+    /// Clock of the move rules (blackout, spacing, daily count).
+    pub clock: UtcClock,
 }
 
 /// The exchange side.
@@ -111,6 +166,10 @@ pub struct EngineSettings {
     pub hlog_path: Option<std::path::PathBuf>,
     /// Rate budget limits (`RateConfig::default()`: unlimited).
     pub rate: RateConfig,
+    /// Pre-trade risk: account limits and mark refresh.
+    pub risk: crate::risk::RiskSettings,
+    /// Position-move settings.
+    pub moves: MoveSettings,
 }
 
 impl EngineSettings {
@@ -132,23 +191,32 @@ impl EngineSettings {
             }
             None => None,
         };
-        let mut categories = Vec::new();
-        for c in &ex.categories {
-            let category = match codec::json::Category::parse(c.as_bytes()) {
-                Some(codec::json::Category::Spot) => Category::Spot,
-                Some(codec::json::Category::Margin) => Category::Margin,
-                Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
-                Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
-                Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
-                None => {
-                    return Err(ConfigError::Invalid {
-                        field: "exchange.categories",
-                        reason: format!("unknown category {c:?}"),
-                    })
-                }
-            };
-            categories.push(category);
+        let categories = sbe_categories(&ex.categories, "exchange.categories")?;
+        let mut accounts = Vec::new();
+        for a in cfg.account_list() {
+            accounts.push(AccountSettings {
+                name: a.name.clone(),
+                credentials: a.credentials(),
+                connections: a.connections,
+                categories: match &a.categories {
+                    Some(c) => sbe_categories(c, "account.categories")?,
+                    None => Vec::new(),
+                },
+                position_updates: a.position_updates,
+            });
         }
+        let mut sessions = Vec::with_capacity(cfg.sessions.len());
+        for s in &cfg.sessions {
+            sessions.push(SessionGrant {
+                session_id: s.session_id,
+                credentials: s.credentials.expose().to_owned(),
+                account: cfg.account_index(s)?,
+                role: s.role,
+                risk: s.risk.clone().unwrap_or_else(|| cfg.risk.session.clone()),
+                budget: s.budget_policy(),
+            });
+        }
+        let masters = resolve_masters(&cfg.moves.master_accounts, &accounts)?;
         Ok(EngineSettings {
             strategy_listen: cfg.strategy.listen,
             max_frame_len: cfg.strategy.max_frame_len,
@@ -156,25 +224,8 @@ impl EngineSettings {
                 keepalive_min_ms: cfg.strategy.keepalive_min_ms,
                 keepalive_max_ms: cfg.strategy.keepalive_max_ms,
             },
-            sessions: cfg
-                .sessions
-                .iter()
-                .map(|s| SessionGrant {
-                    session_id: s.session_id,
-                    credentials: s.credentials.expose().to_owned(),
-                    budget: s.budget_policy(),
-                    ..SessionGrant::default()
-                })
-                .collect(),
-            accounts: vec![AccountSettings::new("main", ex.credentials())]
-                .into_iter()
-                .map(|mut a| {
-                    if let Some(n) = cfg.rate.connections {
-                        a.connections = n.max(1);
-                    }
-                    a
-                })
-                .collect(),
+            sessions,
+            accounts,
             exchange: ExchangeSettings {
                 ws_private_url: ex.ws_private_url.clone(),
                 rest_url: ex.rest_url.clone(),
@@ -194,6 +245,63 @@ impl EngineSettings {
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
             rate: cfg.rate,
+            risk: crate::risk::RiskSettings {
+                accounts: cfg
+                    .account_list()
+                    .iter()
+                    .map(|a| a.risk.clone().unwrap_or_else(|| cfg.risk.account.clone()))
+                    .collect(),
+                default_account: cfg.risk.account.clone(),
+                mark_refresh_ms: cfg.risk.mark_refresh_ms,
+            },
+            moves: MoveSettings {
+                masters,
+                extra_uids: cfg.moves.extra_uids.clone(),
+                clock: UtcClock::system(),
+            },
         })
     }
+}
+
+/// Maps category names (any case) to SBE categories; `field` names the key in errors.
+fn sbe_categories(
+    names: &[String],
+    field: &'static str,
+) -> Result<Vec<Category>, crate::config::ConfigError> {
+    let mut categories = Vec::with_capacity(names.len());
+    for c in names {
+        let category = match codec::json::Category::parse(c.as_bytes()) {
+            Some(codec::json::Category::Spot) => Category::Spot,
+            Some(codec::json::Category::Margin) => Category::Margin,
+            Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
+            Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
+            Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
+            None => {
+                return Err(crate::config::ConfigError::Invalid {
+                    field,
+                    reason: format!("unknown category {c:?}"),
+                })
+            }
+        };
+        categories.push(category);
+    }
+    Ok(categories)
+}
+
+/// The account indexes of the `[moves] master_accounts` names.
+fn resolve_masters(
+    names: &[String],
+    accounts: &[AccountSettings],
+) -> Result<Vec<usize>, crate::config::ConfigError> {
+    names
+        .iter()
+        .map(|n| {
+            accounts.iter().position(|a| &a.name == n).ok_or_else(|| {
+                crate::config::ConfigError::Invalid {
+                    field: "moves.master_accounts",
+                    reason: format!("unknown account {n:?}"),
+                }
+            })
+        })
+        .collect()
 }

@@ -24,7 +24,7 @@ use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
-use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
+use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
 const TIMER_PERIOD: Duration = Duration::from_millis(20);
@@ -297,6 +297,7 @@ impl Conn {
         self.out.send(Flow::Application, now_ns(), |buf| match msg {
             ReportMsg::Exec(er) => er.encode_frame(buf),
             ReportMsg::CancelReject(r) => r.encode_frame(buf),
+            ReportMsg::MassCancel(r) => r.encode_frame(buf),
         })
     }
 
@@ -384,6 +385,14 @@ impl Conn {
             }
             return;
         }
+        if let Message::NewOrderSingle(m) = &msg {
+            if !account.trades(m.category()) {
+                if let Some(r) = account_refuses_category(&msg, utc, &account.name) {
+                    self.write_report(&r);
+                }
+                return;
+            }
+        }
         let req_id = self.ctx.next_request_id();
         self.json.clear();
         let op = match &msg {
@@ -403,10 +412,31 @@ impl Conn {
         };
         match outcome {
             EntryOutcome::Send { root, kind } => {
+                let reserved = match &kind {
+                    RequestKind::New(n) => {
+                        let session_id = self.fixp.session_id();
+                        let view = crate::risk::order_view(n);
+                        match self
+                            .ctx
+                            .risk
+                            .check_new(session_id, n.category, &n.symbol, &view)
+                        {
+                            Ok(r) => Some(r),
+                            Err(rej) => {
+                                self.write_report(&crate::risk::rejected_report(n, utc, &rej));
+                                return;
+                            }
+                        }
+                    }
+                    _ => None,
+                };
                 let sent = account.send_trade(op, self.budget, &self.json).await;
                 if let Err(why) = sent {
                     if matches!(why, NotSent::Throttled { .. }) {
                         account.note_throttled(self.fixp.session_id(), &self.out);
+                    }
+                    if let Some(r) = reserved {
+                        self.ctx.risk.release(r);
                     }
                     if let Some(r) = not_applied(&msg, utc, why) {
                         self.write_report(&r);
@@ -532,6 +562,24 @@ pub(in crate::engine) fn not_applied(
         )),
         _ => None,
     }
+}
+
+/// The reject of an order for a category the session's account is not configured to trade
+/// (UnknownSymbol, text naming the account).
+pub(in crate::engine) fn account_refuses_category(
+    msg: &Message<'_>,
+    utc_ns: u64,
+    account: &str,
+) -> Option<ReportMsg> {
+    let mut r = not_applied(msg, utc_ns, NotSent::Down)?;
+    if let ReportMsg::Exec(er) = &mut r {
+        er.ord_rej_reason = Some(OrdRejReason::UnknownSymbol);
+        er.text = Text::new(&format!(
+            "account {account} does not trade {}",
+            crate::session::order_entry::bg_category(er.category).as_rest_str()
+        ));
+    }
+    Some(r)
 }
 
 fn cancel_not_applied(

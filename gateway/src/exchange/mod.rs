@@ -7,6 +7,9 @@
 pub mod error;
 pub mod keepalive;
 pub mod rest;
+pub mod rest_account;
+pub mod rest_cancel_all;
+pub mod rest_orders;
 pub mod sign;
 pub mod tls;
 pub mod ws;

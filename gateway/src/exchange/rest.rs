@@ -79,12 +79,20 @@ pub struct Instrument {
     pub quantity_precision: u32,
     /// Trading status.
     pub status: InstrumentStatus,
+    /// `buyLimitPriceRatio`: how far above the mark a buy may be priced; `None` when not set.
+    pub buy_limit_price_ratio: Option<Decimal>,
+    /// `sellLimitPriceRatio`: how far below the mark a sell may be priced; `None` when not set.
+    pub sell_limit_price_ratio: Option<Decimal>,
 }
 
 /// One instrument as sent (every field optional text; numbers are accepted as text too).
 #[derive(Debug, Default, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct RawInstrument {
+    #[serde(default, deserialize_with = "de_text")]
+    buy_limit_price_ratio: Option<String>,
+    #[serde(default, deserialize_with = "de_text")]
+    sell_limit_price_ratio: Option<String>,
     #[serde(default, deserialize_with = "de_text")]
     symbol: Option<String>,
     #[serde(default, deserialize_with = "de_text")]
@@ -225,6 +233,10 @@ impl Instrument {
             price_precision,
             quantity_precision,
             status: InstrumentStatus::parse(raw.status.as_deref().unwrap_or("")),
+            buy_limit_price_ratio: set_value(&raw.buy_limit_price_ratio)
+                .and_then(|v| Decimal::parse(v.as_bytes()).ok()),
+            sell_limit_price_ratio: set_value(&raw.sell_limit_price_ratio)
+                .and_then(|v| Decimal::parse(v.as_bytes()).ok()),
         })
     }
 }

@@ -28,6 +28,10 @@ pub type WsSource = SplitStream<WsStream>;
 /// The private topics the gateway subscribes to (reference §3.2, `instType` `"UTA"`).
 pub const PRIVATE_TOPICS: [&str; 2] = ["order", "fill"];
 
+/// The account-update topics added to [`PRIVATE_TOPICS`] on an account's primary connection
+/// when it reports positions and balances (reference §4.4, §4.5).
+pub const UPDATE_TOPICS: [&str; 2] = ["position", "account"];
+
 /// API key credentials for the private WebSocket and signed REST calls.
 ///
 /// `Debug` shows the key but masks the secret and passphrase.

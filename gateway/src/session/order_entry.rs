@@ -4,7 +4,7 @@
 //! so it does no I/O, takes no lock and allocates nothing in the steady state (the ClOrdID map
 //! grows with the session's orders).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
@@ -36,9 +36,11 @@ pub enum EntryOutcome {
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
 pub struct OrderEntry {
-    session_id: u64,
+    pub(super) session_id: u64,
     /// ClOrdID → root ClOrdID of the order it names.
-    roots: HashMap<u64, u64>,
+    pub(super) roots: HashMap<u64, u64>,
+    /// ListIDs of the batches received (see `batch_entry`).
+    pub(super) list_ids: HashSet<u64>,
 }
 
 /// Maps the SBE category to Bitget's.
@@ -52,14 +54,14 @@ pub fn bg_category(c: Category) -> json::Category {
     }
 }
 
-fn bg_side(s: Side) -> json::Side {
+pub(super) fn bg_side(s: Side) -> json::Side {
     match s {
         Side::Buy => json::Side::Buy,
         Side::Sell => json::Side::Sell,
     }
 }
 
-fn bg_tif(t: TimeInForce) -> json::TimeInForce {
+pub(super) fn bg_tif(t: TimeInForce) -> json::TimeInForce {
     match t {
         TimeInForce::Gtc => json::TimeInForce::Gtc,
         TimeInForce::Ioc => json::TimeInForce::Ioc,
@@ -68,7 +70,7 @@ fn bg_tif(t: TimeInForce) -> json::TimeInForce {
     }
 }
 
-fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
+pub(super) fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
     match p {
         PosSide::None => None,
         PosSide::Long => Some(json::PosSide::Long),
@@ -76,7 +78,7 @@ fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
     }
 }
 
-fn bg_stp(s: StpMode) -> Option<json::StpMode> {
+pub(super) fn bg_stp(s: StpMode) -> Option<json::StpMode> {
     match s {
         StpMode::Default => None,
         StpMode::None => Some(json::StpMode::None),
@@ -92,6 +94,7 @@ impl OrderEntry {
         OrderEntry {
             session_id,
             roots: HashMap::with_capacity(1024),
+            list_ids: HashSet::new(),
         }
     }
 
@@ -218,7 +221,7 @@ impl OrderEntry {
 
     /// The root ClOrdID of the order `orig` names, if `orig` is one of this session's ClOrdIDs
     /// and `cl` is not used yet; otherwise why not.
-    fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
+    pub(super) fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
         let Some(&root) = self.roots.get(&orig) else {
             return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID"));
         };

@@ -20,12 +20,15 @@ use std::collections::HashMap;
 use codec::json::{FillPush, Inbound, OrderPush, OrderStatus as BgStatus, TradeItem};
 use codec::sbe::{
     CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, OrdRejReason, OrdStatus,
-    OrderCancelReject, Text,
+    OrderCancelReject, OrderMassCancelReport, Text,
 };
 use codec::Decimal;
 
+use super::lists::Lists;
+use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
 use super::request::{RequestKind, SentRequest};
+use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::{Leg, LegHistograms};
 
@@ -46,6 +49,8 @@ pub enum ReportMsg {
     Exec(ExecutionReport),
     /// OrderCancelReject.
     CancelReject(OrderCancelReject),
+    /// OrderMassCancelReport.
+    MassCancel(OrderMassCancelReport),
 }
 
 /// A report and whom it is for.
@@ -92,8 +97,13 @@ pub struct Tracker {
     orders: HashMap<(u64, u64), Order>,
     in_flight: HashMap<u64, InFlight>,
     reports: Vec<Report>,
-    stats: TrackerStats,
-    legs: LegHistograms,
+    pub(super) stats: TrackerStats,
+    pub(super) legs: LegHistograms,
+    /// Session → account index (from SessionOpened; kept after the session closes).
+    session_accounts: HashMap<u64, usize>,
+    mass_cancels: MassCancels,
+    /// Strategy lists and their exchange batches (see `lists`).
+    pub(super) lists: Lists,
 }
 
 impl Tracker {
@@ -144,14 +154,64 @@ impl Tracker {
         self.in_flight.len()
     }
 
+    /// A session bound to account `account` was opened (for Account-scope mass actions).
+    pub fn on_session_opened(&mut self, session_id: u64, account: usize) {
+        self.session_accounts.insert(session_id, account);
+    }
+
+    /// The open orders `filter` selects, as OrderStatus reports; `exchange` (the account's
+    /// `unfilled-orders`) reconciles first (see [`mass::select`]).
+    pub fn open_orders(
+        &mut self,
+        filter: &OrderFilter,
+        exchange: Option<&[OpenOrder]>,
+        utc_ns: u64,
+    ) -> Vec<OrderView> {
+        mass::select(
+            &mut self.orders,
+            &self.session_accounts,
+            filter,
+            exchange,
+            utc_ns,
+        )
+    }
+
+    /// Progress of a mass cancel (its report is queued once every chunk is answered).
+    pub fn on_mass_cancel(&mut self, ev: MassCancelEvent, utc_ns: u64) {
+        if let Some(r) = self.mass_cancels.on_event(ev, utc_ns) {
+            self.reports.push(r);
+        }
+    }
+
     /// A trade op was written to the exchange.
     pub fn on_sent(&mut self, req: SentRequest) {
-        let key = (req.session_id, req.root);
-        match req.kind {
+        self.register(req.session_id, req.root, req.kind, req.t_written_ns);
+        self.in_flight.insert(
+            req.req_id,
+            InFlight {
+                session_id: req.session_id,
+                root: req.root,
+                kind: req.kind,
+                t_written_ns: req.t_written_ns,
+            },
+        );
+    }
+
+    /// Records what a written request does to its order (a new order, a pending modify or
+    /// cancel).
+    pub(super) fn register(
+        &mut self,
+        session_id: u64,
+        root: u64,
+        kind: RequestKind,
+        t_written_ns: u64,
+    ) {
+        let key = (session_id, root);
+        match kind {
             RequestKind::New(n) => {
                 self.orders.entry(key).or_insert(Order {
-                    session_id: req.session_id,
-                    root: req.root,
+                    session_id,
+                    root,
                     cl_ord_id: n.cl_ord_id,
                     order_id: 0,
                     category: n.category,
@@ -164,7 +224,7 @@ impl Tracker {
                     status: OrdStatus::PendingNew,
                     acknowledged: false,
                     pushed: false,
-                    t_written_ns: req.t_written_ns,
+                    t_written_ns,
                     cum_qty: Decimal::ZERO,
                     cum_value: Decimal::ZERO,
                     exchange_cum_qty: Decimal::ZERO,
@@ -193,15 +253,6 @@ impl Tracker {
                 }
             }
         }
-        self.in_flight.insert(
-            req.req_id,
-            InFlight {
-                session_id: req.session_id,
-                root: req.root,
-                kind: req.kind,
-                t_written_ns: req.t_written_ns,
-            },
-        );
     }
 
     /// One parsed frame from the private WebSocket, read at `t_read_ns` (monotonic);
@@ -209,6 +260,22 @@ impl Tracker {
     pub fn on_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
         match inbound {
             Inbound::Trade(reply) => {
+                if let Some(report) = parse_request_id(reply.id).and_then(|id| {
+                    self.mass_cancels.on_reply(
+                        id,
+                        reply.code.0,
+                        reply.msg,
+                        &reply.items,
+                        utc_ns,
+                        t_read_ns,
+                    )
+                }) {
+                    self.reports.extend(report);
+                    return;
+                }
+                if self.on_batch_reply(t_read_ns, utc_ns, reply) {
+                    return;
+                }
                 let item = reply.items.first();
                 let (code, msg) = match item {
                     Some(it) if it.code.0 != 0 => (it.code.0, it.msg),
@@ -221,6 +288,16 @@ impl Tracker {
                 code,
                 msg,
             } => {
+                if let Some(report) = parse_request_id(id).and_then(|rid| {
+                    self.mass_cancels
+                        .on_reply(rid, code.0, msg, &[], utc_ns, t_read_ns)
+                }) {
+                    self.reports.extend(report);
+                    return;
+                }
+                if self.on_batch_error(t_read_ns, utc_ns, id, code.0, msg) {
+                    return;
+                }
                 self.on_reply(t_read_ns, utc_ns, id, code.0, msg, None);
             }
             Inbound::Orders { orders, .. } => {
@@ -260,16 +337,47 @@ impl Tracker {
             self.stats.outcome_unknown += 1;
             return;
         }
-        let Some(order) = self.orders.get_mut(&(req.session_id, req.root)) else {
+        let order_id = item.map_or("", |i| i.order_id);
+        if self
+            .apply_reply(
+                t_read_ns,
+                utc_ns,
+                req.session_id,
+                req.root,
+                req.kind,
+                code,
+                msg,
+                order_id,
+            )
+            .is_none()
+        {
             self.stats.unknown_replies += 1;
-            return;
-        };
-        if let Some(order_id) = item.and_then(|i| i.order_id.parse::<u64>().ok()) {
+        }
+    }
+
+    /// Applies the exchange's answer (`code` 0 = accepted) to one request on order
+    /// (`session_id`, `root`): ExecutionReport New or Rejected for a place, OrderCancelReject
+    /// for a refused modify or cancel. Returns the order's OrderID, `None` when the order is
+    /// not known.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn apply_reply(
+        &mut self,
+        t_read_ns: u64,
+        utc_ns: u64,
+        session_id: u64,
+        root: u64,
+        kind: RequestKind,
+        code: u32,
+        msg: &str,
+        order_id: &str,
+    ) -> Option<u64> {
+        let order = self.orders.get_mut(&(session_id, root))?;
+        if let Ok(order_id) = order_id.parse::<u64>() {
             if order.order_id == 0 {
                 order.order_id = order_id;
             }
         }
-        match req.kind {
+        match kind {
             RequestKind::New(_) => {
                 if code == 0 {
                     if !order.acknowledged {
@@ -329,6 +437,7 @@ impl Tracker {
                 }
             }
         }
+        Some(order.order_id)
     }
 
     fn acknowledge(
@@ -493,7 +602,7 @@ fn note_push(order: &mut Order, legs: &mut LegHistograms, t_read_ns: u64, order_
 }
 
 /// An ExecutionReport with the order's current ids, prices and quantities.
-fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
+pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
     ExecutionReport {
         cl_ord_id: o.cl_ord_id,
         orig_cl_ord_id: 0,

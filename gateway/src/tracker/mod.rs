@@ -8,8 +8,12 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub mod core;
+mod lists;
+pub mod mass;
 pub mod order;
 pub mod request;
+mod risk_feed;
+pub mod routing;
 #[cfg(test)]
 mod tests;
 
@@ -19,11 +23,14 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use codec::json::JsonParser;
+use codec::sbe::{BoolFlag, ListStatus};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::lists::ListReport;
+pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
-pub use self::request::{NewOrder, RequestKind, SentRequest};
+pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
@@ -33,6 +40,11 @@ use crate::session::out::{Flow, SessionOut};
 pub enum TrackerInput {
     /// A trade op was written to the exchange.
     Sent(SentRequest),
+    /// An exchange batch of a strategy list was written.
+    SentBatch(SentBatch),
+    /// The io thread is done with a strategy list (its ListStatus follows once every batch is
+    /// answered).
+    ListDone(ListDone),
     /// A text frame from the private WebSocket, read at `t_read_ns` (monotonic).
     Frame {
         /// Index of the account whose connection it came from.
@@ -58,6 +70,18 @@ pub enum TrackerInput {
         /// SessionID.
         session_id: u64,
     },
+    /// Query: the open orders `filter` selects (after reconciling with `exchange`, the
+    /// account's `unfilled-orders`, when given), answered on `reply`.
+    OpenOrders {
+        /// Which orders.
+        filter: OrderFilter,
+        /// The exchange's open orders of the account (RefreshFromExchange).
+        exchange: Option<Vec<crate::exchange::rest_orders::OpenOrder>>,
+        /// Where the answer goes.
+        reply: tokio::sync::oneshot::Sender<Vec<OrderView>>,
+    },
+    /// Progress of a mass cancel (see [`MassCancelEvent`]).
+    MassCancel(MassCancelEvent),
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -102,10 +126,12 @@ impl TrackerHandle {
     }
 }
 
-/// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`.
+/// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
+/// fills and ended orders update `risk` when given.
 pub fn spawn(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
@@ -117,7 +143,7 @@ pub fn spawn(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx)
+            run(cfg, rx, metrics_tx, risk)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -126,19 +152,51 @@ struct Driver {
     tracker: Tracker,
     parser: JsonParser,
     sessions: HashMap<u64, Arc<SessionOut>>,
+    routing: routing::Routing,
     json_errors: u64,
     push_legs: LegHistograms,
+    risk: Option<risk_feed::RiskFeed>,
 }
 
 impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
         match input {
-            TrackerInput::Sent(req) => self.tracker.on_sent(req),
+            TrackerInput::Sent(req) => {
+                if let (Some(feed), RequestKind::New(n)) = (self.risk.as_mut(), &req.kind) {
+                    feed.on_new(req.session_id, n);
+                }
+                self.tracker.on_sent(req)
+            }
+            TrackerInput::SentBatch(batch) => {
+                if let Some(feed) = self.risk.as_mut() {
+                    for item in &batch.items {
+                        if let RequestKind::New(n) = &item.kind {
+                            feed.on_new(batch.session_id, n);
+                        }
+                    }
+                }
+                self.tracker.on_sent_batch(batch)
+            }
+            TrackerInput::ListDone(done) => {
+                self.tracker.on_list_done(done);
+                self.write_reports();
+            }
             TrackerInput::Frame {
-                text, t_read_ns, ..
+                account,
+                text,
+                t_read_ns,
             } => {
                 match self.parser.parse(&text) {
-                    Ok(inbound) => self.tracker.on_inbound(t_read_ns, utc_now_ns(), &inbound),
+                    Ok(inbound) => {
+                        let utc = utc_now_ns();
+                        self.tracker.on_inbound(t_read_ns, utc, &inbound);
+                        let routes = &self.routing;
+                        routing::account_updates(&inbound, utc, |u| {
+                            for out in routes.account_sessions(account) {
+                                out.send(Flow::Application, now_ns(), |buf| u.encode_frame(buf));
+                            }
+                        });
+                    }
                     Err(e) => {
                         self.json_errors += 1;
                         if self.json_errors <= 10 {
@@ -149,11 +207,32 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::SessionOpened {
-                session_id, out, ..
+                session_id,
+                account,
+                role,
+                out,
             } => {
+                self.tracker.on_session_opened(session_id, account);
+                self.routing
+                    .open(session_id, account, role, Arc::clone(&out));
                 self.sessions.insert(session_id, out);
             }
+            TrackerInput::OpenOrders {
+                filter,
+                exchange,
+                reply,
+            } => {
+                let views = self
+                    .tracker
+                    .open_orders(&filter, exchange.as_deref(), utc_now_ns());
+                let _ = reply.send(views);
+            }
+            TrackerInput::MassCancel(ev) => {
+                self.tracker.on_mass_cancel(ev, utc_now_ns());
+                self.write_reports();
+            }
             TrackerInput::SessionClosed { session_id } => {
+                self.routing.close(session_id);
                 self.sessions.remove(&session_id);
             }
             TrackerInput::Shutdown => return false,
@@ -163,18 +242,33 @@ impl Driver {
 
     fn write_reports(&mut self) {
         for report in self.tracker.drain_reports() {
+            if let Some(feed) = self.risk.as_mut() {
+                feed.on_report(report.session_id, &report.msg);
+            }
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let written = out.send(Flow::Application, now_ns(), |buf| match report.msg {
+            let encode = |buf: &mut Vec<u8>| match report.msg {
                 ReportMsg::Exec(er) => er.encode_frame(buf),
                 ReportMsg::CancelReject(r) => r.encode_frame(buf),
-            });
+                ReportMsg::MassCancel(r) => r.encode_frame(buf),
+            };
+            let written = out.send(Flow::Application, now_ns(), encode);
+            if routing::is_drop_copied(&report.msg) {
+                for copy in self.routing.drop_copies(report.session_id) {
+                    copy.send(Flow::Application, now_ns(), encode);
+                }
+            }
             if written && report.cause_t_read_ns != 0 {
                 self.push_legs.record(
                     Leg::PushToReport,
                     now_ns().saturating_sub(report.cause_t_read_ns),
                 );
+            }
+        }
+        for list in self.tracker.drain_list_reports() {
+            if let Some(out) = self.sessions.get(&list.session_id) {
+                write_list_status(out, &list, utc_now_ns());
             }
         }
     }
@@ -187,17 +281,46 @@ impl Driver {
     }
 }
 
+/// Writes a list's entries as ListStatus messages of at most
+/// [`ListStatus::MAX_ENTRIES_PER_FRAME`] entries, LastFragment = Yes on the last one.
+fn write_list_status(out: &SessionOut, list: &ListReport, utc_ns: u64) {
+    let per_frame = ListStatus::MAX_ENTRIES_PER_FRAME.max(1);
+    let frames = list.entries.len().div_ceil(per_frame).max(1);
+    for n in 0..frames {
+        let part = list
+            .entries
+            .get(n * per_frame..((n + 1) * per_frame).min(list.entries.len()))
+            .unwrap_or(&[]);
+        let msg = ListStatus {
+            list_id: list.list_id,
+            transact_time: utc_ns,
+            ref_msg_type: list.ref_msg_type,
+            last_fragment: if n + 1 == frames {
+                BoolFlag::Yes
+            } else {
+                BoolFlag::No
+            },
+        };
+        out.send(Flow::Application, now_ns(), |buf| {
+            let _ = msg.encode_frame(part.iter().copied(), buf);
+        });
+    }
+}
+
 fn run(
     cfg: TrackerThreadConfig,
     rx: Receiver<TrackerInput>,
     metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> TrackerSummary {
     let mut d = Driver {
         tracker: Tracker::new(),
         parser: JsonParser::new(),
         sessions: HashMap::new(),
+        routing: routing::Routing::default(),
         json_errors: 0,
         push_legs: LegHistograms::default(),
+        risk: risk.map(risk_feed::RiskFeed::new),
     };
     let mut idler = Idler::new(cfg.idle);
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);

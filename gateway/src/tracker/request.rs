@@ -62,3 +62,44 @@ pub struct NewOrder {
     /// Order quantity (base coin).
     pub qty: Decimal,
 }
+
+/// One item of an exchange batch, in request order.
+#[derive(Debug, Clone, Copy)]
+pub struct BatchItem {
+    /// Root ClOrdID of the order it concerns.
+    pub root: u64,
+    /// What was asked.
+    pub kind: RequestKind,
+}
+
+/// One exchange batch (`batch-place`, `batch-modify`, `batch-cancel`) of a strategy list,
+/// written to the exchange (sent to the tracker right after the write).
+#[derive(Debug, Clone)]
+pub struct SentBatch {
+    /// The trade op's `id`.
+    pub req_id: u64,
+    /// The strategy session.
+    pub session_id: u64,
+    /// The strategy's ListID.
+    pub list_id: u64,
+    /// The items in request order.
+    pub items: Vec<BatchItem>,
+    /// When the exchange frame was written (monotonic ns).
+    pub t_written_ns: u64,
+}
+
+/// The io thread is done with a strategy list: every exchange batch of it was written (or
+/// refused) and these items were refused before sending.
+#[derive(Debug, Clone)]
+pub struct ListDone {
+    /// The strategy session.
+    pub session_id: u64,
+    /// The strategy's ListID.
+    pub list_id: u64,
+    /// Template id of the list (107, 108 or 109).
+    pub ref_msg_type: u16,
+    /// How many exchange batches were written ([`SentBatch`] sent for each).
+    pub batches_sent: u32,
+    /// ListStatus entries of the items refused before sending.
+    pub refused: Vec<codec::sbe::ListStatusEntry>,
+}

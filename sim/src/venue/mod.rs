@@ -86,6 +86,14 @@ pub struct Counters {
     pub rate_limited: AtomicU64,
     /// Connections closed for sending over `max_msgs_per_s` (code 30007).
     pub msg_limit_closes: AtomicU64,
+    /// `batch-place` requests received (any outcome; one per request, not per item).
+    pub batch_place_ops: AtomicU64,
+    /// `batch-modify` requests received.
+    pub batch_modify_ops: AtomicU64,
+    /// `batch-cancel` requests received.
+    pub batch_cancel_ops: AtomicU64,
+    /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
+    pub move_positions_requests: AtomicU64,
 }
 
 fn bump(c: &AtomicU64) {
@@ -318,6 +326,13 @@ impl Venue {
                 return outcome;
             }
         };
+        if batch {
+            bump(match kind {
+                OpKind::Place => &self.counters.batch_place_ops,
+                OpKind::Modify => &self.counters.batch_modify_ops,
+                OpKind::Cancel => &self.counters.batch_cancel_ops,
+            });
+        }
         let count_ok = if batch {
             !args.is_empty() && args.len() <= 20
         } else {

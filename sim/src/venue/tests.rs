@@ -87,3 +87,27 @@ fn request_level_checks() {
     assert_eq!(r["id"], "");
     assert_eq!(r["code"], "25204");
 }
+
+#[test]
+fn batch_requests_are_counted_per_topic() {
+    let mut v = venue();
+    let item = |oid: &str| {
+        format!(
+            r#"{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","clientOid":"{oid}"}}"#
+        )
+    };
+    let req = format!(
+        r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"batch-place","args":[{},{}]}}"#,
+        item("p1"),
+        item("p2")
+    );
+    trade(&mut v, 0, &req);
+    trade(&mut v, 0, &place("p3", "buy", "2000"));
+    let req = r#"{"op":"trade","id":"2","category":"usdt-futures","topic":"batch-cancel","args":[{"symbol":"ETHUSDT","clientOid":"p1"}]}"#;
+    trade(&mut v, 0, req);
+    let c = &v.counters;
+    assert_eq!(c.batch_place_ops.load(Ordering::Relaxed), 1);
+    assert_eq!(c.batch_modify_ops.load(Ordering::Relaxed), 0);
+    assert_eq!(c.batch_cancel_ops.load(Ordering::Relaxed), 1);
+    assert_eq!(c.orders_received.load(Ordering::Relaxed), 3);
+}

@@ -1,0 +1,511 @@
+//! [`RiskBook`]: the risk state shared by the io thread (checks, reservations, marks, kill
+//! switch) and the tracker thread (fills, ended orders). Atomics only: no lock on the order path.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use codec::sbe::{Category, OrdRejReason, Side, Symbol};
+use codec::{Decimal, Rounding};
+
+use super::check::{check_band, check_scope, OrderView, RiskReject, Scope, ScopeState};
+use super::config::{RiskLimits, RiskSettings};
+use crate::engine::SessionGrant;
+
+/// Exponent marks are stored at (integer mantissa at 10^-9).
+const MARK_EXP: i8 = -9;
+
+/// What the risk rules need of one instrument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RiskInstrument {
+    /// Product line.
+    pub category: Category,
+    /// Symbol.
+    pub symbol: Symbol,
+    /// Quantity step: positions are kept in integer lots.
+    pub lot: Decimal,
+    /// `buyLimitPriceRatio`: band of buy prices around the mark, if the exchange sets one.
+    pub buy_ratio: Option<Decimal>,
+    /// `sellLimitPriceRatio`: band of sell prices around the mark, if the exchange sets one.
+    pub sell_ratio: Option<Decimal>,
+}
+
+#[derive(Debug)]
+struct SessionSlot {
+    account: usize,
+    limits: RiskLimits,
+    open_orders: AtomicU32,
+}
+
+#[derive(Debug, Default)]
+struct AccountSlot {
+    limits: RiskLimits,
+    open_orders: AtomicU32,
+    kill: AtomicBool,
+}
+
+#[derive(Debug, Default)]
+struct PosSlot {
+    position: AtomicI64,
+    open_buy: AtomicI64,
+    open_sell: AtomicI64,
+}
+
+#[derive(Debug)]
+struct Instruments {
+    index: HashMap<(Category, Symbol), usize>,
+    info: Vec<RiskInstrument>,
+    marks: Vec<AtomicI64>,
+    /// `account * info.len() + instrument`.
+    slots: Vec<PosSlot>,
+}
+
+/// What [`RiskBook::check_new`] counted for an order; give it back with
+/// [`RiskBook::release`] if the order is then not sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reserved {
+    session_id: u64,
+    instrument: Option<usize>,
+    side: Side,
+    lots: i64,
+}
+
+/// Limits, counters, positions, marks and kill-switch flags of every session and account.
+#[derive(Debug)]
+pub struct RiskBook {
+    sessions: HashMap<u64, SessionSlot>,
+    accounts: Vec<AccountSlot>,
+    instruments: OnceLock<Instruments>,
+}
+
+fn sub_floor(a: &AtomicU32) {
+    let _ = a.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+        Some(v.saturating_sub(1))
+    });
+}
+
+impl RiskBook {
+    /// A book for these sessions and `accounts` accounts (instruments come later, see
+    /// [`RiskBook::set_instruments`]).
+    pub fn new(grants: &[SessionGrant], accounts: usize, settings: &RiskSettings) -> RiskBook {
+        RiskBook {
+            sessions: grants
+                .iter()
+                .map(|g| {
+                    (
+                        g.session_id,
+                        SessionSlot {
+                            account: g.account,
+                            limits: g.risk.clone(),
+                            open_orders: AtomicU32::new(0),
+                        },
+                    )
+                })
+                .collect(),
+            accounts: (0..accounts)
+                .map(|i| AccountSlot {
+                    limits: settings
+                        .accounts
+                        .get(i)
+                        .unwrap_or(&settings.default_account)
+                        .clone(),
+                    ..AccountSlot::default()
+                })
+                .collect(),
+            instruments: OnceLock::new(),
+        }
+    }
+
+    /// Sets the instrument set once (later calls are ignored).
+    pub fn set_instruments(&self, list: Vec<RiskInstrument>) {
+        let n = list.len();
+        let _ = self.instruments.set(Instruments {
+            index: list
+                .iter()
+                .enumerate()
+                .map(|(i, r)| ((r.category, r.symbol), i))
+                .collect(),
+            info: list,
+            marks: (0..n).map(|_| AtomicI64::new(0)).collect(),
+            slots: (0..n * self.accounts.len())
+                .map(|_| PosSlot::default())
+                .collect(),
+        });
+    }
+
+    fn instrument(&self, category: Category, symbol: &Symbol) -> Option<(&Instruments, usize)> {
+        let t = self.instruments.get()?;
+        let i = *t.index.get(&(category, *symbol))?;
+        Some((t, i))
+    }
+
+    fn slot(&self, account: usize, ix: usize) -> Option<&PosSlot> {
+        let t = self.instruments.get()?;
+        t.slots
+            .get(account.checked_mul(t.info.len())?.checked_add(ix)?)
+    }
+
+    /// The account a session is bound to.
+    pub fn session_account(&self, session_id: u64) -> Option<usize> {
+        self.sessions.get(&session_id).map(|s| s.account)
+    }
+
+    /// Sets the mark price of an instrument (ignored for an unknown one).
+    pub fn set_mark(&self, category: Category, symbol: &Symbol, mark: Decimal) {
+        if let Some((t, i)) = self.instrument(category, symbol) {
+            let v = mark
+                .round_to(MARK_EXP, Rounding::HalfUp)
+                .and_then(|m| m.to_scaled(MARK_EXP))
+                .unwrap_or(0);
+            if let Some(a) = t.marks.get(i) {
+                a.store(v, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The last mark price of an instrument, if any.
+    pub fn mark(&self, category: Category, symbol: &Symbol) -> Option<Decimal> {
+        let (t, i) = self.instrument(category, symbol)?;
+        let v = t.marks.get(i)?.load(Ordering::Relaxed);
+        (v > 0).then(|| Decimal::new(v, MARK_EXP).ok()).flatten()
+    }
+
+    fn to_lots(t: &Instruments, ix: usize, qty: Decimal) -> i64 {
+        let Some(lot) = t.info.get(ix).map(|r| r.lot).filter(|l| l.is_positive()) else {
+            return 0;
+        };
+        qty.checked_div(lot, 0, Rounding::Down)
+            .and_then(|v| v.to_scaled(0))
+            .unwrap_or(0)
+    }
+
+    fn from_lots(t: &Instruments, ix: usize, lots: i64) -> Decimal {
+        t.info
+            .get(ix)
+            .and_then(|r| Decimal::from(lots).checked_mul(r.lot))
+            .unwrap_or(Decimal::ZERO)
+    }
+
+    /// The account's net position in lots converted to base units (long > 0).
+    pub fn position(&self, account: usize, category: Category, symbol: &Symbol) -> Decimal {
+        let Some((t, i)) = self.instrument(category, symbol) else {
+            return Decimal::ZERO;
+        };
+        let lots = self
+            .slot(account, i)
+            .map_or(0, |s| s.position.load(Ordering::Relaxed));
+        Self::from_lots(t, i, lots)
+    }
+
+    /// Sets the account's position (e.g. from `current-position` at start).
+    pub fn set_position(&self, account: usize, category: Category, symbol: &Symbol, qty: Decimal) {
+        if let Some((t, i)) = self.instrument(category, symbol) {
+            if let Some(s) = self.slot(account, i) {
+                s.position
+                    .store(Self::to_lots(t, i, qty), Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Orders of a session open now (sent, not ended).
+    pub fn session_open_orders(&self, session_id: u64) -> u32 {
+        self.sessions
+            .get(&session_id)
+            .map_or(0, |s| s.open_orders.load(Ordering::Relaxed))
+    }
+
+    /// Turns the kill switch of one account (`Some`) or every account (`None`) on or off.
+    pub fn set_kill_switch(&self, account: Option<usize>, on: bool) {
+        for (i, a) in self.accounts.iter().enumerate() {
+            if account.is_none_or(|x| x == i) {
+                a.kill.store(on, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// True while the account's kill switch is on.
+    pub fn kill_switch_on(&self, account: usize) -> bool {
+        self.accounts
+            .get(account)
+            .is_some_and(|a| a.kill.load(Ordering::Relaxed))
+    }
+
+    /// Checks a new order of `session_id` against the kill switch, the session's and the
+    /// account's limits and the instrument's price band; on success counts it as open (give
+    /// the [`Reserved`] back with [`RiskBook::release`] if it is then not sent). A session
+    /// the book does not know is checked against nothing but counted nowhere.
+    pub fn check_new(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        order: &OrderView,
+    ) -> Result<Reserved, RiskReject> {
+        let Some(sess) = self.sessions.get(&session_id) else {
+            return Ok(Reserved {
+                session_id,
+                instrument: None,
+                side: order.side,
+                lots: 0,
+            });
+        };
+        let account = self.accounts.get(sess.account);
+        if account.is_some_and(|a| a.kill.load(Ordering::Relaxed)) {
+            return Err(RiskReject {
+                reason: OrdRejReason::KillSwitch,
+                text: "kill switch on".to_string(),
+            });
+        }
+        let inst = self.instrument(category, symbol);
+        let mut state = ScopeState::default();
+        let mut lots = 0;
+        if let Some((t, i)) = inst {
+            state.mark = self.mark(category, symbol);
+            if let Some(s) = self.slot(sess.account, i) {
+                state.position = Self::from_lots(t, i, s.position.load(Ordering::Relaxed));
+                let open = match order.side {
+                    Side::Buy => s.open_buy.load(Ordering::Relaxed),
+                    Side::Sell => s.open_sell.load(Ordering::Relaxed),
+                };
+                state.open_same_side = Self::from_lots(t, i, open);
+            }
+            lots = Self::to_lots(t, i, order.qty);
+            if let (Some(px), Some(mark), Some(info)) = (order.price, state.mark, t.info.get(i)) {
+                let ratio = match order.side {
+                    Side::Buy => info.buy_ratio,
+                    Side::Sell => info.sell_ratio,
+                };
+                if let Some(r) = ratio {
+                    check_band("instrument", "price_ratio", r, px, mark)?;
+                }
+            }
+        }
+        state.open_orders = sess.open_orders.load(Ordering::Relaxed);
+        check_scope(Scope::Session, &sess.limits, order, &state)?;
+        if let Some(a) = account {
+            state.open_orders = a.open_orders.load(Ordering::Relaxed);
+            check_scope(Scope::Account, &a.limits, order, &state)?;
+            a.open_orders.fetch_add(1, Ordering::Relaxed);
+        }
+        sess.open_orders.fetch_add(1, Ordering::Relaxed);
+        let instrument = inst.map(|(_, i)| i);
+        if let Some(s) = instrument.and_then(|i| self.slot(sess.account, i)) {
+            match order.side {
+                Side::Buy => s.open_buy.fetch_add(lots, Ordering::Relaxed),
+                Side::Sell => s.open_sell.fetch_add(lots, Ordering::Relaxed),
+            };
+        }
+        Ok(Reserved {
+            session_id,
+            instrument,
+            side: order.side,
+            lots,
+        })
+    }
+
+    /// Gives back what [`RiskBook::check_new`] counted for `order` of `session_id` when the
+    /// [`Reserved`] token is no longer at hand (a batch item whose batch was not written).
+    pub fn release_order(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        order: &OrderView,
+    ) {
+        let (instrument, lots) = match self.instrument(category, symbol) {
+            Some((t, i)) => (Some(i), Self::to_lots(t, i, order.qty)),
+            None => (None, 0),
+        };
+        self.release(Reserved {
+            session_id,
+            instrument,
+            side: order.side,
+            lots,
+        });
+    }
+
+    /// Gives back what [`RiskBook::check_new`] counted for an order that was not sent.
+    pub fn release(&self, r: Reserved) {
+        let Some(sess) = self.sessions.get(&r.session_id) else {
+            return;
+        };
+        sub_floor(&sess.open_orders);
+        if let Some(a) = self.accounts.get(sess.account) {
+            sub_floor(&a.open_orders);
+        }
+        if let Some(s) = r.instrument.and_then(|i| self.slot(sess.account, i)) {
+            match r.side {
+                Side::Buy => s.open_buy.fetch_sub(r.lots, Ordering::Relaxed),
+                Side::Sell => s.open_sell.fetch_sub(r.lots, Ordering::Relaxed),
+            };
+        }
+    }
+
+    fn open_qty(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+    ) -> Option<&AtomicI64> {
+        let account = self.session_account(session_id)?;
+        let (_, i) = self.instrument(category, symbol)?;
+        let s = self.slot(account, i)?;
+        Some(match side {
+            Side::Buy => &s.open_buy,
+            Side::Sell => &s.open_sell,
+        })
+    }
+
+    /// A fill of `qty` of an order of `session_id` (tracker thread): the position moves, the
+    /// open quantity of that side shrinks.
+    pub fn on_fill(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+        qty: Decimal,
+    ) {
+        let Some(account) = self.session_account(session_id) else {
+            return;
+        };
+        let Some((t, i)) = self.instrument(category, symbol) else {
+            return;
+        };
+        let Some(s) = self.slot(account, i) else {
+            return;
+        };
+        let lots = Self::to_lots(t, i, qty);
+        match side {
+            Side::Buy => {
+                s.position.fetch_add(lots, Ordering::Relaxed);
+                s.open_buy.fetch_sub(lots, Ordering::Relaxed);
+            }
+            Side::Sell => {
+                s.position.fetch_sub(lots, Ordering::Relaxed);
+                s.open_sell.fetch_sub(lots, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// An order's open quantity changed from `old_leaves` to `new_leaves` (replaced).
+    pub fn on_leaves_changed(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+        old_leaves: Decimal,
+        new_leaves: Decimal,
+    ) {
+        let Some((t, i)) = self.instrument(category, symbol) else {
+            return;
+        };
+        let delta = Self::to_lots(t, i, new_leaves) - Self::to_lots(t, i, old_leaves);
+        if let Some(open) = self.open_qty(session_id, category, symbol, side) {
+            open.fetch_add(delta, Ordering::Relaxed);
+        }
+    }
+
+    /// An order of `session_id` ended (filled, canceled, rejected) with `leaves` still open
+    /// (tracker thread): it no longer counts as open.
+    pub fn on_order_end(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+        leaves: Decimal,
+    ) {
+        let Some(sess) = self.sessions.get(&session_id) else {
+            return;
+        };
+        sub_floor(&sess.open_orders);
+        if let Some(a) = self.accounts.get(sess.account) {
+            sub_floor(&a.open_orders);
+        }
+        if let Some((t, i)) = self.instrument(category, symbol) {
+            let lots = Self::to_lots(t, i, leaves);
+            if let Some(open) = self.open_qty(session_id, category, symbol, side) {
+                open.fetch_sub(lots, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::sbe::OrdType;
+
+    fn d(s: &str) -> Decimal {
+        s.parse().unwrap()
+    }
+
+    fn book() -> RiskBook {
+        let grants = [SessionGrant {
+            session_id: 1,
+            risk: RiskLimits {
+                max_open_orders: Some(1),
+                ..Default::default()
+            },
+            ..SessionGrant::default()
+        }];
+        let settings = RiskSettings {
+            default_account: RiskLimits {
+                max_position: Some(d("0.003")),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let b = RiskBook::new(&grants, 1, &settings);
+        b.set_instruments(vec![RiskInstrument {
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            lot: d("0.001"),
+            buy_ratio: Some(d("0.05")),
+            sell_ratio: Some(d("0.05")),
+        }]);
+        b
+    }
+
+    fn buy(qty: &str) -> OrderView {
+        OrderView {
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            price: Some(d("100")),
+            qty: d(qty),
+        }
+    }
+
+    #[test]
+    fn reserves_releases_and_ends_orders() {
+        let b = book();
+        let s = Symbol::new("BTCUSDT").unwrap();
+        let c = Category::UsdtFutures;
+        let r = b.check_new(1, c, &s, &buy("0.002")).unwrap();
+        assert_eq!(b.session_open_orders(1), 1);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.text, "risk: session.max_open_orders 1 >= 1");
+        b.release(r);
+        assert_eq!(b.session_open_orders(1), 0);
+        b.check_new(1, c, &s, &buy("0.002")).unwrap();
+        b.on_fill(1, c, &s, Side::Buy, d("0.002"));
+        b.on_order_end(1, c, &s, Side::Buy, Decimal::ZERO);
+        assert_eq!(b.position(0, c, &s), d("0.002"));
+        assert_eq!(b.session_open_orders(1), 0);
+        let e = b.check_new(1, c, &s, &buy("0.002")).unwrap_err();
+        assert_eq!(e.text, "risk: account.max_position 0.004 > 0.003");
+        // The instrument band once a mark is known.
+        b.set_mark(c, &s, d("90"));
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::PriceExceedsBand);
+        b.set_mark(c, &s, d("100"));
+        b.set_kill_switch(None, true);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::KillSwitch);
+        b.set_kill_switch(Some(0), false);
+        assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
+    }
+}

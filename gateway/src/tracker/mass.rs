@@ -1,0 +1,436 @@
+//! Mass actions on the tracker side: selecting orders by scope (for OrderMassCancelRequest and
+//! OrderMassStatusRequest), reconciling with the exchange's open orders, and the bookkeeping of
+//! a mass cancel's `batch-cancel` chunks until every one is answered (then one
+//! OrderMassCancelReport).
+//!
+//! Items of a mass cancel never give OrderCancelReject: an item the exchange refuses (e.g. the
+//! order filled meanwhile) is simply not affected. Each accepted item's order gets its Canceled
+//! ExecutionReport from the order push as usual.
+
+use std::collections::HashMap;
+
+use codec::json::TradeItem;
+use codec::sbe::{
+    Category, ExecType, ExecutionReport, MassCancelRejectReason, MassCancelRequestType,
+    MassCancelResponse, OrderMassCancelReport, Side, Symbol, Text,
+};
+use codec::Decimal;
+
+use super::core::{exec_report, Report, ReportMsg};
+use super::order::Order;
+use crate::exchange::rest_orders::OpenOrder;
+use crate::ids::ClientOid;
+
+/// Whose orders a mass action covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrderScope {
+    /// Orders of one session.
+    Session(u64),
+    /// Orders of every session bound to one account (by account index).
+    Account(usize),
+}
+
+/// Which open orders a mass action selects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderFilter {
+    /// Sessions covered.
+    pub scope: OrderScope,
+    /// Only this symbol.
+    pub symbol: Option<Symbol>,
+    /// Only this category.
+    pub category: Option<Category>,
+    /// Only this side.
+    pub side: Option<Side>,
+}
+
+impl OrderFilter {
+    fn matches_instrument(&self, category: Category, symbol: &Symbol, side: Side) -> bool {
+        self.category.is_none_or(|c| c == category)
+            && self.symbol.is_none_or(|s| s == *symbol)
+            && self.side.is_none_or(|s| s == side)
+    }
+}
+
+/// One selected open order: whose it is and its status as an ExecutionReport (ExecType
+/// OrderStatus).
+#[derive(Debug, Clone, Copy)]
+pub struct OrderView {
+    /// Owning session (0 for an exchange order the tracker does not know).
+    pub session_id: u64,
+    /// Root ClOrdID (its clientOid's second part; 0 for an unknown order).
+    pub root: u64,
+    /// The order's status report.
+    pub report: ExecutionReport,
+}
+
+/// Text of the status report of an exchange order the tracker does not know.
+pub const FOREIGN_ORDER_TEXT: &str = "not placed through this gateway session";
+
+/// The open orders the filter selects (`accounts`: session → account index), as OrderStatus
+/// reports stamped `utc_ns`. With `exchange` (the account's open orders from
+/// `unfilled-orders`), known orders first take the exchange's `orderId` and `cumExecQty` when
+/// the tracker lacks them, and in Account scope the exchange orders the tracker does not know
+/// are added (ClOrdID 0, OrderID set, Text [`FOREIGN_ORDER_TEXT`]).
+pub fn select(
+    orders: &mut HashMap<(u64, u64), Order>,
+    accounts: &HashMap<u64, usize>,
+    filter: &OrderFilter,
+    exchange: Option<&[OpenOrder]>,
+    utc_ns: u64,
+) -> Vec<OrderView> {
+    let mut foreign = Vec::new();
+    for eo in exchange.unwrap_or(&[]) {
+        let known = ClientOid::parse(&eo.client_oid).and_then(|key| orders.get_mut(&key));
+        match known {
+            Some(o) => reconcile(o, eo),
+            None => foreign.push(eo),
+        }
+    }
+    let in_scope = |session: u64| match filter.scope {
+        OrderScope::Session(s) => s == session,
+        OrderScope::Account(a) => accounts.get(&session) == Some(&a),
+    };
+    let mut out: Vec<OrderView> = orders
+        .values()
+        .filter(|o| {
+            !o.is_terminal()
+                && in_scope(o.session_id)
+                && filter.matches_instrument(o.category, &o.symbol, o.side)
+        })
+        .map(|o| OrderView {
+            session_id: o.session_id,
+            root: o.root,
+            report: exec_report(o, ExecType::OrderStatus, utc_ns),
+        })
+        .collect();
+    out.sort_by_key(|v| (v.session_id, v.root));
+    if matches!(filter.scope, OrderScope::Account(_)) {
+        out.extend(
+            foreign
+                .into_iter()
+                .filter(|eo| filter.matches_instrument(eo.category, &eo.symbol, eo.side))
+                .map(|eo| OrderView {
+                    session_id: 0,
+                    root: 0,
+                    report: foreign_report(eo, utc_ns),
+                }),
+        );
+    }
+    out
+}
+
+fn reconcile(o: &mut Order, eo: &OpenOrder) {
+    if o.order_id == 0 {
+        o.order_id = eo.order_id;
+    }
+    if eo.cum_qty > o.exchange_cum_qty {
+        o.exchange_cum_qty = eo.cum_qty;
+    }
+}
+
+fn foreign_report(eo: &OpenOrder, utc_ns: u64) -> ExecutionReport {
+    let leaves = match eo.qty.checked_sub(eo.cum_qty) {
+        Some(l) if l.is_positive() => l,
+        _ => Decimal::ZERO,
+    };
+    ExecutionReport {
+        cl_ord_id: 0,
+        orig_cl_ord_id: 0,
+        order_id: eo.order_id,
+        exec_id: 0,
+        transact_time: utc_ns,
+        price: eo.price,
+        order_qty: eo.qty,
+        last_qty: None,
+        last_px: None,
+        cum_qty: eo.cum_qty,
+        leaves_qty: leaves,
+        avg_px: eo.avg_px,
+        exchange_code: 0,
+        symbol: eo.symbol,
+        category: eo.category,
+        side: eo.side,
+        ord_type: eo.ord_type,
+        time_in_force: eo.time_in_force,
+        exec_type: ExecType::OrderStatus,
+        ord_status: eo.status,
+        ord_rej_reason: None,
+        text: Text::new(FOREIGN_ORDER_TEXT),
+    }
+}
+
+/// What the io thread tells the tracker about a mass cancel.
+#[derive(Debug, Clone, Copy)]
+pub enum MassCancelEvent {
+    /// A mass cancel of `chunks` `batch-cancel` ops starts (sent before the first chunk).
+    Start {
+        /// Gateway-wide id of the mass cancel (a request id that is never written).
+        mass_id: u64,
+        /// The requesting session (the report goes there).
+        session_id: u64,
+        /// ClOrdID of the OrderMassCancelRequest.
+        cl_ord_id: u64,
+        /// Scope asked for.
+        request_type: MassCancelRequestType,
+        /// Number of `batch-cancel` ops that will follow.
+        chunks: u32,
+    },
+    /// Chunk `req_id` is about to be written (sent before the write, so its reply always
+    /// finds it).
+    Chunk {
+        /// The mass cancel.
+        mass_id: u64,
+        /// The `batch-cancel` op's request id.
+        req_id: u64,
+    },
+    /// Chunk `req_id` was not written (`text`: why).
+    NotSent {
+        /// The chunk's request id.
+        req_id: u64,
+        /// Why (e.g. `exchange connection down`).
+        text: &'static str,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct MassState {
+    session_id: u64,
+    cl_ord_id: u64,
+    request_type: MassCancelRequestType,
+    chunks: u32,
+    answered: u32,
+    replied: u32,
+    whole_op_errors: u32,
+    affected: u32,
+    first_code: u32,
+    first_text: Text,
+}
+
+/// Mass cancels in progress: chunk request id → mass id, and each mass cancel's counts.
+#[derive(Debug, Default)]
+pub struct MassCancels {
+    masses: HashMap<u64, MassState>,
+    chunks: HashMap<u64, u64>,
+}
+
+impl MassCancels {
+    /// Mass cancels not yet reported.
+    pub fn pending(&self) -> usize {
+        self.masses.len()
+    }
+
+    /// Applies an event; returns the report once the mass cancel is complete.
+    pub fn on_event(&mut self, ev: MassCancelEvent, utc_ns: u64) -> Option<Report> {
+        match ev {
+            MassCancelEvent::Start {
+                mass_id,
+                session_id,
+                cl_ord_id,
+                request_type,
+                chunks,
+            } => {
+                self.masses.insert(
+                    mass_id,
+                    MassState {
+                        session_id,
+                        cl_ord_id,
+                        request_type,
+                        chunks,
+                        answered: 0,
+                        replied: 0,
+                        whole_op_errors: 0,
+                        affected: 0,
+                        first_code: 0,
+                        first_text: Text::new(""),
+                    },
+                );
+                self.finish_if_done(mass_id, utc_ns, 0)
+            }
+            MassCancelEvent::Chunk { mass_id, req_id } => {
+                self.chunks.insert(req_id, mass_id);
+                None
+            }
+            MassCancelEvent::NotSent { req_id, text } => {
+                let mass_id = self.chunks.remove(&req_id)?;
+                let m = self.masses.get_mut(&mass_id)?;
+                m.answered += 1;
+                if m.first_text.is_empty() {
+                    m.first_text = Text::new(text);
+                }
+                self.finish_if_done(mass_id, utc_ns, 0)
+            }
+        }
+    }
+
+    /// A trade reply (`items`) or error (`items` empty, `code` ≠ 0) for request `req_id`.
+    /// `None` if it is not a mass-cancel chunk (the caller handles it); `Some(report)`
+    /// otherwise, the report once the whole mass cancel is answered.
+    pub fn on_reply(
+        &mut self,
+        req_id: u64,
+        code: u32,
+        msg: &str,
+        items: &[TradeItem<'_>],
+        utc_ns: u64,
+        t_read_ns: u64,
+    ) -> Option<Option<Report>> {
+        if self.chunks.is_empty() {
+            return None;
+        }
+        let mass_id = self.chunks.remove(&req_id)?;
+        let Some(m) = self.masses.get_mut(&mass_id) else {
+            return Some(None);
+        };
+        m.answered += 1;
+        m.replied += 1;
+        if code != 0 && items.is_empty() {
+            m.whole_op_errors += 1;
+            if m.first_code == 0 {
+                m.first_code = code;
+                m.first_text = Text::new(msg);
+            }
+        }
+        for it in items {
+            if it.code.0 == 0 && code == 0 {
+                m.affected += 1;
+            } else if m.first_code == 0 {
+                m.first_code = if it.code.0 != 0 { it.code.0 } else { code };
+                m.first_text = Text::new(if it.msg.is_empty() { msg } else { it.msg });
+            }
+        }
+        Some(self.finish_if_done(mass_id, utc_ns, t_read_ns))
+    }
+
+    fn finish_if_done(&mut self, mass_id: u64, utc_ns: u64, t_read_ns: u64) -> Option<Report> {
+        let m = self.masses.get(&mass_id)?;
+        if m.answered < m.chunks {
+            return None;
+        }
+        let m = self.masses.remove(&mass_id)?;
+        let mut r = OrderMassCancelReport {
+            cl_ord_id: m.cl_ord_id,
+            transact_time: utc_ns,
+            total_affected_orders: m.affected,
+            exchange_code: m.first_code,
+            mass_cancel_request_type: m.request_type,
+            mass_cancel_response: scope_response(m.request_type),
+            mass_cancel_reject_reason: None,
+            text: m.first_text,
+        };
+        if m.chunks > 0 && m.replied == 0 {
+            r.mass_cancel_response = MassCancelResponse::Rejected;
+            r.mass_cancel_reject_reason = Some(MassCancelRejectReason::NotApplied);
+        } else if m.chunks > 0 && m.whole_op_errors == m.chunks {
+            r.mass_cancel_response = MassCancelResponse::Rejected;
+            r.mass_cancel_reject_reason = Some(MassCancelRejectReason::ExchangeReject);
+        }
+        Some(Report {
+            session_id: m.session_id,
+            msg: ReportMsg::MassCancel(r),
+            cause_t_read_ns: t_read_ns,
+        })
+    }
+}
+
+/// The MassCancelResponse that confirms a scope.
+pub fn scope_response(t: MassCancelRequestType) -> MassCancelResponse {
+    match t {
+        MassCancelRequestType::Symbol => MassCancelResponse::Symbol,
+        MassCancelRequestType::Account => MassCancelResponse::Account,
+        MassCancelRequestType::Session => MassCancelResponse::Session,
+        MassCancelRequestType::Side => MassCancelResponse::Side,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use codec::json::JsonParser;
+    use codec::sbe::{MassCancelRejectReason, MassCancelRequestType, MassCancelResponse};
+
+    use super::MassCancelEvent;
+    use crate::tracker::core::{ReportMsg, Tracker};
+
+    fn feed(t: &mut Tracker, p: &mut JsonParser, json: &str) -> Vec<ReportMsg> {
+        let inbound = p.parse(json.as_bytes()).unwrap();
+        t.on_inbound(1_000, 5, &inbound);
+        t.drain_reports().map(|r| r.msg).collect()
+    }
+
+    fn start(t: &mut Tracker, chunks: u32) {
+        t.on_mass_cancel(
+            MassCancelEvent::Start {
+                mass_id: 1,
+                session_id: 7,
+                cl_ord_id: 99,
+                request_type: MassCancelRequestType::Session,
+                chunks,
+            },
+            5,
+        );
+        for i in 0..u64::from(chunks) {
+            t.on_mass_cancel(
+                MassCancelEvent::Chunk {
+                    mass_id: 1,
+                    req_id: 10 + i,
+                },
+                5,
+            );
+        }
+    }
+
+    fn report(msgs: &[ReportMsg]) -> codec::sbe::OrderMassCancelReport {
+        match msgs {
+            [ReportMsg::MassCancel(r)] => *r,
+            other => panic!("expected one report, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn report_counts_accepted_items_once_every_chunk_is_answered() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        start(&mut t, 2);
+        let reply = r#"{"event":"trade","id":"10","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"1","clientOid":"7:1"},{"code":"25204","msg":"Order does not exist","orderId":"2","clientOid":"7:2"}],"code":"0","msg":"Success","ts":"1"}"#;
+        assert!(
+            feed(&mut t, &mut p, reply).is_empty(),
+            "one chunk still open"
+        );
+        let reply = r#"{"event":"trade","id":"11","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"3","clientOid":"7:3"}],"code":"0","msg":"Success","ts":"1"}"#;
+        let r = report(&feed(&mut t, &mut p, reply));
+        assert_eq!(r.cl_ord_id, 99);
+        assert_eq!(r.total_affected_orders, 2);
+        assert_eq!(r.mass_cancel_response, MassCancelResponse::Session);
+        assert_eq!(r.mass_cancel_reject_reason, None);
+        assert_eq!(r.exchange_code, 25204);
+        assert_eq!(t.stats().cancel_rejects, 0);
+        assert_eq!(t.stats().unknown_replies, 0);
+    }
+
+    #[test]
+    fn whole_op_errors_reject_and_unsent_chunks_are_not_applied() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        start(&mut t, 1);
+        let err = r#"{"event":"error","id":"10","code":"429","msg":"Too Many Requests"}"#;
+        let r = report(&feed(&mut t, &mut p, err));
+        assert_eq!(r.mass_cancel_response, MassCancelResponse::Rejected);
+        assert_eq!(
+            r.mass_cancel_reject_reason,
+            Some(MassCancelRejectReason::ExchangeReject)
+        );
+        assert_eq!(r.exchange_code, 429);
+
+        start(&mut t, 1);
+        t.on_mass_cancel(
+            MassCancelEvent::NotSent {
+                req_id: 10,
+                text: "exchange connection down",
+            },
+            5,
+        );
+        let r = report(&t.drain_reports().map(|r| r.msg).collect::<Vec<_>>());
+        assert_eq!(
+            r.mass_cancel_reject_reason,
+            Some(MassCancelRejectReason::NotApplied)
+        );
+        assert_eq!(r.text.as_str(), "exchange connection down");
+    }
+}

@@ -1,0 +1,96 @@
+//! `GET /api/v3/market/tickers?category=..[&symbol=..]` (public): one ticker per symbol with
+//! `symbol, category, lastPrice, markPrice, indexPrice, bid1Price, ask1Price, ts`. The mark is
+//! the one positions use (override from `SimHandle::set_mark`, else the book mid, else the last
+//! trade); `lastPrice` and `indexPrice` are the mark too (the simulator has no index).
+
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+
+use crate::render::push_json_str;
+use crate::rest::{error, ok};
+use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
+
+/// The tickers handler. Missing or bad category → HTTP 400 `40017`; unknown symbol → `25100`.
+pub(crate) async fn tickers(
+    State(state): State<Arc<AppState>>,
+    Query(q): Query<InstrumentsQuery>,
+) -> Response {
+    let category = match parse_category(q.category.as_deref()) {
+        Ok(Some(c)) => c,
+        Ok(None) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                40017,
+                "Parameter verification failed: category",
+            )
+        }
+        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    };
+    let symbol = q.symbol.filter(|s| !s.is_empty());
+    let sh = state.shared.lock();
+    if let Some(s) = &symbol {
+        if sh.venue.book_index(category, s).is_none() {
+            drop(sh);
+            return error(
+                StatusCode::BAD_REQUEST,
+                25100,
+                &format!("trading pair {s} does not exist"),
+            );
+        }
+    }
+    let marks = sh.venue.marks();
+    let ts = now_ms();
+    let mut data = String::from("[");
+    for inst in sh.venue.instruments() {
+        if inst.category != category || symbol.as_ref().is_some_and(|s| *s != inst.symbol) {
+            continue;
+        }
+        let Some(mark) = marks.get(&(category, inst.symbol.clone())) else {
+            continue;
+        };
+        let (bid, ask) = sh
+            .venue
+            .book_index(category, &inst.symbol)
+            .and_then(|i| sh.venue.book(i))
+            .map(|b| {
+                let px = |v: Option<i64>| {
+                    v.and_then(|m| codec::Decimal::new(m, b.spec().price_exp).ok())
+                        .map(|d| d.normalized().to_string())
+                        .unwrap_or_default()
+                };
+                (px(b.best_bid()), px(b.best_ask()))
+            })
+            .unwrap_or_default();
+        if data.len() > 1 {
+            data.push(',');
+        }
+        let m = mark.normalized().to_string();
+        data.push('{');
+        let mut first = true;
+        for (k, v) in [
+            ("symbol", inst.symbol.as_str()),
+            ("category", category.rest_str()),
+            ("lastPrice", &m),
+            ("markPrice", &m),
+            ("indexPrice", &m),
+            ("bid1Price", &bid),
+            ("ask1Price", &ask),
+            ("ts", &ts.to_string()),
+        ] {
+            if !first {
+                data.push(',');
+            }
+            first = false;
+            push_json_str(&mut data, k);
+            data.push(':');
+            push_json_str(&mut data, v);
+        }
+        data.push('}');
+    }
+    data.push(']');
+    drop(sh);
+    ok(&data)
+}
