@@ -239,9 +239,9 @@ impl SessionConfig {
     pub fn budget_policy(&self) -> crate::engine::BudgetPolicy {
         match self.on_budget_exhausted {
             OnBudgetExhausted::Reject => crate::engine::BudgetPolicy::Reject,
-            OnBudgetExhausted::Queue => crate::engine::BudgetPolicy::Queue(
-                Duration::from_millis(self.queue_deadline_ms),
-            ),
+            OnBudgetExhausted::Queue => {
+                crate::engine::BudgetPolicy::Queue(Duration::from_millis(self.queue_deadline_ms))
+            }
         }
     }
 }
@@ -897,9 +897,10 @@ passphrase = "p"
         assert_eq!(cfg.rate.tier, crate::budget::Tier::Unlimited);
         let settings = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
         assert_eq!(settings.rate.limits().connection, 0);
-        assert!(GatewayConfig::from_toml_str(
-            &MINIMAL.replace("credentials = \"tok\"\n", "credentials = \"tok\"\non_budget_exhausted = \"wait\"\n")
-        )
+        assert!(GatewayConfig::from_toml_str(&MINIMAL.replace(
+            "credentials = \"tok\"\n",
+            "credentials = \"tok\"\non_budget_exhausted = \"wait\"\n"
+        ))
         .is_err());
     }
 

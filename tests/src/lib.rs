@@ -101,19 +101,6 @@ impl Harness {
         }
     }
 
-    /// Starts a simulator with `cfg` and a gateway whose settings `tweak` adjusts first.
-    pub fn start_with(cfg: sim::SimConfig, tweak: impl FnOnce(&mut EngineSettings)) -> Harness {
-        let (rt, sim) = start_sim(cfg);
-        let mut settings = settings_for(&sim, "demo-secret");
-        tweak(&mut settings);
-        let gw = Gateway::start(settings).expect("gateway starts");
-        Harness {
-            rt,
-            sim: Some(sim),
-            gw: Some(gw),
-        }
-    }
-
     /// The demo simulator configuration with the liquidity source switched off, so that the
     /// book holds only what the test puts there.
     pub fn quiet() -> Harness {

@@ -17,7 +17,11 @@ use gateway::engine::BudgetPolicy;
 
 /// A simulator with Bitget's limits on; a gateway on the default tier with `connections`
 /// connections, session 1 rejecting and session 2 queueing (5 s) when the budget is empty.
-fn start(connections: usize, tweak_sim: impl FnOnce(&mut sim::SimConfig), rate: RateConfig) -> Harness {
+fn start(
+    connections: usize,
+    tweak_sim: impl FnOnce(&mut sim::SimConfig),
+    rate: RateConfig,
+) -> Harness {
     let mut cfg = quiet_sim_config();
     cfg.max_msgs_per_s = 10;
     cfg.rate_limits.enabled = true;
@@ -167,18 +171,21 @@ fn cancels_go_through_while_new_orders_exhaust_the_budget() {
     let mut done = 0;
     let mut throttled = 0;
     while done < cls.len() {
-            match r.next_message() {
-                Received::Exec(er) if er.exec_type == ExecType::New => done += 1,
-                Received::Exec(er) => {
-                    assert_eq!(er.ord_rej_reason, Some(OrdRejReason::ThrottleLimitExceeded));
-                    done += 1;
-                    throttled += 1;
-                }
-                Received::RateBudgetReport(..) => {}
-                other => panic!("unexpected {other:?}"),
+        match r.next_message() {
+            Received::Exec(er) if er.exec_type == ExecType::New => done += 1,
+            Received::Exec(er) => {
+                assert_eq!(er.ord_rej_reason, Some(OrdRejReason::ThrottleLimitExceeded));
+                done += 1;
+                throttled += 1;
             }
+            Received::RateBudgetReport(..) => {}
+            other => panic!("unexpected {other:?}"),
+        }
     }
-    assert!(throttled > 0, "new orders were throttled while the cancels went");
+    assert!(
+        throttled > 0,
+        "new orders were throttled while the cancels went"
+    );
     let st = h.sim().stats();
     assert_eq!(st.rate_limited, 0);
     assert_eq!(st.msg_limit_closes, 0);
@@ -216,7 +223,10 @@ fn with_reject_policy_the_reserve_lets_cancels_through_and_refusals_name_the_buc
             other => panic!("unexpected {other:?}"),
         }
     }
-    assert!(canceled >= 2, "the cancel reserve is never taken by new orders");
+    assert!(
+        canceled >= 2,
+        "the cancel reserve is never taken by new orders"
+    );
     let st = h.sim().stats();
     assert_eq!(st.rate_limited, 0);
     assert_eq!(st.msg_limit_closes, 0);
@@ -232,7 +242,10 @@ fn the_pool_spreads_ops_over_its_connections() {
     let (b, _) = burst(&mut s, 16);
     // More new orders than one connection may carry in a window, and no connection closed
     // by the venue: both connections carried them.
-    assert!(b.new >= 13, "6 + 7 new-order frames fit the two connections");
+    assert!(
+        b.new >= 13,
+        "6 + 7 new-order frames fit the two connections"
+    );
     assert!(b
         .throttled
         .iter()

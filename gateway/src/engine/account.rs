@@ -129,10 +129,9 @@ impl AccountCtx {
         let start = now_ns();
         let n = loop {
             let now = now_ns();
-            let got = self
-                .budget
-                .borrow_mut()
-                .acquire(op, now, |n| self.links.get(n).is_some_and(ExchangeLink::is_up));
+            let got = self.budget.borrow_mut().acquire(op, now, |n| {
+                self.links.get(n).is_some_and(ExchangeLink::is_up)
+            });
             match got {
                 Ok(n) => break n,
                 Err(Blocked { bucket, ready_at }) => {

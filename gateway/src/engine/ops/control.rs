@@ -7,10 +7,9 @@ use std::time::SystemTime;
 
 use codec::sbe::{
     BoolFlag, ItemStatus, KillSwitchAction, KillSwitchReport, KillSwitchRequestDecoder,
-    KillSwitchScope, Message, RateBudgetRequestDecoder, Text,
+    KillSwitchScope, RateBudgetRequestDecoder, Text,
 };
 
-use super::not_supported_yet;
 use crate::engine::strategy_conn::Conn;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_cancel_all::cancel_all;

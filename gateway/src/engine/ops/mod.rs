@@ -31,13 +31,3 @@ pub(super) fn refused_for_role(role: SessionRole, msg: &Message<'_>) -> Option<&
         },
     }
 }
-
-/// Placeholder answer of a request family not wired yet.
-pub(super) fn not_supported_yet(conn: &mut Conn, msg: &Message<'_>) {
-    conn.business_reject(
-        msg,
-        0,
-        codec::sbe::BusinessRejectReason::UnsupportedMessageType,
-        "message not supported by this gateway yet",
-    );
-}
