@@ -157,7 +157,13 @@ async fn run_list(
             entry.write_batch(&mut conn.json, req_id, category, &chunk);
         }
         let sent = match conn.ctx.accounts.get(conn.account) {
-            Some(account) => account.send_trade(op, conn.budget, &conn.json).await,
+            Some(account) => {
+                let sent = account.send_trade(op, conn.budget, &conn.json).await;
+                if matches!(sent, Err(NotSent::Throttled { .. })) {
+                    account.note_throttled(session_id, &conn.out);
+                }
+                sent
+            }
             None => Err(NotSent::Down),
         };
         match sent {
