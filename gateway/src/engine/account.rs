@@ -184,7 +184,7 @@ impl AccountCtx {
 
     /// After a request of `session_id` was throttled: sends it an unasked RateBudgetReport the
     /// first time, then at most once per second.
-    pub(super) fn note_throttled(&self, session_id: u64, out: &SessionOut) {
+    pub(in crate::engine) fn note_throttled(&self, session_id: u64, out: &SessionOut) {
         let now = now_ns();
         {
             let mut last = self.throttle_reports.borrow_mut();

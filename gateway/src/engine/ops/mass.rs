@@ -19,7 +19,7 @@ use codec::sbe::{
 };
 use tokio::sync::oneshot;
 
-use crate::engine::account::{BudgetPolicy, TradeOp};
+use crate::engine::account::{BudgetPolicy, NotSent, TradeOp};
 use crate::engine::io::IoCtx;
 use crate::engine::strategy_conn::Conn;
 use crate::exchange::rest_orders::unfilled_orders;
@@ -204,6 +204,9 @@ impl MassCancelJob {
                 .send_trade(TradeOp::BatchCancel, self.budget, &json)
                 .await
             {
+                if matches!(why, NotSent::Throttled { .. }) {
+                    account.note_throttled(self.session_id, &self.out);
+                }
                 let _ =
                     self.ctx
                         .tracker_tx
