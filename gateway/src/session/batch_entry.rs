@@ -5,10 +5,9 @@
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
-    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport, ItemStatus,
-    ListStatusEntry, NewOrderListEntryDecoder, OrdRejReason, OrdStatus, OrdType,
-    OrderCancelListEntryDecoder, OrderCancelReject, OrderCancelReplaceListEntryDecoder, PosSide,
-    StpMode, Symbol, Text,
+    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ItemStatus, ListStatusEntry,
+    NewOrderListEntryDecoder, OrdRejReason, OrdStatus, OrdType, OrderCancelListEntryDecoder,
+    OrderCancelReject, OrderCancelReplaceListEntryDecoder, PosSide, StpMode, Symbol, Text,
 };
 use codec::Decimal;
 
@@ -87,30 +86,7 @@ pub struct RefusedItem {
 pub fn refuse_new(order: &NewOrder, reason: OrdRejReason, text: &str, utc_ns: u64) -> RefusedItem {
     RefusedItem {
         entry: refused_entry(order.cl_ord_id, reason, text),
-        report: ReportMsg::Exec(ExecutionReport {
-            cl_ord_id: order.cl_ord_id,
-            orig_cl_ord_id: 0,
-            order_id: 0,
-            exec_id: 0,
-            transact_time: utc_ns,
-            price: order.price,
-            order_qty: order.qty,
-            last_qty: None,
-            last_px: None,
-            cum_qty: Decimal::ZERO,
-            leaves_qty: Decimal::ZERO,
-            avg_px: None,
-            exchange_code: 0,
-            symbol: order.symbol,
-            category: order.category,
-            side: order.side,
-            ord_type: order.ord_type,
-            time_in_force: order.time_in_force,
-            exec_type: ExecType::Rejected,
-            ord_status: OrdStatus::Rejected,
-            ord_rej_reason: Some(reason),
-            text: Text::new(text),
-        }),
+        report: ReportMsg::Exec(order.rejected(reason, text, utc_ns)),
     }
 }
 

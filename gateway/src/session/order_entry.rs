@@ -8,10 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
-    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ExecType, ExecutionReport,
-    NewOrderSingleDecoder, OrdRejReason, OrdStatus, OrdType, OrderCancelReject,
-    OrderCancelReplaceRequestDecoder, OrderCancelRequestDecoder, PosSide, Side, StpMode, Text,
-    TimeInForce,
+    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, NewOrderSingleDecoder, OrdRejReason,
+    OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
+    OrderCancelRequestDecoder, PosSide, Side, StpMode, Text, TimeInForce,
 };
 use codec::Decimal;
 
@@ -127,30 +126,7 @@ impl OrderEntry {
             qty: m.order_qty(),
         };
         let rejected = |reason, text: &str| {
-            EntryOutcome::Reject(ReportMsg::Exec(ExecutionReport {
-                cl_ord_id: order.cl_ord_id,
-                orig_cl_ord_id: 0,
-                order_id: 0,
-                exec_id: 0,
-                transact_time: utc_ns,
-                price: order.price,
-                order_qty: order.qty,
-                last_qty: None,
-                last_px: None,
-                cum_qty: Decimal::ZERO,
-                leaves_qty: Decimal::ZERO,
-                avg_px: None,
-                exchange_code: 0,
-                symbol: order.symbol,
-                category: order.category,
-                side: order.side,
-                ord_type: order.ord_type,
-                time_in_force: order.time_in_force,
-                exec_type: ExecType::Rejected,
-                ord_status: OrdStatus::Rejected,
-                ord_rej_reason: Some(reason),
-                text: Text::new(text),
-            }))
+            EntryOutcome::Reject(ReportMsg::Exec(order.rejected(reason, text, utc_ns)))
         };
         if self.roots.contains_key(&order.cl_ord_id) {
             return rejected(OrdRejReason::DuplicateOrder, "duplicate ClOrdID");

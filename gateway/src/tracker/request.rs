@@ -1,6 +1,9 @@
 //! What the order path tells the tracker about each trade op it wrote to the exchange.
 
-use codec::sbe::{Category, OrdType, Side, Symbol, TimeInForce};
+use codec::sbe::{
+    Category, ExecType, ExecutionReport, OrdRejReason, OrdStatus, OrdType, Side, Symbol, Text,
+    TimeInForce,
+};
 use codec::Decimal;
 
 /// One trade op the io thread wrote to the exchange (sent to the tracker right after the write,
@@ -102,4 +105,35 @@ pub struct ListDone {
     pub batches_sent: u32,
     /// ListStatus entries of the items refused before sending.
     pub refused: Vec<codec::sbe::ListStatusEntry>,
+}
+
+impl NewOrder {
+    /// ExecutionReport Rejected of this order, refused before anything was sent (`reason`
+    /// and `text` say why; `utc_ns` is TransactTime).
+    pub fn rejected(&self, reason: OrdRejReason, text: &str, utc_ns: u64) -> ExecutionReport {
+        ExecutionReport {
+            cl_ord_id: self.cl_ord_id,
+            orig_cl_ord_id: 0,
+            order_id: 0,
+            exec_id: 0,
+            transact_time: utc_ns,
+            price: self.price,
+            order_qty: self.qty,
+            last_qty: None,
+            last_px: None,
+            cum_qty: Decimal::ZERO,
+            leaves_qty: Decimal::ZERO,
+            avg_px: None,
+            exchange_code: 0,
+            symbol: self.symbol,
+            category: self.category,
+            side: self.side,
+            ord_type: self.ord_type,
+            time_in_force: self.time_in_force,
+            exec_type: ExecType::Rejected,
+            ord_status: OrdStatus::Rejected,
+            ord_rej_reason: Some(reason),
+            text: Text::new(text),
+        }
+    }
 }
