@@ -403,3 +403,58 @@ fn list_items_are_checked_one_by_one_and_counted_open() {
     );
     assert_eq!(h.gateway().risk_book().session_open_orders(1), 2);
 }
+
+#[test]
+fn a_replace_is_checked_like_a_new_order_and_refused_before_sending() {
+    let h = start(|s| {
+        s.sessions[0].risk = RiskLimits {
+            max_order_qty: Some(d("2")),
+            ..Default::default()
+        };
+    });
+    let mut s1 = h.client(1);
+    let (cl, er) = send(&mut s1, Side::Buy, "50000", "1");
+    assert_eq!(er.exec_type, ExecType::New, "{er:?}");
+    let modified = h.sim().stats().orders_modified;
+    // Growing the order past max_order_qty is refused by the gateway, with the rule named.
+    let replace = |s: &mut Strategy, qty: &str, px: &str| {
+        let new_cl = s.next_cl();
+        s.c.send_replace(&codec::sbe::OrderCancelReplaceRequest {
+            cl_ord_id: new_cl,
+            orig_cl_ord_id: cl,
+            transact_time: 0,
+            price: Some(d(px)),
+            order_qty: Some(d(qty)),
+            symbol: sym(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            auto_cancel: BoolFlag::No,
+        })
+        .unwrap();
+        new_cl
+    };
+    let bad = replace(&mut s1, "5", "50000");
+    let rej = s1.cancel_reject();
+    assert_eq!(rej.cl_ord_id, bad);
+    assert_eq!(rej.text.as_str(), "risk: session.max_order_qty 5 > 2");
+    // Moving the price out of the instrument's band (0.05 around the mark) is refused too.
+    let bad = replace(&mut s1, "1", "53000");
+    let rej = s1.cancel_reject();
+    assert_eq!(rej.cl_ord_id, bad);
+    assert!(
+        rej.text
+            .as_str()
+            .starts_with("risk: instrument.price_ratio"),
+        "{}",
+        rej.text.as_str()
+    );
+    assert_eq!(
+        h.sim().stats().orders_modified,
+        modified,
+        "nothing was sent"
+    );
+    // A replace within the limits goes through.
+    let ok = replace(&mut s1, "2", "50010");
+    let er = s1.exec();
+    assert_eq!((er.cl_ord_id, er.exec_type), (ok, ExecType::Replaced));
+}

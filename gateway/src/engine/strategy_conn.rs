@@ -393,6 +393,33 @@ impl Conn {
                 return;
             }
         }
+        if let Message::OrderCancelReplaceRequest(m) = &msg {
+            let view = crate::risk::OrderView {
+                side: m.side(),
+                ord_type: OrdType::Limit,
+                price: m.price(),
+                qty: m.order_qty().unwrap_or(Decimal::ZERO),
+            };
+            let session_id = self.fixp.session_id();
+            if let Err(rej) =
+                self.ctx
+                    .risk
+                    .check_replace(session_id, m.category(), &m.symbol(), &view)
+            {
+                self.write_report(&ReportMsg::CancelReject(OrderCancelReject {
+                    cl_ord_id: m.cl_ord_id(),
+                    orig_cl_ord_id: m.orig_cl_ord_id(),
+                    order_id: 0,
+                    transact_time: utc,
+                    exchange_code: 0,
+                    ord_status: OrdStatus::Rejected,
+                    cxl_rej_response_to: CxlRejResponseTo::OrderCancelReplaceRequest,
+                    cxl_rej_reason: CxlRejReason::Other,
+                    text: Text::new(&rej.text),
+                }));
+                return;
+            }
+        }
         let req_id = self.ctx.next_request_id();
         self.json.clear();
         let op = match &msg {

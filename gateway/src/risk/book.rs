@@ -303,6 +303,48 @@ impl RiskBook {
         })
     }
 
+    /// Checks a modification of an open order of `session_id` (new quantity and/or price in
+    /// `order`; `price` `None` keeps the order's price): the order-size rules (max order
+    /// quantity, max notional when the new price is given) and the price bands. Open-order and
+    /// position counts are not changed here (the tracker updates them when the order channel
+    /// shows the new values), so max open orders and the position limit do not apply.
+    pub fn check_replace(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        order: &OrderView,
+    ) -> Result<(), RiskReject> {
+        let Some(sess) = self.sessions.get(&session_id) else {
+            return Ok(());
+        };
+        let mut state = ScopeState::default();
+        if let Some((t, i)) = self.instrument(category, symbol) {
+            state.mark = self.mark(category, symbol);
+            if let (Some(px), Some(mark), Some(info)) = (order.price, state.mark, t.info.get(i)) {
+                let ratio = match order.side {
+                    Side::Buy => info.buy_ratio,
+                    Side::Sell => info.sell_ratio,
+                };
+                if let Some(r) = ratio {
+                    check_band("instrument", "price_ratio", r, px, mark)?;
+                }
+            }
+        }
+        let size_rules = |l: &RiskLimits| RiskLimits {
+            max_order_qty: l.max_order_qty,
+            max_order_notional: order.price.and(l.max_order_notional),
+            max_open_orders: None,
+            max_deviation: l.max_deviation,
+            max_position: None,
+        };
+        check_scope(Scope::Session, &size_rules(&sess.limits), order, &state)?;
+        if let Some(a) = self.accounts.get(sess.account) {
+            check_scope(Scope::Account, &size_rules(&a.limits), order, &state)?;
+        }
+        Ok(())
+    }
+
     /// Gives back what [`RiskBook::check_new`] counted for `order` of `session_id` when the
     /// [`Reserved`] token is no longer at hand (a batch item whose batch was not written).
     pub fn release_order(

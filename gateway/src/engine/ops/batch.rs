@@ -12,9 +12,13 @@ use codec::sbe::{
     OrderCancelReplaceList, OrderCancelReplaceListDecoder,
 };
 
+use codec::sbe::OrdType;
+use codec::Decimal;
+
 use crate::engine::account::{NotSent, TradeOp};
 use crate::engine::strategy_conn::Conn;
 use crate::metrics::{now_ns, utc_now_ns};
+use crate::risk::OrderView;
 use crate::session::batch_entry::{
     exchange_batches, refuse_cancel, refuse_new, AcceptedItem, RefusedItem,
 };
@@ -63,10 +67,32 @@ pub(in crate::engine) async fn on_order_cancel_replace_list(
     let msg = Message::OrderCancelReplaceList(*m);
     let utc = utc_now_ns();
     let ctx = std::rc::Rc::clone(&conn.ctx);
+    let session_id = conn.fixp.session_id();
     let checked = begin(conn, &msg, m.list_id(), m.orders().len()).map(|entry| {
         m.orders()
             .iter()
-            .map(|e| entry.check_list_replace(&e, &ctx.instruments, utc))
+            .map(|e| {
+                let view = OrderView {
+                    side: e.side(),
+                    ord_type: OrdType::Limit,
+                    price: e.price(),
+                    qty: e.order_qty().unwrap_or(Decimal::ZERO),
+                };
+                match ctx
+                    .risk
+                    .check_replace(session_id, e.category(), &e.symbol(), &view)
+                {
+                    Err(rej) => Err(Box::new(refuse_cancel(
+                        e.cl_ord_id(),
+                        e.orig_cl_ord_id(),
+                        CxlRejResponseTo::OrderCancelReplaceRequest,
+                        CxlRejReason::Other,
+                        &rej.text,
+                        utc,
+                    ))),
+                    Ok(()) => entry.check_list_replace(&e, &ctx.instruments, utc),
+                }
+            })
             .collect::<Vec<_>>()
     });
     if let Some(items) = checked {
