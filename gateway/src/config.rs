@@ -217,6 +217,14 @@ pub struct SessionConfig {
     /// `trading` (default), `operator` or `drop_copy`.
     #[serde(default)]
     pub role: crate::engine::SessionRole,
+    /// Cancel the session's open orders when its connection ends without a Terminate from the
+    /// strategy. Default true.
+    #[serde(default = "default_true")]
+    pub cancel_on_disconnect: bool,
+}
+
+fn default_true() -> bool {
+    true
 }
 
 fn default_queue_deadline_ms() -> u64 {

@@ -29,7 +29,7 @@ pub enum SessionRole {
 }
 
 /// A strategy session the gateway admits.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct SessionGrant {
     /// FIXP SessionID the strategy negotiates with.
     pub session_id: u64,
@@ -43,6 +43,23 @@ pub struct SessionGrant {
     pub budget: BudgetPolicy,
     /// Pre-trade risk limits of the session (default: none).
     pub risk: crate::risk::RiskLimits,
+    /// Cancel the session's open orders when its connection ends without a Terminate from the
+    /// strategy (dropped socket, keepalive timeout, protocol error). Default on.
+    pub cancel_on_disconnect: bool,
+}
+
+impl Default for SessionGrant {
+    fn default() -> Self {
+        SessionGrant {
+            session_id: 0,
+            credentials: String::new(),
+            account: 0,
+            role: SessionRole::default(),
+            budget: BudgetPolicy::default(),
+            risk: crate::risk::RiskLimits::default(),
+            cancel_on_disconnect: true,
+        }
+    }
 }
 
 /// One exchange account (API key) the gateway trades on: a master account or a sub-account.
@@ -214,6 +231,7 @@ impl EngineSettings {
                 role: s.role,
                 risk: s.risk.clone().unwrap_or_else(|| cfg.risk.session.clone()),
                 budget: s.budget_policy(),
+                cancel_on_disconnect: s.cancel_on_disconnect,
             });
         }
         let masters = resolve_masters(&cfg.moves.master_accounts, &accounts)?;

@@ -75,6 +75,8 @@ pub(in crate::engine) struct Conn {
     /// What to do when the rate budget has no token (set at Negotiate).
     pub(in crate::engine) budget: BudgetPolicy,
     registered: bool,
+    /// The strategy sent Terminate (an orderly end: no cancel on disconnect).
+    strategy_terminated: bool,
     logged_reject: bool,
     /// Reused buffer for the trade op being written.
     pub(in crate::engine) json: Vec<u8>,
@@ -108,6 +110,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
         role: SessionRole::Trading,
         budget: BudgetPolicy::Reject,
         registered: false,
+        strategy_terminated: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
         ctx,
@@ -181,6 +184,9 @@ impl Conn {
     async fn on_frame(&mut self, payload: &[u8], t_read: u64) -> bool {
         let action = match sbe::decode(payload) {
             Ok(msg) => {
+                if matches!(msg, Message::Terminate(_)) {
+                    self.strategy_terminated = true;
+                }
                 let next_seq = self.out.next_seq();
                 let ctx = Rc::clone(&self.ctx);
                 let mut auth = Auth { ctx: &ctx };
@@ -521,6 +527,26 @@ impl Conn {
                 session_id,
                 ?peer,
                 "strategy connection closed without Terminate"
+            );
+        }
+        let cancel = self.entry.is_some()
+            && !self.strategy_terminated
+            && self.role != SessionRole::DropCopy
+            && self
+                .ctx
+                .grants
+                .get(&session_id)
+                .is_some_and(|g| g.cancel_on_disconnect);
+        if cancel {
+            tracing::info!(
+                session_id,
+                "cancel on disconnect: cancelling the session's open orders"
+            );
+            ops::mass::cancel_on_disconnect(
+                Rc::clone(&self.ctx),
+                Arc::clone(&self.out),
+                self.account,
+                session_id,
             );
         }
         self.out.close();

@@ -100,6 +100,35 @@ pub(in crate::engine) async fn on_mass_cancel(
     tokio::task::spawn_local(job.run());
 }
 
+/// Cancel on disconnect: the open orders of `session_id`, whose connection ended without a
+/// Terminate from the strategy, are cancelled like an OrderMassCancelRequest of scope Session
+/// (batch-cancels by clientOid). The Canceled ExecutionReports reach the session if it is
+/// re-established meanwhile, and its account's drop copies.
+pub(in crate::engine) fn cancel_on_disconnect(
+    ctx: Rc<IoCtx>,
+    out: Arc<SessionOut>,
+    account: usize,
+    session_id: u64,
+) {
+    let job = MassCancelJob {
+        ctx,
+        out,
+        account,
+        // Cancels have their own buckets and reserve; wait for them rather than give up.
+        budget: BudgetPolicy::Queue(std::time::Duration::from_secs(5)),
+        session_id,
+        cl_ord_id: 0,
+        request_type: MassCancelRequestType::Session,
+        filter: OrderFilter {
+            scope: OrderScope::Session(session_id),
+            symbol: None,
+            category: None,
+            side: None,
+        },
+    };
+    tokio::task::spawn_local(job.run());
+}
+
 struct MassCancelJob {
     ctx: Rc<IoCtx>,
     out: Arc<SessionOut>,
