@@ -11,7 +11,7 @@ use codec::sbe::{
 };
 use codec::Decimal;
 
-use super::order_entry::{bg_category, bg_pos_side, bg_side, bg_stp, bg_tif, OrderEntry};
+use super::order_entry::{bg_category, place_order_args, OrderEntry};
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::{InstrumentTable, PretradeReject};
 use crate::tracker::{NewOrder, ReportMsg, RequestKind};
@@ -367,24 +367,13 @@ fn place_args<'a>(i: &'a AcceptedItem, oid: &'a ClientOid) -> Option<PlaceOrder<
     else {
         return None;
     };
-    Some(PlaceOrder {
-        symbol: i.symbol.as_str(),
-        side: bg_side(order.side),
-        order_type: match order.ord_type {
-            OrdType::Limit => json::OrderType::Limit,
-            OrdType::Market => json::OrderType::Market,
-        },
-        qty: order.qty,
-        price: order.price,
-        time_in_force: match order.ord_type {
-            OrdType::Limit => Some(bg_tif(order.time_in_force)),
-            OrdType::Market => None,
-        },
-        pos_side: bg_pos_side(pos_side),
-        reduce_only: reduce_only.then_some(true),
-        client_oid: oid.as_str(),
-        stp_mode: bg_stp(stp_mode),
-    })
+    Some(place_order_args(
+        order,
+        pos_side,
+        reduce_only,
+        stp_mode,
+        oid.as_str(),
+    ))
 }
 
 /// Groups accepted items by category (in order of first appearance) and splits each group into

@@ -53,14 +53,14 @@ pub fn bg_category(c: Category) -> json::Category {
     }
 }
 
-pub(super) fn bg_side(s: Side) -> json::Side {
+fn bg_side(s: Side) -> json::Side {
     match s {
         Side::Buy => json::Side::Buy,
         Side::Sell => json::Side::Sell,
     }
 }
 
-pub(super) fn bg_tif(t: TimeInForce) -> json::TimeInForce {
+fn bg_tif(t: TimeInForce) -> json::TimeInForce {
     match t {
         TimeInForce::Gtc => json::TimeInForce::Gtc,
         TimeInForce::Ioc => json::TimeInForce::Ioc,
@@ -69,7 +69,7 @@ pub(super) fn bg_tif(t: TimeInForce) -> json::TimeInForce {
     }
 }
 
-pub(super) fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
+fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
     match p {
         PosSide::None => None,
         PosSide::Long => Some(json::PosSide::Long),
@@ -77,13 +77,41 @@ pub(super) fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
     }
 }
 
-pub(super) fn bg_stp(s: StpMode) -> Option<json::StpMode> {
+fn bg_stp(s: StpMode) -> Option<json::StpMode> {
     match s {
         StpMode::Default => None,
         StpMode::None => Some(json::StpMode::None),
         StpMode::CancelTaker => Some(json::StpMode::CancelTaker),
         StpMode::CancelMaker => Some(json::StpMode::CancelMaker),
         StpMode::CancelBoth => Some(json::StpMode::CancelBoth),
+    }
+}
+
+/// The `place-order` arguments of `order` (single op or batch item; reference §5.1).
+pub fn place_order_args<'a>(
+    order: &'a NewOrder,
+    pos_side: PosSide,
+    reduce_only: bool,
+    stp_mode: StpMode,
+    client_oid: &'a str,
+) -> PlaceOrder<'a> {
+    PlaceOrder {
+        symbol: order.symbol.as_str(),
+        side: bg_side(order.side),
+        order_type: match order.ord_type {
+            OrdType::Limit => json::OrderType::Limit,
+            OrdType::Market => json::OrderType::Market,
+        },
+        qty: order.qty,
+        price: order.price,
+        time_in_force: match order.ord_type {
+            OrdType::Limit => Some(bg_tif(order.time_in_force)),
+            OrdType::Market => None,
+        },
+        pos_side: bg_pos_side(pos_side),
+        reduce_only: reduce_only.then_some(true),
+        client_oid,
+        stp_mode: bg_stp(stp_mode),
     }
 }
 
@@ -149,24 +177,13 @@ impl OrderEntry {
             json_out,
             format_request_id(req_id, &mut id_buf),
             bg_category(order.category),
-            &PlaceOrder {
-                symbol: order.symbol.as_str(),
-                side: bg_side(order.side),
-                order_type: match order.ord_type {
-                    OrdType::Limit => json::OrderType::Limit,
-                    OrdType::Market => json::OrderType::Market,
-                },
-                qty: order.qty,
-                price: order.price,
-                time_in_force: match order.ord_type {
-                    OrdType::Limit => Some(bg_tif(order.time_in_force)),
-                    OrdType::Market => None,
-                },
-                pos_side: bg_pos_side(m.pos_side()),
-                reduce_only: (m.reduce_only() == BoolFlag::Yes).then_some(true),
-                client_oid: oid.as_str(),
-                stp_mode: bg_stp(m.stp_mode()),
-            },
+            &place_order_args(
+                &order,
+                m.pos_side(),
+                m.reduce_only() == BoolFlag::Yes,
+                m.stp_mode(),
+                oid.as_str(),
+            ),
         );
         EntryOutcome::Send {
             root: order.cl_ord_id,
