@@ -11,6 +11,7 @@ pub mod client;
 pub mod config;
 pub mod engine;
 pub mod exchange;
+pub mod fuzzing;
 pub mod idle;
 pub mod ids;
 pub mod metrics;
