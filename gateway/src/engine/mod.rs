@@ -87,10 +87,15 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
-        let tracker = tracker::spawn(
+        let recorder = match &settings.record {
+            Some(path) => Some(crate::replay::Recorder::create(path)?),
+            None => None,
+        };
+        let tracker = tracker::spawn_recording(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
+            recorder,
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
