@@ -8,10 +8,10 @@
 use std::path::PathBuf;
 
 use codec::sbe::{
-    BoolFlag, Category, ExecType, NewOrderList, NewOrderListEntry, OrdType,
+    BoolFlag, Category, ExecType, NewOrderList, NewOrderListEntry, OrdRejReason, OrdType,
     OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
-use e2e::{d, quiet_sim_config, Harness, Strategy};
+use e2e::{btc_order, d, quiet_sim_config, Harness, Strategy};
 use gateway::client::Received;
 use gateway::replay::{records_of, replay_bytes, replay_file, Record};
 use sim::faults::Scope;
@@ -49,6 +49,10 @@ fn record_as(
     assert!(report.is_identical(), "{name}: {report}");
     assert!(report.inputs > 0 && report.outputs > 0, "{name}: {report}");
     assert_eq!(report.skipped, 0, "{name}: {report}");
+    assert!(
+        report.entry_calls > 0,
+        "{name}: order entry recorded: {report}"
+    );
     if golden && std::env::var_os("BGW_UPDATE_GOLDEN").is_some_and(|v| v == "1") {
         std::fs::create_dir_all(golden_dir()).expect("golden dir");
         std::fs::write(golden_dir().join(format!("{name}.bgwrec")), &bytes).expect("write");
@@ -136,6 +140,21 @@ fn order_lifecycle_with_an_exchange_reject_replays_identically() {
             let rej = s.exec();
             assert_eq!(rej.exec_type, ExecType::Rejected);
             assert_eq!(rej.exchange_code, 43012);
+            // The same ClOrdID again: refused by order entry (io stream).
+            s.c.send_new_order(&btc_order(
+                rej.cl_ord_id,
+                Side::Buy,
+                OrdType::Limit,
+                TimeInForce::Gtc,
+                Some("50000"),
+                "0.001",
+            ))
+            .expect("send");
+            let dup = s.exec();
+            assert_eq!(
+                (dup.exec_type, dup.ord_rej_reason),
+                (ExecType::Rejected, Some(OrdRejReason::DuplicateOrder))
+            );
             fills_replace_cancel(h);
         },
     );
@@ -198,6 +217,9 @@ fn a_new_order_list_replays_identically() {
                     other => panic!("unexpected {other:?}"),
                 }
             }
+            // A single order after the list (batches do not go through single-order entry).
+            s.limit(Side::Buy, TimeInForce::Gtc, "39000", "0.001");
+            assert_eq!(s.exec().exec_type, ExecType::New);
         },
     );
 }

@@ -91,6 +91,7 @@ impl Gateway {
             Some(path) => Some(crate::replay::Recorder::create(path)?),
             None => None,
         };
+        let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
         let tracker = tracker::spawn_recording(
             settings.tracker,
             Some(metrics_tx.clone()),
@@ -107,7 +108,7 @@ impl Gateway {
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk,
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, record_tx,
                 )
             })?;
         let mut gw = Gateway {

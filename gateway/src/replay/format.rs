@@ -6,18 +6,21 @@
 //! length; SBE enums their wire byte.
 
 use codec::sbe::{
-    Category, GroupEntry, ListStatusEntry, MassCancelRequestType, OrdStatus, OrdType, Side,
-    Symbol, TimeInForce,
+    Category, GroupEntry, ListStatusEntry, MassCancelRequestType, OrdStatus, OrdType, Side, Symbol,
+    TimeInForce,
 };
 use codec::Decimal;
 
 use super::ReplayError;
 use crate::engine::SessionRole;
 use crate::exchange::rest_orders::OpenOrder;
+use crate::pretrade::{InstrumentRules, InstrumentTable};
+use crate::session::order_entry::EntryOutcome;
 use crate::tracker::{
     BatchItem, ListDone, MassCancelEvent, NewOrder, OrderFilter, OrderScope, RequestKind,
     SentBatch, SentRequest, TrackerInput,
 };
+use codec::sbe::Message;
 
 /// File header magic.
 pub const MAGIC: &[u8; 6] = b"BGWREC";
@@ -27,6 +30,9 @@ pub const VERSION: u16 = 1;
 pub(super) const KIND_INPUT: u8 = 1;
 pub(super) const KIND_REPORT: u8 = 2;
 pub(super) const KIND_OPEN_ORDER: u8 = 3;
+pub(super) const KIND_INSTRUMENTS: u8 = 4;
+pub(super) const KIND_ENTRY_RESET: u8 = 5;
+pub(super) const KIND_ORDER_ENTRY: u8 = 6;
 
 /// A tracker input as recorded (owned, without the reply channels and writers).
 #[derive(Debug, Clone)]
@@ -89,6 +95,28 @@ pub enum Record {
         session_id: u64,
         /// The SBE frame, SOFH included.
         frame: Vec<u8>,
+    },
+    /// The instrument rules order entry checks against (io stream).
+    Instruments(Vec<InstrumentRules>),
+    /// A session was established with a fresh order-entry state (io stream).
+    EntryReset {
+        /// SessionID.
+        session_id: u64,
+    },
+    /// One single-order message through order entry (io stream).
+    OrderEntry {
+        /// SessionID.
+        session_id: u64,
+        /// The trade op's request id it was given.
+        req_id: u64,
+        /// UTC ns it was given (TransactTime of a reject).
+        utc_ns: u64,
+        /// The strategy message as an SBE frame (SOFH included).
+        msg: Vec<u8>,
+        /// True: `out` is the trade-op JSON; false: `out` is the reject frame.
+        sent: bool,
+        /// What order entry produced.
+        out: Vec<u8>,
     },
     /// One order of an open-orders answer.
     OpenOrder {
@@ -343,6 +371,64 @@ pub(super) fn encode_open_order(b: &mut Vec<u8>, session_id: u64, root: u64, fra
     put_u64(b, session_id);
     put_u64(b, root);
     b.extend_from_slice(frame);
+}
+
+/// Appends the body of an instruments record (kind byte included).
+pub(super) fn encode_instruments(b: &mut Vec<u8>, table: &InstrumentTable) {
+    put_u8(b, KIND_INSTRUMENTS);
+    put_u32(b, u32::try_from(table.len()).unwrap_or(u32::MAX));
+    for r in table.rules() {
+        put_u8(b, r.category.to_wire());
+        put_bytes(b, r.symbol.as_bytes());
+        put_dec(b, r.tick);
+        put_dec(b, r.lot);
+        put_dec(b, r.min_qty);
+        put_opt_dec(b, r.max_qty);
+        put_dec(b, r.min_notional);
+        put_u8(b, u8::from(r.online));
+    }
+}
+
+/// Appends the body of an entry-reset record (kind byte included).
+pub(super) fn encode_entry_reset(b: &mut Vec<u8>, session_id: u64) {
+    put_u8(b, KIND_ENTRY_RESET);
+    put_u64(b, session_id);
+}
+
+/// Appends the body of an order-entry record (kind byte included); false for messages that
+/// are not single-order requests.
+pub(super) fn encode_order_entry(
+    b: &mut Vec<u8>,
+    session_id: u64,
+    req_id: u64,
+    utc_ns: u64,
+    msg: &Message<'_>,
+    outcome: &EntryOutcome,
+    json: &[u8],
+) -> bool {
+    put_u8(b, KIND_ORDER_ENTRY);
+    put_u64(b, session_id);
+    put_u64(b, req_id);
+    put_u64(b, utc_ns);
+    let mut frame = Vec::with_capacity(128);
+    match msg {
+        Message::NewOrderSingle(m) => m.to_owned().encode_frame(&mut frame),
+        Message::OrderCancelRequest(m) => m.to_owned().encode_frame(&mut frame),
+        Message::OrderCancelReplaceRequest(m) => m.to_owned().encode_frame(&mut frame),
+        _ => return false,
+    }
+    put_bytes(b, &frame);
+    match outcome {
+        EntryOutcome::Send { .. } => {
+            put_u8(b, 1);
+            b.extend_from_slice(json);
+        }
+        EntryOutcome::Reject(report) => {
+            put_u8(b, 0);
+            crate::tracker::frames::encode_report(report, b);
+        }
+    }
+    true
 }
 
 // ---------------------------------------------------------------- reading
@@ -611,14 +697,10 @@ impl<'a> Cur<'a> {
 /// The `&'static` text a recorded NotSent carried (the texts are constants of the gateway).
 fn static_text(s: &str) -> &'static str {
     const KNOWN: [&str; 2] = ["exchange connection down", "exchange write failed"];
-    KNOWN
-        .iter()
-        .find(|k| **k == s)
-        .copied()
-        .unwrap_or_else(|| {
-            let bucket = s.strip_prefix("rate budget exhausted: ").unwrap_or("");
-            crate::budget::throttled_text(bucket)
-        })
+    KNOWN.iter().find(|k| **k == s).copied().unwrap_or_else(|| {
+        let bucket = s.strip_prefix("rate budget exhausted: ").unwrap_or("");
+        crate::budget::throttled_text(bucket)
+    })
 }
 
 /// Checks the header; returns the records part.
@@ -658,6 +740,34 @@ fn decode_record(rec: &[u8]) -> R<Record> {
         KIND_REPORT => Record::Report {
             session_id: c.u64()?,
             frame: c.b.to_vec(),
+        },
+        KIND_INSTRUMENTS => {
+            let n = c.count()?;
+            let mut rules = Vec::with_capacity(n);
+            for _ in 0..n {
+                rules.push(InstrumentRules {
+                    category: c.category()?,
+                    symbol: c.symbol()?,
+                    tick: c.dec()?,
+                    lot: c.dec()?,
+                    min_qty: c.dec()?,
+                    max_qty: c.opt_dec()?,
+                    min_notional: c.dec()?,
+                    online: c.u8()? != 0,
+                });
+            }
+            Record::Instruments(rules)
+        }
+        KIND_ENTRY_RESET => Record::EntryReset {
+            session_id: c.u64()?,
+        },
+        KIND_ORDER_ENTRY => Record::OrderEntry {
+            session_id: c.u64()?,
+            req_id: c.u64()?,
+            utc_ns: c.u64()?,
+            msg: c.bytes()?.to_vec(),
+            sent: c.u8()? != 0,
+            out: c.b.to_vec(),
         },
         KIND_OPEN_ORDER => Record::OpenOrder {
             session_id: c.u64()?,

@@ -15,9 +15,19 @@
 //!     `format.rs`); tag 0 = an input that cannot be replayed (skipped and counted);
 //!   - kind 2, report: `u64` SessionID, then one SBE frame (SOFH included) as written;
 //!   - kind 3, open-order answer: `u64` SessionID, `u64` root ClOrdID, then the
-//!     ExecutionReport (OrderStatus) frame.
+//!     ExecutionReport (OrderStatus) frame;
+//!   - kind 4, instruments (io stream): `u32` count, then per instrument category, symbol,
+//!     tick, lot, min qty, optional max qty, min notional, `u8` online;
+//!   - kind 5, order-entry reset (io stream): `u64` SessionID (session established);
+//!   - kind 6, order entry (io stream): `u64` SessionID, `u64` request id, `u64` UTC ns, the
+//!     strategy message as a length-prefixed SBE frame, `u8` 1 = sent (rest: trade-op JSON)
+//!     or 0 = refused (rest: the reject frame).
 //!
-//! Outputs follow the input that produced them. A truncated last record (the gateway was
+//! Two streams share the file: the tracker thread's (kinds 1-3) and the io thread's order
+//! entry (kinds 4-6); each keeps its own order. Tracker outputs follow the input that produced
+//! them. The io stream covers [`OrderEntry`](crate::session::order_entry::OrderEntry) only
+//! (not the FIXP session layer, risk, budget or link state: a message refused by those never
+//! reaches order entry and is not recorded). A truncated last record (the gateway was
 //! killed mid-write) ends the file.
 
 mod format;
@@ -25,8 +35,8 @@ mod recorder;
 mod run;
 
 pub use self::format::{Record, RecordedInput, MAGIC, VERSION};
-pub use self::recorder::Recorder;
-pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport};
+pub use self::recorder::{RecordTx, Recorder};
+pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport, Stream};
 
 /// Why a recording could not be read.
 #[derive(Debug, thiserror::Error)]

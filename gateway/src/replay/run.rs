@@ -1,13 +1,16 @@
 //! Replay: a fresh [`Tracker`] fed the recorded inputs with the recorded times; every frame it
 //! makes is compared byte for byte with the recorded one.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use codec::json::JsonParser;
+use codec::sbe::Message;
 
 use super::format::{self, Record, RecordedInput};
 use super::ReplayError;
+use crate::pretrade::InstrumentTable;
+use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::tracker::{frames, Tracker};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
@@ -33,10 +36,21 @@ impl std::fmt::Display for Output {
     }
 }
 
+/// Which stream of a recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// The tracker thread's inputs and reports.
+    Tracker,
+    /// The io thread's order-entry calls.
+    OrderEntry,
+}
+
 /// The first difference between the recording and the replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {
-    /// Index of the input (0 = first) whose outputs differ.
+    /// The stream it is in.
+    pub stream: Stream,
+    /// Index of the input (0 = first of its stream) whose outputs differ.
     pub input_index: u64,
     /// Index of the differing output among that input's outputs.
     pub output_index: usize,
@@ -57,6 +71,10 @@ pub struct ReplayReport {
     pub outputs: u64,
     /// Inputs whose outputs differ.
     pub mismatched_inputs: u64,
+    /// Order-entry calls replayed (io stream).
+    pub entry_calls: u64,
+    /// Order-entry calls whose output differs.
+    pub mismatched_entry_calls: u64,
     /// The first difference.
     pub first_mismatch: Option<Mismatch>,
 }
@@ -64,7 +82,7 @@ pub struct ReplayReport {
 impl ReplayReport {
     /// True when every output matched.
     pub fn is_identical(&self) -> bool {
-        self.mismatched_inputs == 0
+        self.mismatched_inputs == 0 && self.mismatched_entry_calls == 0
     }
 }
 
@@ -72,13 +90,20 @@ impl std::fmt::Display for ReplayReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "inputs {} (skipped {}), outputs {}, mismatched inputs {}",
-            self.inputs, self.skipped, self.outputs, self.mismatched_inputs
+            "tracker: inputs {} (skipped {}), outputs {}, mismatched inputs {}; \
+             order entry: calls {}, mismatched {}",
+            self.inputs,
+            self.skipped,
+            self.outputs,
+            self.mismatched_inputs,
+            self.entry_calls,
+            self.mismatched_entry_calls
         )?;
         if let Some(m) = &self.first_mismatch {
             write!(
                 f,
-                "\nfirst mismatch: input {} output {}\n  recorded: {}\n  replayed: {}",
+                "\nfirst mismatch ({:?}): input {} output {}\n  recorded: {}\n  replayed: {}",
+                m.stream,
                 m.input_index,
                 m.output_index,
                 m.expected.as_deref().unwrap_or("(none)"),
@@ -106,6 +131,9 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
         parser: JsonParser::new(),
         open: HashSet::new(),
         made: Vec::new(),
+        instruments: InstrumentTable::default(),
+        entries: HashMap::new(),
+        json: Vec::new(),
     };
     let mut report = ReplayReport::default();
     let mut expected: Vec<Output> = Vec::new();
@@ -137,6 +165,34 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
                 root: Some(root),
                 frame,
             }),
+            Record::Instruments(rules) => r.instruments = InstrumentTable::new(rules),
+            Record::EntryReset { session_id } => {
+                r.entries.insert(session_id, OrderEntry::new(session_id));
+            }
+            Record::OrderEntry {
+                session_id,
+                req_id,
+                utc_ns,
+                msg,
+                sent,
+                out,
+            } => {
+                let index = report.entry_calls;
+                report.entry_calls += 1;
+                let got = r.order_entry(session_id, req_id, utc_ns, &msg);
+                if got.as_ref() != Some(&(sent, out.clone())) {
+                    report.mismatched_entry_calls += 1;
+                    if report.first_mismatch.is_none() {
+                        report.first_mismatch = Some(Mismatch {
+                            stream: Stream::OrderEntry,
+                            input_index: index,
+                            output_index: 0,
+                            expected: Some(entry_text(sent, &out)),
+                            got: got.map(|(s, o)| entry_text(s, &o)),
+                        });
+                    }
+                }
+            }
         }
     }
     if started {
@@ -152,6 +208,23 @@ struct Replayer {
     /// recorded).
     open: HashSet<u64>,
     made: Vec<Output>,
+    instruments: InstrumentTable,
+    entries: HashMap<u64, OrderEntry>,
+    json: Vec<u8>,
+}
+
+/// An order-entry output for a mismatch message.
+fn entry_text(sent: bool, out: &[u8]) -> String {
+    if sent {
+        format!("sent {}", String::from_utf8_lossy(out))
+    } else {
+        let frame = Output {
+            session_id: 0,
+            root: None,
+            frame: out.to_vec(),
+        };
+        format!("refused {frame}")
+    }
 }
 
 impl Replayer {
@@ -203,6 +276,41 @@ impl Replayer {
         true
     }
 
+    /// Runs one recorded single-order message through the session's order entry as the io
+    /// thread does; `None` when the message does not decode.
+    fn order_entry(
+        &mut self,
+        session_id: u64,
+        req_id: u64,
+        utc: u64,
+        frame: &[u8],
+    ) -> Option<(bool, Vec<u8>)> {
+        let msg = codec::sbe::decode(frame.get(codec::frame::SOFH_LEN..)?).ok()?;
+        let entry = self
+            .entries
+            .entry(session_id)
+            .or_insert_with(|| OrderEntry::new(session_id));
+        self.json.clear();
+        let outcome = match &msg {
+            Message::NewOrderSingle(m) => {
+                entry.on_new_order(m, &self.instruments, req_id, &mut self.json, utc)
+            }
+            Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
+            Message::OrderCancelReplaceRequest(m) => {
+                entry.on_replace(m, &self.instruments, req_id, &mut self.json, utc)
+            }
+            _ => return None,
+        };
+        Some(match outcome {
+            EntryOutcome::Send { .. } => (true, self.json.clone()),
+            EntryOutcome::Reject(report) => {
+                let mut out = Vec::new();
+                frames::encode_report(&report, &mut out);
+                (false, out)
+            }
+        })
+    }
+
     fn drain(&mut self, utc: u64) {
         for report in self.tracker.drain_reports() {
             if !self.open.contains(&report.session_id) {
@@ -246,6 +354,7 @@ impl Replayer {
                     .position(|(a, b)| a != b)
                     .unwrap_or(made.len().min(expected.len()));
                 report.first_mismatch = Some(Mismatch {
+                    stream: Stream::Tracker,
                     input_index,
                     output_index: i,
                     expected: expected.get(i).map(ToString::to_string),
@@ -270,6 +379,46 @@ mod tests {
         let mut b = format::MAGIC.to_vec();
         b.extend_from_slice(&format::VERSION.to_le_bytes());
         b
+    }
+
+    #[test]
+    fn record_path_comes_from_the_record_section_and_is_off_by_default() {
+        let base = "[[session]]\nsession_id = 1\ncredentials = \"tok\"\n\
+                    [exchange]\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n";
+        let settings = |text: &str| {
+            let cfg = crate::config::GatewayConfig::from_toml_str(text).unwrap();
+            crate::engine::EngineSettings::from_config(&cfg).unwrap()
+        };
+        assert_eq!(settings(base).record, None);
+        let on = settings(&format!("{base}[record]\npath = \"/tmp/x.bgwrec\"\n"));
+        assert_eq!(on.record, Some(std::path::PathBuf::from("/tmp/x.bgwrec")));
+        let bad = format!("{base}[record]\nfile = \"x\"\n");
+        assert!(crate::config::GatewayConfig::from_toml_str(&bad).is_err());
+    }
+
+    proptest::proptest! {
+        /// Arbitrary record bytes after a valid header never panic the replay.
+        #[test]
+        fn arbitrary_records_do_not_panic(body in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let mut b = header();
+            b.extend_from_slice(&body);
+            let _ = replay_bytes(&b);
+        }
+
+        /// Well-framed records with arbitrary bodies never panic either.
+        #[test]
+        fn framed_arbitrary_records_do_not_panic(
+            recs in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..96), 0..12),
+            kinds in proptest::collection::vec(1u8..=6, 12),
+        ) {
+            let mut b = header();
+            for (rec, kind) in recs.iter().zip(&kinds) {
+                b.extend_from_slice(&(rec.len() as u32 + 1).to_le_bytes());
+                b.push(*kind);
+                b.extend_from_slice(rec);
+            }
+            let _ = replay_bytes(&b);
+        }
     }
 
     #[test]

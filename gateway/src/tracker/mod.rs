@@ -240,9 +240,7 @@ impl Driver {
                 exchange,
                 reply,
             } => {
-                let views = self
-                    .tracker
-                    .open_orders(&filter, exchange.as_deref(), utc);
+                let views = self.tracker.open_orders(&filter, exchange.as_deref(), utc);
                 if let Some(rec) = &self.recorder {
                     for v in &views {
                         rec.open_order(v.session_id, v.root, |b| v.report.encode_frame(b));
