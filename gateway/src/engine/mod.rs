@@ -16,6 +16,7 @@ mod exchange_link;
 mod io;
 mod marks;
 mod ops;
+mod reconcile;
 mod reporter;
 pub mod settings;
 mod strategy_conn;
