@@ -1,7 +1,8 @@
 //! Record encoding and decoding (layout in the module docs of [`crate::replay`]).
 //!
 //! Input tags: 1 Sent, 2 SentBatch, 3 ListDone, 4 Frame, 5 SessionOpened, 6 SessionClosed,
-//! 7 OpenOrders, 8 MassCancel, 0 not replayable. Decimals are `i64` mantissa + `i8`
+//! 7 OpenOrders, 8 MassCancel, 9 ExchangeState (with the monotonic ns the driver passed),
+//! 10 LinkDown, 11 LinkUp, 0 not replayable. Decimals are `i64` mantissa + `i8`
 //! exponent; optional values carry a `u8` presence flag; strings and byte strings a `u32`
 //! length; SBE enums their wire byte.
 
@@ -13,12 +14,13 @@ use codec::Decimal;
 
 use super::ReplayError;
 use crate::engine::SessionRole;
+use crate::exchange::rest_history::ExchangeFill;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::session::order_entry::EntryOutcome;
 use crate::tracker::{
-    BatchItem, ListDone, MassCancelEvent, NewOrder, OrderFilter, OrderScope, RequestKind,
-    SentBatch, SentRequest, TrackerInput,
+    BatchItem, ExchangeState, ListDone, MassCancelEvent, NewOrder, OrderFilter, OrderScope,
+    RequestKind, SentBatch, SentRequest, TrackerInput,
 };
 use codec::sbe::Message;
 
@@ -75,6 +77,27 @@ pub enum RecordedInput {
     },
     /// [`TrackerInput::MassCancel`].
     MassCancel(MassCancelEvent),
+    /// [`TrackerInput::ExchangeState`] (without the reply channel).
+    ExchangeState {
+        /// The exchange's view.
+        state: ExchangeState,
+        /// The monotonic time (ns) the driver passed with it.
+        t_read_ns: u64,
+    },
+    /// [`TrackerInput::LinkDown`].
+    LinkDown {
+        /// Account index.
+        account: usize,
+        /// Monotonic ns.
+        t_ns: u64,
+    },
+    /// [`TrackerInput::LinkUp`].
+    LinkUp {
+        /// Account index.
+        account: usize,
+        /// Monotonic ns.
+        t_ns: u64,
+    },
     /// An input this version cannot replay (skipped).
     Skipped,
 }
@@ -210,11 +233,19 @@ fn put_open_order(b: &mut Vec<u8>, o: &OpenOrder) {
     put_dec(b, o.cum_qty);
     put_opt_dec(b, o.avg_px);
     put_u8(b, o.status.to_wire());
+    put_dec(b, o.cum_value);
+    put_bytes(b, o.cancel_reason.as_bytes());
+    put_u64(b, o.updated_time_ms);
 }
 
 /// Appends the body of an input record (kind byte included) for `input` seen with `utc_ns`.
 /// Returns false for inputs that are not recorded at all (Shutdown).
-pub(super) fn encode_input(b: &mut Vec<u8>, input: &TrackerInput, utc_ns: u64) -> bool {
+pub(super) fn encode_input(
+    b: &mut Vec<u8>,
+    input: &TrackerInput,
+    utc_ns: u64,
+    mono_ns: u64,
+) -> bool {
     if matches!(input, TrackerInput::Shutdown) {
         return false;
     }
@@ -351,6 +382,42 @@ pub(super) fn encode_input(b: &mut Vec<u8>, input: &TrackerInput, utc_ns: u64) -
                     put_bytes(b, text.as_bytes());
                 }
             }
+        }
+        TrackerInput::ExchangeState { state, .. } => {
+            put_u8(b, 9);
+            put_u64(b, mono_ns);
+            put_u64(b, state.account as u64);
+            put_u32(b, u32::try_from(state.orders.len()).unwrap_or(u32::MAX));
+            for o in &state.orders {
+                put_open_order(b, o);
+            }
+            put_u32(b, u32::try_from(state.fills.len()).unwrap_or(u32::MAX));
+            for f in &state.fills {
+                put_u64(b, f.exec_id);
+                put_u64(b, f.order_id);
+                put_bytes(b, f.client_oid.as_bytes());
+                put_u8(b, f.category.to_wire());
+                put_bytes(b, f.symbol.as_bytes());
+                put_u8(b, f.side.to_wire());
+                put_dec(b, f.exec_price);
+                put_dec(b, f.exec_qty);
+                put_dec(b, f.exec_value);
+                put_u64(b, f.exec_time_ms);
+            }
+            put_u32(b, u32::try_from(state.not_found.len()).unwrap_or(u32::MAX));
+            for s in &state.not_found {
+                put_bytes(b, s.as_bytes());
+            }
+        }
+        TrackerInput::LinkDown { account, t_ns } => {
+            put_u8(b, 10);
+            put_u64(b, *account as u64);
+            put_u64(b, *t_ns);
+        }
+        TrackerInput::LinkUp { account, t_ns } => {
+            put_u8(b, 11);
+            put_u64(b, *account as u64);
+            put_u64(b, *t_ns);
         }
         #[allow(unreachable_patterns)]
         _ => put_u8(b, 0),
@@ -549,6 +616,9 @@ impl<'a> Cur<'a> {
             cum_qty: self.dec()?,
             avg_px: self.opt_dec()?,
             status: OrdStatus::from_wire(self.u8()?).ok_or("bad order status")?,
+            cum_value: self.dec()?,
+            cancel_reason: self.str()?.to_owned(),
+            updated_time_ms: self.u64()?,
         })
     }
 
@@ -689,6 +759,53 @@ impl<'a> Cur<'a> {
                 },
                 _ => return Err("bad mass cancel event"),
             }),
+            9 => {
+                let t_read_ns = self.u64()?;
+                let account = self.usize()?;
+                let n = self.count()?;
+                let mut orders = Vec::with_capacity(n);
+                for _ in 0..n {
+                    orders.push(self.open_order()?);
+                }
+                let n = self.count()?;
+                let mut fills = Vec::with_capacity(n);
+                for _ in 0..n {
+                    fills.push(ExchangeFill {
+                        exec_id: self.u64()?,
+                        order_id: self.u64()?,
+                        client_oid: self.str()?.to_owned(),
+                        category: self.category()?,
+                        symbol: self.symbol()?,
+                        side: self.side()?,
+                        exec_price: self.dec()?,
+                        exec_qty: self.dec()?,
+                        exec_value: self.dec()?,
+                        exec_time_ms: self.u64()?,
+                    });
+                }
+                let n = self.count()?;
+                let mut not_found = Vec::with_capacity(n);
+                for _ in 0..n {
+                    not_found.push(self.str()?.to_owned());
+                }
+                RecordedInput::ExchangeState {
+                    state: ExchangeState {
+                        account,
+                        orders,
+                        fills,
+                        not_found,
+                    },
+                    t_read_ns,
+                }
+            }
+            10 => RecordedInput::LinkDown {
+                account: self.usize()?,
+                t_ns: self.u64()?,
+            },
+            11 => RecordedInput::LinkUp {
+                account: self.usize()?,
+                t_ns: self.u64()?,
+            },
             _ => RecordedInput::Skipped,
         })
     }
@@ -776,4 +893,88 @@ fn decode_record(rec: &[u8]) -> R<Record> {
         },
         _ => return Err("unknown record kind"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(input: &TrackerInput, mono: u64) -> (u64, RecordedInput) {
+        let mut b = Vec::new();
+        assert!(encode_input(&mut b, input, 77, mono));
+        match decode_record(&b).unwrap() {
+            Record::Input { utc_ns, input } => (utc_ns, input),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn exchange_state_and_link_events_round_trip() {
+        let order = OpenOrder {
+            order_id: 5,
+            client_oid: "1-2".into(),
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            side: Side::Sell,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Ioc,
+            price: Some("60000.5".parse().unwrap()),
+            qty: "0.003".parse().unwrap(),
+            cum_qty: "0.001".parse().unwrap(),
+            avg_px: None,
+            status: OrdStatus::PartiallyFilled,
+            cum_value: "60".parse().unwrap(),
+            cancel_reason: "x".into(),
+            updated_time_ms: 9,
+        };
+        let fill = ExchangeFill {
+            exec_id: 11,
+            order_id: 5,
+            client_oid: "1-2".into(),
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            side: Side::Sell,
+            exec_price: "60000.5".parse().unwrap(),
+            exec_qty: "0.001".parse().unwrap(),
+            exec_value: "60.0005".parse().unwrap(),
+            exec_time_ms: 12,
+        };
+        let state = ExchangeState {
+            account: 1,
+            orders: vec![order],
+            fills: vec![fill],
+            not_found: vec!["1-9".into()],
+        };
+        let input = TrackerInput::ExchangeState {
+            state: state.clone(),
+            reply: None,
+        };
+        let (utc, got) = round_trip(&input, 99);
+        assert_eq!(utc, 77);
+        let RecordedInput::ExchangeState {
+            state: s,
+            t_read_ns,
+        } = got
+        else {
+            panic!("{got:?}");
+        };
+        assert_eq!(t_read_ns, 99);
+        assert_eq!(format!("{s:?}"), format!("{state:?}"));
+        let (_, got) = round_trip(
+            &TrackerInput::LinkDown {
+                account: 2,
+                t_ns: 3,
+            },
+            0,
+        );
+        assert!(matches!(
+            got,
+            RecordedInput::LinkDown {
+                account: 2,
+                t_ns: 3
+            }
+        ));
+        let mut b = Vec::new();
+        assert!(!encode_input(&mut b, &TrackerInput::Shutdown, 1, 0));
+    }
 }

@@ -33,6 +33,8 @@
 mod format;
 mod recorder;
 mod run;
+#[cfg(test)]
+mod tests;
 
 pub use self::format::{Record, RecordedInput, MAGIC, VERSION};
 pub use self::recorder::{RecordTx, Recorder};

@@ -127,10 +127,11 @@ impl Recorder {
         }
     }
 
-    /// Records an input the tracker is about to handle with the wall clock `utc_ns` (ns).
-    pub fn input(&self, input: &TrackerInput, utc_ns: u64) {
+    /// Records an input the tracker is about to handle with the wall clock `utc_ns` and the
+    /// monotonic `mono_ns` (ns; only ExchangeState uses it) the driver passes to the core.
+    pub fn input(&self, input: &TrackerInput, utc_ns: u64, mono_ns: u64) {
         let mut rec = start();
-        if format::encode_input(&mut rec, input, utc_ns) {
+        if format::encode_input(&mut rec, input, utc_ns, mono_ns) {
             self.send(rec);
         }
     }

@@ -271,6 +271,12 @@ impl Replayer {
                 self.tracker.on_mass_cancel(ev, utc);
                 self.drain(utc);
             }
+            RecordedInput::ExchangeState { state, t_read_ns } => {
+                self.tracker.apply_exchange_state(t_read_ns, utc, &state);
+                self.drain(utc);
+            }
+            RecordedInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
+            RecordedInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
             RecordedInput::Skipped => return false,
         }
         true

@@ -200,8 +200,12 @@ impl Driver {
         // The one wall-clock reading per input: the core and the list reports use it, and a
         // recording stores it so a replay feeds the same.
         let utc = utc_now_ns();
+        let mono = match &input {
+            TrackerInput::ExchangeState { .. } => now_ns(),
+            _ => 0,
+        };
         if let Some(rec) = &self.recorder {
-            rec.input(&input, utc);
+            rec.input(&input, utc, mono);
         }
         match input {
             TrackerInput::Sent(req) => {
@@ -277,10 +281,8 @@ impl Driver {
                 self.write_reports(utc);
             }
             TrackerInput::ExchangeState { state, reply } => {
-                let summary = self
-                    .tracker
-                    .apply_exchange_state(now_ns(), utc_now_ns(), &state);
-                self.write_reports();
+                let summary = self.tracker.apply_exchange_state(mono, utc, &state);
+                self.write_reports(utc);
                 if let Some(reply) = reply {
                     let _ = reply.send(summary);
                 }
