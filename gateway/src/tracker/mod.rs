@@ -197,9 +197,18 @@ struct Driver {
 
 impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
-        // The one wall-clock reading per input: the core and the list reports use it, and a
-        // recording stores it so a replay feeds the same.
-        let utc = utc_now_ns();
+        // The one wall-clock reading per input that needs one (the core and the list reports
+        // use it); a recording stores it so a replay feeds the same.
+        let utc = match &input {
+            TrackerInput::Sent(_)
+            | TrackerInput::SentBatch(_)
+            | TrackerInput::SessionOpened { .. }
+            | TrackerInput::SessionClosed { .. }
+            | TrackerInput::LinkDown { .. }
+            | TrackerInput::LinkUp { .. }
+            | TrackerInput::Shutdown => 0,
+            _ => utc_now_ns(),
+        };
         let mono = match &input {
             TrackerInput::ExchangeState { .. } => now_ns(),
             _ => 0,
