@@ -151,6 +151,17 @@ pub struct GatewayConfig {
     /// Position moves (`[moves]`).
     #[serde(default)]
     pub moves: MovesConfig,
+    /// Session recording (`[record]`).
+    #[serde(default)]
+    pub record: RecordConfig,
+}
+
+/// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// File to write (created or truncated at start). Absent: no recording.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// `[moves]`: who may move positions (MovePositions).

@@ -187,6 +187,9 @@ pub struct EngineSettings {
     pub risk: crate::risk::RiskSettings,
     /// Position-move settings.
     pub moves: MoveSettings,
+    /// Record the tracker's inputs and outputs to this file (`[record] path`; `None`: off).
+    /// See [`crate::replay`].
+    pub record: Option<std::path::PathBuf>,
 }
 
 impl EngineSettings {
@@ -277,6 +280,7 @@ impl EngineSettings {
                 extra_uids: cfg.moves.extra_uids.clone(),
                 clock: UtcClock::system(),
             },
+            record: cfg.record.path.clone(),
         })
     }
 }

@@ -234,6 +234,9 @@ impl Conn {
     fn on_established(&mut self) {
         let session_id = self.fixp.session_id();
         self.entry = Some(OrderEntry::new(session_id));
+        if let Some(rec) = &self.ctx.record {
+            rec.entry_reset(session_id);
+        }
         let _ = self.ctx.tracker_tx.send(TrackerInput::SessionOpened {
             session_id,
             account: self.account,
@@ -443,6 +446,10 @@ impl Conn {
             }
             _ => return,
         };
+        if let Some(rec) = &self.ctx.record {
+            let session_id = self.fixp.session_id();
+            rec.order_entry(session_id, req_id, utc, &msg, &outcome, &self.json);
+        }
         match outcome {
             EntryOutcome::Send { root, kind } => {
                 let reserved = match &kind {
