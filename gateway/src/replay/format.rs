@@ -408,6 +408,7 @@ pub(super) fn encode_input(
             for s in &state.not_found {
                 put_bytes(b, s.as_bytes());
             }
+            put_u8(b, u8::from(state.adopt));
         }
         TrackerInput::LinkDown { account, t_ns } => {
             put_u8(b, 10);
@@ -788,12 +789,14 @@ impl<'a> Cur<'a> {
                 for _ in 0..n {
                     not_found.push(self.str()?.to_owned());
                 }
+                let adopt = self.u8()? != 0;
                 RecordedInput::ExchangeState {
                     state: ExchangeState {
                         account,
                         orders,
                         fills,
                         not_found,
+                        adopt,
                     },
                     t_read_ns,
                 }
@@ -944,6 +947,7 @@ mod tests {
             orders: vec![order],
             fills: vec![fill],
             not_found: vec!["1-9".into()],
+            adopt: true,
         };
         let input = TrackerInput::ExchangeState {
             state: state.clone(),
