@@ -41,7 +41,7 @@ for t in "${TARGETS[@]}"; do
         -max_total_time="$SECS" "${dict[@]}" -print_final_stats=1 \
         -rss_limit_mb=2048 -timeout=10 2>"corpus-run/$t.log"; then
         status=1
-        echo "!! $t: crash, see fuzz/artifacts/$t/ and fuzz/corpus-run/$t.log"
+        echo "!! $t: failed (a crash leaves fuzz/artifacts/$t/crash-*; see fuzz/corpus-run/$t.log)"
     fi
     grep -E "^(#[0-9]+ +DONE|Done [0-9]+ runs)|stat::number_of_executed_units|cov:" "corpus-run/$t.log" | tail -3 || true
 done

@@ -170,7 +170,7 @@ fn edits() -> impl Strategy<Value = Vec<Edit>> {
     proptest::collection::vec(any::<Edit>(), 1..8)
 }
 
-fn pick<'a>(seeds: &'a [(String, Vec<u8>)], i: prop::sample::Index) -> &'a [u8] {
+fn pick(seeds: &[(String, Vec<u8>)], i: prop::sample::Index) -> &[u8] {
     &seeds[i.index(seeds.len())].1
 }
 

@@ -8,7 +8,8 @@
 //! of its documented properties; that panic is what the fuzzer reports.
 
 use crate::exchange::rest::parse_envelope;
-use crate::exchange::rest_orders::parse_page;
+use crate::exchange::rest_history::parse_fill;
+use crate::exchange::rest_orders::{parse_open_order, parse_page};
 use crate::exchange::ws::parse_control;
 use crate::session::fixp::{
     Authorizer, FixpSession, SessionAction, SessionLimits, SessionReply, SessionState,
@@ -19,14 +20,16 @@ use codec::sbe::{
     TerminationCode, Text,
 };
 
-/// The REST envelope and the unfilled-orders page parser on an arbitrary HTTP status and body.
+/// The REST envelope and the order/fill parsers on an arbitrary HTTP status and body.
 ///
 /// Input layout: bytes 0–1 are the HTTP status (big endian, taken modulo 600), the rest is the
 /// body. The body goes through [`parse_envelope`]; its `data` (when accepted), and the body
-/// itself when it is JSON, go through [`parse_page`].
+/// itself when it is JSON, go through [`parse_page`] (unfilled-orders / history-orders pages),
+/// [`parse_open_order`] (order-info) and [`parse_fill`] on the value and on each `list` item.
 ///
-/// Properties checked: no panic; an accepted envelope came with a 2xx status; every order of an
-/// accepted page has a non-empty symbol and a non-negative quantity.
+/// Properties checked: no panic; an accepted envelope came with a 2xx status; every accepted
+/// order has a non-empty symbol; every accepted fill has a non-zero execId, orderId and
+/// quantity.
 ///
 /// # Panics
 /// When one of those properties is broken (a gateway bug).
@@ -52,10 +55,25 @@ pub fn rest_envelope(data: &[u8]) {
 
 fn check_page(data: &serde_json::Value) {
     if let Ok((orders, _cursor)) = parse_page(data) {
-        for o in &orders {
-            assert!(!o.symbol.as_str().is_empty(), "order without symbol");
-            assert!(!o.qty.is_negative(), "negative quantity accepted: {o:?}");
-        }
+        orders.iter().for_each(check_order);
+    }
+    if let Ok(o) = parse_open_order(data) {
+        check_order(&o);
+    }
+    check_fill(data);
+    if let Some(list) = data.get("list").and_then(serde_json::Value::as_array) {
+        list.iter().for_each(check_fill);
+    }
+}
+
+fn check_order(o: &crate::exchange::rest_orders::OpenOrder) {
+    assert!(!o.symbol.as_str().is_empty(), "order without symbol: {o:?}");
+}
+
+fn check_fill(v: &serde_json::Value) {
+    if let Ok(f) = parse_fill(v) {
+        assert!(f.exec_id != 0 && f.order_id != 0, "fill without ids: {f:?}");
+        assert!(!f.exec_qty.is_zero(), "fill without quantity: {f:?}");
     }
 }
 
