@@ -43,6 +43,6 @@ for t in "${TARGETS[@]}"; do
         status=1
         echo "!! $t: failed (a crash leaves fuzz/artifacts/$t/crash-*; see fuzz/corpus-run/$t.log)"
     fi
-    grep -E "^(#[0-9]+ +DONE|Done [0-9]+ runs)|stat::number_of_executed_units|cov:" "corpus-run/$t.log" | tail -3 || true
+    grep -a -E "DONE|^Done [0-9]+ runs|stat::average_exec_per_sec" "corpus-run/$t.log" | tail -3 || true
 done
 exit $status
