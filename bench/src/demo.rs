@@ -410,6 +410,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             core: opts.pin.then_some(1),
             idle: opts.idle,
             report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
+            ..TrackerThreadConfig::default()
         },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),

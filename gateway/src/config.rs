@@ -431,6 +431,12 @@ pub struct TrackerConfig {
     pub core: Option<usize>,
     /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
     pub idle: IdleStrategy,
+    /// A trade op without reply after this many ms has an unknown outcome (the order is
+    /// queried by clientOid, never resent). Default 5000.
+    pub reply_timeout_ms: Option<u64>,
+    /// Watchdog: a trade reply without the order's push, or the reverse, after this many ms
+    /// is flagged and the order queried. Default 3000.
+    pub push_deadline_ms: Option<u64>,
 }
 
 /// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).

@@ -91,6 +91,7 @@ impl Gateway {
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
+            None,
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();

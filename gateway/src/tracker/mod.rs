@@ -12,10 +12,13 @@ mod lists;
 pub mod mass;
 pub mod order;
 pub mod request;
+pub mod resolve;
 mod risk_feed;
 pub mod routing;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod resolve_tests;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,6 +34,7 @@ pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
+pub use self::resolve::{Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
@@ -95,7 +99,25 @@ pub struct TrackerThreadConfig {
     pub idle: IdleStrategy,
     /// How often latency snapshots are sent to the metrics channel, in ms (0: never).
     pub report_interval_ms: u64,
+    /// Unknown-outcome and watchdog deadlines (`[tracker] reply_timeout_ms`,
+    /// `push_deadline_ms`).
+    pub deadlines: Deadlines,
 }
+
+impl Default for TrackerThreadConfig {
+    fn default() -> Self {
+        TrackerThreadConfig {
+            core: None,
+            idle: IdleStrategy::Park,
+            report_interval_ms: 0,
+            deadlines: Deadlines::default(),
+        }
+    }
+}
+
+/// Where the tracker sends the orders whose outcome must be queried (the io thread's
+/// resolution driver).
+pub type ResolveSender = tokio::sync::mpsc::UnboundedSender<ResolveRequest>;
 
 /// What the tracker thread hands back when it stops.
 #[derive(Debug)]
@@ -127,11 +149,13 @@ impl TrackerHandle {
 }
 
 /// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
-/// fills and ended orders update `risk` when given.
+/// fills and ended orders update `risk` when given; orders whose outcome is unknown go to
+/// `resolve_tx` (dropped when `None`).
 pub fn spawn(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
+    resolve_tx: Option<ResolveSender>,
 ) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
@@ -143,7 +167,7 @@ pub fn spawn(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx, risk)
+            run(cfg, rx, metrics_tx, risk, resolve_tx)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -156,6 +180,7 @@ struct Driver {
     json_errors: u64,
     push_legs: LegHistograms,
     risk: Option<risk_feed::RiskFeed>,
+    resolve_tx: Option<ResolveSender>,
 }
 
 impl Driver {
@@ -240,6 +265,22 @@ impl Driver {
         true
     }
 
+    /// Watchdog tick and hand-over of the queued resolution requests (idle loop).
+    fn tick(&mut self) {
+        self.tracker.on_tick(now_ns(), utc_now_ns());
+        self.send_resolutions();
+        self.write_reports();
+    }
+
+    fn send_resolutions(&mut self) {
+        for req in self.tracker.drain_resolve_requests() {
+            tracing::info!(account = req.account, client_oid = req.client_oid.as_str(), cause = ?req.cause, "tracker: outcome unknown, querying the order");
+            if let Some(tx) = &self.resolve_tx {
+                let _ = tx.send(req);
+            }
+        }
+    }
+
     fn write_reports(&mut self) {
         for report in self.tracker.drain_reports() {
             if let Some(feed) = self.risk.as_mut() {
@@ -312,9 +353,13 @@ fn run(
     rx: Receiver<TrackerInput>,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
+    resolve_tx: Option<ResolveSender>,
 ) -> TrackerSummary {
+    let mut tracker = Tracker::new();
+    tracker.set_deadlines(cfg.deadlines);
     let mut d = Driver {
-        tracker: Tracker::new(),
+        tracker,
+        resolve_tx,
         parser: JsonParser::new(),
         sessions: HashMap::new(),
         routing: routing::Routing::default(),
@@ -326,17 +371,24 @@ fn run(
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
     let mut next_report_ns = now_ns().saturating_add(interval_ns);
     let mut running = true;
+    let mut busy: u32 = 0;
     while running {
         match rx.try_recv() {
             Ok(input) => {
                 idler.reset();
                 running = d.handle(input);
+                busy = busy.wrapping_add(1);
+                if busy % TICK_EVERY_INPUTS == 0 {
+                    // Never idle under sustained load: the watchdog still runs.
+                    d.tick();
+                }
                 continue;
             }
             Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}
         }
-        // Idle: flush backlogs, send a latency snapshot when due, then wait.
+        // Idle: watchdog, flush backlogs, send a latency snapshot when due, then wait.
+        d.tick();
         for out in d.sessions.values() {
             out.flush();
         }
@@ -368,6 +420,9 @@ fn run(
         orders: d.tracker.orders().cloned().collect(),
     }
 }
+
+/// Inputs handled back to back before the watchdog ticks anyway.
+const TICK_EVERY_INPUTS: u32 = 1024;
 
 /// Upper bound on how long [`TrackerHandle::shutdown`] may take when the thread is parked.
 pub const SHUTDOWN_LATENCY: Duration = crate::idle::PARK_TIMEOUT;
