@@ -170,6 +170,7 @@ pub(super) fn run(
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
+    resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -260,6 +261,18 @@ pub(super) fn run(
             moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
         });
+        {
+            // Unknown outcomes: query by clientOid; a place not found is asked again after
+            // twice the push deadline.
+            let grace = Duration::from_millis(
+                settings
+                    .tracker
+                    .deadlines
+                    .push_deadline_ms
+                    .saturating_mul(2),
+            );
+            tokio::task::spawn_local(super::resolve::run(Rc::clone(&ctx), resolve_rx, grace));
+        }
         if settings.risk.mark_refresh_ms > 0 {
             let ctx = Rc::clone(&ctx);
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);

@@ -17,6 +17,7 @@ mod io;
 mod marks;
 mod ops;
 mod reporter;
+mod resolve;
 pub mod settings;
 mod strategy_conn;
 
@@ -87,11 +88,12 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
+        let (resolve_tx, resolve_rx) = tokio::sync::mpsc::unbounded_channel();
         let tracker = tracker::spawn(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
-            None,
+            Some(resolve_tx),
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -103,7 +105,7 @@ impl Gateway {
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk,
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, resolve_rx,
                 )
             })?;
         let mut gw = Gateway {

@@ -86,6 +86,16 @@ pub enum TrackerInput {
     },
     /// Progress of a mass cancel (see [`MassCancelEvent`]).
     MassCancel(MassCancelEvent),
+    /// The exchange's answer to a resolution query: the order by clientOid, or `None` when
+    /// the exchange does not know it.
+    Resolved {
+        /// Index of the account.
+        account: usize,
+        /// The order's clientOid.
+        client_oid: String,
+        /// What `order-info` returned.
+        order: Option<crate::exchange::rest_orders::OpenOrder>,
+    },
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -254,6 +264,22 @@ impl Driver {
             }
             TrackerInput::MassCancel(ev) => {
                 self.tracker.on_mass_cancel(ev, utc_now_ns());
+                self.write_reports();
+            }
+            TrackerInput::Resolved {
+                client_oid, order, ..
+            } => {
+                let utc = utc_now_ns();
+                match &order {
+                    Some(o) => self.tracker.resolve_after_state(
+                        [(client_oid.as_str(), resolve::ExchangeView::from(o))],
+                        [],
+                        utc,
+                    ),
+                    None => self
+                        .tracker
+                        .resolve_after_state([], [client_oid.as_str()], utc),
+                }
                 self.write_reports();
             }
             TrackerInput::SessionClosed { session_id } => {

@@ -23,8 +23,11 @@ use codec::sbe::{
     CxlRejReason, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrderCancelReject, Text,
 };
 
+use codec::Decimal;
+
 use super::core::{exec_report, Report, ReportMsg, Tracker};
 use super::request::RequestKind;
+use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
 
 /// Default `[tracker] reply_timeout_ms`: a request without reply after this is unknown.
@@ -65,6 +68,28 @@ pub struct ResolveRequest {
     /// The unresolved request is a place: a "not found" answer is asked again after a grace
     /// period before it counts as "never created".
     pub place: bool,
+}
+
+/// What the exchange shows of an order (REST order object), for settling its unresolved
+/// requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExchangeView {
+    /// `orderStatus` as a FIX status.
+    pub status: OrdStatus,
+    /// `price` (`None` for market orders).
+    pub price: Option<Decimal>,
+    /// `qty`.
+    pub qty: Decimal,
+}
+
+impl From<&OpenOrder> for ExchangeView {
+    fn from(o: &OpenOrder) -> Self {
+        ExchangeView {
+            status: o.status,
+            price: o.price,
+            qty: o.qty,
+        }
+    }
 }
 
 /// The watchdog's deadlines, in ms.
@@ -272,23 +297,25 @@ impl Tracker {
     }
 
     /// Settles the unresolved requests of the orders the exchange's state named, after that
-    /// state was applied: `found` = clientOids the exchange knows, `not_found` = clientOids it
-    /// does not know (a place was never created). Each request is reported exactly once.
+    /// state was applied: `found` = clientOids the exchange knows with what it shows,
+    /// `not_found` = clientOids it does not know (a place was never created). Each request is
+    /// reported exactly once; an applied cancel or modify is reported by the state (or the
+    /// order channel), a request not applied here.
     pub fn resolve_after_state<'a>(
         &mut self,
-        found: impl IntoIterator<Item = &'a str>,
+        found: impl IntoIterator<Item = (&'a str, ExchangeView)>,
         not_found: impl IntoIterator<Item = &'a str>,
         utc_ns: u64,
     ) {
-        for oid in found {
-            self.settle(oid, true, utc_ns);
+        for (oid, view) in found {
+            self.settle(oid, Some(view), utc_ns);
         }
         for oid in not_found {
-            self.settle(oid, false, utc_ns);
+            self.settle(oid, None, utc_ns);
         }
     }
 
-    fn settle(&mut self, client_oid: &str, found: bool, utc_ns: u64) {
+    fn settle(&mut self, client_oid: &str, found: Option<ExchangeView>, utc_ns: u64) {
         let Some(key) = ClientOid::parse(client_oid) else {
             return;
         };
@@ -303,7 +330,7 @@ impl Tracker {
         for kind in kinds {
             match kind {
                 RequestKind::New(_) => {
-                    if found || order.acknowledged {
+                    if found.is_some() || order.acknowledged {
                         applied += 1;
                     } else if !order.is_terminal() {
                         not_applied += 1;
@@ -319,7 +346,8 @@ impl Tracker {
                         applied += 1;
                         continue;
                     }
-                    if found && order.status == OrdStatus::Canceled {
+                    if found.is_some_and(|v| v.status == OrdStatus::Canceled) {
+                        // The Canceled report comes from the state (held until its fills).
                         applied += 1;
                         continue;
                     }
@@ -332,11 +360,21 @@ impl Tracker {
                         utc_ns,
                     ));
                 }
-                RequestKind::Replace { cl_ord_id, .. } => {
+                RequestKind::Replace {
+                    cl_ord_id,
+                    price,
+                    qty,
+                } => {
                     let pending = order
                         .pending_replace
                         .is_some_and(|p| p.cl_ord_id == cl_ord_id);
-                    if !pending {
+                    let shown = found.is_some_and(|v| {
+                        (price.is_none() || price == v.price)
+                            && qty == v.qty
+                            && v.status != OrdStatus::Canceled
+                    });
+                    if !pending || shown {
+                        // Shown: the Replaced report comes with the state's order update.
                         applied += 1;
                         continue;
                     }

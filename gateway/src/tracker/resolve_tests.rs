@@ -8,7 +8,7 @@ use codec::sbe::{
 
 use super::core::{ReportMsg, Tracker};
 use super::request::{BatchItem, NewOrder, RequestKind, SentBatch, SentRequest};
-use super::resolve::{Deadlines, UnknownCause, NOT_APPLIED_TEXT};
+use super::resolve::{Deadlines, ExchangeView, UnknownCause, NOT_APPLIED_TEXT};
 use crate::ids::ClientOid;
 
 const S: u64 = 7;
@@ -75,9 +75,21 @@ impl Rig {
             .collect()
     }
 
-    fn resolve(&mut self, found: &[&str], not_found: &[&str]) -> Vec<ReportMsg> {
-        self.t
-            .resolve_after_state(found.iter().copied(), not_found.iter().copied(), 9);
+    fn resolve(&mut self, found: &[(&str, &str)], not_found: &[&str]) -> Vec<ReportMsg> {
+        let view = |status: &str| ExchangeView {
+            status: match status {
+                "cancelled" => OrdStatus::Canceled,
+                "filled" => OrdStatus::Filled,
+                _ => OrdStatus::New,
+            },
+            price: Some("100".parse().unwrap()),
+            qty: "1".parse().unwrap(),
+        };
+        self.t.resolve_after_state(
+            found.iter().map(|(oid, status)| (*oid, view(status))),
+            not_found.iter().copied(),
+            9,
+        );
         self.t.drain_reports().map(|r| r.msg).collect()
     }
 }
@@ -146,7 +158,7 @@ fn applied_place_gives_new_once() {
     let out = r.frame(&push(10, "live"));
     assert!(matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::New));
     // … and the resolution adds nothing.
-    assert!(r.resolve(&[&oid(10)], &[]).is_empty());
+    assert!(r.resolve(&[(&oid(10), "live")], &[]).is_empty());
     // A stale "not found" afterwards does not reject an order the exchange showed.
     assert!(r.resolve(&[], &[&oid(10)]).is_empty());
     assert_eq!(r.t.stats().resolved_applied, 1);
@@ -205,7 +217,7 @@ fn watchdog_flags_a_reply_without_push() {
     r.t.on_tick(T0 + 10_000 * MS, 0);
     assert!(r.requests().is_empty(), "flagged once");
     // Applied (it got its New from the ACK): nothing more to report.
-    assert!(r.resolve(&[&oid(10)], &[]).is_empty());
+    assert!(r.resolve(&[(&oid(10), "live")], &[]).is_empty());
     assert_eq!(r.t.stats().resolved_applied, 1);
 }
 
@@ -234,20 +246,22 @@ fn cancel_with_unknown_outcome_resolves_either_way_exactly_once() {
     r.frame(&unknown(2));
     assert_eq!(r.requests().len(), 1);
     r.frame(&push(10, "live"));
-    let out = r.resolve(&[&oid(10)], &[]);
+    let out = r.resolve(&[(&oid(10), "live")], &[]);
     let [ReportMsg::CancelReject(c)] = out[..] else {
         panic!("{out:?}")
     };
     assert_eq!((c.cl_ord_id, c.cxl_rej_reason), (20, CxlRejReason::NotApplied));
     assert_eq!(c.text.as_str(), NOT_APPLIED_TEXT);
-    // Applied: the state shows it cancelled.
+    // Applied: the query shows it cancelled before the order update is applied; the
+    // Canceled comes once, with the update.
     r.sent(3, 10, RequestKind::Cancel { cl_ord_id: 21 });
     r.frame(&unknown(3));
+    assert!(r.resolve(&[(&oid(10), "cancelled")], &[]).is_empty());
     let out = r.frame(&push(10, "cancelled"));
     assert!(
         matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::Canceled && er.cl_ord_id == 21)
     );
-    assert!(r.resolve(&[&oid(10)], &[]).is_empty());
+    assert!(r.frame(&push(10, "cancelled")).is_empty());
     let s = r.t.stats();
     assert_eq!((s.resolved_applied, s.resolved_not_applied), (1, 1));
 }
