@@ -1167,6 +1167,22 @@ position_updates = false
     }
 
     #[test]
+    fn unknown_outcome_deadlines() {
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
+        assert_eq!(s.tracker.deadlines, crate::tracker::Deadlines::default());
+        let cfg = with("[tracker]\nreply_timeout_ms = 800\npush_deadline_ms = 200").expect("ok");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(
+            (
+                s.tracker.deadlines.reply_timeout_ms,
+                s.tracker.deadlines.push_deadline_ms
+            ),
+            (800, 200)
+        );
+    }
+
+    #[test]
     fn refusals() {
         assert!(matches!(
             with("[tracker]\nidle = \"nap\""),

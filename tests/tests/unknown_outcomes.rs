@@ -143,7 +143,12 @@ fn an_unapplied_cancel_with_outcome_unknown_is_rejected_not_applied() {
     let cx = cancel(&mut s, cl);
     let r = s.cancel_reject();
     assert_eq!(
-        (r.cl_ord_id, r.orig_cl_ord_id, r.cxl_rej_reason, r.ord_status),
+        (
+            r.cl_ord_id,
+            r.orig_cl_ord_id,
+            r.cxl_rej_reason,
+            r.ord_status
+        ),
         (cx, cl, CxlRejReason::NotApplied, OrdStatus::New)
     );
     s.expect_silence(QUIET);

@@ -127,6 +127,7 @@ impl Tracker {
             orders: HashMap::with_capacity(INITIAL_ORDERS),
             in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
             reports: Vec::with_capacity(64),
+            resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
             ..Tracker::default()
         }
     }
@@ -202,7 +203,13 @@ impl Tracker {
         let (orders, accounts) = (&self.orders, &self.session_accounts);
         self.in_flight.retain(|_, r| {
             let account = accounts.get(&r.session_id).copied().unwrap_or(0);
-            match f(account, r.t_written_ns, (r.session_id, r.root), r.kind, orders) {
+            match f(
+                account,
+                r.t_written_ns,
+                (r.session_id, r.root),
+                r.kind,
+                orders,
+            ) {
                 Some(cause) => {
                     out.push((r.session_id, r.root, r.kind, cause));
                     false

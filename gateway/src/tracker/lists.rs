@@ -247,7 +247,9 @@ impl Tracker {
                 self.mark_unknown(batch.session_id, item.root, item.kind, cause);
                 entries.push(ListStatusEntry {
                     cl_ord_id: item_cl_ord_id(&item.kind),
-                    order_id: self.order(batch.session_id, item.root).map_or(0, |o| o.order_id),
+                    order_id: self
+                        .order(batch.session_id, item.root)
+                        .map_or(0, |o| o.order_id),
                     exchange_code: OUTCOME_UNKNOWN_CODES[0],
                     item_status: ItemStatus::Accepted,
                     ord_rej_reason: None,

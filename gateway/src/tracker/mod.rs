@@ -13,12 +13,12 @@ pub mod mass;
 pub mod order;
 pub mod request;
 pub mod resolve;
+#[cfg(test)]
+mod resolve_tests;
 mod risk_feed;
 pub mod routing;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod resolve_tests;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -404,7 +404,7 @@ fn run(
                 idler.reset();
                 running = d.handle(input);
                 busy = busy.wrapping_add(1);
-                if busy % TICK_EVERY_INPUTS == 0 {
+                if busy.is_multiple_of(TICK_EVERY_INPUTS) {
                     // Never idle under sustained load: the watchdog still runs.
                     d.tick();
                 }

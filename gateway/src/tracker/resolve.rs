@@ -141,6 +141,17 @@ fn same_request(a: &RequestKind, b: &RequestKind) -> bool {
     }
 }
 
+impl Resolve {
+    /// Empty, with room for `watch` replied requests before the watch list first grows.
+    pub(super) fn with_capacity(watch: usize) -> Self {
+        Resolve {
+            watch: Vec::with_capacity(watch),
+            out: Vec::with_capacity(16),
+            ..Resolve::default()
+        }
+    }
+}
+
 impl Tracker {
     /// Sets the watchdog's deadlines (defaults: [`Deadlines::default`]).
     pub fn set_deadlines(&mut self, deadlines: Deadlines) {
@@ -244,7 +255,8 @@ impl Tracker {
         let d = self.resolve.deadlines;
         let push_ns = d.push_deadline_ms.saturating_mul(1_000_000);
         let reply_ns = d.reply_timeout_ms.saturating_mul(1_000_000);
-        self.resolve.next_scan_ns = now_ns.saturating_add((push_ns / 10).clamp(1_000_000, 100_000_000));
+        self.resolve.next_scan_ns =
+            now_ns.saturating_add((push_ns / 10).clamp(1_000_000, 100_000_000));
         // Requests without reply: timed out, or pushed but not replied.
         let expired = self.take_in_flight_where(|_, t, key, kind, orders| {
             let age = now_ns.saturating_sub(t);
@@ -259,7 +271,11 @@ impl Tracker {
         for (session_id, root, kind, cause) in expired {
             if cause == UnknownCause::PushWithoutReply {
                 self.stats.watchdog_push_without_reply += 1;
-                tracing::warn!(session_id, root, "watchdog: order push without its trade reply");
+                tracing::warn!(
+                    session_id,
+                    root,
+                    "watchdog: order push without its trade reply"
+                );
             }
             self.mark_unknown(session_id, root, kind, cause);
         }
@@ -271,9 +287,9 @@ impl Tracker {
         let mut watch = std::mem::take(&mut self.resolve.watch);
         let mut flagged = Vec::new();
         watch.retain(|w| {
-            let done = self
-                .order(w.key.0, w.key.1)
-                .is_none_or(|o| o.is_terminal() || shows_request(o, &w.kind) || (o.pushed && is_new(&w.kind)));
+            let done = self.order(w.key.0, w.key.1).is_none_or(|o| {
+                o.is_terminal() || shows_request(o, &w.kind) || (o.pushed && is_new(&w.kind))
+            });
             if done {
                 return false;
             }

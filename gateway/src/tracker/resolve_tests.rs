@@ -250,7 +250,10 @@ fn cancel_with_unknown_outcome_resolves_either_way_exactly_once() {
     let [ReportMsg::CancelReject(c)] = out[..] else {
         panic!("{out:?}")
     };
-    assert_eq!((c.cl_ord_id, c.cxl_rej_reason), (20, CxlRejReason::NotApplied));
+    assert_eq!(
+        (c.cl_ord_id, c.cxl_rej_reason),
+        (20, CxlRejReason::NotApplied)
+    );
     assert_eq!(c.text.as_str(), NOT_APPLIED_TEXT);
     // Applied: the query shows it cancelled before the order update is applied; the
     // Canceled comes once, with the update.
