@@ -11,24 +11,21 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::Instant;
 
 use super::io::IoCtx;
-use crate::exchange::error::ExchangeError;
+use crate::exchange::rest_history::{self, ExchangeFill};
 use crate::exchange::rest_orders::OpenOrder;
-use crate::tracker::{ResolveRequest, TrackerInput};
+use crate::tracker::{ExchangeState, ResolveRequest, TrackerInput};
 
 /// Least time between two queries of one account (10/s).
 pub const QUERY_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Attempts of a query that fails (network, quota) before the order is left unresolved.
 pub const MAX_ATTEMPTS: u32 = 10;
-
-/// Bitget code of order-info for an order it does not know ("order does not exist").
-pub const ORDER_NOT_FOUND: u32 = 25204;
 
 /// Paces the queries of each account.
 struct Pacer {
@@ -78,7 +75,7 @@ async fn resolve_one(ctx: &IoCtx, pacer: &Pacer, req: ResolveRequest, grace: Dur
     let mut attempts = 0;
     loop {
         pacer.wait(req.account).await;
-        match order_info(&acc.rest, oid).await {
+        match rest_history::order_info(&acc.rest, oid).await {
             Ok(Some(order)) => {
                 let fills = order_fills(&acc.rest, pacer, req.account, &order).await;
                 deliver(ctx, req.account, Some(order), fills, oid);
@@ -105,37 +102,52 @@ async fn resolve_one(ctx: &IoCtx, pacer: &Pacer, req: ResolveRequest, grace: Dur
     }
 }
 
-/// `order-info` by clientOid; `None` when the exchange does not know it.
-async fn order_info(
+/// The fills of a found order (none queried while it shows no executed quantity). A failed
+/// query gives none: a finished order's missing quantity is then filled in by the tracker as
+/// one synthetic fill (see `tracker::reconcile`).
+async fn order_fills(
     rest: &crate::exchange::rest::RestClient,
-    client_oid: &str,
-) -> Result<Option<OpenOrder>, ExchangeError> {
-    let query = format!("clientOid={client_oid}");
-    match rest
-        .signed_get("/api/v3/trade/order-info", &query, SystemTime::now())
-        .await
-    {
-        Ok(data) => crate::exchange::rest_orders::parse_open_order(&data).map(Some),
-        Err(ExchangeError::Rejected { code, .. }) if code == ORDER_NOT_FOUND => Ok(None),
-        Err(e) => Err(e),
+    pacer: &Pacer,
+    account: usize,
+    order: &OpenOrder,
+) -> Vec<ExchangeFill> {
+    if order.cum_qty.is_zero() {
+        return Vec::new();
+    }
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let since_ms = now_ms.saturating_sub(super::reconcile::MAX_LOOKBACK_MS);
+    pacer.wait(account).await;
+    match rest_history::fills(rest, Some(order.category), since_ms, Some(order.order_id)).await {
+        Ok(fills) => fills,
+        Err(e) => {
+            tracing::warn!(account, client_oid = %order.client_oid, error = %e, "resolve: fills query failed");
+            Vec::new()
+        }
     }
 }
 
-/// The fills of a found order (none queried while it shows no executed quantity).
-async fn order_fills(
-    _rest: &crate::exchange::rest::RestClient,
-    _pacer: &Pacer,
-    _account: usize,
-    _order: &OpenOrder,
-) -> Vec<()> {
-    Vec::new()
-}
-
-/// Hands the exchange's state of one order to the tracker.
-fn deliver(ctx: &IoCtx, account: usize, order: Option<OpenOrder>, _fills: Vec<()>, oid: &str) {
-    let _ = ctx.tracker_tx.send(TrackerInput::Resolved {
+/// Hands the exchange's state of one order to the tracker (`None`: not found).
+fn deliver(
+    ctx: &IoCtx,
+    account: usize,
+    order: Option<OpenOrder>,
+    fills: Vec<ExchangeFill>,
+    oid: &str,
+) {
+    let not_found = if order.is_none() {
+        vec![oid.to_owned()]
+    } else {
+        Vec::new()
+    };
+    let state = ExchangeState {
         account,
-        client_oid: oid.to_owned(),
-        order,
-    });
+        orders: order.into_iter().collect(),
+        fills,
+        not_found,
+    };
+    let _ = ctx
+        .tracker_tx
+        .send(TrackerInput::ExchangeState { state, reply: None });
 }

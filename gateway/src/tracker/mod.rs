@@ -11,6 +11,7 @@ pub mod core;
 mod lists;
 pub mod mass;
 pub mod order;
+pub mod reconcile;
 pub mod request;
 pub mod resolve;
 #[cfg(test)]
@@ -33,6 +34,7 @@ pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_C
 pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
+pub use self::reconcile::{ApplySummary, ExchangeState};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 pub use self::resolve::{Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
@@ -86,15 +88,27 @@ pub enum TrackerInput {
     },
     /// Progress of a mass cancel (see [`MassCancelEvent`]).
     MassCancel(MassCancelEvent),
-    /// The exchange's answer to a resolution query: the order by clientOid, or `None` when
-    /// the exchange does not know it.
-    Resolved {
-        /// Index of the account.
+    /// What the exchange's REST queries say about some orders (see [`reconcile`]); the summary
+    /// goes to `reply` once applied.
+    ExchangeState {
+        /// The orders and fills.
+        state: ExchangeState,
+        /// Where the summary goes.
+        reply: Option<tokio::sync::oneshot::Sender<ApplySummary>>,
+    },
+    /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
+    LinkDown {
+        /// Account index.
         account: usize,
-        /// The order's clientOid.
-        client_oid: String,
-        /// What `order-info` returned.
-        order: Option<crate::exchange::rest_orders::OpenOrder>,
+        /// When (monotonic ns).
+        t_ns: u64,
+    },
+    /// The account's link is back, resubscribed and reconciled.
+    LinkUp {
+        /// Account index.
+        account: usize,
+        /// When (monotonic ns).
+        t_ns: u64,
     },
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
@@ -266,21 +280,27 @@ impl Driver {
                 self.tracker.on_mass_cancel(ev, utc_now_ns());
                 self.write_reports();
             }
-            TrackerInput::Resolved {
-                client_oid, order, ..
-            } => {
+            TrackerInput::ExchangeState { state, reply } => {
                 let utc = utc_now_ns();
-                match &order {
-                    Some(o) => self.tracker.resolve_after_state(
-                        [(client_oid.as_str(), resolve::ExchangeView::from(o))],
-                        [],
-                        utc,
-                    ),
-                    None => self
-                        .tracker
-                        .resolve_after_state([], [client_oid.as_str()], utc),
-                }
+                let summary = self.tracker.apply_exchange_state(now_ns(), utc, &state);
+                // Unknown outcomes the state settles (each reported once).
+                self.tracker.resolve_after_state(
+                    state
+                        .orders
+                        .iter()
+                        .map(|o| (o.client_oid.as_str(), resolve::ExchangeView::from(o))),
+                    state.not_found.iter().map(String::as_str),
+                    utc,
+                );
                 self.write_reports();
+                if let Some(reply) = reply {
+                    let _ = reply.send(summary);
+                }
+            }
+            TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
+            TrackerInput::LinkUp { account, t_ns } => {
+                self.tracker.on_link_up(account, t_ns);
+                self.send_resolutions();
             }
             TrackerInput::SessionClosed { session_id } => {
                 self.routing.close(session_id);

@@ -128,7 +128,6 @@ pub(super) struct Resolve {
     out: Vec<ResolveRequest>,
     /// Requests held while their account's link is down (released on LinkUp).
     held: Vec<ResolveRequest>,
-    down: Vec<usize>,
     next_scan_ns: u64,
 }
 
@@ -201,7 +200,7 @@ impl Tracker {
             cause,
             place: matches!(kind, RequestKind::New(_)),
         };
-        if self.resolve.down.contains(&req.account) {
+        if self.links_down.contains_key(&req.account) {
             self.resolve.held.push(req);
         } else {
             self.resolve.out.push(req);
@@ -218,12 +217,10 @@ impl Tracker {
         });
     }
 
-    /// The account's subscribed link dropped at `t_ns`: every request in flight on it has an
-    /// unknown outcome; resolutions wait for [`Tracker::on_link_up`].
-    pub fn on_link_down(&mut self, account: usize) {
-        if !self.resolve.down.contains(&account) {
-            self.resolve.down.push(account);
-        }
+    /// The account's subscribed link dropped (called by [`Tracker::on_link_down`]): every
+    /// request in flight on it has an unknown outcome; resolutions wait for
+    /// [`Tracker::on_link_up`].
+    pub(super) fn unknown_on_link_down(&mut self, account: usize) {
         let lost = self.take_in_flight_where(|acc, _, _, _, _| {
             (acc == account).then_some(UnknownCause::LinkDown)
         });
@@ -233,9 +230,9 @@ impl Tracker {
         self.expire_batches(|s, _| s == account, UnknownCause::LinkDown);
     }
 
-    /// The account's link is back and reconciled: held resolutions go out.
-    pub fn on_link_up(&mut self, account: usize) {
-        self.resolve.down.retain(|a| *a != account);
+    /// The account's link is back and reconciled (called by [`Tracker::on_link_up`]): held
+    /// resolutions go out.
+    pub(super) fn release_held_resolutions(&mut self, account: usize) {
         let (go, keep): (Vec<_>, Vec<_>) = self
             .resolve
             .held

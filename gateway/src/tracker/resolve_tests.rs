@@ -188,12 +188,12 @@ fn link_down_makes_requests_in_flight_unknown_and_waits_for_link_up() {
     r.sent(1, 10, new_kind(10));
     r.sent(2, 11, new_kind(11));
     r.frame(&ack(2, 11));
-    r.t.on_link_down(1);
+    r.t.on_link_down(1, T0);
     assert_eq!(r.t.in_flight(), 1, "another account's link");
-    r.t.on_link_down(0);
+    r.t.on_link_down(0, T0);
     assert_eq!(r.t.in_flight(), 0);
     assert!(r.requests().is_empty(), "held while the link is down");
-    r.t.on_link_up(0);
+    r.t.on_link_up(0, T0);
     assert_eq!(r.requests(), vec![(oid(10), UnknownCause::LinkDown, true)]);
     assert_eq!(r.t.stats().outcome_unknown, 1);
 }
