@@ -194,3 +194,78 @@ fn pushes_later_than_the_deadline_are_flagged_and_reported_once() {
     assert_eq!(stats.resolved_applied, 1);
     assert_eq!(stats.resolved_not_applied, 0);
 }
+
+#[test]
+fn with_pushes_paused_the_query_alone_reports_the_applied_place_and_cancel() {
+    let h = start();
+    let mut s = h.client(1);
+    h.sim().faults().pause_pushes(Scope::All).unwrap();
+    h.sim()
+        .faults()
+        .unknown_outcome(Scope::All, 1, Some("place-order"), true)
+        .unwrap();
+    let cl = rest_buy(&mut s);
+    // No reply, no push: the New comes from order-info.
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.exec_type, er.ord_status),
+        (cl, ExecType::New, OrdStatus::New)
+    );
+    assert_ne!(er.order_id, 0);
+    h.sim()
+        .faults()
+        .unknown_outcome(Scope::All, 1, Some("cancel-order"), true)
+        .unwrap();
+    let cx = cancel(&mut s, cl);
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.exec_type, er.ord_status),
+        (cx, ExecType::Canceled, OrdStatus::Canceled)
+    );
+    h.sim().faults().resume_pushes(Scope::All).unwrap();
+    s.expect_silence(QUIET);
+    assert_eq!(h.sim().stats().orders_received, 1);
+}
+
+#[test]
+fn every_order_of_a_mixed_run_gets_exactly_one_outcome() {
+    let h = start();
+    let mut s = h.client(1);
+    let faults = h.sim().faults();
+    // Rules are consumed in the order they were added: 4 applied, 4 not applied, then normal.
+    faults
+        .unknown_outcome(Scope::All, 4, Some("place-order"), true)
+        .unwrap();
+    faults
+        .unknown_outcome(Scope::All, 4, Some("place-order"), false)
+        .unwrap();
+    let cls: Vec<u64> = (0..12).map(|_| rest_buy(&mut s)).collect();
+    let mut outcome = std::collections::HashMap::new();
+    while outcome.len() < cls.len() {
+        let er = s.exec();
+        assert!(
+            outcome.insert(er.cl_ord_id, er.exec_type).is_none(),
+            "a second report for {}: {er:?}",
+            er.cl_ord_id
+        );
+    }
+    s.expect_silence(QUIET);
+    let rejected: Vec<u64> = cls
+        .iter()
+        .copied()
+        .filter(|cl| outcome[cl] == ExecType::Rejected)
+        .collect();
+    assert_eq!(rejected, cls[4..8].to_vec());
+    assert!(cls
+        .iter()
+        .filter(|cl| !rejected.contains(cl))
+        .all(|cl| outcome[cl] == ExecType::New));
+    let st = h.sim().stats();
+    assert_eq!(
+        (st.orders_received, st.orders_placed),
+        (8, 8),
+        "never resent"
+    );
+    let stats = stop(h);
+    assert_eq!((stats.resolved_applied, stats.resolved_not_applied), (4, 4));
+}

@@ -296,3 +296,43 @@ fn batch_items_with_unknown_outcome_and_timed_out_batches_are_resolved() {
     );
     assert_eq!(r.t.stats().outcome_unknown, 3);
 }
+
+#[test]
+fn modify_with_unknown_outcome_is_replaced_or_rejected_once() {
+    let mut r = Rig::new();
+    r.sent(1, 10, new_kind(10));
+    r.frame(&ack(1, 10));
+    let modify = |cl| RequestKind::Replace {
+        cl_ord_id: cl,
+        price: Some("100".parse().unwrap()),
+        qty: "1".parse().unwrap(),
+    };
+    // Applied: the query shows the new price and quantity; the Replaced comes once, with the
+    // order update.
+    r.sent(2, 10, modify(20));
+    r.frame(&unknown(2));
+    assert!(r.resolve(&[(&oid(10), "live")], &[]).is_empty());
+    let out = r.frame(&push(10, "live"));
+    assert!(
+        matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::Replaced && er.cl_ord_id == 20)
+    );
+    // Not applied: the exchange shows other values.
+    r.sent(
+        3,
+        10,
+        RequestKind::Replace {
+            cl_ord_id: 21,
+            price: Some("99".parse().unwrap()),
+            qty: "1".parse().unwrap(),
+        },
+    );
+    r.frame(&unknown(3));
+    let out = r.resolve(&[(&oid(10), "live")], &[]);
+    let [ReportMsg::CancelReject(c)] = out[..] else {
+        panic!("{out:?}")
+    };
+    assert_eq!((c.cl_ord_id, c.orig_cl_ord_id), (21, 20));
+    assert_eq!(c.cxl_rej_reason, CxlRejReason::NotApplied);
+    assert!(r.resolve(&[(&oid(10), "live")], &[]).is_empty());
+    assert!(r.frame(&push(10, "live")).is_empty());
+}
