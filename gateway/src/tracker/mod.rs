@@ -281,17 +281,10 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::ExchangeState { state, reply } => {
-                let utc = utc_now_ns();
-                let summary = self.tracker.apply_exchange_state(now_ns(), utc, &state);
-                // Unknown outcomes the state settles (each reported once).
-                self.tracker.resolve_after_state(
-                    state
-                        .orders
-                        .iter()
-                        .map(|o| (o.client_oid.as_str(), resolve::ExchangeView::from(o))),
-                    state.not_found.iter().map(String::as_str),
-                    utc,
-                );
+                // Missed changes and the unknown outcomes the state settles, each once.
+                let summary = self
+                    .tracker
+                    .on_exchange_state(now_ns(), utc_now_ns(), &state);
                 self.write_reports();
                 if let Some(reply) = reply {
                     let _ = reply.send(summary);

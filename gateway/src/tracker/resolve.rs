@@ -26,6 +26,7 @@ use codec::sbe::{
 use codec::Decimal;
 
 use super::core::{exec_report, Report, ReportMsg, Tracker};
+use super::reconcile::{ApplySummary, ExchangeState};
 use super::request::RequestKind;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
@@ -307,6 +308,26 @@ impl Tracker {
             );
             self.mark_unknown(w.key.0, w.key.1, w.kind, UnknownCause::AckWithoutPush);
         }
+    }
+
+    /// Applies the exchange's state ([`Tracker::apply_exchange_state`]), then settles the
+    /// unknown outcomes it answers ([`Tracker::resolve_after_state`]).
+    pub fn on_exchange_state(
+        &mut self,
+        t_read_ns: u64,
+        utc_ns: u64,
+        state: &ExchangeState,
+    ) -> ApplySummary {
+        let summary = self.apply_exchange_state(t_read_ns, utc_ns, state);
+        self.resolve_after_state(
+            state
+                .orders
+                .iter()
+                .map(|o| (o.client_oid.as_str(), ExchangeView::from(o))),
+            state.not_found.iter().map(String::as_str),
+            utc_ns,
+        );
+        summary
     }
 
     /// Settles the unresolved requests of the orders the exchange's state named, after that

@@ -336,3 +336,61 @@ fn modify_with_unknown_outcome_is_replaced_or_rejected_once() {
     assert!(r.resolve(&[(&oid(10), "live")], &[]).is_empty());
     assert!(r.frame(&push(10, "live")).is_empty());
 }
+
+fn exchange_order(cl: u64, status: OrdStatus) -> crate::exchange::rest_orders::OpenOrder {
+    crate::exchange::rest_orders::OpenOrder {
+        order_id: 555,
+        client_oid: oid(cl),
+        category: Category::UsdtFutures,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        price: Some("100".parse().unwrap()),
+        qty: "1".parse().unwrap(),
+        cum_qty: codec::Decimal::ZERO,
+        avg_px: None,
+        status,
+        cum_value: codec::Decimal::ZERO,
+        cancel_reason: String::new(),
+        updated_time_ms: 2,
+    }
+}
+
+#[test]
+fn exchange_state_answers_are_applied_once() {
+    use super::reconcile::ExchangeState;
+    let mut r = Rig::new();
+    r.sent(1, 10, new_kind(10));
+    r.sent(2, 11, new_kind(11));
+    r.frame(&unknown(1));
+    r.frame(&unknown(2));
+    let state = ExchangeState {
+        account: 0,
+        orders: vec![exchange_order(10, OrdStatus::New)],
+        fills: Vec::new(),
+        not_found: vec![oid(11)],
+    };
+    r.t.on_exchange_state(T0, 9, &state);
+    let out: Vec<_> = r.t.drain_reports().map(|x| x.msg).collect();
+    let kinds: Vec<_> = out
+        .iter()
+        .map(|m| match m {
+            ReportMsg::Exec(er) => (er.cl_ord_id, er.exec_type, er.ord_rej_reason),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (10, ExecType::New, None),
+            (11, ExecType::Rejected, Some(OrdRejReason::NotApplied))
+        ]
+    );
+    // The same answer again (a second query, a reconciliation) adds nothing.
+    r.t.on_exchange_state(T0, 9, &state);
+    assert_eq!(r.t.drain_reports().count(), 0);
+    let s = r.t.stats();
+    assert_eq!((s.resolved_applied, s.resolved_not_applied), (1, 1));
+    assert_eq!(r.t.unresolved(), 0);
+}
