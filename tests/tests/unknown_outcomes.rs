@@ -51,8 +51,14 @@ fn cancel(s: &mut Strategy, orig: u64) -> u64 {
 /// Long enough for any second report (a resolution re-asks after 600 ms).
 const QUIET: Duration = Duration::from_millis(1_500);
 
-/// Stops the gateway and returns the tracker's counters.
+/// Stops the gateway and returns the tracker's counters, after checking that the simulator
+/// never received a clientOid twice (no resend).
 fn stop(mut h: Harness) -> TrackerStats {
+    assert_eq!(
+        h.sim().stats().repeated_client_oids,
+        0,
+        "a clientOid was sent twice"
+    );
     let report = h.gw.take().unwrap().shutdown();
     report.tracker.unwrap().stats
 }
@@ -225,6 +231,8 @@ fn with_pushes_paused_the_query_alone_reports_the_applied_place_and_cancel() {
     h.sim().faults().resume_pushes(Scope::All).unwrap();
     s.expect_silence(QUIET);
     assert_eq!(h.sim().stats().orders_received, 1);
+    let stats = stop(h);
+    assert_eq!(stats.resolved_applied, 2);
 }
 
 #[test]
