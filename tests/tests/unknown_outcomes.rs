@@ -277,3 +277,94 @@ fn every_order_of_a_mixed_run_gets_exactly_one_outcome() {
     let stats = stop(h);
     assert_eq!((stats.resolved_applied, stats.resolved_not_applied), (4, 4));
 }
+
+/// Sends a NewOrderList of `n` resting buys (ClOrdIDs `first..first+n`).
+fn send_list(s: &mut Strategy, list_id: u64, first: u64, n: u64) -> Vec<u64> {
+    use codec::sbe::{BoolFlag, NewOrderList, NewOrderListEntry, OrdType, PosSide, StpMode};
+    let items: Vec<NewOrderListEntry> = (0..n)
+        .map(|i| NewOrderListEntry {
+            cl_ord_id: first + i,
+            price: Some(e2e::d(&(50000 + i).to_string())),
+            order_qty: e2e::d("0.001"),
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            pos_side: PosSide::None,
+            reduce_only: BoolFlag::No,
+            stp_mode: StpMode::None,
+        })
+        .collect();
+    let m = NewOrderList {
+        list_id,
+        transact_time: 0,
+    };
+    s.c.send_frame(|b| {
+        m.encode_frame(items.iter().copied(), b).unwrap();
+    })
+    .unwrap();
+    (first..first + n).collect()
+}
+
+/// Reads the list's ListStatus and one ExecutionReport per item; panics on a second report
+/// for an item.
+fn list_outcome(
+    s: &mut Strategy,
+    cls: &[u64],
+) -> (
+    Vec<codec::sbe::ListStatusEntry>,
+    std::collections::HashMap<u64, codec::sbe::ExecutionReport>,
+) {
+    use gateway::client::Received;
+    let mut entries = Vec::new();
+    let mut last = false;
+    let mut execs = std::collections::HashMap::new();
+    while !last || execs.len() < cls.len() {
+        match s.next_message() {
+            Received::ListStatus(ls, e) => {
+                last = ls.last_fragment == codec::sbe::BoolFlag::Yes;
+                entries.extend(e);
+            }
+            Received::Exec(er) => {
+                assert!(execs.insert(er.cl_ord_id, er).is_none(), "twice: {er:?}");
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    (entries, execs)
+}
+
+#[test]
+fn batch_items_with_outcome_unknown_are_resolved_each_once() {
+    let h = start();
+    let mut s = h.client(1);
+    // Not applied: every item ends Rejected NotApplied.
+    h.sim()
+        .faults()
+        .unknown_outcome(Scope::All, 1, Some("batch-place"), false)
+        .unwrap();
+    let lost = send_list(&mut s, 1, 100, 3);
+    let (entries, execs) = list_outcome(&mut s, &lost);
+    assert_eq!(entries.len(), 3);
+    assert!(entries.iter().all(|e| e.exchange_code == 40010));
+    for cl in &lost {
+        let er = execs[cl];
+        assert_eq!(
+            (er.exec_type, er.ord_rej_reason),
+            (ExecType::Rejected, Some(OrdRejReason::NotApplied))
+        );
+    }
+    // Applied: every item ends New.
+    h.sim()
+        .faults()
+        .unknown_outcome(Scope::All, 1, Some("batch-place"), true)
+        .unwrap();
+    let placed = send_list(&mut s, 2, 200, 3);
+    let (_, execs) = list_outcome(&mut s, &placed);
+    assert!(placed.iter().all(|cl| execs[cl].exec_type == ExecType::New));
+    s.expect_silence(QUIET);
+    assert_eq!(h.sim().stats().orders_placed, 3);
+    let stats = stop(h);
+    assert_eq!((stats.resolved_applied, stats.resolved_not_applied), (3, 3));
+}

@@ -261,9 +261,7 @@ impl Tracker {
             if age >= reply_ns {
                 return Some(UnknownCause::ReplyTimeout);
             }
-            let pushed = orders
-                .get(&key)
-                .is_some_and(|o| shows_request(o, &kind) || (o.pushed && is_new(&kind)));
+            let pushed = orders.get(&key).is_some_and(|o| shows_request(o, &kind));
             (age >= push_ns && pushed).then_some(UnknownCause::PushWithoutReply)
         });
         for (session_id, root, kind, cause) in expired {
@@ -285,9 +283,9 @@ impl Tracker {
         let mut watch = std::mem::take(&mut self.resolve.watch);
         let mut flagged = Vec::new();
         watch.retain(|w| {
-            let done = self.order(w.key.0, w.key.1).is_none_or(|o| {
-                o.is_terminal() || shows_request(o, &w.kind) || (o.pushed && is_new(&w.kind))
-            });
+            let done = self
+                .order(w.key.0, w.key.1)
+                .is_none_or(|o| o.is_terminal() || shows_request(o, &w.kind));
             if done {
                 return false;
             }
@@ -434,10 +432,6 @@ impl Tracker {
             });
         }
     }
-}
-
-fn is_new(kind: &RequestKind) -> bool {
-    matches!(kind, RequestKind::New(_))
 }
 
 /// True when the order channel has shown the effect of `kind` (cancel: the order ended;
