@@ -146,6 +146,7 @@ fn deliver(
         orders: order.into_iter().collect(),
         fills,
         not_found,
+        adopt: false,
     };
     let _ = ctx
         .tracker_tx
