@@ -151,6 +151,18 @@ pub struct GatewayConfig {
     /// Position moves (`[moves]`).
     #[serde(default)]
     pub moves: MovesConfig,
+    /// Session journal (`[journal]`).
+    #[serde(default)]
+    pub journal: JournalConfig,
+}
+
+/// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// Directory of the per-session journal files (`session-<id>.journal`), created if
+    /// missing. Default none: journals are kept in memory only (a restart starts afresh).
+    pub dir: Option<PathBuf>,
 }
 
 /// `[moves]`: who may move positions (MovePositions).
@@ -868,6 +880,7 @@ passphrase = "p"
             "BGW_<NAME>_SECRET",
             "master_accounts",
             "extra_uids",
+            "[journal]",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }

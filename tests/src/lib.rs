@@ -86,6 +86,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),
+        journal_dir: None,
     }
 }
 

@@ -17,6 +17,7 @@ mod io;
 mod marks;
 mod ops;
 mod reporter;
+mod sessions;
 pub mod settings;
 mod strategy_conn;
 
@@ -45,6 +46,9 @@ pub enum GatewayError {
     /// A local socket or thread could not be set up.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    /// A session journal could not be opened.
+    #[error("{0}")]
+    Journal(#[from] crate::journal::JournalError),
     /// The io thread ended before it was ready.
     #[error("io thread stopped during start-up")]
     StartupAborted,

@@ -187,6 +187,8 @@ pub struct EngineSettings {
     pub risk: crate::risk::RiskSettings,
     /// Position-move settings.
     pub moves: MoveSettings,
+    /// Directory of the session journal files; `None` keeps journals in memory.
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSettings {
@@ -277,6 +279,7 @@ impl EngineSettings {
                 extra_uids: cfg.moves.extra_uids.clone(),
                 clock: UtcClock::system(),
             },
+            journal_dir: cfg.journal.dir.clone(),
         })
     }
 }

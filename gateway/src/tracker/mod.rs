@@ -65,7 +65,7 @@ pub enum TrackerInput {
         /// Its writer.
         out: Arc<SessionOut>,
     },
-    /// A strategy session ended.
+    /// A strategy session's connection ended (its writer stays; reports keep being journaled).
     SessionClosed {
         /// SessionID.
         session_id: u64,
@@ -232,8 +232,9 @@ impl Driver {
                 self.write_reports();
             }
             TrackerInput::SessionClosed { session_id } => {
-                self.routing.close(session_id);
-                self.sessions.remove(&session_id);
+                // The session's writer outlives the connection (recoverable flow): reports
+                // keep going to it, numbered and journaled, for retransmission on reconnect.
+                tracing::debug!(session_id, "tracker: session detached, reports journaled");
             }
             TrackerInput::Shutdown => return false,
         }
