@@ -286,6 +286,11 @@ pub fn btc_order(
 }
 
 impl Strategy {
+    /// Wraps an already established client (ClOrdIDs from 1).
+    pub fn from_client(c: StrategyClient) -> Strategy {
+        Strategy { c, next_cl: 0 }
+    }
+
     /// The next ClOrdID of this session.
     pub fn next_cl(&mut self) -> u64 {
         self.next_cl += 1;
