@@ -16,8 +16,8 @@
 //! Durability: a record is in the file (the OS page cache) within about [`FLUSH_PERIOD`] of
 //! being produced, so it survives the gateway's SIGKILL; it is not fsynced, so a power loss or
 //! kernel crash may lose the last seconds. A record cut short by a crash is dropped at start-up.
-//! With no directory configured the journal lives in memory (retransmission works, a restart
-//! starts every session afresh).
+//! With no directory configured the journal lives in memory (retransmission works up to
+//! [`store::MEMORY_CAP`] bytes per session, a restart starts every session afresh).
 
 pub mod record;
 pub mod store;

@@ -9,6 +9,11 @@ use std::path::{Path, PathBuf};
 use super::record::{Record, Records};
 use super::JournalError;
 
+/// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent
+/// before cannot be retransmitted: RetransmitReject Unavailable) so a long run without a
+/// journal directory does not grow without bound.
+pub const MEMORY_CAP: usize = 64 << 20;
+
 /// First bytes of every journal file (format version 1).
 pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
 
@@ -117,6 +122,10 @@ impl Store {
         match self {
             Store::Discard => Ok(()),
             Store::Memory(m) => {
+                if m.len() + records.len() > MEMORY_CAP {
+                    tracing::warn!("in-memory journal full: earlier messages can no longer be retransmitted");
+                    m.clear();
+                }
                 m.extend_from_slice(records);
                 Ok(())
             }
