@@ -16,6 +16,7 @@ mod exchange_link;
 mod io;
 mod marks;
 mod ops;
+mod reconcile;
 mod reporter;
 mod sessions;
 pub mod settings;

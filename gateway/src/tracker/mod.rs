@@ -11,6 +11,7 @@ pub mod core;
 mod lists;
 pub mod mass;
 pub mod order;
+pub mod reconcile;
 pub mod request;
 mod risk_feed;
 pub mod routing;
@@ -30,6 +31,7 @@ pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_C
 pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
+pub use self::reconcile::{ApplySummary, ExchangeState};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
@@ -82,6 +84,28 @@ pub enum TrackerInput {
     },
     /// Progress of a mass cancel (see [`MassCancelEvent`]).
     MassCancel(MassCancelEvent),
+    /// What the exchange's REST queries say about some orders (see [`reconcile`]); the summary
+    /// goes to `reply` once applied.
+    ExchangeState {
+        /// The orders and fills.
+        state: ExchangeState,
+        /// Where the summary goes.
+        reply: Option<tokio::sync::oneshot::Sender<ApplySummary>>,
+    },
+    /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
+    LinkDown {
+        /// Account index.
+        account: usize,
+        /// When (monotonic ns).
+        t_ns: u64,
+    },
+    /// The account's link is back, resubscribed and reconciled.
+    LinkUp {
+        /// Account index.
+        account: usize,
+        /// When (monotonic ns).
+        t_ns: u64,
+    },
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -231,6 +255,17 @@ impl Driver {
                 self.tracker.on_mass_cancel(ev, utc_now_ns());
                 self.write_reports();
             }
+            TrackerInput::ExchangeState { state, reply } => {
+                let summary = self
+                    .tracker
+                    .apply_exchange_state(now_ns(), utc_now_ns(), &state);
+                self.write_reports();
+                if let Some(reply) = reply {
+                    let _ = reply.send(summary);
+                }
+            }
+            TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
+            TrackerInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
             TrackerInput::SessionClosed { session_id } => {
                 // The session's writer outlives the connection (recoverable flow): reports
                 // keep going to it, numbered and journaled, for retransmission on reconnect.
