@@ -22,7 +22,7 @@ use codec::sbe::{
     ListStatusEntry, Message, MovePositionsReport, MovePositionsReportEntry, Negotiate,
     NegotiationReject, NewOrderSingle, NotApplied, OrderCancelReject, OrderCancelReplaceRequest,
     OrderCancelRequest, OrderMassCancelReport, OrderMassStatusEnd, PositionReport, RateBudgetEntry,
-    RateBudgetReport, RetransmitReject, RetransmitRequest, Retransmission, Sequence, Terminate,
+    RateBudgetReport, Retransmission, RetransmitReject, RetransmitRequest, Sequence, Terminate,
     Text,
 };
 

@@ -74,7 +74,10 @@ fn reports_produced_while_disconnected_are_retransmitted_with_their_original_num
     let mut cls = Vec::new();
     for n in 1..=3u64 {
         let (cl, seq) = rest_one(&mut s);
-        assert_eq!(seq, n, "the gateway numbers its application messages from 1");
+        assert_eq!(
+            seq, n,
+            "the gateway numbers its application messages from 1"
+        );
         cls.push(cl);
     }
     let last = s.c.last_seq();
@@ -95,7 +98,10 @@ fn reports_produced_while_disconnected_are_retransmitted_with_their_original_num
     s.c.send_retransmit_request(last + 1, missed).unwrap();
     match s.next_message() {
         Received::Retransmission(r) => {
-            assert_eq!((r.next_seq_no, r.count, r.session_id), (last + 1, missed, 1));
+            assert_eq!(
+                (r.next_seq_no, r.count, r.session_id),
+                (last + 1, missed, 1)
+            );
         }
         other => panic!("expected Retransmission, got {other:?}"),
     }
@@ -105,9 +111,7 @@ fn reports_produced_while_disconnected_are_retransmitted_with_their_original_num
         let m = s.next_message();
         assert_eq!(s.c.last_seq(), last + n, "original sequence number");
         match m {
-            Received::Exec(er) if er.exec_type == ExecType::Canceled => {
-                canceled.push(er.cl_ord_id)
-            }
+            Received::Exec(er) if er.exec_type == ExecType::Canceled => canceled.push(er.cl_ord_id),
             // Cancel on disconnect's own report (scope Session).
             Received::MassCancelReport(_) => mass_reports += 1,
             other => panic!("unexpected resent message {other:?}"),
@@ -196,7 +200,10 @@ fn a_restarted_gateway_continues_numbering_refuses_used_clordids_and_retransmits
     h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
 
     let mut s = reconnect(&h, 4);
-    assert_eq!(s.c.next_seq_from_gateway, 3, "the outbound sequence continues");
+    assert_eq!(
+        s.c.next_seq_from_gateway, 3,
+        "the outbound sequence continues"
+    );
     let placed = h.sim().stats().orders_received;
     s.c.send_new_order(&btc_order(
         cl1,

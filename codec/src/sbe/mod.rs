@@ -551,11 +551,10 @@ pub use session::*;
 pub use types::{
     AccountRequestType, BoolFlag, BusinessRejectReason, Category, CxlRejReason, CxlRejResponseTo,
     EstablishmentRejectCode, ExecType, FlowType, HoldMode, InvalidSymbol, ItemStatus,
-    RetransmitRejectCode,
     KillSwitchAction, KillSwitchScope, MassCancelRejectReason, MassCancelRequestType,
     MassCancelResponse, MassStatusReqType, MovePositionsRejectReason, NegotiationRejectCode,
-    OrdRejReason, OrdStatus, OrdType, PosSide, Side, StpMode, Symbol, TerminationCode, Text,
-    TimeInForce,
+    OrdRejReason, OrdStatus, OrdType, PosSide, RetransmitRejectCode, Side, StpMode, Symbol,
+    TerminationCode, Text, TimeInForce,
 };
 
 /// Length of the SBE message header in bytes (SBE 1.0 `messageHeader` composite).

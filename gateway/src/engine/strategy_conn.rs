@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo, ExecType,
-    EstablishmentAck, ExecutionReport, Message, NegotiationRejectCode, OrdRejReason, OrdStatus,
-    OrdType, OrderCancelReject, TerminationCode, Text,
+    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo,
+    EstablishmentAck, ExecType, ExecutionReport, Message, NegotiationRejectCode, OrdRejReason,
+    OrdStatus, OrdType, OrderCancelReject, TerminationCode, Text,
 };
 use codec::Decimal;
 use tokio::net::TcpStream;

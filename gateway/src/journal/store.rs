@@ -123,7 +123,9 @@ impl Store {
             Store::Discard => Ok(()),
             Store::Memory(m) => {
                 if m.len() + records.len() > MEMORY_CAP {
-                    tracing::warn!("in-memory journal full: earlier messages can no longer be retransmitted");
+                    tracing::warn!(
+                        "in-memory journal full: earlier messages can no longer be retransmitted"
+                    );
                     m.clear();
                 }
                 m.extend_from_slice(records);

@@ -27,8 +27,7 @@
 use codec::sbe::{
     BusinessMessageReject, BusinessRejectReason, EstablishmentAck, EstablishmentReject,
     EstablishmentRejectCode, FlowType, Message, NegotiationReject, NegotiationRejectCode,
-    NegotiationResponse, NotApplied, RetransmitRequest, Sequence, Terminate, TerminationCode,
-    Text,
+    NegotiationResponse, NotApplied, RetransmitRequest, Sequence, Terminate, TerminationCode, Text,
 };
 
 /// Inbound silence, in keepalive intervals, after which the session is ended.

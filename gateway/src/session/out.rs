@@ -19,7 +19,7 @@ use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use codec::sbe::{
-    RetransmitReject, RetransmitRejectCode, RetransmitRequest, Retransmission, Sequence, Text,
+    Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Text,
 };
 use parking_lot::Mutex;
 
@@ -142,7 +142,9 @@ impl SessionOut {
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         self.attached.store(true, Ordering::Relaxed);
         let mut stream = stream;
-        if !first.is_empty() && !write_or_queue(&mut stream, &mut inner.backlog, first, &self.has_backlog) {
+        if !first.is_empty()
+            && !write_or_queue(&mut stream, &mut inner.backlog, first, &self.has_backlog)
+        {
             inner.stream = Some(stream);
             self.detach_locked(inner);
             return false;
@@ -284,7 +286,10 @@ impl SessionOut {
             RetransmitOutcome::Rejected(code)
         };
         if req.session_id != self.session_id {
-            return reject(RetransmitRejectCode::InvalidSession, "SessionID is not this session's");
+            return reject(
+                RetransmitRejectCode::InvalidSession,
+                "SessionID is not this session's",
+            );
         }
         if req.count > MAX_RETRANSMIT_COUNT {
             return reject(
