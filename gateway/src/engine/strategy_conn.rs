@@ -286,8 +286,6 @@ impl Conn {
             }
         };
         self.entry = Some(entry.unwrap_or_else(|| OrderEntry::new(session_id)));
-        let mut first = Vec::with_capacity(64);
-        ack.encode_frame(&mut first);
         let Some(raw) = self.raw.take() else {
             return false;
         };
@@ -298,7 +296,18 @@ impl Conn {
             outs.retain(|o| !Arc::ptr_eq(o, &temp));
             outs.push(Arc::clone(&out));
         }
-        if !out.attach(raw, now_ns(), &first) {
+        let mut announced = ack.next_seq_no;
+        let attached = out.attach(raw, now_ns(), |next, buf| {
+            // The number is taken under the writer's lock: exact even if the tracker numbered
+            // a report since the state machine built the ack.
+            announced = next;
+            EstablishmentAck {
+                next_seq_no: next,
+                ..*ack
+            }
+            .encode_frame(buf)
+        });
+        if !attached {
             return false;
         }
         let _ = self.ctx.tracker_tx.send(TrackerInput::SessionOpened {
@@ -310,7 +319,7 @@ impl Conn {
         tracing::info!(
             session_id,
             keepalive_ms = self.fixp.keepalive_ms(),
-            next_seq = ack.next_seq_no,
+            next_seq = announced,
             "strategy session established"
         );
         true

@@ -314,6 +314,8 @@ impl FixpSession {
                 SessionAction::Application(m)
             }
             (SessionState::Established, other) => {
+                // Refused, but it was an application message: it used a number.
+                self.next_in_seq = self.next_in_seq.saturating_add(1);
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
@@ -344,6 +346,11 @@ impl FixpSession {
         self.last_inbound_ns = now_ns;
         match self.state {
             SessionState::Established => {
+                if template_id > NotApplied::TEMPLATE_ID {
+                    // Session templates are 1-12; an application message that did not decode
+                    // still used a number.
+                    self.next_in_seq = self.next_in_seq.saturating_add(1);
+                }
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,

@@ -95,7 +95,7 @@ impl SessionOut {
     /// `stream` attached, nothing journaled. `stream` should be non-blocking, TCP_NODELAY.
     pub fn new(stream: TcpStream, now_ns: u64) -> Self {
         let out = SessionOut::detached(0, 1, Store::Discard, now_ns);
-        out.attach(stream, now_ns, &[]);
+        out.attach(stream, now_ns, |_, _| {});
         out
     }
 
@@ -127,11 +127,17 @@ impl SessionOut {
         self.session_id
     }
 
-    /// Attaches a connection's socket and writes `first` (the EstablishmentAck) before any
-    /// other frame can reach it: later frames are written to it. Any backlog of an earlier
-    /// connection is dropped (the strategy recovers it by retransmission). Returns false if
-    /// the socket broke at once.
-    pub fn attach(&self, stream: TcpStream, now_ns: u64, first: &[u8]) -> bool {
+    /// Attaches a connection's socket and writes the frame `first` encodes (the
+    /// EstablishmentAck, given the sequence number of the next application message) before any
+    /// other frame can reach it, under the lock that numbers frames, so the number it announces
+    /// is exact. Any backlog of an earlier connection is dropped (the strategy recovers it by
+    /// retransmission). Returns false if the socket broke at once.
+    pub fn attach(
+        &self,
+        stream: TcpStream,
+        now_ns: u64,
+        first: impl FnOnce(u64, &mut Vec<u8>),
+    ) -> bool {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
         if let Some(old) = inner.stream.take() {
@@ -141,16 +147,21 @@ impl SessionOut {
         self.has_backlog.store(false, Ordering::Relaxed);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         self.attached.store(true, Ordering::Relaxed);
+        inner.frame.clear();
+        first(self.next_seq(), &mut inner.frame);
         let mut stream = stream;
-        if !first.is_empty()
-            && !write_or_queue(&mut stream, &mut inner.backlog, first, &self.has_backlog)
-        {
-            inner.stream = Some(stream);
-            self.detach_locked(inner);
-            return false;
-        }
+        let ok = inner.frame.is_empty()
+            || write_or_queue(
+                &mut stream,
+                &mut inner.backlog,
+                &inner.frame,
+                &self.has_backlog,
+            );
         inner.stream = Some(stream);
-        true
+        if !ok {
+            self.detach_locked(inner);
+        }
+        ok
     }
 
     /// Sequence number the next application message will carry.
@@ -402,4 +413,127 @@ fn write_some(stream: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::frame::{peek_frame, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
+    use codec::sbe::{self, Message};
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    /// A connected pair: (gateway-side non-blocking writer, strategy-side reader).
+    fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (server, _) = l.accept().unwrap();
+        server.set_nonblocking(true).unwrap();
+        client
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        (server, client)
+    }
+
+    /// Reads `n` frames; returns (template id, Sequence/Retransmission number or 0).
+    fn read_frames(s: &mut TcpStream, n: usize) -> Vec<(u16, u64)> {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while out.len() < n {
+            while let Some(len) = peek_frame(&buf, DEFAULT_MAX_FRAME_LEN).unwrap() {
+                let m = sbe::decode(&buf[SOFH_LEN..len]).unwrap();
+                let num = match m {
+                    Message::Sequence(q) => q.next_seq_no(),
+                    Message::Retransmission(r) => r.next_seq_no(),
+                    Message::EstablishmentAck(a) => a.next_seq_no(),
+                    _ => 0,
+                };
+                out.push((m.template_id(), num));
+                buf.drain(..len);
+            }
+            if out.len() >= n {
+                break;
+            }
+            let k = s.read(&mut chunk).unwrap();
+            assert!(k > 0, "closed");
+            buf.extend_from_slice(&chunk[..k]);
+        }
+        out
+    }
+
+    fn seq_frame(n: u64) -> impl FnOnce(&mut Vec<u8>) {
+        move |b| Sequence { next_seq_no: n }.encode_frame(b)
+    }
+
+    #[test]
+    fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
+        let out = SessionOut::detached(9, 1, Store::Memory(Vec::new()), 0);
+        // Produced before any connection: numbered 1 and 2, journaled, not written.
+        assert!(!out.send(Flow::Application, 0, seq_frame(100)));
+        assert!(!out.send(Flow::Application, 0, seq_frame(101)));
+        assert_eq!(out.next_seq(), 3);
+        assert!(!out.send(Flow::Session, 0, seq_frame(0)));
+
+        let (w, mut r) = pair();
+        assert!(out.attach(w, 0, |next, b| {
+            codec::sbe::EstablishmentAck {
+                session_id: 9,
+                request_timestamp: 0,
+                keepalive_interval: 1000,
+                next_seq_no: next,
+            }
+            .encode_frame(b)
+        }));
+        assert!(out.send(Flow::Application, 0, seq_frame(102)));
+        let got = read_frames(&mut r, 2);
+        assert_eq!(
+            got,
+            [(5, 3), (7, 102)],
+            "ack announces 3, then the live frame"
+        );
+
+        let req = |from, count| RetransmitRequest {
+            session_id: 9,
+            timestamp: 1,
+            from_seq_no: from,
+            count,
+        };
+        assert_eq!(out.retransmit(&req(1, 2), 0), RetransmitOutcome::Sent(2));
+        // Retransmission(1), the two original frames byte for byte, Sequence(4).
+        assert_eq!(
+            read_frames(&mut r, 4),
+            [(10, 1), (7, 100), (7, 101), (7, 4)]
+        );
+        assert_eq!(
+            out.retransmit(&req(3, 2), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::OutOfRange)
+        );
+        assert_eq!(
+            out.retransmit(&req(0, 1), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::OutOfRange)
+        );
+        assert_eq!(
+            out.retransmit(&req(1, MAX_RETRANSMIT_COUNT + 1), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::RequestLimitExceeded)
+        );
+        let other = RetransmitRequest {
+            session_id: 8,
+            ..req(1, 1)
+        };
+        assert_eq!(
+            out.retransmit(&other, 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::InvalidSession)
+        );
+        assert_eq!(
+            read_frames(&mut r, 4).iter().filter(|f| f.0 == 11).count(),
+            4
+        );
+
+        // Detached again: still numbered.
+        out.close();
+        assert!(out.is_closed());
+        assert!(!out.send(Flow::Application, 0, seq_frame(103)));
+        assert_eq!(out.next_seq(), 5);
+    }
 }
