@@ -12,6 +12,15 @@ use e2e::{btc_order, credentials, quiet_sim_config, settings_for, Harness, Strat
 use gateway::client::{ClientOptions, Received, StrategyClient};
 use gateway::engine::Gateway;
 
+/// Settings tweak: journal in `dir`; no position / balance channels, so that the only
+/// application messages are the test's own reports (exact sequence numbers).
+fn journaled(s: &mut gateway::engine::EngineSettings, dir: PathBuf) {
+    s.journal_dir = Some(dir);
+    for a in &mut s.accounts {
+        a.position_updates = false;
+    }
+}
+
 /// A fresh journal directory for one test.
 fn journal_dir(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("bgw-e2e-journal-{test}-{}", std::process::id()));
@@ -68,7 +77,7 @@ fn rest_one(s: &mut Strategy) -> (u64, u64) {
 fn reports_produced_while_disconnected_are_retransmitted_with_their_original_numbers() {
     let dir = journal_dir("retransmit");
     let d2 = dir.clone();
-    let h = Harness::start_with(quiet_sim_config(), move |s| s.journal_dir = Some(d2));
+    let h = Harness::start_with(quiet_sim_config(), move |s| journaled(s, d2));
     let mut s = h.client(1);
     assert_eq!(s.c.next_seq_from_gateway, 1);
     let mut cls = Vec::new();
@@ -185,7 +194,7 @@ fn a_gap_in_the_strategys_numbering_is_answered_not_applied() {
 fn a_restarted_gateway_continues_numbering_refuses_used_clordids_and_retransmits() {
     let dir = journal_dir("restart");
     let d2 = dir.clone();
-    let mut h = Harness::start_with(quiet_sim_config(), move |s| s.journal_dir = Some(d2));
+    let mut h = Harness::start_with(quiet_sim_config(), move |s| journaled(s, d2));
     let mut s = h.client(4);
     let (cl1, seq1) = rest_one(&mut s);
     let (_cl2, seq2) = rest_one(&mut s);
@@ -196,7 +205,7 @@ fn a_restarted_gateway_continues_numbering_refuses_used_clordids_and_retransmits
     // Restart: a new gateway on the same journal directory.
     h.gw.take().unwrap().shutdown();
     let mut settings = settings_for(h.sim(), "demo-secret");
-    settings.journal_dir = Some(dir.clone());
+    journaled(&mut settings, dir.clone());
     h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
 
     let mut s = reconnect(&h, 4);

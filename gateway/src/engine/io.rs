@@ -281,6 +281,19 @@ pub(super) fn run(
             moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
         });
+        // A session established before a restart (its journal says so) lives on: the tracker
+        // knows its writer from the start, so reports for it (e.g. from reconciliation) are
+        // numbered and journaled before it reconnects. Other sessions join at first Establish.
+        for (id, slot) in ctx.sessions.borrow().iter().filter(|(_, s)| s.recovered) {
+            if let Some(g) = ctx.grants.get(id) {
+                let _ = tracker_tx.send(TrackerInput::SessionOpened {
+                    session_id: *id,
+                    account: g.account,
+                    role: g.role,
+                    out: Arc::clone(&slot.out),
+                });
+            }
+        }
         if settings.risk.mark_refresh_ms > 0 {
             let ctx = Rc::clone(&ctx);
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);

@@ -21,6 +21,8 @@ pub(super) struct SessionSlot {
     pub(super) entry: Option<OrderEntry>,
     /// Implicit sequence number expected of the strategy's next application message.
     pub(super) next_in_seq: u64,
+    /// The journal shows the session was established before a restart (messages or ClOrdIDs).
+    pub(super) recovered: bool,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -44,7 +46,8 @@ pub(super) fn open_sessions(
                 },
             ),
         };
-        if rec.next_seq > 1 || !rec.roots.is_empty() {
+        let recovered = rec.next_seq > 1 || !rec.roots.is_empty();
+        if recovered {
             tracing::info!(
                 session_id = id,
                 next_seq = rec.next_seq,
@@ -60,6 +63,7 @@ pub(super) fn open_sessions(
                 out,
                 entry: Some(OrderEntry::restore(id, rec.roots, rec.list_ids)),
                 next_in_seq: 1,
+                recovered,
             },
         );
     }
