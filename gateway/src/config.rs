@@ -151,9 +151,20 @@ pub struct GatewayConfig {
     /// Position moves (`[moves]`).
     #[serde(default)]
     pub moves: MovesConfig,
+    /// Session recording (`[record]`).
+    #[serde(default)]
+    pub record: RecordConfig,
     /// Session journal (`[journal]`).
     #[serde(default)]
     pub journal: JournalConfig,
+}
+
+/// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// File to write (created or truncated at start). Absent: no recording.
+    pub path: Option<std::path::PathBuf>,
 }
 
 /// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).

@@ -17,6 +17,7 @@ pub mod journal;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;
+pub mod replay;
 pub mod risk;
 pub mod session;
 pub mod tracker;

@@ -51,6 +51,8 @@ pub(super) struct IoCtx {
     /// Position-move state (UIDs, pacing) and settings.
     pub(super) moves: super::ops::moves::MovesState,
     next_req_id: Cell<u64>,
+    /// Order-entry recording (`[record]`), when on.
+    pub(super) record: Option<crate::replay::RecordTx>,
 }
 
 impl IoCtx {
@@ -172,6 +174,7 @@ pub(super) fn run(
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
+    record: Option<crate::replay::RecordTx>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -280,6 +283,7 @@ pub(super) fn run(
             categories: settings.exchange.categories.clone(),
             moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
+            record,
         });
         // A session established before a restart (its journal says so) lives on: the tracker
         // knows its writer from the start, so reports for it (e.g. from reconciliation) are
@@ -293,6 +297,9 @@ pub(super) fn run(
                     out: Arc::clone(&slot.out),
                 });
             }
+        }
+        if let Some(rec) = &ctx.record {
+            rec.instruments(&ctx.instruments);
         }
         if settings.risk.mark_refresh_ms > 0 {
             let ctx = Rc::clone(&ctx);

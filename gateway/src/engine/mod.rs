@@ -92,10 +92,16 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
-        let tracker = tracker::spawn(
+        let recorder = match &settings.record {
+            Some(path) => Some(crate::replay::Recorder::create(path)?),
+            None => None,
+        };
+        let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
+        let tracker = tracker::spawn_recording(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
+            recorder,
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -107,7 +113,7 @@ impl Gateway {
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk,
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, record_tx,
                 )
             })?;
         let mut gw = Gateway {

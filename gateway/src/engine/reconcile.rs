@@ -51,6 +51,7 @@ pub(super) async fn reconcile_account(
         orders,
         fills,
         not_found: Vec::new(),
+        adopt: false,
     };
     ctx.tracker_tx
         .send(TrackerInput::ExchangeState {

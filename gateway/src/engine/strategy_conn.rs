@@ -285,7 +285,15 @@ impl Conn {
                 None => return false,
             }
         };
-        self.entry = Some(entry.unwrap_or_else(|| OrderEntry::new(session_id)));
+        let entry = entry.unwrap_or_else(|| OrderEntry::new(session_id));
+        if entry.cl_ord_ids_used() == 0 {
+            // Replay models a fresh order-entry state here; a carried-over one (reconnect)
+            // goes on as it was.
+            if let Some(rec) = &self.ctx.record {
+                rec.entry_reset(session_id);
+            }
+        }
+        self.entry = Some(entry);
         let Some(raw) = self.raw.take() else {
             return false;
         };
@@ -537,6 +545,10 @@ impl Conn {
             // uncontended lock; the journal thread does the file write).
             let out = &self.out;
             entry.take_fresh(|c, l| out.journal_ids(c, l));
+        }
+        if let Some(rec) = &self.ctx.record {
+            let session_id = self.fixp.session_id();
+            rec.order_entry(session_id, req_id, utc, &msg, &outcome, &self.json);
         }
         match outcome {
             EntryOutcome::Send { root, kind } => {

@@ -15,6 +15,7 @@ use codec::sbe::{Category, OrdStatus, OrdType, Side, TimeInForce};
 use codec::Decimal;
 
 use super::core::Tracker;
+use super::request::{NewOrder, RequestKind};
 use crate::exchange::rest_history::ExchangeFill;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
@@ -31,6 +32,9 @@ pub struct ExchangeState {
     pub fills: Vec<ExchangeFill>,
     /// clientOids the exchange does not know (order-info answered "Order does not exist").
     pub not_found: Vec<String>,
+    /// Take over the orders of this gateway's sessions (clientOid of the gateway's form) that the
+    /// tracker does not know: after a restart, orders sent but not yet journaled.
+    pub adopt: bool,
 }
 
 /// What applying an [`ExchangeState`] changed.
@@ -44,6 +48,8 @@ pub struct ApplySummary {
     pub reports: u64,
     /// Orders and fills whose clientOid names no order of this gateway.
     pub unknown: u64,
+    /// Orders taken over (see [`ExchangeState::adopt`]).
+    pub adopted: u64,
     /// clientOids the exchange did not know.
     pub not_found: u64,
 }
@@ -90,6 +96,11 @@ impl Tracker {
         let reports_before = self.stats.execution_reports + self.stats.cancel_rejects;
         let unknown_before = self.stats.unknown_pushes;
         let dups_before = self.stats.duplicate_fills;
+        if state.adopt {
+            for o in &state.orders {
+                sum.adopted += u64::from(self.adopt(t_read_ns, o));
+            }
+        }
         let mut fills: Vec<&ExchangeFill> = state.fills.iter().collect();
         fills.sort_by_key(|f| (f.exec_time_ms, f.exec_id));
         let mut applied_fills = 0u64;
@@ -162,6 +173,34 @@ impl Tracker {
         sum
     }
 
+    /// Registers an exchange order of one of this gateway's sessions that the tracker does not
+    /// know, as a new order not yet acknowledged (applying it then reports New and what
+    /// followed). Returns true when taken over.
+    fn adopt(&mut self, t_read_ns: u64, o: &OpenOrder) -> bool {
+        let Some((session_id, root)) = ClientOid::parse(&o.client_oid) else {
+            return false;
+        };
+        if self.order(session_id, root).is_some() {
+            return false;
+        }
+        self.register(
+            session_id,
+            root,
+            RequestKind::New(NewOrder {
+                cl_ord_id: root,
+                category: o.category,
+                symbol: o.symbol,
+                side: o.side,
+                ord_type: o.ord_type,
+                time_in_force: o.time_in_force,
+                price: o.price,
+                qty: o.qty,
+            }),
+            t_read_ns,
+        );
+        true
+    }
+
     /// A finished exchange order whose fills the tracker has not all counted: one synthetic fill
     /// for the difference. Returns true when one was applied.
     fn complete_fills(&mut self, t_read_ns: u64, utc_ns: u64, o: &OpenOrder) -> bool {
@@ -230,7 +269,7 @@ impl Tracker {
 mod tests {
     use super::*;
     use crate::tracker::core::ReportMsg;
-    use crate::tracker::request::{NewOrder, RequestKind, SentRequest};
+    use crate::tracker::request::SentRequest;
     use codec::sbe::{ExecType, Symbol};
 
     const S: u64 = 3;
@@ -312,6 +351,7 @@ mod tests {
             orders: vec![order(1, OrdStatus::PartiallyFilled, "1", "100")],
             fills: vec![fill(1, 11, "1")],
             not_found: Vec::new(),
+            adopt: false,
         };
         let sum = t.apply_exchange_state(10, 20, &state);
         assert_eq!(sum.new_fills, 1);
@@ -340,6 +380,7 @@ mod tests {
             orders: vec![order(2, OrdStatus::Canceled, "2", "202")],
             fills: vec![fill(2, 21, "1")],
             not_found: Vec::new(),
+            adopt: false,
         };
         let sum = t.apply_exchange_state(10, 20, &state);
         assert_eq!(sum.synthetic_fills, 1);
@@ -371,10 +412,39 @@ mod tests {
                 orders: vec![o],
                 fills: Vec::new(),
                 not_found: vec!["x".into()],
+                adopt: false,
             },
         );
         assert_eq!(sum.unknown, 1);
         assert_eq!(sum.not_found, 1);
         assert_eq!(t.stats().unknown_pushes, 0);
+    }
+
+    #[test]
+    fn adoption_takes_over_unknown_orders_of_our_form_only() {
+        let mut t = Tracker::new();
+        let mut other = order(6, OrdStatus::New, "0", "0");
+        other.client_oid = "not-ours".into();
+        let state = ExchangeState {
+            account: 0,
+            orders: vec![order(4, OrdStatus::PartiallyFilled, "1", "100"), other],
+            fills: vec![fill(4, 41, "1")],
+            not_found: Vec::new(),
+            adopt: true,
+        };
+        let sum = t.apply_exchange_state(1, 2, &state);
+        assert_eq!((sum.adopted, sum.unknown), (1, 1));
+        assert_eq!(
+            exec_types(&mut t),
+            vec![
+                (ExecType::New, OrdStatus::New, d("0")),
+                (ExecType::PartialFill, OrdStatus::PartiallyFilled, d("1")),
+            ]
+        );
+        let o = t.order(S, 4).unwrap();
+        assert_eq!((o.cl_ord_id, o.order_id), (4, 904));
+        // Applied again: known now, nothing new.
+        assert_eq!(t.apply_exchange_state(3, 4, &state).adopted, 0);
+        assert!(exec_types(&mut t).is_empty());
     }
 }
