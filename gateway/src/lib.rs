@@ -13,6 +13,7 @@ pub mod engine;
 pub mod exchange;
 pub mod idle;
 pub mod ids;
+pub mod journal;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;

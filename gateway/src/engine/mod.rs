@@ -18,6 +18,7 @@ mod marks;
 mod ops;
 mod reconcile;
 mod reporter;
+mod sessions;
 pub mod settings;
 mod strategy_conn;
 
@@ -46,6 +47,9 @@ pub enum GatewayError {
     /// A local socket or thread could not be set up.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    /// A session journal could not be opened.
+    #[error("{0}")]
+    Journal(#[from] crate::journal::JournalError),
     /// The io thread ended before it was ready.
     #[error("io thread stopped during start-up")]
     StartupAborted,

@@ -190,6 +190,8 @@ pub struct EngineSettings {
     /// Record the tracker's inputs and outputs to this file (`[record] path`; `None`: off).
     /// See [`crate::replay`].
     pub record: Option<std::path::PathBuf>,
+    /// Directory of the session journal files; `None` keeps journals in memory.
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSettings {
@@ -281,6 +283,7 @@ impl EngineSettings {
                 clock: UtcClock::system(),
             },
             record: cfg.record.path.clone(),
+            journal_dir: cfg.journal.dir.clone(),
         })
     }
 }

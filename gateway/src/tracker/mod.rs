@@ -67,7 +67,7 @@ pub enum TrackerInput {
         /// Its writer.
         out: Arc<SessionOut>,
     },
-    /// A strategy session ended.
+    /// A strategy session's connection ended (its writer stays; reports keep being journaled).
     SessionClosed {
         /// SessionID.
         session_id: u64,
@@ -299,8 +299,9 @@ impl Driver {
             TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
             TrackerInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
             TrackerInput::SessionClosed { session_id } => {
-                self.routing.close(session_id);
-                self.sessions.remove(&session_id);
+                // The session's writer outlives the connection (recoverable flow): reports
+                // keep going to it, numbered and journaled, for retransmission on reconnect.
+                tracing::debug!(session_id, "tracker: session detached, reports journaled");
             }
             TrackerInput::Shutdown => return false,
         }
