@@ -19,6 +19,7 @@ mod ops;
 mod reconcile;
 mod reporter;
 mod resolve;
+mod sessions;
 pub mod settings;
 mod strategy_conn;
 
@@ -47,6 +48,9 @@ pub enum GatewayError {
     /// A local socket or thread could not be set up.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    /// A session journal could not be opened.
+    #[error("{0}")]
+    Journal(#[from] crate::journal::JournalError),
     /// The io thread ended before it was ready.
     #[error("io thread stopped during start-up")]
     StartupAborted,
@@ -90,10 +94,16 @@ impl Gateway {
             &settings.risk,
         ));
         let (resolve_tx, resolve_rx) = tokio::sync::mpsc::unbounded_channel();
-        let tracker = tracker::spawn(
+        let recorder = match &settings.record {
+            Some(path) => Some(crate::replay::Recorder::create(path)?),
+            None => None,
+        };
+        let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
+        let tracker = tracker::spawn_recording(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
+            recorder,
             Some(resolve_tx),
         )?;
         let gw_risk = Arc::clone(&risk);
@@ -106,7 +116,8 @@ impl Gateway {
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, resolve_rx,
+                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, record_tx,
+                    resolve_rx,
                 )
             })?;
         let mut gw = Gateway {

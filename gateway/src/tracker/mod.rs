@@ -8,6 +8,7 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub mod core;
+pub mod frames;
 mod lists;
 pub mod mass;
 pub mod order;
@@ -27,7 +28,6 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use codec::json::JsonParser;
-use codec::sbe::{BoolFlag, ListStatus};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
@@ -71,7 +71,7 @@ pub enum TrackerInput {
         /// Its writer.
         out: Arc<SessionOut>,
     },
-    /// A strategy session ended.
+    /// A strategy session's connection ended (its writer stays; reports keep being journaled).
     SessionClosed {
         /// SessionID.
         session_id: u64,
@@ -173,12 +173,24 @@ impl TrackerHandle {
 }
 
 /// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
-/// fills and ended orders update `risk` when given; orders whose outcome is unknown go to
-/// `resolve_tx` (dropped when `None`).
+/// fills and ended orders update `risk` when given. Unknown outcomes are detected but not
+/// queried (see [`spawn_recording`]).
 pub fn spawn(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
+) -> std::io::Result<TrackerHandle> {
+    spawn_recording(cfg, metrics_tx, risk, None, None)
+}
+
+/// [`spawn`], recording every input and output to `recorder` when given (see
+/// [`crate::replay`]), and sending the orders whose outcome is unknown to `resolve_tx` (the io
+/// thread's resolution driver).
+pub fn spawn_recording(
+    cfg: TrackerThreadConfig,
+    metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
+    recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 ) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
@@ -191,7 +203,7 @@ pub fn spawn(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx, risk, resolve_tx)
+            run(cfg, rx, metrics_tx, risk, recorder, resolve_tx)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -204,11 +216,32 @@ struct Driver {
     json_errors: u64,
     push_legs: LegHistograms,
     risk: Option<risk_feed::RiskFeed>,
+    /// Records inputs and outputs when on (`[record]`).
+    recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 }
 
 impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
+        // The one wall-clock reading per input that needs one (the core and the list reports
+        // use it); a recording stores it so a replay feeds the same.
+        let utc = match &input {
+            TrackerInput::Sent(_)
+            | TrackerInput::SentBatch(_)
+            | TrackerInput::SessionOpened { .. }
+            | TrackerInput::SessionClosed { .. }
+            | TrackerInput::LinkDown { .. }
+            | TrackerInput::LinkUp { .. }
+            | TrackerInput::Shutdown => 0,
+            _ => utc_now_ns(),
+        };
+        let mono = match &input {
+            TrackerInput::ExchangeState { .. } => now_ns(),
+            _ => 0,
+        };
+        if let Some(rec) = &self.recorder {
+            rec.input(&input, utc, mono);
+        }
         match input {
             TrackerInput::Sent(req) => {
                 if let (Some(feed), RequestKind::New(n)) = (self.risk.as_mut(), &req.kind) {
@@ -228,7 +261,7 @@ impl Driver {
             }
             TrackerInput::ListDone(done) => {
                 self.tracker.on_list_done(done);
-                self.write_reports();
+                self.write_reports(utc);
             }
             TrackerInput::Frame {
                 account,
@@ -237,7 +270,6 @@ impl Driver {
             } => {
                 match self.parser.parse(&text) {
                     Ok(inbound) => {
-                        let utc = utc_now_ns();
                         self.tracker.on_inbound(t_read_ns, utc, &inbound);
                         let routes = &self.routing;
                         routing::account_updates(&inbound, utc, |u| {
@@ -253,7 +285,7 @@ impl Driver {
                         }
                     }
                 }
-                self.write_reports();
+                self.write_reports(utc);
             }
             TrackerInput::SessionOpened {
                 session_id,
@@ -271,21 +303,22 @@ impl Driver {
                 exchange,
                 reply,
             } => {
-                let views = self
-                    .tracker
-                    .open_orders(&filter, exchange.as_deref(), utc_now_ns());
+                let views = self.tracker.open_orders(&filter, exchange.as_deref(), utc);
+                if let Some(rec) = &self.recorder {
+                    for v in &views {
+                        rec.open_order(v.session_id, v.root, |b| v.report.encode_frame(b));
+                    }
+                }
                 let _ = reply.send(views);
             }
             TrackerInput::MassCancel(ev) => {
-                self.tracker.on_mass_cancel(ev, utc_now_ns());
-                self.write_reports();
+                self.tracker.on_mass_cancel(ev, utc);
+                self.write_reports(utc);
             }
             TrackerInput::ExchangeState { state, reply } => {
                 // Missed changes and the unknown outcomes the state settles, each once.
-                let summary = self
-                    .tracker
-                    .on_exchange_state(now_ns(), utc_now_ns(), &state);
-                self.write_reports();
+                let summary = self.tracker.on_exchange_state(mono, utc, &state);
+                self.write_reports(utc);
                 if let Some(reply) = reply {
                     let _ = reply.send(summary);
                 }
@@ -296,8 +329,9 @@ impl Driver {
                 self.send_resolutions();
             }
             TrackerInput::SessionClosed { session_id } => {
-                self.routing.close(session_id);
-                self.sessions.remove(&session_id);
+                // The session's writer outlives the connection (recoverable flow): reports
+                // keep going to it, numbered and journaled, for retransmission on reconnect.
+                tracing::debug!(session_id, "tracker: session detached, reports journaled");
             }
             TrackerInput::Shutdown => return false,
         }
@@ -306,9 +340,10 @@ impl Driver {
 
     /// Watchdog tick and hand-over of the queued resolution requests (idle loop).
     fn tick(&mut self) {
-        self.tracker.on_tick(now_ns(), utc_now_ns());
+        let utc = utc_now_ns();
+        self.tracker.on_tick(now_ns(), utc);
         self.send_resolutions();
-        self.write_reports();
+        self.write_reports(utc);
     }
 
     fn send_resolutions(&mut self) {
@@ -320,7 +355,7 @@ impl Driver {
         }
     }
 
-    fn write_reports(&mut self) {
+    fn write_reports(&mut self, utc: u64) {
         for report in self.tracker.drain_reports() {
             if let Some(feed) = self.risk.as_mut() {
                 feed.on_report(report.session_id, &report.msg);
@@ -328,11 +363,10 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let encode = |buf: &mut Vec<u8>| match report.msg {
-                ReportMsg::Exec(er) => er.encode_frame(buf),
-                ReportMsg::CancelReject(r) => r.encode_frame(buf),
-                ReportMsg::MassCancel(r) => r.encode_frame(buf),
-            };
+            let encode = |buf: &mut Vec<u8>| frames::encode_report(&report.msg, buf);
+            if let Some(rec) = &self.recorder {
+                rec.report(report.session_id, encode);
+            }
             let written = out.send(Flow::Application, now_ns(), encode);
             if routing::is_drop_copied(&report.msg) {
                 for copy in self.routing.drop_copies(report.session_id) {
@@ -348,7 +382,7 @@ impl Driver {
         }
         for list in self.tracker.drain_list_reports() {
             if let Some(out) = self.sessions.get(&list.session_id) {
-                write_list_status(out, &list, utc_now_ns());
+                write_list_status(out, &list, utc, self.recorder.as_ref());
             }
         }
     }
@@ -363,27 +397,19 @@ impl Driver {
 
 /// Writes a list's entries as ListStatus messages of at most
 /// [`ListStatus::MAX_ENTRIES_PER_FRAME`] entries, LastFragment = Yes on the last one.
-fn write_list_status(out: &SessionOut, list: &ListReport, utc_ns: u64) {
-    let per_frame = ListStatus::MAX_ENTRIES_PER_FRAME.max(1);
-    let frames = list.entries.len().div_ceil(per_frame).max(1);
-    for n in 0..frames {
-        let part = list
-            .entries
-            .get(n * per_frame..((n + 1) * per_frame).min(list.entries.len()))
-            .unwrap_or(&[]);
-        let msg = ListStatus {
-            list_id: list.list_id,
-            transact_time: utc_ns,
-            ref_msg_type: list.ref_msg_type,
-            last_fragment: if n + 1 == frames {
-                BoolFlag::Yes
-            } else {
-                BoolFlag::No
-            },
-        };
-        out.send(Flow::Application, now_ns(), |buf| {
-            let _ = msg.encode_frame(part.iter().copied(), buf);
-        });
+fn write_list_status(
+    out: &SessionOut,
+    list: &ListReport,
+    utc_ns: u64,
+    recorder: Option<&crate::replay::Recorder>,
+) {
+    let count = frames::list_status_frame_count(list);
+    for n in 0..count {
+        let encode = |buf: &mut Vec<u8>| frames::encode_list_status(list, utc_ns, n, count, buf);
+        if let Some(rec) = recorder {
+            rec.report(list.session_id, encode);
+        }
+        out.send(Flow::Application, now_ns(), encode);
     }
 }
 
@@ -392,6 +418,7 @@ fn run(
     rx: Receiver<TrackerInput>,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
+    recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 ) -> TrackerSummary {
     let mut tracker = Tracker::new();
@@ -405,6 +432,7 @@ fn run(
         json_errors: 0,
         push_legs: LegHistograms::default(),
         risk: risk.map(risk_feed::RiskFeed::new),
+        recorder,
     };
     let mut idler = Idler::new(cfg.idle);
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
