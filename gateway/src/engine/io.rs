@@ -301,7 +301,15 @@ pub(super) fn run(
         // A session established before a restart (its journal says so) lives on: the tracker
         // knows its writer from the start, so reports for it (e.g. from reconciliation) are
         // numbered and journaled before it reconnects. Other sessions join at first Establish.
-        for (id, slot) in ctx.sessions.borrow().iter().filter(|(_, s)| s.recovered) {
+        // Crash recovery: their orders as the journal tells them, then (below) what the
+        // exchange did since, before any strategy is accepted.
+        let mut restored_until_ms = None;
+        for (id, slot) in ctx
+            .sessions
+            .borrow_mut()
+            .iter_mut()
+            .filter(|(_, s)| s.recovered)
+        {
             if let Some(g) = ctx.grants.get(id) {
                 let _ = tracker_tx.send(TrackerInput::SessionOpened {
                     session_id: *id,
@@ -309,6 +317,19 @@ pub(super) fn run(
                     role: g.role,
                     out: Arc::clone(&slot.out),
                 });
+                if let Some((roots, reports)) = slot.restore.take() {
+                    let last_ms = reports
+                        .iter()
+                        .map(|r| r.transact_time / 1_000_000)
+                        .max()
+                        .unwrap_or(0);
+                    restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
+                    let _ = tracker_tx.send(TrackerInput::Restore {
+                        session_id: *id,
+                        roots,
+                        reports,
+                    });
+                }
             }
         }
         if let Some(rec) = &ctx.record {
@@ -359,6 +380,12 @@ pub(super) fn run(
                     tokio::task::yield_now().await;
                 }
             });
+        }
+        if let Some(until_ms) = restored_until_ms {
+            if let Err(e) = super::reconcile::reconcile_after_restart(&ctx, until_ms).await {
+                let _ = ready.send(Err(e.into()));
+                return;
+            }
         }
         match listener.local_addr() {
             Ok(addr) => {

@@ -23,6 +23,9 @@ pub(super) struct SessionSlot {
     pub(super) next_in_seq: u64,
     /// The journal shows the session was established before a restart (messages or ClOrdIDs).
     pub(super) recovered: bool,
+    /// What crash recovery rebuilds the tracker from: every ClOrdID → root, and the
+    /// ExecutionReports sent, in order (taken once at start-up).
+    pub(super) restore: Option<(HashMap<u64, u64>, Vec<codec::sbe::ExecutionReport>)>,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -56,6 +59,7 @@ pub(super) fn open_sessions(
             );
         }
         let out = Arc::new(SessionOut::detached(id, rec.next_seq, store, now_ns));
+        let restore = recovered.then(|| (rec.roots.clone(), rec.reports));
         registry.lock().push(Arc::clone(&out));
         slots.insert(
             id,
@@ -64,6 +68,7 @@ pub(super) fn open_sessions(
                 entry: Some(OrderEntry::restore(id, rec.roots, rec.list_ids)),
                 next_in_seq: 1,
                 recovered,
+                restore,
             },
         );
     }

@@ -6,6 +6,9 @@ use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
+use codec::frame::SOFH_LEN;
+use codec::sbe::{ExecutionReport, Message};
+
 use super::record::{Record, Records};
 use super::JournalError;
 
@@ -35,7 +38,7 @@ pub enum Store {
 }
 
 /// What a session's journal says about it at start-up.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[derive(Debug, Default, Clone)]
 pub struct Recovered {
     /// Sequence number of the next application message (last journaled + 1; 1 when empty).
     pub next_seq: u64,
@@ -43,6 +46,9 @@ pub struct Recovered {
     pub roots: HashMap<u64, u64>,
     /// ListIDs the session used.
     pub list_ids: HashSet<u64>,
+    /// The ExecutionReports sent to the session, in sequence order (the state of its orders
+    /// as the strategy was told it; crash recovery rebuilds the tracker from them).
+    pub reports: Vec<ExecutionReport>,
 }
 
 /// Rebuilds a session's state from its records (the bytes after the magic).
@@ -54,7 +60,14 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
     let mut it = Records::new(records);
     for rec in it.by_ref() {
         match rec {
-            Record::Outbound { seq, .. } => r.next_seq = r.next_seq.max(seq.saturating_add(1)),
+            Record::Outbound { seq, frame } => {
+                r.next_seq = r.next_seq.max(seq.saturating_add(1));
+                if let Some(Ok(Message::ExecutionReport(er))) =
+                    frame.get(SOFH_LEN..).map(codec::sbe::decode)
+                {
+                    r.reports.push(er.to_owned());
+                }
+            }
             Record::ClOrdId { cl_ord_id, root } => {
                 r.roots.insert(cl_ord_id, root);
             }

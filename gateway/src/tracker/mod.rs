@@ -17,6 +17,7 @@ pub mod request;
 pub mod resolve;
 #[cfg(test)]
 mod resolve_tests;
+pub mod restore;
 mod risk_feed;
 pub mod routing;
 #[cfg(test)]
@@ -95,6 +96,16 @@ pub enum TrackerInput {
         state: ExchangeState,
         /// Where the summary goes.
         reply: Option<tokio::sync::oneshot::Sender<ApplySummary>>,
+    },
+    /// Crash recovery: rebuild a recovered session's orders from its journal (after its
+    /// `SessionOpened`; see [`restore`]).
+    Restore {
+        /// SessionID.
+        session_id: u64,
+        /// Every ClOrdID the session used → root ClOrdID.
+        roots: HashMap<u64, u64>,
+        /// The ExecutionReports sent to it, in sequence order.
+        reports: Vec<codec::sbe::ExecutionReport>,
     },
     /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
     LinkDown {
@@ -322,6 +333,21 @@ impl Driver {
                 if let Some(reply) = reply {
                     let _ = reply.send(summary);
                 }
+            }
+            TrackerInput::Restore {
+                session_id,
+                roots,
+                reports,
+            } => {
+                let sum = self.tracker.restore_session(session_id, &roots, &reports);
+                tracing::info!(
+                    session_id,
+                    orders = sum.orders,
+                    open = sum.open,
+                    unanswered = sum.unanswered,
+                    "tracker: session's orders restored from its journal"
+                );
+                self.send_resolutions();
             }
             TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
             TrackerInput::LinkUp { account, t_ns } => {

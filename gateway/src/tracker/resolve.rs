@@ -55,6 +55,9 @@ pub enum UnknownCause {
     AckWithoutPush,
     /// Watchdog: the order's push came, the request's reply did not.
     PushWithoutReply,
+    /// The gateway restarted after the ClOrdID was accepted and before any report for it was
+    /// journaled (crash recovery).
+    Restart,
 }
 
 /// One order to query at the exchange by clientOid.
