@@ -2,9 +2,10 @@
 //! (socket closed, write failed, no `pong`, a `30033` notice, a silent stream) the supervisor
 //! stops its read and keepalive loops, reconnects with backoff and jitter, logs in,
 //! resubscribes (the account's primary link only), swaps the new write half into the same
-//! [`super::exchange_link::ExchangeLink`] and restarts the loops. For the primary link the account stays closed to new
-//! requests (answered NotApplied) until the account is reconciled against REST; the tracker is
-//! told `LinkDown` at the drop and `LinkUp` once reconciled.
+//! `ExchangeLink` (so `AccountCtx::links` stay valid) and restarts the loops. For the primary
+//! link the account stays closed to new requests (answered NotApplied) until the account is
+//! reconciled against REST; the tracker is told `LinkDown` at the drop and `LinkUp` once
+//! reconciled.
 
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
