@@ -264,7 +264,7 @@ pub(super) async fn supervise(
 }
 
 /// Reconciles the account against REST (orders and fills since `since_ms`, Unix ms).
-async fn reconcile(_ctx: &Rc<IoCtx>, _ix: usize, _since_ms: u64) -> Result<(), ExchangeError> {
+async fn reconcile(_ctx: &IoCtx, _ix: usize, _since_ms: u64) -> Result<(), ExchangeError> {
     // Stub until `engine::reconcile::reconcile_account` lands on main.
     Ok(())
 }
