@@ -420,6 +420,8 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),
+        journal_dir: None,
+        record: None,
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
     let client = StrategyClient::connect(

@@ -151,6 +151,29 @@ pub struct GatewayConfig {
     /// Position moves (`[moves]`).
     #[serde(default)]
     pub moves: MovesConfig,
+    /// Session recording (`[record]`).
+    #[serde(default)]
+    pub record: RecordConfig,
+    /// Session journal (`[journal]`).
+    #[serde(default)]
+    pub journal: JournalConfig,
+}
+
+/// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// File to write (created or truncated at start). Absent: no recording.
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// Directory of the per-session journal files (`session-<id>.journal`), created if
+    /// missing. Default none: journals are kept in memory only (a restart starts afresh).
+    pub dir: Option<PathBuf>,
 }
 
 /// `[moves]`: who may move positions (MovePositions).
@@ -900,6 +923,7 @@ passphrase = "p"
             "BGW_<NAME>_SECRET",
             "master_accounts",
             "extra_uids",
+            "[journal]",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }

@@ -63,6 +63,11 @@ impl InstrumentTable {
         }
     }
 
+    /// Every instrument's rules (in no particular order).
+    pub fn rules(&self) -> impl Iterator<Item = &InstrumentRules> {
+        self.by_key.values()
+    }
+
     /// Number of instruments.
     pub fn len(&self) -> usize {
         self.by_key.len()

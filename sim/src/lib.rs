@@ -77,6 +77,9 @@ pub enum SimError {
 pub struct SimStats {
     /// Place requests received from accounts (batch items counted one by one).
     pub orders_received: u64,
+    /// Place requests whose clientOid the account had used before (a duplicate sent by a
+    /// client; 0 for a gateway that never sends an order twice).
+    pub repeated_client_oids: u64,
     /// Orders accepted.
     pub orders_placed: u64,
     /// Trade-op items rejected with an error code.
@@ -220,6 +223,7 @@ impl SimHandle {
         let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
         SimStats {
             orders_received: g(&c.orders_received),
+            repeated_client_oids: g(&c.repeated_client_oids),
             orders_placed: g(&c.orders_placed),
             rejects: g(&c.rejects),
             orders_cancelled: g(&c.orders_cancelled),

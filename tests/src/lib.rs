@@ -89,6 +89,8 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),
+        journal_dir: None,
+        record: None,
     }
 }
 
@@ -288,6 +290,11 @@ pub fn btc_order(
 }
 
 impl Strategy {
+    /// Wraps an already established client (ClOrdIDs from 1).
+    pub fn from_client(c: StrategyClient) -> Strategy {
+        Strategy { c, next_cl: 0 }
+    }
+
     /// The next ClOrdID of this session.
     pub fn next_cl(&mut self) -> u64 {
         self.next_cl += 1;

@@ -36,6 +36,8 @@ pub(super) struct IoCtx {
     pub(super) grants: HashMap<u64, SessionGrant>,
     pub(super) active: RefCell<HashSet<u64>>,
     pub(super) outs: RefCell<Vec<Arc<SessionOut>>>,
+    /// Every granted session's state across its connections (writer, ClOrdIDs, inbound seq).
+    pub(super) sessions: RefCell<HashMap<u64, super::sessions::SessionSlot>>,
     pub(super) limits: SessionLimits,
     pub(super) max_frame_len: usize,
     pub(super) instruments: InstrumentTable,
@@ -50,6 +52,8 @@ pub(super) struct IoCtx {
     /// Position-move state (UIDs, pacing) and settings.
     pub(super) moves: super::ops::moves::MovesState,
     next_req_id: Cell<u64>,
+    /// Order-entry recording (`[record]`), when on.
+    pub(super) record: Option<crate::replay::RecordTx>,
 }
 
 impl IoCtx {
@@ -164,6 +168,7 @@ pub(super) fn run(
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
+    record: Option<crate::replay::RecordTx>,
     reconnects: Arc<ReconnectCounters>,
 ) {
     if let Some(core) = settings.io_core {
@@ -184,6 +189,24 @@ pub(super) fn run(
         }
     };
     let local = tokio::task::LocalSet::new();
+    let (slots, registry) = match super::sessions::open_sessions(
+        settings.sessions.iter().map(|g| g.session_id),
+        settings.journal_dir.as_deref(),
+        now_ns(),
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = ready.send(Err(e.into()));
+            return;
+        }
+    };
+    let journal = match crate::journal::JournalThread::start(registry) {
+        Ok(j) => j,
+        Err(e) => {
+            let _ = ready.send(Err(GatewayError::Io(e)));
+            return;
+        }
+    };
     local.block_on(&rt, async move {
         let (instruments, connected) = match connect_exchange(&settings, &risk).await {
             Ok(v) => v,
@@ -245,6 +268,7 @@ pub(super) fn run(
                 .collect(),
             active: RefCell::new(HashSet::new()),
             outs: RefCell::new(Vec::new()),
+            sessions: RefCell::new(slots),
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             instruments,
@@ -255,7 +279,24 @@ pub(super) fn run(
             categories: settings.exchange.categories.clone(),
             moves: super::ops::moves::MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
+            record,
         });
+        // A session established before a restart (its journal says so) lives on: the tracker
+        // knows its writer from the start, so reports for it (e.g. from reconciliation) are
+        // numbered and journaled before it reconnects. Other sessions join at first Establish.
+        for (id, slot) in ctx.sessions.borrow().iter().filter(|(_, s)| s.recovered) {
+            if let Some(g) = ctx.grants.get(id) {
+                let _ = tracker_tx.send(TrackerInput::SessionOpened {
+                    session_id: *id,
+                    account: g.account,
+                    role: g.role,
+                    out: Arc::clone(&slot.out),
+                });
+            }
+        }
+        if let Some(rec) = &ctx.record {
+            rec.instruments(&ctx.instruments);
+        }
         if settings.risk.mark_refresh_ms > 0 {
             let ctx = Rc::clone(&ctx);
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);
@@ -334,4 +375,6 @@ pub(super) fn run(
         }
         let _ = metrics_tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
     });
+    // Whatever the sessions' writers still buffer goes to the journal files.
+    journal.stop();
 }

@@ -16,8 +16,10 @@ mod exchange_link;
 mod io;
 mod marks;
 mod ops;
+mod reconcile;
 mod reconnect;
 mod reporter;
+mod sessions;
 pub mod settings;
 mod strategy_conn;
 
@@ -47,6 +49,9 @@ pub enum GatewayError {
     /// A local socket or thread could not be set up.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    /// A session journal could not be opened.
+    #[error("{0}")]
+    Journal(#[from] crate::journal::JournalError),
     /// The io thread ended before it was ready.
     #[error("io thread stopped during start-up")]
     StartupAborted,
@@ -90,10 +95,16 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
-        let tracker = tracker::spawn(
+        let recorder = match &settings.record {
+            Some(path) => Some(crate::replay::Recorder::create(path)?),
+            None => None,
+        };
+        let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
+        let tracker = tracker::spawn_recording(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
+            recorder,
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -114,6 +125,7 @@ impl Gateway {
                     stop_rx,
                     up,
                     risk,
+                    record_tx,
                     io_reconnects,
                 )
             })?;

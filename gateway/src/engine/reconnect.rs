@@ -21,6 +21,7 @@ use crate::exchange::backoff::{Backoff, Jitter};
 use crate::exchange::ws::{self, ExchangeCredentials, PrivateWs, WsSource};
 use crate::exchange::ExchangeError;
 use crate::metrics::{now_ns, utc_now_ns};
+use crate::tracker::TrackerInput;
 
 /// Reconciliation looks this far back before the drop (clock skew, pushes in flight), in ms.
 pub const RECONCILE_MARGIN_MS: u64 = 5_000;
@@ -263,14 +264,21 @@ pub(super) async fn supervise(
     }
 }
 
-/// Reconciles the account against REST (orders and fills since `since_ms`, Unix ms).
-async fn reconcile(_ctx: &IoCtx, _ix: usize, _since_ms: u64) -> Result<(), ExchangeError> {
-    // Stub until `engine::reconcile::reconcile_account` lands on main.
+/// Reconciles the account against REST (orders and fills since `since_ms`, Unix ms); every
+/// missed change reaches the strategies through the tracker.
+async fn reconcile(ctx: &IoCtx, ix: usize, since_ms: u64) -> Result<(), ExchangeError> {
+    let summary = super::reconcile::reconcile_account(ctx, ix, since_ms).await?;
+    tracing::info!(account = ix, ?summary, "account reconciled after reconnect");
     Ok(())
 }
 
 /// Tells the tracker that the account's subscribed link dropped (`up` false) or is back and
 /// reconciled (`up` true).
-fn link_event(_ctx: &IoCtx, _account: usize, _up: bool) {
-    // Stub until `TrackerInput::LinkDown` / `LinkUp` land on main.
+fn link_event(ctx: &IoCtx, account: usize, up: bool) {
+    let t_ns = now_ns();
+    let _ = ctx.tracker_tx.send(if up {
+        TrackerInput::LinkUp { account, t_ns }
+    } else {
+        TrackerInput::LinkDown { account, t_ns }
+    });
 }

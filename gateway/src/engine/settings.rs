@@ -193,6 +193,11 @@ pub struct EngineSettings {
     pub risk: crate::risk::RiskSettings,
     /// Position-move settings.
     pub moves: MoveSettings,
+    /// Record the tracker's inputs and outputs to this file (`[record] path`; `None`: off).
+    /// See [`crate::replay`].
+    pub record: Option<std::path::PathBuf>,
+    /// Directory of the session journal files; `None` keeps journals in memory.
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSettings {
@@ -286,6 +291,8 @@ impl EngineSettings {
                 extra_uids: cfg.moves.extra_uids.clone(),
                 clock: UtcClock::system(),
             },
+            record: cfg.record.path.clone(),
+            journal_dir: cfg.journal.dir.clone(),
         })
     }
 }

@@ -10,6 +10,7 @@ pub mod keepalive;
 pub mod rest;
 pub mod rest_account;
 pub mod rest_cancel_all;
+pub mod rest_history;
 pub mod rest_orders;
 pub mod sign;
 pub mod silence;

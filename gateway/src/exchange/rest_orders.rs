@@ -47,6 +47,12 @@ pub struct OpenOrder {
     pub avg_px: Option<Decimal>,
     /// `orderStatus` as a FIX status.
     pub status: OrdStatus,
+    /// `cumExecValue` (quote coin; zero when absent).
+    pub cum_value: Decimal,
+    /// `cancelReason` (`""` when absent; history and order-info only).
+    pub cancel_reason: String,
+    /// `updatedTime`, ms (0 when absent).
+    pub updated_time_ms: u64,
 }
 
 fn text<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -123,6 +129,13 @@ pub fn parse_open_order(v: &Value) -> Result<OpenOrder, ExchangeError> {
         cum_qty: decimal(v, "cumExecQty")?,
         avg_px,
         status,
+        cum_value: decimal(v, "cumExecValue")?,
+        cancel_reason: text(v, "cancelReason").to_owned(),
+        updated_time_ms: match v.get("updatedTime") {
+            Some(Value::String(s)) => s.parse().unwrap_or(0),
+            Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+            _ => 0,
+        },
     })
 }
 

@@ -104,6 +104,8 @@ pub struct Tracker {
     mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
     pub(super) lists: Lists,
+    /// Accounts whose subscribed link is down → since when (monotonic ns; see `reconcile`).
+    pub(super) links_down: HashMap<usize, u64>,
 }
 
 impl Tracker {
@@ -455,7 +457,7 @@ impl Tracker {
         push_exec(reports, stats, order.session_id, er, t_read_ns);
     }
 
-    fn on_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
+    pub(super) fn on_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
         let Some(order) = find_order(&mut self.orders, &mut self.stats, push.client_oid) else {
             return;
         };
@@ -523,7 +525,7 @@ impl Tracker {
         push_exec(reports, stats, order.session_id, er, t_read_ns);
     }
 
-    fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
+    pub(super) fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
         let Some(order) = find_order(&mut self.orders, &mut self.stats, fill.client_oid) else {
             return;
         };

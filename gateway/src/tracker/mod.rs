@@ -8,9 +8,11 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub mod core;
+pub mod frames;
 mod lists;
 pub mod mass;
 pub mod order;
+pub mod reconcile;
 pub mod request;
 mod risk_feed;
 pub mod routing;
@@ -23,13 +25,13 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use codec::json::JsonParser;
-use codec::sbe::{BoolFlag, ListStatus};
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
 pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
+pub use self::reconcile::{ApplySummary, ExchangeState};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
@@ -65,7 +67,7 @@ pub enum TrackerInput {
         /// Its writer.
         out: Arc<SessionOut>,
     },
-    /// A strategy session ended.
+    /// A strategy session's connection ended (its writer stays; reports keep being journaled).
     SessionClosed {
         /// SessionID.
         session_id: u64,
@@ -82,6 +84,28 @@ pub enum TrackerInput {
     },
     /// Progress of a mass cancel (see [`MassCancelEvent`]).
     MassCancel(MassCancelEvent),
+    /// What the exchange's REST queries say about some orders (see [`reconcile`]); the summary
+    /// goes to `reply` once applied.
+    ExchangeState {
+        /// The orders and fills.
+        state: ExchangeState,
+        /// Where the summary goes.
+        reply: Option<tokio::sync::oneshot::Sender<ApplySummary>>,
+    },
+    /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
+    LinkDown {
+        /// Account index.
+        account: usize,
+        /// When (monotonic ns).
+        t_ns: u64,
+    },
+    /// The account's link is back, resubscribed and reconciled.
+    LinkUp {
+        /// Account index.
+        account: usize,
+        /// When (monotonic ns).
+        t_ns: u64,
+    },
     /// Stop the thread (it returns its [`TrackerSummary`]).
     Shutdown,
 }
@@ -133,6 +157,17 @@ pub fn spawn(
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> std::io::Result<TrackerHandle> {
+    spawn_recording(cfg, metrics_tx, risk, None)
+}
+
+/// [`spawn`], recording every input and output to `recorder` when given (see
+/// [`crate::replay`]).
+pub fn spawn_recording(
+    cfg: TrackerThreadConfig,
+    metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
+    recorder: Option<crate::replay::Recorder>,
+) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
         .name("bgw-tracker".into())
@@ -143,7 +178,7 @@ pub fn spawn(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx, risk)
+            run(cfg, rx, metrics_tx, risk, recorder)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -156,10 +191,31 @@ struct Driver {
     json_errors: u64,
     push_legs: LegHistograms,
     risk: Option<risk_feed::RiskFeed>,
+    /// Records inputs and outputs when on (`[record]`).
+    recorder: Option<crate::replay::Recorder>,
 }
 
 impl Driver {
     fn handle(&mut self, input: TrackerInput) -> bool {
+        // The one wall-clock reading per input that needs one (the core and the list reports
+        // use it); a recording stores it so a replay feeds the same.
+        let utc = match &input {
+            TrackerInput::Sent(_)
+            | TrackerInput::SentBatch(_)
+            | TrackerInput::SessionOpened { .. }
+            | TrackerInput::SessionClosed { .. }
+            | TrackerInput::LinkDown { .. }
+            | TrackerInput::LinkUp { .. }
+            | TrackerInput::Shutdown => 0,
+            _ => utc_now_ns(),
+        };
+        let mono = match &input {
+            TrackerInput::ExchangeState { .. } => now_ns(),
+            _ => 0,
+        };
+        if let Some(rec) = &self.recorder {
+            rec.input(&input, utc, mono);
+        }
         match input {
             TrackerInput::Sent(req) => {
                 if let (Some(feed), RequestKind::New(n)) = (self.risk.as_mut(), &req.kind) {
@@ -179,7 +235,7 @@ impl Driver {
             }
             TrackerInput::ListDone(done) => {
                 self.tracker.on_list_done(done);
-                self.write_reports();
+                self.write_reports(utc);
             }
             TrackerInput::Frame {
                 account,
@@ -188,7 +244,6 @@ impl Driver {
             } => {
                 match self.parser.parse(&text) {
                     Ok(inbound) => {
-                        let utc = utc_now_ns();
                         self.tracker.on_inbound(t_read_ns, utc, &inbound);
                         let routes = &self.routing;
                         routing::account_updates(&inbound, utc, |u| {
@@ -204,7 +259,7 @@ impl Driver {
                         }
                     }
                 }
-                self.write_reports();
+                self.write_reports(utc);
             }
             TrackerInput::SessionOpened {
                 session_id,
@@ -222,25 +277,38 @@ impl Driver {
                 exchange,
                 reply,
             } => {
-                let views = self
-                    .tracker
-                    .open_orders(&filter, exchange.as_deref(), utc_now_ns());
+                let views = self.tracker.open_orders(&filter, exchange.as_deref(), utc);
+                if let Some(rec) = &self.recorder {
+                    for v in &views {
+                        rec.open_order(v.session_id, v.root, |b| v.report.encode_frame(b));
+                    }
+                }
                 let _ = reply.send(views);
             }
             TrackerInput::MassCancel(ev) => {
-                self.tracker.on_mass_cancel(ev, utc_now_ns());
-                self.write_reports();
+                self.tracker.on_mass_cancel(ev, utc);
+                self.write_reports(utc);
             }
+            TrackerInput::ExchangeState { state, reply } => {
+                let summary = self.tracker.apply_exchange_state(mono, utc, &state);
+                self.write_reports(utc);
+                if let Some(reply) = reply {
+                    let _ = reply.send(summary);
+                }
+            }
+            TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
+            TrackerInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
             TrackerInput::SessionClosed { session_id } => {
-                self.routing.close(session_id);
-                self.sessions.remove(&session_id);
+                // The session's writer outlives the connection (recoverable flow): reports
+                // keep going to it, numbered and journaled, for retransmission on reconnect.
+                tracing::debug!(session_id, "tracker: session detached, reports journaled");
             }
             TrackerInput::Shutdown => return false,
         }
         true
     }
 
-    fn write_reports(&mut self) {
+    fn write_reports(&mut self, utc: u64) {
         for report in self.tracker.drain_reports() {
             if let Some(feed) = self.risk.as_mut() {
                 feed.on_report(report.session_id, &report.msg);
@@ -248,11 +316,10 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
-            let encode = |buf: &mut Vec<u8>| match report.msg {
-                ReportMsg::Exec(er) => er.encode_frame(buf),
-                ReportMsg::CancelReject(r) => r.encode_frame(buf),
-                ReportMsg::MassCancel(r) => r.encode_frame(buf),
-            };
+            let encode = |buf: &mut Vec<u8>| frames::encode_report(&report.msg, buf);
+            if let Some(rec) = &self.recorder {
+                rec.report(report.session_id, encode);
+            }
             let written = out.send(Flow::Application, now_ns(), encode);
             if routing::is_drop_copied(&report.msg) {
                 for copy in self.routing.drop_copies(report.session_id) {
@@ -268,7 +335,7 @@ impl Driver {
         }
         for list in self.tracker.drain_list_reports() {
             if let Some(out) = self.sessions.get(&list.session_id) {
-                write_list_status(out, &list, utc_now_ns());
+                write_list_status(out, &list, utc, self.recorder.as_ref());
             }
         }
     }
@@ -283,27 +350,19 @@ impl Driver {
 
 /// Writes a list's entries as ListStatus messages of at most
 /// [`ListStatus::MAX_ENTRIES_PER_FRAME`] entries, LastFragment = Yes on the last one.
-fn write_list_status(out: &SessionOut, list: &ListReport, utc_ns: u64) {
-    let per_frame = ListStatus::MAX_ENTRIES_PER_FRAME.max(1);
-    let frames = list.entries.len().div_ceil(per_frame).max(1);
-    for n in 0..frames {
-        let part = list
-            .entries
-            .get(n * per_frame..((n + 1) * per_frame).min(list.entries.len()))
-            .unwrap_or(&[]);
-        let msg = ListStatus {
-            list_id: list.list_id,
-            transact_time: utc_ns,
-            ref_msg_type: list.ref_msg_type,
-            last_fragment: if n + 1 == frames {
-                BoolFlag::Yes
-            } else {
-                BoolFlag::No
-            },
-        };
-        out.send(Flow::Application, now_ns(), |buf| {
-            let _ = msg.encode_frame(part.iter().copied(), buf);
-        });
+fn write_list_status(
+    out: &SessionOut,
+    list: &ListReport,
+    utc_ns: u64,
+    recorder: Option<&crate::replay::Recorder>,
+) {
+    let count = frames::list_status_frame_count(list);
+    for n in 0..count {
+        let encode = |buf: &mut Vec<u8>| frames::encode_list_status(list, utc_ns, n, count, buf);
+        if let Some(rec) = recorder {
+            rec.report(list.session_id, encode);
+        }
+        out.send(Flow::Application, now_ns(), encode);
     }
 }
 
@@ -312,6 +371,7 @@ fn run(
     rx: Receiver<TrackerInput>,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
+    recorder: Option<crate::replay::Recorder>,
 ) -> TrackerSummary {
     let mut d = Driver {
         tracker: Tracker::new(),
@@ -321,6 +381,7 @@ fn run(
         json_errors: 0,
         push_legs: LegHistograms::default(),
         risk: risk.map(risk_feed::RiskFeed::new),
+        recorder,
     };
     let mut idler = Idler::new(cfg.idle);
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);

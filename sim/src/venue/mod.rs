@@ -68,6 +68,9 @@ pub struct Push {
 pub struct Counters {
     /// Place requests (single or batch items) received from accounts.
     pub orders_received: AtomicU64,
+    /// Place requests carrying a clientOid the account had already used (open, finished or
+    /// refused): a client that sends an order twice.
+    pub repeated_client_oids: AtomicU64,
     /// Orders accepted (ACKed).
     pub orders_placed: AtomicU64,
     /// Trade-op items rejected with an error code.
@@ -145,6 +148,8 @@ pub struct Venue {
     ids: IdGen,
     open: HashMap<u64, Loc>,
     client_oids: HashMap<(AccountId, String), u64>,
+    /// Every clientOid each account has sent in a place request.
+    seen_client_oids: std::collections::HashSet<(AccountId, String)>,
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
@@ -252,6 +257,7 @@ impl Venue {
             },
             open: HashMap::new(),
             client_oids: HashMap::new(),
+            seen_client_oids: std::collections::HashSet::new(),
             counters,
             events: Vec::new(),
             history: History::default(),
@@ -395,6 +401,11 @@ impl Venue {
     ) -> ItemResult {
         bump(&self.counters.orders_received);
         let given_oid = text(arg, "clientOid").filter(|s| !s.is_empty());
+        if let Some(c) = &given_oid {
+            if !self.seen_client_oids.insert((owner, c.clone())) {
+                bump(&self.counters.repeated_client_oids);
+            }
+        }
         let symbol = text(arg, "symbol").unwrap_or_default();
         let fail_item = ReplyItem {
             symbol: Some(symbol.clone()),

@@ -111,3 +111,22 @@ fn batch_requests_are_counted_per_topic() {
     assert_eq!(c.batch_cancel_ops.load(Ordering::Relaxed), 1);
     assert_eq!(c.orders_received.load(Ordering::Relaxed), 3);
 }
+
+#[test]
+fn a_clientoid_sent_again_is_counted_even_after_the_order_ended() {
+    let mut v = venue();
+    trade(&mut v, 0, &place("r1", "buy", "2000"));
+    // Open: refused as a duplicate, and counted.
+    assert_eq!(
+        trade(&mut v, 0, &place("r1", "buy", "2000")).0["code"],
+        "25212"
+    );
+    let req = r#"{"op":"trade","id":"2","category":"usdt-futures","topic":"cancel-order","args":[{"symbol":"ETHUSDT","clientOid":"r1"}]}"#;
+    trade(&mut v, 0, req);
+    // Finished: the venue accepts it again, the counter still sees the repeat.
+    trade(&mut v, 0, &place("r1", "buy", "2000"));
+    // Another account may use the same clientOid.
+    trade(&mut v, 1, &place("r1", "buy", "2000"));
+    trade(&mut v, 0, &place("r2", "buy", "2000"));
+    assert_eq!(v.counters.repeated_client_oids.load(Ordering::Relaxed), 2);
+}

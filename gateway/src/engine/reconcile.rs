@@ -1,0 +1,63 @@
+//! Reconciliation of one account against the exchange's REST view: what the `order` and `fill`
+//! channels would have said while the gateway could not hear them (reference §7:
+//! `unfilled-orders`, `history-orders`, `fills`). The answers go to the tracker as one
+//! [`ExchangeState`], which reports every missed change to the strategies exactly once.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::io::IoCtx;
+use crate::exchange::error::ExchangeError;
+use crate::exchange::{rest_history, rest_orders};
+use crate::tracker::{ApplySummary, ExchangeState, TrackerInput};
+
+/// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
+/// days (reference §7); reconciliation never looks further back than this, in ms.
+#[allow(dead_code)]
+pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
+
+/// Queries account `ix`'s open orders, its finished orders of every category it trades and its
+/// fills since `since_ms` (UTC ms, clamped to [`MAX_LOOKBACK_MS`]), hands them to the tracker
+/// and waits until they are applied.
+///
+/// Errors: any REST error ([`ExchangeError`]); [`ExchangeError::Protocol`] when the account
+/// index is unknown or the tracker is gone. Nothing is applied when a query fails.
+pub(super) async fn reconcile_account(
+    ctx: &IoCtx,
+    ix: usize,
+    since_ms: u64,
+) -> Result<ApplySummary, ExchangeError> {
+    let acc = ctx
+        .accounts
+        .get(ix)
+        .ok_or_else(|| ExchangeError::Protocol(format!("no account {ix}")))?;
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64);
+    let since_ms = since_ms.max(now_ms.saturating_sub(MAX_LOOKBACK_MS));
+    let categories = if acc.categories.is_empty() {
+        &ctx.categories
+    } else {
+        &acc.categories
+    };
+    let mut orders = rest_orders::unfilled_orders(&acc.rest, None, None).await?;
+    for c in categories {
+        orders.extend(rest_history::history_orders(&acc.rest, *c, since_ms).await?);
+    }
+    let fills = rest_history::fills(&acc.rest, None, since_ms, None).await?;
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let state = ExchangeState {
+        account: ix,
+        orders,
+        fills,
+        not_found: Vec::new(),
+        adopt: false,
+    };
+    ctx.tracker_tx
+        .send(TrackerInput::ExchangeState {
+            state,
+            reply: Some(tx),
+        })
+        .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))?;
+    rx.await
+        .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))
+}

@@ -1,0 +1,249 @@
+//! REST queries that tell what happened to orders while the gateway could not see the `order` and
+//! `fill` channels: `GET /api/v3/trade/order-info` (one order by clientOid), `history-orders`
+//! (finished orders) and `fills` (reference §7: order and fill objects; cursor paging as for
+//! `unfilled-orders`).
+
+use std::time::SystemTime;
+
+use codec::json;
+use codec::sbe::{Category, Side, Symbol};
+use codec::Decimal;
+use serde_json::Value;
+
+use super::error::ExchangeError;
+use super::rest::RestClient;
+use super::rest_orders::{parse_open_order, sbe_category, OpenOrder, MAX_PAGES, PAGE_LIMIT};
+
+/// Path of the single-order query.
+pub const ORDER_INFO_PATH: &str = "/api/v3/trade/order-info";
+/// Path of the finished-orders query.
+pub const HISTORY_ORDERS_PATH: &str = "/api/v3/trade/history-orders";
+/// Path of the fills query.
+pub const FILLS_PATH: &str = "/api/v3/trade/fills";
+
+/// Bitget's "Order does not exist" code (order-info of an unknown order).
+pub const ORDER_NOT_FOUND: u32 = 25204;
+
+/// One fill as `GET /api/v3/trade/fills` lists it (reference §7, fill object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExchangeFill {
+    /// `execId` (the fill id; 0 when not numeric).
+    pub exec_id: u64,
+    /// `orderId`.
+    pub order_id: u64,
+    /// `clientOid` (`""` when absent).
+    pub client_oid: String,
+    /// `category`.
+    pub category: Category,
+    /// `symbol`.
+    pub symbol: Symbol,
+    /// `side`.
+    pub side: Side,
+    /// `execPrice`.
+    pub exec_price: Decimal,
+    /// `execQty` (base coin).
+    pub exec_qty: Decimal,
+    /// `execValue` (quote coin; zero when absent).
+    pub exec_value: Decimal,
+    /// `createdTime` (the fill's time), ms.
+    pub exec_time_ms: u64,
+}
+
+fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+    v.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A u64 given as a string or a number; 0 when absent or malformed.
+fn number(v: &Value, key: &str) -> u64 {
+    match v.get(key) {
+        Some(Value::String(s)) => s.parse().unwrap_or(0),
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
+    }
+}
+
+fn bad(what: &str) -> ExchangeError {
+    ExchangeError::Protocol(format!("fills: bad or missing {what}"))
+}
+
+fn decimal(v: &Value, key: &str) -> Result<Decimal, ExchangeError> {
+    match text(v, key) {
+        "" => Ok(Decimal::ZERO),
+        s => s.parse().map_err(|_| bad(key)),
+    }
+}
+
+/// Parses one fill object.
+///
+/// Errors: [`ExchangeError::Protocol`] for a missing or malformed required field (`execId`,
+/// `orderId`, `category`, `symbol`, `side`, `execPrice`, `execQty`).
+pub fn parse_fill(v: &Value) -> Result<ExchangeFill, ExchangeError> {
+    let exec_id = number(v, "execId");
+    if exec_id == 0 {
+        return Err(bad("execId"));
+    }
+    let order_id = number(v, "orderId");
+    if order_id == 0 {
+        return Err(bad("orderId"));
+    }
+    let category = json::Category::parse(text(v, "category").as_bytes())
+        .map(sbe_category)
+        .ok_or_else(|| bad("category"))?;
+    let symbol = Symbol::new(text(v, "symbol"))
+        .ok()
+        .filter(|s| !s.as_str().is_empty())
+        .ok_or_else(|| bad("symbol"))?;
+    let side = match json::Side::parse(text(v, "side").as_bytes()) {
+        Some(json::Side::Buy) => Side::Buy,
+        Some(json::Side::Sell) => Side::Sell,
+        None => return Err(bad("side")),
+    };
+    let exec_price = decimal(v, "execPrice")?;
+    let exec_qty = decimal(v, "execQty")?;
+    if exec_qty.is_zero() {
+        return Err(bad("execQty"));
+    }
+    let exec_time_ms = match number(v, "createdTime") {
+        0 => number(v, "updatedTime"),
+        t => t,
+    };
+    Ok(ExchangeFill {
+        exec_id,
+        order_id,
+        client_oid: text(v, "clientOid").to_owned(),
+        category,
+        symbol,
+        side,
+        exec_price,
+        exec_qty,
+        exec_value: decimal(v, "execValue")?,
+        exec_time_ms,
+    })
+}
+
+/// One order by clientOid (open or finished); `Ok(None)` when the exchange does not know it
+/// ([`ORDER_NOT_FOUND`]).
+///
+/// Errors: the REST client's (other Bitget codes as [`ExchangeError::Rejected`]) or
+/// [`ExchangeError::Protocol`] for a malformed order object.
+pub async fn order_info(
+    rest: &RestClient,
+    client_oid: &str,
+) -> Result<Option<OpenOrder>, ExchangeError> {
+    let query = format!("clientOid={client_oid}");
+    match rest
+        .signed_get(ORDER_INFO_PATH, &query, SystemTime::now())
+        .await
+    {
+        Ok(data) => parse_open_order(&data).map(Some),
+        Err(ExchangeError::Rejected { code, .. }) if code == ORDER_NOT_FOUND => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads every page of a cursor-paged list query (`base` without cursor), parsing each element
+/// with `parse`.
+async fn paged<T>(
+    rest: &RestClient,
+    path: &str,
+    base: &str,
+    parse: impl Fn(&Value) -> Result<T, ExchangeError>,
+) -> Result<Vec<T>, ExchangeError> {
+    let mut all = Vec::new();
+    let mut cursor = String::new();
+    for _ in 0..MAX_PAGES {
+        let query = if cursor.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{base}&cursor={cursor}")
+        };
+        let data = rest.signed_get(path, &query, SystemTime::now()).await?;
+        let list = data
+            .get("list")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ExchangeError::Protocol(format!("{path}: missing list")))?;
+        let n = list.len();
+        for v in list {
+            all.push(parse(v)?);
+        }
+        let next = text(&data, "cursor").to_owned();
+        if n < PAGE_LIMIT || next.is_empty() || next == cursor {
+            break;
+        }
+        cursor = next;
+    }
+    Ok(all)
+}
+
+/// The finished orders of `category` updated since `start_ms` (UTC ms), all pages.
+///
+/// Errors: as [`order_info`].
+pub async fn history_orders(
+    rest: &RestClient,
+    category: Category,
+    start_ms: u64,
+) -> Result<Vec<OpenOrder>, ExchangeError> {
+    let base = format!(
+        "category={}&startTime={start_ms}&limit={PAGE_LIMIT}",
+        crate::session::order_entry::bg_category(category).as_rest_str()
+    );
+    paged(rest, HISTORY_ORDERS_PATH, &base, parse_open_order).await
+}
+
+/// The fills since `start_ms` (UTC ms) of `category` (every category when `None`), or of one
+/// order (`order_id`), all pages.
+///
+/// Errors: as [`order_info`].
+pub async fn fills(
+    rest: &RestClient,
+    category: Option<Category>,
+    start_ms: u64,
+    order_id: Option<u64>,
+) -> Result<Vec<ExchangeFill>, ExchangeError> {
+    let mut base = format!("startTime={start_ms}&limit={PAGE_LIMIT}");
+    if let Some(c) = category {
+        base.push_str("&category=");
+        base.push_str(crate::session::order_entry::bg_category(c).as_rest_str());
+    }
+    if let Some(id) = order_id {
+        base.push_str(&format!("&orderId={id}"));
+    }
+    paged(rest, FILLS_PATH, &base, parse_fill).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_object_parses() {
+        let v: Value = serde_json::from_str(
+            r#"{"execId":"123","execLinkId":"9","orderId":"456","clientOid":"5:a",
+                "category":"USDT-FUTURES","symbol":"BTCUSDT","orderType":"limit","side":"sell",
+                "execPrice":"50000.5","execQty":"0.002","execValue":"100.001","tradeScope":"maker",
+                "createdTime":"1730186725663","updatedTime":"1730186725691"}"#,
+        )
+        .unwrap();
+        let f = parse_fill(&v).unwrap();
+        assert_eq!(f.exec_id, 123);
+        assert_eq!(f.order_id, 456);
+        assert_eq!(f.client_oid, "5:a");
+        assert_eq!(f.side, Side::Sell);
+        assert_eq!(f.exec_price, "50000.5".parse().unwrap());
+        assert_eq!(f.exec_qty, "0.002".parse().unwrap());
+        assert_eq!(f.exec_time_ms, 1_730_186_725_663);
+    }
+
+    #[test]
+    fn bad_fills_are_errors_not_panics() {
+        for body in [
+            r#"{}"#,
+            r#"{"execId":"x","orderId":"1"}"#,
+            r#"{"execId":"1","orderId":"1","category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","execPrice":"1","execQty":"0"}"#,
+            r#"{"execId":"1","orderId":"1","category":"nope","symbol":"BTCUSDT","side":"buy","execPrice":"1","execQty":"1"}"#,
+        ] {
+            let v: Value = serde_json::from_str(body).unwrap();
+            assert!(parse_fill(&v).is_err(), "{body}");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The recording side: the tracker thread copies each record into a buffer and hands it to a
+//! writer thread (buffered file writes, flushed whenever the queue is empty).
+
+use std::io::Write;
+use std::path::Path;
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Sender;
+
+use super::format::{self, MAGIC, VERSION};
+use crate::session::order_entry::EntryOutcome;
+use crate::tracker::TrackerInput;
+
+/// Writes a recording (format in [`crate::replay`]). Dropping it flushes and closes the file
+/// once every [`RecordTx`] is gone too.
+#[derive(Debug)]
+pub struct Recorder {
+    tx: Option<RecordTx>,
+    join: Option<JoinHandle<()>>,
+}
+
+/// A second writer into the same recording, for the io thread's order-entry records (its
+/// records keep their order; the file closes when the [`Recorder`] and every `RecordTx` are
+/// dropped).
+#[derive(Debug, Clone)]
+pub struct RecordTx {
+    tx: Sender<Vec<u8>>,
+}
+
+fn start() -> Vec<u8> {
+    let mut rec = Vec::with_capacity(128);
+    rec.extend_from_slice(&[0; 4]);
+    rec
+}
+
+impl RecordTx {
+    fn send(&self, mut rec: Vec<u8>) {
+        let len = u32::try_from(rec.len().saturating_sub(4)).unwrap_or(u32::MAX);
+        if let Some(head) = rec.get_mut(..4) {
+            head.copy_from_slice(&len.to_le_bytes());
+        }
+        let _ = self.tx.send(rec);
+    }
+
+    /// Records the instrument rules order entry checks against.
+    pub fn instruments(&self, table: &crate::pretrade::InstrumentTable) {
+        let mut rec = start();
+        format::encode_instruments(&mut rec, table);
+        self.send(rec);
+    }
+
+    /// Records that session `session_id` was established with a fresh order-entry state.
+    pub fn entry_reset(&self, session_id: u64) {
+        let mut rec = start();
+        format::encode_entry_reset(&mut rec, session_id);
+        self.send(rec);
+    }
+
+    /// Records one single-order message through order entry: the message, the request id and
+    /// UTC time (ns) it was given, and what it produced (the trade-op JSON in `json` for
+    /// [`EntryOutcome::Send`], the reject frame otherwise).
+    pub fn order_entry(
+        &self,
+        session_id: u64,
+        req_id: u64,
+        utc_ns: u64,
+        msg: &codec::sbe::Message<'_>,
+        outcome: &EntryOutcome,
+        json: &[u8],
+    ) {
+        let mut rec = start();
+        if format::encode_order_entry(&mut rec, session_id, req_id, utc_ns, msg, outcome, json) {
+            self.send(rec);
+        }
+    }
+}
+
+impl Recorder {
+    /// Creates (truncates) `path`, writes the header and starts the writer thread.
+    /// Errors: the file cannot be created or the thread cannot start.
+    pub fn create(path: &Path) -> std::io::Result<Recorder> {
+        let file = std::fs::File::create(path)?;
+        let mut w = std::io::BufWriter::with_capacity(64 << 10, file);
+        w.write_all(MAGIC)?;
+        w.write_all(&VERSION.to_le_bytes())?;
+        w.flush()?;
+        let (tx, rx) = crossbeam_channel::unbounded::<Vec<u8>>();
+        let join = std::thread::Builder::new()
+            .name("bgw-record".into())
+            .spawn(move || {
+                let mut failed = false;
+                loop {
+                    let rec = match rx.try_recv() {
+                        Ok(rec) => rec,
+                        Err(crossbeam_channel::TryRecvError::Empty) => {
+                            if !failed && w.flush().is_err() {
+                                failed = true;
+                            }
+                            match rx.recv() {
+                                Ok(rec) => rec,
+                                Err(_) => break,
+                            }
+                        }
+                        Err(crossbeam_channel::TryRecvError::Disconnected) => break,
+                    };
+                    if !failed && w.write_all(&rec).is_err() {
+                        failed = true;
+                        tracing::warn!("record: write failed; recording stopped");
+                    }
+                }
+                let _ = w.flush();
+            })?;
+        Ok(Recorder {
+            tx: Some(RecordTx { tx }),
+            join: Some(join),
+        })
+    }
+
+    /// Another writer into this recording (for the io thread).
+    pub fn tx(&self) -> Option<RecordTx> {
+        self.tx.clone()
+    }
+
+    fn send(&self, rec: Vec<u8>) {
+        if let Some(tx) = &self.tx {
+            tx.send(rec);
+        }
+    }
+
+    /// Records an input the tracker is about to handle with the wall clock `utc_ns` and the
+    /// monotonic `mono_ns` (ns; only ExchangeState uses it) the driver passes to the core.
+    pub fn input(&self, input: &TrackerInput, utc_ns: u64, mono_ns: u64) {
+        let mut rec = start();
+        if format::encode_input(&mut rec, input, utc_ns, mono_ns) {
+            self.send(rec);
+        }
+    }
+
+    /// Records a frame written to session `session_id`; `encode` appends the frame.
+    pub fn report(&self, session_id: u64, encode: impl FnOnce(&mut Vec<u8>)) {
+        let mut rec = start();
+        format::encode_report(&mut rec, session_id, &[]);
+        encode(&mut rec);
+        self.send(rec);
+    }
+
+    /// Records one order of an open-orders answer; `encode` appends its frame.
+    pub fn open_order(&self, session_id: u64, root: u64, encode: impl FnOnce(&mut Vec<u8>)) {
+        let mut rec = start();
+        format::encode_open_order(&mut rec, session_id, root, &[]);
+        encode(&mut rec);
+        self.send(rec);
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        self.tx = None;
+        if let Some(join) = self.join.take() {
+            let _ = join.join();
+        }
+    }
+}

@@ -1,0 +1,472 @@
+//! Replay: a fresh [`Tracker`] fed the recorded inputs with the recorded times; every frame it
+//! makes is compared byte for byte with the recorded one.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use codec::json::JsonParser;
+use codec::sbe::Message;
+
+use super::format::{self, Record, RecordedInput};
+use super::ReplayError;
+use crate::pretrade::InstrumentTable;
+use crate::session::order_entry::{EntryOutcome, OrderEntry};
+use crate::tracker::{frames, Tracker};
+
+/// One output of the tracker: a frame for a session, or one order of an open-orders answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Output {
+    session_id: u64,
+    /// Root ClOrdID for an open-orders answer (`None`: a report written to the session).
+    root: Option<u64>,
+    frame: Vec<u8>,
+}
+
+impl std::fmt::Display for Output {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let payload = self.frame.get(codec::frame::SOFH_LEN..).unwrap_or(&[]);
+        match self.root {
+            Some(root) => write!(f, "open order session {} root {root}: ", self.session_id)?,
+            None => write!(f, "session {}: ", self.session_id)?,
+        }
+        match codec::sbe::decode(payload) {
+            Ok(msg) => write!(f, "{msg:?}"),
+            Err(_) => write!(f, "{} undecodable bytes", self.frame.len()),
+        }
+    }
+}
+
+/// Which stream of a recording.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// The tracker thread's inputs and reports.
+    Tracker,
+    /// The io thread's order-entry calls.
+    OrderEntry,
+}
+
+/// The first difference between the recording and the replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The stream it is in.
+    pub stream: Stream,
+    /// Index of the input (0 = first of its stream) whose outputs differ.
+    pub input_index: u64,
+    /// Index of the differing output among that input's outputs.
+    pub output_index: usize,
+    /// What was recorded (`None`: the replay made more outputs).
+    pub expected: Option<String>,
+    /// What the replay made (`None`: the replay made fewer outputs).
+    pub got: Option<String>,
+}
+
+/// Result of a replay.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplayReport {
+    /// Inputs fed to the tracker.
+    pub inputs: u64,
+    /// Inputs skipped (not replayable by this version).
+    pub skipped: u64,
+    /// Recorded outputs compared.
+    pub outputs: u64,
+    /// Inputs whose outputs differ.
+    pub mismatched_inputs: u64,
+    /// Order-entry calls replayed (io stream).
+    pub entry_calls: u64,
+    /// Order-entry calls whose output differs.
+    pub mismatched_entry_calls: u64,
+    /// The first difference.
+    pub first_mismatch: Option<Mismatch>,
+}
+
+impl ReplayReport {
+    /// True when every output matched.
+    pub fn is_identical(&self) -> bool {
+        self.mismatched_inputs == 0 && self.mismatched_entry_calls == 0
+    }
+}
+
+impl std::fmt::Display for ReplayReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "tracker: inputs {} (skipped {}), outputs {}, mismatched inputs {}; \
+             order entry: calls {}, mismatched {}",
+            self.inputs,
+            self.skipped,
+            self.outputs,
+            self.mismatched_inputs,
+            self.entry_calls,
+            self.mismatched_entry_calls
+        )?;
+        if let Some(m) = &self.first_mismatch {
+            write!(
+                f,
+                "\nfirst mismatch ({:?}): input {} output {}\n  recorded: {}\n  replayed: {}",
+                m.stream,
+                m.input_index,
+                m.output_index,
+                m.expected.as_deref().unwrap_or("(none)"),
+                m.got.as_deref().unwrap_or("(none)"),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Replays the recording at `path`. Errors: unreadable file, bad header, malformed record.
+pub fn replay_file(path: &Path) -> Result<ReplayReport, ReplayError> {
+    let bytes = std::fs::read(path).map_err(|source| ReplayError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    replay_bytes(&bytes)
+}
+
+/// Replays a recording held in memory (see [`replay_file`]).
+pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
+    let body = format::body(file)?;
+    let mut r = Replayer {
+        tracker: Tracker::new(),
+        parser: JsonParser::new(),
+        open: HashSet::new(),
+        made: Vec::new(),
+        instruments: InstrumentTable::default(),
+        entries: HashMap::new(),
+        json: Vec::new(),
+    };
+    let mut report = ReplayReport::default();
+    let mut expected: Vec<Output> = Vec::new();
+    let mut started = false;
+    for rec in format::records(body) {
+        match rec? {
+            Record::Input { utc_ns, input } => {
+                if started {
+                    r.compare(&mut report, &expected);
+                }
+                started = true;
+                expected.clear();
+                report.inputs += 1;
+                if !r.step(utc_ns, input) {
+                    report.skipped += 1;
+                }
+            }
+            Record::Report { session_id, frame } => expected.push(Output {
+                session_id,
+                root: None,
+                frame,
+            }),
+            Record::OpenOrder {
+                session_id,
+                root,
+                frame,
+            } => expected.push(Output {
+                session_id,
+                root: Some(root),
+                frame,
+            }),
+            Record::Instruments(rules) => r.instruments = InstrumentTable::new(rules),
+            Record::EntryReset { session_id } => {
+                r.entries.insert(session_id, OrderEntry::new(session_id));
+            }
+            Record::OrderEntry {
+                session_id,
+                req_id,
+                utc_ns,
+                msg,
+                sent,
+                out,
+            } => {
+                let index = report.entry_calls;
+                report.entry_calls += 1;
+                let got = r.order_entry(session_id, req_id, utc_ns, &msg);
+                if got.as_ref() != Some(&(sent, out.clone())) {
+                    report.mismatched_entry_calls += 1;
+                    if report.first_mismatch.is_none() {
+                        report.first_mismatch = Some(Mismatch {
+                            stream: Stream::OrderEntry,
+                            input_index: index,
+                            output_index: 0,
+                            expected: Some(entry_text(sent, &out)),
+                            got: got.map(|(s, o)| entry_text(s, &o)),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    if started {
+        r.compare(&mut report, &expected);
+    }
+    Ok(report)
+}
+
+struct Replayer {
+    tracker: Tracker,
+    parser: JsonParser,
+    /// Sessions open at this point (reports to closed sessions are not written, so not
+    /// recorded).
+    open: HashSet<u64>,
+    made: Vec<Output>,
+    instruments: InstrumentTable,
+    entries: HashMap<u64, OrderEntry>,
+    json: Vec<u8>,
+}
+
+/// An order-entry output for a mismatch message.
+fn entry_text(sent: bool, out: &[u8]) -> String {
+    if sent {
+        format!("sent {}", String::from_utf8_lossy(out))
+    } else {
+        let frame = Output {
+            session_id: 0,
+            root: None,
+            frame: out.to_vec(),
+        };
+        format!("refused {frame}")
+    }
+}
+
+impl Replayer {
+    /// Feeds one input as the tracker thread's driver does; false when it was skipped.
+    fn step(&mut self, utc: u64, input: RecordedInput) -> bool {
+        match input {
+            RecordedInput::Sent(req) => self.tracker.on_sent(req),
+            RecordedInput::SentBatch(b) => self.tracker.on_sent_batch(b),
+            RecordedInput::ListDone(d) => {
+                self.tracker.on_list_done(d);
+                self.drain(utc);
+            }
+            RecordedInput::Frame {
+                text, t_read_ns, ..
+            } => {
+                if let Ok(inbound) = self.parser.parse(&text) {
+                    self.tracker.on_inbound(t_read_ns, utc, &inbound);
+                }
+                self.drain(utc);
+            }
+            RecordedInput::SessionOpened {
+                session_id,
+                account,
+                ..
+            } => {
+                self.tracker.on_session_opened(session_id, account);
+                self.open.insert(session_id);
+            }
+            RecordedInput::SessionClosed { session_id } => {
+                self.open.remove(&session_id);
+            }
+            RecordedInput::OpenOrders { filter, exchange } => {
+                for v in self.tracker.open_orders(&filter, exchange.as_deref(), utc) {
+                    let mut frame = Vec::new();
+                    v.report.encode_frame(&mut frame);
+                    self.made.push(Output {
+                        session_id: v.session_id,
+                        root: Some(v.root),
+                        frame,
+                    });
+                }
+            }
+            RecordedInput::MassCancel(ev) => {
+                self.tracker.on_mass_cancel(ev, utc);
+                self.drain(utc);
+            }
+            RecordedInput::ExchangeState { state, t_read_ns } => {
+                self.tracker.apply_exchange_state(t_read_ns, utc, &state);
+                self.drain(utc);
+            }
+            RecordedInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
+            RecordedInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
+            RecordedInput::Skipped => return false,
+        }
+        true
+    }
+
+    /// Runs one recorded single-order message through the session's order entry as the io
+    /// thread does; `None` when the message does not decode.
+    fn order_entry(
+        &mut self,
+        session_id: u64,
+        req_id: u64,
+        utc: u64,
+        frame: &[u8],
+    ) -> Option<(bool, Vec<u8>)> {
+        let msg = codec::sbe::decode(frame.get(codec::frame::SOFH_LEN..)?).ok()?;
+        let entry = self
+            .entries
+            .entry(session_id)
+            .or_insert_with(|| OrderEntry::new(session_id));
+        self.json.clear();
+        let outcome = match &msg {
+            Message::NewOrderSingle(m) => {
+                entry.on_new_order(m, &self.instruments, req_id, &mut self.json, utc)
+            }
+            Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
+            Message::OrderCancelReplaceRequest(m) => {
+                entry.on_replace(m, &self.instruments, req_id, &mut self.json, utc)
+            }
+            _ => return None,
+        };
+        Some(match outcome {
+            EntryOutcome::Send { .. } => (true, self.json.clone()),
+            EntryOutcome::Reject(report) => {
+                let mut out = Vec::new();
+                frames::encode_report(&report, &mut out);
+                (false, out)
+            }
+        })
+    }
+
+    fn drain(&mut self, utc: u64) {
+        for report in self.tracker.drain_reports() {
+            if !self.open.contains(&report.session_id) {
+                continue;
+            }
+            let mut frame = Vec::new();
+            frames::encode_report(&report.msg, &mut frame);
+            self.made.push(Output {
+                session_id: report.session_id,
+                root: None,
+                frame,
+            });
+        }
+        for list in self.tracker.drain_list_reports() {
+            if !self.open.contains(&list.session_id) {
+                continue;
+            }
+            let n = frames::list_status_frame_count(&list);
+            for i in 0..n {
+                let mut frame = Vec::new();
+                frames::encode_list_status(&list, utc, i, n, &mut frame);
+                self.made.push(Output {
+                    session_id: list.session_id,
+                    root: None,
+                    frame,
+                });
+            }
+        }
+    }
+
+    fn compare(&mut self, report: &mut ReplayReport, expected: &[Output]) {
+        let input_index = report.inputs.saturating_sub(1);
+        report.outputs += expected.len() as u64;
+        let made = std::mem::take(&mut self.made);
+        if made.as_slice() != expected {
+            report.mismatched_inputs += 1;
+            if report.first_mismatch.is_none() {
+                let i = made
+                    .iter()
+                    .zip(expected)
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(made.len().min(expected.len()));
+                report.first_mismatch = Some(Mismatch {
+                    stream: Stream::Tracker,
+                    input_index,
+                    output_index: i,
+                    expected: expected.get(i).map(ToString::to_string),
+                    got: made.get(i).map(ToString::to_string),
+                });
+            }
+        }
+    }
+}
+
+/// Every record of a recording held in memory (for tools and tests).
+/// Errors: bad header, malformed record.
+pub fn records_of(file: &[u8]) -> Result<Vec<Record>, ReplayError> {
+    format::records(format::body(file)?).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header() -> Vec<u8> {
+        let mut b = format::MAGIC.to_vec();
+        b.extend_from_slice(&format::VERSION.to_le_bytes());
+        b
+    }
+
+    #[test]
+    fn record_path_comes_from_the_record_section_and_is_off_by_default() {
+        let base = "[[session]]\nsession_id = 1\ncredentials = \"tok\"\n\
+                    [exchange]\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n";
+        let settings = |text: &str| {
+            let cfg = crate::config::GatewayConfig::from_toml_str(text).unwrap();
+            crate::engine::EngineSettings::from_config(&cfg).unwrap()
+        };
+        assert_eq!(settings(base).record, None);
+        let on = settings(&format!("{base}[record]\npath = \"/tmp/x.bgwrec\"\n"));
+        assert_eq!(on.record, Some(std::path::PathBuf::from("/tmp/x.bgwrec")));
+        let bad = format!("{base}[record]\nfile = \"x\"\n");
+        assert!(crate::config::GatewayConfig::from_toml_str(&bad).is_err());
+    }
+
+    proptest::proptest! {
+        /// Arbitrary record bytes after a valid header never panic the replay.
+        #[test]
+        fn arbitrary_records_do_not_panic(body in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+            let mut b = header();
+            b.extend_from_slice(&body);
+            let _ = replay_bytes(&b);
+        }
+
+        /// Well-framed records with arbitrary bodies never panic either.
+        #[test]
+        fn framed_arbitrary_records_do_not_panic(
+            recs in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..96), 0..12),
+            kinds in proptest::collection::vec(1u8..=6, 12),
+        ) {
+            let mut b = header();
+            for (rec, kind) in recs.iter().zip(&kinds) {
+                b.extend_from_slice(&(rec.len() as u32 + 1).to_le_bytes());
+                b.push(*kind);
+                b.extend_from_slice(rec);
+            }
+            let _ = replay_bytes(&b);
+        }
+    }
+
+    #[test]
+    fn empty_and_truncated_recordings_replay_to_nothing() {
+        let mut b = header();
+        assert_eq!(replay_bytes(&b).unwrap(), ReplayReport::default());
+        b.extend_from_slice(&[50, 0, 0, 0, 1, 2]);
+        assert_eq!(replay_bytes(&b).unwrap(), ReplayReport::default());
+    }
+
+    #[test]
+    fn bad_header_version_and_record_are_errors_not_panics() {
+        assert!(matches!(replay_bytes(b"nope"), Err(ReplayError::BadHeader)));
+        let mut b = format::MAGIC.to_vec();
+        b.extend_from_slice(&9u16.to_le_bytes());
+        assert!(matches!(replay_bytes(&b), Err(ReplayError::Version(9))));
+        let mut b = header();
+        b.extend_from_slice(&[2, 0, 0, 0, 1, 0]);
+        assert!(matches!(
+            replay_bytes(&b),
+            Err(ReplayError::Malformed { index: 0, .. })
+        ));
+    }
+
+    #[test]
+    fn an_output_the_tracker_does_not_make_is_a_mismatch() {
+        // One SessionClosed input followed by a report it cannot have produced.
+        let mut b = header();
+        let mut rec = vec![format::KIND_INPUT];
+        rec.extend_from_slice(&5u64.to_le_bytes());
+        rec.push(6);
+        rec.extend_from_slice(&1u64.to_le_bytes());
+        b.extend_from_slice(&(rec.len() as u32).to_le_bytes());
+        b.extend_from_slice(&rec);
+        let mut out = Vec::new();
+        format::encode_report(&mut out, 1, &[0, 0, 0, 14, 0xeb, 0x50]);
+        b.extend_from_slice(&(out.len() as u32).to_le_bytes());
+        b.extend_from_slice(&out);
+        let r = replay_bytes(&b).unwrap();
+        assert_eq!((r.inputs, r.outputs, r.mismatched_inputs), (1, 1, 1));
+        let m = r.first_mismatch.unwrap();
+        assert_eq!((m.input_index, m.output_index), (0, 0));
+        assert!(m.got.is_none());
+    }
+}
