@@ -1281,6 +1281,22 @@ position_updates = false
                 ..
             }
         ));
+        for (extra, field) in [
+            (
+                "silence_timeout_ms = 20000\n",
+                "exchange.silence_timeout_ms",
+            ),
+            ("reconnect_min_ms = 0\n", "exchange.reconnect_min_ms"),
+            (
+                "reconnect_min_ms = 500\nreconnect_max_ms = 100\n",
+                "exchange.reconnect_max_ms",
+            ),
+        ] {
+            match bad("[exchange]\n", &format!("[exchange]\n{extra}")) {
+                ConfigError::Invalid { field: f, .. } => assert_eq!(f, field),
+                other => panic!("{extra}: {other:?}"),
+            }
+        }
         assert!(matches!(
             bad(
                 "[exchange]\n",

@@ -173,9 +173,16 @@ async fn silence_drops_every_frame_until_lifted() {
     assert!(quiet.is_err(), "nothing while silent: {quiet:?}");
     h.faults().silence(Scope::uid("uid-a"), false).unwrap();
     a.send("ping").await;
-    assert_eq!(a.recv_text().await.as_deref(), Some("pong"), "socket still open");
+    assert_eq!(
+        a.recv_text().await.as_deref(),
+        Some("pong"),
+        "socket still open"
+    );
     let (_, info) = signed_get(&h, "a", "/api/v3/trade/order-info", "clientOid=silent-1").await;
-    assert_eq!(info["code"], "00000", "the order sent while silent was placed: {info}");
+    assert_eq!(
+        info["code"], "00000",
+        "the order sent while silent was placed: {info}"
+    );
     h.shutdown().await;
 }
 

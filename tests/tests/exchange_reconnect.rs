@@ -70,7 +70,10 @@ fn rest_buy(s: &mut Strategy, price: &str, qty: &str) -> u64 {
 /// Silences the master account and closes its sockets: reconnect attempts time out at the
 /// login until [`end_outage`].
 fn start_outage(h: &Harness) {
-    h.sim().faults().silence(Scope::uid(MASTER_UID), true).unwrap();
+    h.sim()
+        .faults()
+        .silence(Scope::uid(MASTER_UID), true)
+        .unwrap();
     h.sim()
         .faults()
         .close_connections(Scope::uid(MASTER_UID))
@@ -97,7 +100,10 @@ fn closed_connections_reconnect_and_a_new_order_works() {
     wait_back(&h, 1);
     let st = stats(&h);
     assert!(st.closed >= 1, "{st:?}");
-    assert!(h.sim().stats().ws_connections_total > before, "a new socket");
+    assert!(
+        h.sim().stats().ws_connections_total > before,
+        "a new socket"
+    );
     rest_buy(&mut s, "49000", "0.001");
     // Twice more: the link survives repeated drops.
     for n in 2..=3 {
@@ -182,7 +188,13 @@ fn an_upgrade_notice_reconnects_before_the_exchange_drops_the_socket() {
     let h = Harness::start_with(e2e::quiet_sim_config(), fast);
     let mut s = h.client(1);
     // Bitget closes about 60 s after the notice; the gateway must not wait for that.
-    assert!(h.sim().faults().service_upgrade(Scope::All, 60_000).unwrap() >= 1);
+    assert!(
+        h.sim()
+            .faults()
+            .service_upgrade(Scope::All, 60_000)
+            .unwrap()
+            >= 1
+    );
     wait_back(&h, 1);
     let st = stats(&h);
     assert!(st.upgrade_notice >= 1, "{st:?}");
@@ -199,7 +211,10 @@ fn a_silent_stream_is_detected_and_reconnected() {
     let mut s = h.client(1);
     rest_buy(&mut s, "50000", "0.001");
     // The socket stays open but nothing comes back, not even `pong`.
-    h.sim().faults().silence(Scope::uid(MASTER_UID), true).unwrap();
+    h.sim()
+        .faults()
+        .silence(Scope::uid(MASTER_UID), true)
+        .unwrap();
     wait_until("silence detected", || stats(&h).silent >= 1);
     assert!(!h.gateway().exchange_connected() || stats(&h).reconnects >= 1);
     end_outage(&h);

@@ -294,7 +294,10 @@ pub fn is_upgrade_notice(text: &str) -> bool {
         && !text.contains(r#""id""#)
         && matches!(
             crate::exchange::ws::parse_control(text),
-            Ok(ControlReply::Error { code: UPGRADE_NOTICE_CODE, .. })
+            Ok(ControlReply::Error {
+                code: UPGRADE_NOTICE_CODE,
+                ..
+            })
         )
 }
 
@@ -307,12 +310,18 @@ mod tests {
         assert!(is_upgrade_notice(
             r#"{"event":"error","code":30033,"msg":"The service will be upgraded soon, please reconnect"}"#
         ));
-        assert!(is_upgrade_notice(r#"{"event":"error","code":"30033","msg":""}"#));
-        assert!(!is_upgrade_notice(r#"{"event":"error","code":30007,"msg":"over limit"}"#));
+        assert!(is_upgrade_notice(
+            r#"{"event":"error","code":"30033","msg":""}"#
+        ));
+        assert!(!is_upgrade_notice(
+            r#"{"event":"error","code":30007,"msg":"over limit"}"#
+        ));
         assert!(!is_upgrade_notice(
             r#"{"event":"error","id":"7","code":"40010","msg":"Request timed out"}"#
         ));
-        assert!(!is_upgrade_notice(r#"{"arg":{"topic":"order"},"data":[{"code":30033}]}"#));
+        assert!(!is_upgrade_notice(
+            r#"{"arg":{"topic":"order"},"data":[{"code":30033}]}"#
+        ));
         assert!(!is_upgrade_notice(r#"{"event":"error","code":30033"#));
     }
 }

@@ -58,7 +58,11 @@ pub struct Jitter(u64);
 impl Jitter {
     /// Seeded with `seed` (0 is replaced by a fixed odd constant).
     pub fn new(seed: u64) -> Jitter {
-        Jitter(if seed == 0 { 0x9E37_79B9_7F4A_7C15 } else { seed })
+        Jitter(if seed == 0 {
+            0x9E37_79B9_7F4A_7C15
+        } else {
+            seed
+        })
     }
 
     /// The next pseudo-random value.
