@@ -465,6 +465,12 @@ pub struct TrackerConfig {
     pub core: Option<usize>,
     /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
     pub idle: IdleStrategy,
+    /// A trade op without reply after this many ms has an unknown outcome (the order is
+    /// queried by clientOid, never resent). Default 5000.
+    pub reply_timeout_ms: Option<u64>,
+    /// Watchdog: a trade reply without the order's push, or the reverse, after this many ms
+    /// is flagged and the order queried. Default 3000.
+    pub push_deadline_ms: Option<u64>,
 }
 
 /// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).
@@ -1214,6 +1220,22 @@ position_updates = false
         let cfg = with("[tracker]\ncore = 1\nidle = \"spin_yield\"\n[io]\ncore = 0").expect("ok");
         assert_eq!(cfg.tracker.idle, IdleStrategy::SpinYield);
         assert_eq!((cfg.tracker.core, cfg.io.core), (Some(1), Some(0)));
+    }
+
+    #[test]
+    fn unknown_outcome_deadlines() {
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
+        assert_eq!(s.tracker.deadlines, crate::tracker::Deadlines::default());
+        let cfg = with("[tracker]\nreply_timeout_ms = 800\npush_deadline_ms = 200").expect("ok");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(
+            (
+                s.tracker.deadlines.reply_timeout_ms,
+                s.tracker.deadlines.push_deadline_ms
+            ),
+            (800, 200)
+        );
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
             core: None,
             idle: IdleStrategy::Park,
             report_interval_ms: 0,
+            ..TrackerThreadConfig::default()
         },
         print_reports: false,
         hlog_path: None,

@@ -169,6 +169,7 @@ pub(super) fn run(
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
     record: Option<crate::replay::RecordTx>,
+    resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
     reconnects: Arc<ReconnectCounters>,
 ) {
     if let Some(core) = settings.io_core {
@@ -281,6 +282,18 @@ pub(super) fn run(
             next_req_id: Cell::new(0),
             record,
         });
+        {
+            // Unknown outcomes: query by clientOid; a place not found is asked again after
+            // twice the push deadline.
+            let grace = Duration::from_millis(
+                settings
+                    .tracker
+                    .deadlines
+                    .push_deadline_ms
+                    .saturating_mul(2),
+            );
+            tokio::task::spawn_local(super::resolve::run(Rc::clone(&ctx), resolve_rx, grace));
+        }
         // A session established before a restart (its journal says so) lives on: the tracker
         // knows its writer from the start, so reports for it (e.g. from reconciliation) are
         // numbered and journaled before it reconnects. Other sessions join at first Establish.

@@ -19,6 +19,7 @@ mod ops;
 mod reconcile;
 mod reconnect;
 mod reporter;
+mod resolve;
 mod sessions;
 pub mod settings;
 mod strategy_conn;
@@ -95,6 +96,7 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
+        let (resolve_tx, resolve_rx) = tokio::sync::mpsc::unbounded_channel();
         let recorder = match &settings.record {
             Some(path) => Some(crate::replay::Recorder::create(path)?),
             None => None,
@@ -105,6 +107,7 @@ impl Gateway {
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
             recorder,
+            Some(resolve_tx),
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -126,6 +129,7 @@ impl Gateway {
                     up,
                     risk,
                     record_tx,
+                    resolve_rx,
                     io_reconnects,
                 )
             })?;

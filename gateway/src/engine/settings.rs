@@ -273,6 +273,16 @@ impl EngineSettings {
                 core: cfg.tracker.core,
                 idle: cfg.tracker.idle,
                 report_interval_ms: cfg.metrics.report_interval_ms,
+                deadlines: crate::tracker::Deadlines {
+                    reply_timeout_ms: cfg
+                        .tracker
+                        .reply_timeout_ms
+                        .unwrap_or(crate::tracker::resolve::DEFAULT_REPLY_TIMEOUT_MS),
+                    push_deadline_ms: cfg
+                        .tracker
+                        .push_deadline_ms
+                        .unwrap_or(crate::tracker::resolve::DEFAULT_PUSH_DEADLINE_MS),
+                },
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),

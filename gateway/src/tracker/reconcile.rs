@@ -252,11 +252,13 @@ impl Tracker {
     /// until it is back and reconciled.
     pub fn on_link_down(&mut self, account: usize, t_ns: u64) {
         self.links_down.entry(account).or_insert(t_ns);
+        self.unknown_on_link_down(account);
     }
 
     /// The link of `account` is back and reconciled at `t_ns` (monotonic).
     pub fn on_link_up(&mut self, account: usize, _t_ns: u64) {
         self.links_down.remove(&account);
+        self.release_held_resolutions(account);
     }
 
     /// Since when (monotonic ns) the link of `account` has been down, if it is.
