@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use codec::sbe::{Category, Symbol, Terminate, TerminationCode, Text};
 use crossbeam_channel::Sender;
@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::account::AccountCtx;
 use super::exchange_link::ExchangeLink;
+use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
 use super::settings::{EngineSettings, SessionGrant};
 use super::strategy_conn;
 use super::GatewayError;
@@ -87,10 +88,11 @@ pub fn rules_from_instrument(i: &Instrument) -> Option<InstrumentRules> {
     })
 }
 
-/// One account's REST client and its logged-in private WebSockets (the first subscribed).
+/// One account's REST client, its logged-in private WebSockets (the first subscribed) and how
+/// each of them reconnects.
 struct ConnectedAccount {
     rest: RestClient,
-    sockets: Vec<ws::PrivateWs>,
+    sockets: Vec<(ws::PrivateWs, LinkConnector)>,
 }
 
 /// Loads the instruments (with the first account's key), then connects and logs in every
@@ -128,32 +130,24 @@ async fn connect_exchange(
             tracing::info!(instruments = table.len(), "instruments loaded");
             instruments = Some(table);
         }
-        let mut opts = ws::ConnectOptions {
-            step_timeout: timeout,
-            ..Default::default()
-        };
+        let mut topics: Vec<String> = ws::PRIVATE_TOPICS.iter().map(|t| (*t).to_owned()).collect();
         if acc.position_updates {
-            opts.topics
-                .extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
+            topics.extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
         }
         let mut sockets = Vec::with_capacity(acc.connections.max(1));
         for n in 0..acc.connections.max(1) {
             // The pool's other connections carry trade ops only: no subscriptions, so that
             // every push arrives once.
-            let trade_only = ws::ConnectOptions {
+            let connector = LinkConnector {
+                url: ex.ws_private_url.clone(),
+                tls: Arc::clone(&tls),
+                credentials: acc.credentials.clone(),
                 step_timeout: timeout,
-                topics: Vec::new(),
+                topics: if n == 0 { topics.clone() } else { Vec::new() },
             };
-            let private = ws::connect_private_with(
-                &ex.ws_private_url,
-                &tls,
-                &acc.credentials,
-                SystemTime::now(),
-                if n == 0 { &opts } else { &trade_only },
-            )
-            .await?;
+            let private = connector.connect().await?;
             tracing::info!(account = %acc.name, conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
-            sockets.push(private);
+            sockets.push((private, connector));
         }
         accounts.push(ConnectedAccount { rest, sockets });
     }
@@ -176,6 +170,7 @@ pub(super) fn run(
     risk: Arc<RiskBook>,
     record: Option<crate::replay::RecordTx>,
     resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
+    reconnects: Arc<ReconnectCounters>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -233,7 +228,7 @@ pub(super) fn run(
         let mut sources = Vec::new();
         for (ix, (acc, conn)) in settings.accounts.iter().zip(connected).enumerate() {
             let mut links = Vec::with_capacity(conn.sockets.len());
-            for (n, private) in conn.sockets.into_iter().enumerate() {
+            for (n, (private, connector)) in conn.sockets.into_iter().enumerate() {
                 let (sink, source, early) = private.split();
                 // Only the primary connection reports the gateway's health.
                 let up = if ix == 0 && n == 0 {
@@ -247,8 +242,9 @@ pub(super) fn run(
                     up,
                     Duration::from_millis(ex.ping_interval_ms),
                     Duration::from_millis(ex.pong_timeout_ms),
+                    Duration::from_millis(ex.silence_timeout_ms),
                 ));
-                sources.push((ix, n, source, early));
+                sources.push((ix, n, source, early, connector));
             }
             let budget = crate::budget::AccountBudget::new(
                 &settings.rate.limits(),
@@ -340,24 +336,20 @@ pub(super) fn run(
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);
             tokio::task::spawn_local(super::marks::refresh_loop(ctx, period));
         }
-        for (ix, n, source, early) in sources {
-            let c = Rc::clone(&ctx);
-            let tx = tracker_tx.clone();
-            tokio::task::spawn_local(async move {
-                if let Some(link) = c.accounts.get(ix).and_then(|a| a.links.get(n)) {
-                    link.read_loop(source, early, tx).await
-                }
-            });
-            let c = Rc::clone(&ctx);
-            tokio::task::spawn_local(async move {
-                if let Some(acc) = c.accounts.get(ix) {
-                    if let Some(link) = acc.links.get(n) {
-                        // The ping counts against the connection's bucket.
-                        link.keepalive_loop(|now| acc.budget.borrow_mut().acquire_ping(n, now))
-                            .await
-                    }
-                }
-            });
+        let policy = ReconnectPolicy {
+            min: Duration::from_millis(ex.reconnect_min_ms),
+            max: Duration::from_millis(ex.reconnect_max_ms),
+        };
+        for (ix, n, source, early, connector) in sources {
+            tokio::task::spawn_local(super::reconnect::supervise(
+                Rc::clone(&ctx),
+                ix,
+                n,
+                connector,
+                policy,
+                Arc::clone(&reconnects),
+                (source, early),
+            ));
         }
         if settings.tracker.report_interval_ms > 0 {
             let ctx = Rc::clone(&ctx);

@@ -17,6 +17,7 @@ mod io;
 mod marks;
 mod ops;
 mod reconcile;
+mod reconnect;
 mod reporter;
 mod resolve;
 mod sessions;
@@ -30,6 +31,7 @@ use std::thread::JoinHandle;
 
 pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
+pub use self::reconnect::{ReconnectCounters, ReconnectStats};
 pub use self::reporter::Reporter;
 pub use self::settings::{
     AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
@@ -75,6 +77,7 @@ pub struct Gateway {
     tracker: Option<TrackerHandle>,
     reporter: Option<Reporter>,
     risk: Arc<crate::risk::RiskBook>,
+    reconnects: Arc<ReconnectCounters>,
 }
 
 impl Gateway {
@@ -112,12 +115,22 @@ impl Gateway {
         let tracker_tx = tracker.tx.clone();
         let exchange_up = Arc::new(AtomicBool::new(false));
         let up = Arc::clone(&exchange_up);
+        let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
+        let io_reconnects = Arc::clone(&reconnects);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, record_tx,
+                    settings,
+                    tracker_tx,
+                    metrics_tx,
+                    ready_tx,
+                    stop_rx,
+                    up,
+                    risk,
+                    record_tx,
                     resolve_rx,
+                    io_reconnects,
                 )
             })?;
         let mut gw = Gateway {
@@ -128,6 +141,7 @@ impl Gateway {
             tracker: Some(tracker),
             reporter: Some(reporter),
             risk: gw_risk,
+            reconnects,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -155,10 +169,16 @@ impl Gateway {
         self.strategy_addr
     }
 
-    /// True while the private WebSocket is logged in and usable (health check). While it is
-    /// false, order requests are answered "not applied".
+    /// True while the first account's subscribed private WebSocket is logged in, usable and (after
+    /// a reconnect) reconciled (health check). While it is false, that account's order requests
+    /// are answered "not applied".
     pub fn exchange_connected(&self) -> bool {
         self.exchange_up.load(Ordering::Relaxed)
+    }
+
+    /// Exchange link failures by cause and completed reconnects, per account (by index).
+    pub fn exchange_reconnects(&self) -> Vec<ReconnectStats> {
+        self.reconnects.snapshot()
     }
 
     fn stop_threads(&mut self) -> (Option<TrackerSummary>, LegHistograms) {

@@ -152,6 +152,12 @@ pub struct ExchangeSettings {
     pub pong_timeout_ms: u64,
     /// Deadline of each connect / login / subscribe / REST step, in ms.
     pub connect_timeout_ms: u64,
+    /// No frame at all (`pong` included) for this long: the link is reconnected, in ms.
+    pub silence_timeout_ms: u64,
+    /// First reconnect delay, in ms (doubles per failed attempt up to `reconnect_max_ms`).
+    pub reconnect_min_ms: u64,
+    /// Longest reconnect delay, in ms.
+    pub reconnect_max_ms: u64,
     /// Product lines whose instruments are loaded (orders for others are rejected).
     pub categories: Vec<Category>,
 }
@@ -256,6 +262,9 @@ impl EngineSettings {
                 ping_interval_ms: ex.ping_interval_ms,
                 pong_timeout_ms: ex.pong_timeout_ms,
                 connect_timeout_ms: ex.request_timeout_ms,
+                silence_timeout_ms: ex.silence_timeout_ms,
+                reconnect_min_ms: ex.reconnect_min_ms,
+                reconnect_max_ms: ex.reconnect_max_ms,
                 categories,
             },
             io_core: cfg.io.core,
