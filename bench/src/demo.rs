@@ -143,12 +143,17 @@ fn exec_type_name(e: ExecType) -> &'static str {
 
 /// One tradable instrument of the demo with a reference price.
 #[derive(Debug, Clone, Copy)]
-struct Market {
-    category: Category,
-    symbol: Symbol,
-    mid: Decimal,
-    tick: Decimal,
-    qty: Decimal,
+pub struct Market {
+    /// Product line.
+    pub category: Category,
+    /// Symbol.
+    pub symbol: Symbol,
+    /// Reference mid price.
+    pub mid: Decimal,
+    /// Price tick.
+    pub tick: Decimal,
+    /// Order size.
+    pub qty: Decimal,
 }
 
 struct Flow {
@@ -320,7 +325,7 @@ fn d(s: &str) -> Decimal {
 
 /// The demo's instruments: every symbol the simulator keeps liquid, with its tick, and an
 /// order size of one hundredth of a liquidity level (at least the minimum quantity).
-fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
+pub fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
     cfg.liquidity
         .symbols
         .iter()
@@ -353,7 +358,7 @@ fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
 }
 
 /// `mid × factor` rounded down to the tick.
-fn price_at(m: &Market, factor: &str) -> Decimal {
+pub fn price_at(m: &Market, factor: &str) -> Decimal {
     let raw = m.mid.checked_mul(d(factor)).unwrap_or(m.mid);
     let ticks = raw
         .checked_div(m.tick, 0, codec::Rounding::Down)
@@ -402,6 +407,9 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             ping_interval_ms: 20_000,
             pong_timeout_ms: 10_000,
             connect_timeout_ms: 10_000,
+            silence_timeout_ms: 45_000,
+            reconnect_min_ms: 200,
+            reconnect_max_ms: 10_000,
             categories: vec![Category::UsdtFutures, Category::Spot],
         },
         io_core: opts.pin.then_some(0),
@@ -410,6 +418,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             core: opts.pin.then_some(1),
             idle: opts.idle,
             report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
+            ..TrackerThreadConfig::default()
         },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
@@ -417,6 +426,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),
+        journal_dir: None,
         record: None,
     };
     let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;

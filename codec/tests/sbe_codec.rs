@@ -153,6 +153,40 @@ fn every_message_round_trips() {
         },
         Terminate
     );
+    round_trip!(
+        RetransmitRequest {
+            session_id: 1,
+            timestamp: 4,
+            from_seq_no: 10,
+            count: 5,
+        },
+        RetransmitRequest
+    );
+    round_trip!(
+        Retransmission {
+            session_id: 1,
+            request_timestamp: 4,
+            next_seq_no: 10,
+            count: u32::MAX,
+        },
+        Retransmission
+    );
+    round_trip!(
+        RetransmitReject {
+            session_id: 1,
+            request_timestamp: 4,
+            code: RetransmitRejectCode::OutOfRange,
+            reason: Text::new("FromSeqNo beyond the last message sent"),
+        },
+        RetransmitReject
+    );
+    round_trip!(
+        NotApplied {
+            from_seq_no: 7,
+            count: 3,
+        },
+        NotApplied
+    );
     round_trip!(nos(), NewOrderSingle);
     round_trip!(
         NewOrderSingle {

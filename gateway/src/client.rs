@@ -5,6 +5,11 @@
 //! frame each (TCP_NODELAY); [`StrategyClient::recv`] returns the next decoded message and, when
 //! `auto_keepalive` is on, sends Sequence whenever the client has been silent for half the
 //! keepalive interval.
+//!
+//! Recoverable flow: the client numbers the gateway's application messages as it receives them
+//! (from EstablishmentAck.NextSeqNo; a Retransmission or Sequence resets the number) and tells
+//! the number of the last one with [`StrategyClient::last_seq`];
+//! [`StrategyClient::send_retransmit_request`] asks for missed messages again.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -15,9 +20,10 @@ use codec::sbe::{
     self, AccountBalanceReport, AccountRequestReport, BusinessMessageReject, DecodeError,
     Establish, EstablishmentReject, ExecutionReport, FlowType, KillSwitchReport, ListStatus,
     ListStatusEntry, Message, MovePositionsReport, MovePositionsReportEntry, Negotiate,
-    NegotiationReject, NewOrderSingle, OrderCancelReject, OrderCancelReplaceRequest,
+    NegotiationReject, NewOrderSingle, NotApplied, OrderCancelReject, OrderCancelReplaceRequest,
     OrderCancelRequest, OrderMassCancelReport, OrderMassStatusEnd, PositionReport, RateBudgetEntry,
-    RateBudgetReport, Sequence, Terminate, Text,
+    RateBudgetReport, Retransmission, RetransmitReject, RetransmitRequest, Sequence, Terminate,
+    Text,
 };
 
 /// Why a client call failed.
@@ -83,6 +89,12 @@ pub enum Received {
     RateBudgetReport(RateBudgetReport, Vec<RateBudgetEntry>),
     /// KillSwitchReport.
     KillSwitchReport(KillSwitchReport),
+    /// Retransmission: the next `count` messages are resent originals from `next_seq_no`.
+    Retransmission(Retransmission),
+    /// RetransmitReject: the RetransmitRequest was refused.
+    RetransmitReject(RetransmitReject),
+    /// NotApplied: strategy messages the gateway considers skipped.
+    NotApplied(NotApplied),
     /// Anything else, by template id.
     Other(u16),
 }
@@ -116,6 +128,10 @@ pub struct StrategyClient {
     session_id: u64,
     /// NextSeqNo announced by the gateway in EstablishmentAck.
     pub next_seq_from_gateway: u64,
+    /// Sequence number the next application message from the gateway carries.
+    next_in_seq: u64,
+    /// Sequence number of the last application message received (0 before any).
+    last_seq: u64,
 }
 
 /// How long one blocking read waits before `recv` re-checks its deadline and keepalive.
@@ -144,11 +160,24 @@ impl StrategyClient {
             last_send: Instant::now(),
             session_id: 0,
             next_seq_from_gateway: 0,
+            next_in_seq: 1,
+            last_seq: 0,
         })
     }
 
-    /// Connects, negotiates and establishes.
+    /// Connects, negotiates and establishes with Establish.NextSeqNo = 1.
     pub fn connect(addr: SocketAddr, opts: &ClientOptions) -> Result<StrategyClient, ClientError> {
+        StrategyClient::connect_at(addr, opts, 1)
+    }
+
+    /// Connects, negotiates and establishes announcing `next_seq_no` as the number of the
+    /// client's next application message (FIXP idempotent flow; a number above the gateway's
+    /// expectation is answered with NotApplied).
+    pub fn connect_at(
+        addr: SocketAddr,
+        opts: &ClientOptions,
+        next_seq_no: u64,
+    ) -> Result<StrategyClient, ClientError> {
         let mut c = StrategyClient::connect_raw(addr)?;
         c.session_id = opts.session_id;
         c.keepalive = Duration::from_millis(u64::from(opts.keepalive_ms));
@@ -172,7 +201,7 @@ impl StrategyClient {
                 session_id: opts.session_id,
                 timestamp: ts,
                 keepalive_interval: opts.keepalive_ms,
-                next_seq_no: 1,
+                next_seq_no,
             }
             .encode_frame(b)
         })?;
@@ -188,6 +217,7 @@ impl StrategyClient {
             _ => Ok(false),
         })?;
         c.next_seq_from_gateway = next;
+        c.next_in_seq = next;
         c.auto_keepalive = opts.auto_keepalive;
         Ok(c)
     }
@@ -258,6 +288,36 @@ impl StrategyClient {
         self.send_frame(|b| m.encode_frame(b))
     }
 
+    /// Sends a RetransmitRequest for the gateway's messages `from_seq_no .. + count`.
+    pub fn send_retransmit_request(
+        &mut self,
+        from_seq_no: u64,
+        count: u32,
+    ) -> Result<(), ClientError> {
+        let session_id = self.session_id;
+        let timestamp = now_utc_ns();
+        self.send_frame(|b| {
+            RetransmitRequest {
+                session_id,
+                timestamp,
+                from_seq_no,
+                count,
+            }
+            .encode_frame(b)
+        })
+    }
+
+    /// Sequence number of the last application message received (0 before any); resent
+    /// messages after a Retransmission carry their original numbers.
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Sequence number the next application message from the gateway will carry.
+    pub fn next_in_seq(&self) -> u64 {
+        self.next_in_seq
+    }
+
     /// Sends Terminate (Finished).
     pub fn terminate(&mut self) -> Result<(), ClientError> {
         let session_id = self.session_id;
@@ -277,6 +337,15 @@ impl StrategyClient {
             return Ok(None);
         };
         let msg = sbe::decode(&self.rbuf[range])?;
+        match msg {
+            Message::Sequence(q) => self.next_in_seq = q.next_seq_no(),
+            Message::Retransmission(r) => self.next_in_seq = r.next_seq_no(),
+            m if m.template_id() > 12 => {
+                self.last_seq = self.next_in_seq;
+                self.next_in_seq += 1;
+            }
+            _ => {}
+        }
         Ok(Some(match msg {
             Message::ExecutionReport(m) => Received::Exec(m.to_owned()),
             Message::OrderCancelReject(m) => Received::CancelReject(m.to_owned()),
@@ -301,6 +370,9 @@ impl StrategyClient {
                 m.buckets().iter().map(|e| e.to_owned()).collect(),
             ),
             Message::KillSwitchReport(m) => Received::KillSwitchReport(m.to_owned()),
+            Message::Retransmission(m) => Received::Retransmission(m.to_owned()),
+            Message::RetransmitReject(m) => Received::RetransmitReject(m.to_owned()),
+            Message::NotApplied(m) => Received::NotApplied(m.to_owned()),
             other => Received::Other(template_of(&other)),
         }))
     }

@@ -154,6 +154,9 @@ pub struct GatewayConfig {
     /// Session recording (`[record]`).
     #[serde(default)]
     pub record: RecordConfig,
+    /// Session journal (`[journal]`).
+    #[serde(default)]
+    pub journal: JournalConfig,
 }
 
 /// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
@@ -162,6 +165,15 @@ pub struct GatewayConfig {
 pub struct RecordConfig {
     /// File to write (created or truncated at start). Absent: no recording.
     pub path: Option<std::path::PathBuf>,
+}
+
+/// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// Directory of the per-session journal files (`session-<id>.journal`), created if
+    /// missing. Default none: journals are kept in memory only (a restart starts afresh).
+    pub dir: Option<PathBuf>,
 }
 
 /// `[moves]`: who may move positions (MovePositions).
@@ -341,6 +353,14 @@ pub struct ExchangeConfig {
     /// Deadline for a trade-op reply, a login/subscribe step or a REST call, ms. Default 5000.
     /// A trade op unanswered by then has an unknown outcome (query by clientOid).
     pub request_timeout_ms: u64,
+    /// A private WebSocket that delivers no frame at all (`pong` included) for this long is
+    /// reconnected, ms. Default 45000; must exceed `ping_interval_ms`.
+    pub silence_timeout_ms: u64,
+    /// First reconnect delay, ms (doubles per failed attempt, jittered to half..full).
+    /// Default 200; ≥ 1.
+    pub reconnect_min_ms: u64,
+    /// Longest reconnect delay, ms. Default 10000; ≥ `reconnect_min_ms`.
+    pub reconnect_max_ms: u64,
     /// REST categories whose instruments are loaded at start (upper case as in reference §7;
     /// lower case accepted). Default `["USDT-FUTURES"]`.
     pub categories: Vec<String>,
@@ -362,6 +382,9 @@ impl Default for ExchangeConfig {
             ping_interval_ms: 20_000,
             pong_timeout_ms: 10_000,
             request_timeout_ms: 5_000,
+            silence_timeout_ms: 45_000,
+            reconnect_min_ms: 200,
+            reconnect_max_ms: 10_000,
             categories: vec!["USDT-FUTURES".to_owned()],
             demo_trading: false,
             locale: "en-US".to_owned(),
@@ -442,6 +465,12 @@ pub struct TrackerConfig {
     pub core: Option<usize>,
     /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
     pub idle: IdleStrategy,
+    /// A trade op without reply after this many ms has an unknown outcome (the order is
+    /// queried by clientOid, never resent). Default 5000.
+    pub reply_timeout_ms: Option<u64>,
+    /// Watchdog: a trade reply without the order's push, or the reverse, after this many ms
+    /// is flagged and the order queried. Default 3000.
+    pub push_deadline_ms: Option<u64>,
 }
 
 /// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).
@@ -619,6 +648,24 @@ impl GatewayConfig {
         }
         if x.request_timeout_ms == 0 {
             return Err(invalid("exchange.request_timeout_ms", "must be ≥ 1"));
+        }
+        if x.silence_timeout_ms <= x.ping_interval_ms {
+            return Err(invalid(
+                "exchange.silence_timeout_ms",
+                format!(
+                    "{} must exceed ping_interval_ms ({})",
+                    x.silence_timeout_ms, x.ping_interval_ms
+                ),
+            ));
+        }
+        if x.reconnect_min_ms == 0 {
+            return Err(invalid("exchange.reconnect_min_ms", "must be ≥ 1"));
+        }
+        if x.reconnect_max_ms < x.reconnect_min_ms {
+            return Err(invalid(
+                "exchange.reconnect_max_ms",
+                format!("{} below reconnect_min_ms", x.reconnect_max_ms),
+            ));
         }
         if x.categories.is_empty() {
             return Err(invalid("exchange.categories", "empty"));
@@ -865,6 +912,9 @@ passphrase = "p"
             "ping_interval_ms",
             "pong_timeout_ms",
             "request_timeout_ms",
+            "silence_timeout_ms",
+            "reconnect_min_ms",
+            "reconnect_max_ms",
             "categories",
             "demo_trading",
             "locale",
@@ -879,6 +929,7 @@ passphrase = "p"
             "BGW_<NAME>_SECRET",
             "master_accounts",
             "extra_uids",
+            "[journal]",
         ] {
             assert!(text.contains(key), "example lacks {key}");
         }
@@ -1172,6 +1223,22 @@ position_updates = false
     }
 
     #[test]
+    fn unknown_outcome_deadlines() {
+        let s = crate::engine::EngineSettings::from_config(&with("").expect("valid"))
+            .expect("settings");
+        assert_eq!(s.tracker.deadlines, crate::tracker::Deadlines::default());
+        let cfg = with("[tracker]\nreply_timeout_ms = 800\npush_deadline_ms = 200").expect("ok");
+        let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+        assert_eq!(
+            (
+                s.tracker.deadlines.reply_timeout_ms,
+                s.tracker.deadlines.push_deadline_ms
+            ),
+            (800, 200)
+        );
+    }
+
+    #[test]
     fn refusals() {
         assert!(matches!(
             with("[tracker]\nidle = \"nap\""),
@@ -1236,6 +1303,22 @@ position_updates = false
                 ..
             }
         ));
+        for (extra, field) in [
+            (
+                "silence_timeout_ms = 20000\n",
+                "exchange.silence_timeout_ms",
+            ),
+            ("reconnect_min_ms = 0\n", "exchange.reconnect_min_ms"),
+            (
+                "reconnect_min_ms = 500\nreconnect_max_ms = 100\n",
+                "exchange.reconnect_max_ms",
+            ),
+        ] {
+            match bad("[exchange]\n", &format!("[exchange]\n{extra}")) {
+                ConfigError::Invalid { field: f, .. } => assert_eq!(f, field),
+                other => panic!("{extra}: {other:?}"),
+            }
+        }
         assert!(matches!(
             bad(
                 "[exchange]\n",

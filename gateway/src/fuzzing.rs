@@ -16,8 +16,8 @@ use crate::session::fixp::{
 };
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, decode, Establish, FlowType, Negotiate, NegotiationRejectCode, Sequence, Terminate,
-    TerminationCode, Text,
+    self, decode, Establish, FlowType, Message, Negotiate, NegotiationRejectCode, Sequence,
+    Terminate, TerminationCode, Text,
 };
 
 /// The REST envelope and the order/fill parsers on an arbitrary HTTP status and body.
@@ -95,6 +95,10 @@ pub struct FixpRun {
     pub applications: u64,
     /// Replies the session sent (including closing ones).
     pub replies: u64,
+    /// NotApplied messages the session called for (gaps in the strategy's sequence numbers).
+    pub not_applied: u64,
+    /// RetransmitRequests passed to the driver.
+    pub retransmits: u64,
 }
 
 /// Admits session ids 1 and 2 with credentials `"ok"`; id 2 a second time is a duplicate.
@@ -211,8 +215,9 @@ fn check_reply(reply: &SessionReply) {
 /// - `op % 8 == 0`: a raw SBE payload (`u8` length, then the bytes) → [`decode`] →
 ///   `on_message`, or `on_undecodable` when it does not decode;
 /// - `1`: a Negotiate (session id `u8 % 4`, credentials `"ok"` or not, client flow from a byte);
-/// - `2`: an Establish (session id `u8 % 4`, keepalive interval `u32 % 70_000` ms);
-/// - `3`: a Sequence; `4`: a Terminate;
+/// - `2`: an Establish (session id `u8 % 4`, keepalive interval `u32 % 70_000` ms, NextSeqNo
+///   `u16`);
+/// - `3`: a Sequence (NextSeqNo `u32`); `4`: a Terminate;
 /// - `5`: a timer tick (last outbound time = a `u16` ms before now);
 /// - `6`: a framing error; `7`: a message of any template built by
 ///   [`codec::fuzzing::plausible_payload`] from a `u8`-length slice of the input.
@@ -220,7 +225,9 @@ fn check_reply(reply: &SessionReply) {
 /// Properties checked: no panic; the state only moves forward (AwaitNegotiate → Negotiated →
 /// Established → Terminated); after Terminated every event answers nothing; a close leaves the
 /// state Terminated; an application message is only passed on in Established; the session id
-/// never changes once negotiated; every reply encodes and decodes to the same template.
+/// never changes once negotiated; every reply encodes and decodes to the same template; a
+/// RetransmitRequest is only passed on in Established and leaves it so; a NotApplied covers at
+/// least one number from 1 on and survives encode → decode.
 ///
 /// Returns what the run reached, for tests of the seeds.
 ///
@@ -240,6 +247,8 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
         state: s.state(),
         applications: 0,
         replies: 0,
+        not_applied: 0,
+        retransmits: 0,
     };
     while !input.0.is_empty() && events < 256 {
         events += 1;
@@ -279,6 +288,20 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
             }
         };
         let after = s.state();
+        assert!(s.next_in_seq() >= 1, "next inbound sequence number 0");
+        if let Some(na) = s.take_not_applied() {
+            assert!(
+                na.from_seq_no >= 1 && na.count >= 1,
+                "empty NotApplied {na:?}"
+            );
+            let mut out = Vec::new();
+            na.encode_frame(&mut out);
+            match out.get(SOFH_LEN..).map(decode) {
+                Some(Ok(Message::NotApplied(d))) => assert_eq!(d.to_owned(), na),
+                other => panic!("NotApplied {na:?} does not decode: {other:?}"),
+            }
+            run.not_applied += 1;
+        }
         assert!(
             rank(after) >= rank(before),
             "state went back: {before:?} → {after:?}"
@@ -305,6 +328,20 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
                 check_reply(r);
                 run.replies += 1;
                 assert_eq!(after, SessionState::Terminated, "closed but not Terminated");
+            }
+            SessionAction::Retransmit(r) => {
+                assert_eq!(
+                    before,
+                    SessionState::Established,
+                    "retransmit request early"
+                );
+                assert_eq!(
+                    after,
+                    SessionState::Established,
+                    "retransmit closed the session"
+                );
+                assert_eq!(r.session_id, r.session_id);
+                run.retransmits += 1;
             }
             SessionAction::Application(m) => {
                 assert_eq!(
@@ -350,10 +387,13 @@ fn build_message(op: u8, input: &mut Input<'_>, now_ns: u64, out: &mut Vec<u8>) 
             session_id: u64::from(input.u8() % 4),
             timestamp: now_ns,
             keepalive_interval: input.u32() % 70_000,
-            next_seq_no: 1,
+            next_seq_no: u64::from(input.u16()),
         }
         .encode_frame(out),
-        3 => Sequence { next_seq_no: 1 }.encode_frame(out),
+        3 => Sequence {
+            next_seq_no: u64::from(input.u32()),
+        }
+        .encode_frame(out),
         4 => Terminate {
             session_id: 1,
             code: TerminationCode::Finished,

@@ -14,6 +14,7 @@ pub mod exchange;
 pub mod fuzzing;
 pub mod idle;
 pub mod ids;
+pub mod journal;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;

@@ -83,8 +83,9 @@ fn any_template(name: &str) -> Vec<u8> {
 }
 
 const NEGOTIATE_OK: [u8; 6] = [1, 0, 0, 1, 1, 2];
-const ESTABLISH_OK: [u8; 8] = [2, 0, 0, 1, 0xE8, 0x03, 0, 0];
-const SEQUENCE: [u8; 3] = [3, 0, 0];
+const ESTABLISH_OK: [u8; 10] = [2, 0, 0, 1, 0xE8, 0x03, 0, 0, 1, 0];
+const SEQUENCE_2: [u8; 7] = [3, 0, 0, 2, 0, 0, 0];
+const SEQUENCE_9: [u8; 7] = [3, 0, 0, 9, 0, 0, 0];
 const TERMINATE: [u8; 3] = [4, 0, 0];
 const TICK_10S: [u8; 5] = [5, 0x10, 0x27, 0, 0];
 
@@ -94,6 +95,7 @@ fn fixp_seeds() -> Seeds {
     let nos = any_template("NewOrderSingle");
     let nol = any_template("NewOrderList");
     let er = any_template("ExecutionReport");
+    let retransmit = any_template("RetransmitRequest");
     vec![
         (
             "happy".into(),
@@ -101,7 +103,7 @@ fn fixp_seeds() -> Seeds {
                 &NEGOTIATE_OK,
                 &ESTABLISH_OK,
                 &nos,
-                &SEQUENCE,
+                &SEQUENCE_2,
                 &nol,
                 &TERMINATE,
             ]),
@@ -115,7 +117,18 @@ fn fixp_seeds() -> Seeds {
         ("recoverable_client".into(), script(&[&[1, 0, 0, 1, 1, 0]])),
         (
             "establish_other_id".into(),
-            script(&[&NEGOTIATE_OK, &[2, 0, 0, 3, 0xE8, 0x03, 0, 0]]),
+            script(&[&NEGOTIATE_OK, &[2, 0, 0, 3, 0xE8, 0x03, 0, 0, 1, 0]]),
+        ),
+        (
+            "gap_and_retransmit".into(),
+            script(&[
+                &NEGOTIATE_OK,
+                &ESTABLISH_OK,
+                &nos,
+                &SEQUENCE_9,
+                &retransmit,
+                &nos,
+            ]),
         ),
         (
             "keepalive_timeout".into(),
@@ -180,6 +193,16 @@ fn seeds_run_clean() {
     assert_eq!(
         (er.state, er.applications, er.replies),
         (SessionState::Established, 1, 3)
+    );
+    let gap = run("gap_and_retransmit");
+    assert_eq!(
+        (
+            gap.state,
+            gap.applications,
+            gap.not_applied,
+            gap.retransmits
+        ),
+        (SessionState::Established, 2, 1, 1)
     );
     let timeout = run("keepalive_timeout");
     assert_eq!(

@@ -159,6 +159,34 @@ async fn paused_pushes_are_dropped_until_resumed() {
 }
 
 #[tokio::test]
+async fn silence_drops_every_frame_until_lifted() {
+    let h = start(true).await;
+    let mut a = Client::ready(&h, "a").await;
+    let mut b = Client::ready(&h, "b").await;
+    h.faults().silence(Scope::uid("uid-a"), true).unwrap();
+    a.send("ping").await;
+    a.send(&resting("s1", "silent-1")).await;
+    // b is not silenced: its pong arrives; a's ping and order were handled but not answered.
+    b.send("ping").await;
+    assert_eq!(b.recv_text().await.as_deref(), Some("pong"));
+    let quiet = tokio::time::timeout(Duration::from_millis(300), a.recv_text()).await;
+    assert!(quiet.is_err(), "nothing while silent: {quiet:?}");
+    h.faults().silence(Scope::uid("uid-a"), false).unwrap();
+    a.send("ping").await;
+    assert_eq!(
+        a.recv_text().await.as_deref(),
+        Some("pong"),
+        "socket still open"
+    );
+    let (_, info) = signed_get(&h, "a", "/api/v3/trade/order-info", "clientOid=silent-1").await;
+    assert_eq!(
+        info["code"], "00000",
+        "the order sent while silent was placed: {info}"
+    );
+    h.shutdown().await;
+}
+
+#[tokio::test]
 async fn rejected_trade_ops_are_not_applied() {
     let h = start(true).await;
     let mut a = Client::ready(&h, "a").await;

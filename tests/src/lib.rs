@@ -72,6 +72,9 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
             ping_interval_ms: 20_000,
             pong_timeout_ms: 10_000,
             connect_timeout_ms: 5_000,
+            silence_timeout_ms: 45_000,
+            reconnect_min_ms: 200,
+            reconnect_max_ms: 10_000,
             categories: vec![Category::UsdtFutures, Category::Spot],
         },
         io_core: None,
@@ -80,12 +83,14 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
             core: None,
             idle: IdleStrategy::Park,
             report_interval_ms: 0,
+            ..TrackerThreadConfig::default()
         },
         print_reports: false,
         hlog_path: None,
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),
+        journal_dir: None,
         record: None,
     }
 }
@@ -286,6 +291,11 @@ pub fn btc_order(
 }
 
 impl Strategy {
+    /// Wraps an already established client (ClOrdIDs from 1).
+    pub fn from_client(c: StrategyClient) -> Strategy {
+        Strategy { c, next_cl: 0 }
+    }
+
     /// The next ClOrdID of this session.
     pub fn next_cl(&mut self) -> u64 {
         self.next_cl += 1;

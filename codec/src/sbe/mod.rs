@@ -38,7 +38,7 @@
 //! −18..=18 is [`DecodeError::InvalidDecimal`]. Char arrays: the value ends at the first NUL;
 //! bytes after it are padding, ignored on decode and written as NUL.
 //!
-//! Families: [`session`] (FIXP session messages, templates 1–8), [`order`] (strategy → gateway
+//! Families: [`session`] (FIXP session messages, templates 1–12), [`order`] (strategy → gateway
 //! orders, 101–103), [`exec`] (gateway → strategy reports, 104–106), [`batch`] (batches and
 //! ListStatus, 107–110), [`mass`] (mass cancel and mass status, 111–114), [`account`] (position
 //! moves, account requests and updates, rate budget, 115–124); shared types in [`types`], the
@@ -553,8 +553,8 @@ pub use types::{
     EstablishmentRejectCode, ExecType, FlowType, HoldMode, InvalidSymbol, ItemStatus,
     KillSwitchAction, KillSwitchScope, MassCancelRejectReason, MassCancelRequestType,
     MassCancelResponse, MassStatusReqType, MovePositionsRejectReason, NegotiationRejectCode,
-    OrdRejReason, OrdStatus, OrdType, PosSide, Side, StpMode, Symbol, TerminationCode, Text,
-    TimeInForce,
+    OrdRejReason, OrdStatus, OrdType, PosSide, RetransmitRejectCode, Side, StpMode, Symbol,
+    TerminationCode, Text, TimeInForce,
 };
 
 /// Length of the SBE message header in bytes (SBE 1.0 `messageHeader` composite).
@@ -776,6 +776,7 @@ pub const ENUMS: &[EnumMeta] = &{
         NegotiationRejectCode,
         EstablishmentRejectCode,
         TerminationCode,
+        RetransmitRejectCode,
         ItemStatus,
         MassCancelRequestType,
         MassCancelResponse,
@@ -864,6 +865,10 @@ sbe_messages! {
     EstablishmentReject(EstablishmentRejectDecoder, ESTABLISHMENT_REJECT_FIELDS),
     Sequence(SequenceDecoder, SEQUENCE_FIELDS),
     Terminate(TerminateDecoder, TERMINATE_FIELDS),
+    RetransmitRequest(RetransmitRequestDecoder, RETRANSMIT_REQUEST_FIELDS),
+    Retransmission(RetransmissionDecoder, RETRANSMISSION_FIELDS),
+    RetransmitReject(RetransmitRejectDecoder, RETRANSMIT_REJECT_FIELDS),
+    NotApplied(NotAppliedDecoder, NOT_APPLIED_FIELDS),
     NewOrderSingle(NewOrderSingleDecoder, NEW_ORDER_SINGLE_FIELDS),
     OrderCancelRequest(OrderCancelRequestDecoder, ORDER_CANCEL_REQUEST_FIELDS),
     OrderCancelReplaceRequest(OrderCancelReplaceRequestDecoder, ORDER_CANCEL_REPLACE_REQUEST_FIELDS),

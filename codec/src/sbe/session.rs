@@ -1,10 +1,12 @@
-//! FIXP session messages (templates 1–8): Negotiate → Establish → Sequence (keepalive) →
-//! Terminate, after the FIX Performance Session Layer (FIXP 1.1), as SBE 1.0 blocks.
+//! FIXP session messages (templates 1–12): Negotiate → Establish → Sequence (keepalive) →
+//! Terminate, plus retransmission (RetransmitRequest, Retransmission, RetransmitReject) and
+//! NotApplied, after the FIX Performance Session Layer (FIXP 1.0/1.1), as SBE 1.0 blocks.
 //!
 //! Times are `u64` UTC nanoseconds since the Unix epoch; `KeepaliveInterval` is in ms.
 
 use crate::sbe::types::{
-    EstablishmentRejectCode, FlowType, NegotiationRejectCode, TerminationCode, Text,
+    EstablishmentRejectCode, FlowType, NegotiationRejectCode, RetransmitRejectCode,
+    TerminationCode, Text,
 };
 
 sbe_message! {
@@ -113,5 +115,63 @@ sbe_message! {
         code: TerminationCode = "Code" @ 8,
         /// Human-readable reason, UTF-8, ≤ 64 bytes.
         reason: Text = "Reason" @ 9,
+    }
+}
+
+sbe_message! {
+    /// RetransmitRequest (template 9, strategy → gateway): asks for the gateway's application
+    /// messages `FromSeqNo .. FromSeqNo + Count` again (FIXP 1.0 "Retransmission").
+    pub struct RetransmitRequest (template 9, decoder RetransmitRequestDecoder, fields RETRANSMIT_REQUEST_FIELDS) {
+        /// Session id.
+        session_id: u64 = "SessionID" @ 0,
+        /// Send time, UTC ns.
+        timestamp: u64 = "Timestamp" @ 8,
+        /// Sequence number of the first message asked for.
+        from_seq_no: u64 = "FromSeqNo" @ 16,
+        /// Number of messages asked for.
+        count: u32 = "Count" @ 24,
+    }
+}
+
+sbe_message! {
+    /// Retransmission (template 10, gateway → strategy): the next `Count` application messages
+    /// are resent originals numbered from `NextSeqNo` (FIXP 1.0 "Retransmission"); a Sequence
+    /// announcing the live sequence number follows them.
+    pub struct Retransmission (template 10, decoder RetransmissionDecoder, fields RETRANSMISSION_FIELDS) {
+        /// Session id.
+        session_id: u64 = "SessionID" @ 0,
+        /// `Timestamp` of the RetransmitRequest answered, UTC ns.
+        request_timestamp: u64 = "RequestTimestamp" @ 8,
+        /// Sequence number of the first resent message.
+        next_seq_no: u64 = "NextSeqNo" @ 16,
+        /// Number of resent messages that follow.
+        count: u32 = "Count" @ 24,
+    }
+}
+
+sbe_message! {
+    /// RetransmitReject (template 11, gateway → strategy): the RetransmitRequest was refused
+    /// (FIXP 1.0 "Retransmission").
+    pub struct RetransmitReject (template 11, decoder RetransmitRejectDecoder, fields RETRANSMIT_REJECT_FIELDS) {
+        /// Session id.
+        session_id: u64 = "SessionID" @ 0,
+        /// `Timestamp` of the RetransmitRequest answered, UTC ns.
+        request_timestamp: u64 = "RequestTimestamp" @ 8,
+        /// Why it was refused.
+        code: RetransmitRejectCode = "Code" @ 16,
+        /// Human-readable reason, UTF-8, ≤ 64 bytes.
+        reason: Text = "Reason" @ 17,
+    }
+}
+
+sbe_message! {
+    /// NotApplied (template 12, gateway → strategy): the strategy's idempotent flow skipped
+    /// sequence numbers `FromSeqNo .. FromSeqNo + Count`; those messages were not applied
+    /// (FIXP 1.0 "Idempotent flow").
+    pub struct NotApplied (template 12, decoder NotAppliedDecoder, fields NOT_APPLIED_FIELDS) {
+        /// First sequence number not applied.
+        from_seq_no: u64 = "FromSeqNo" @ 0,
+        /// Number of sequence numbers not applied.
+        count: u32 = "Count" @ 8,
     }
 }

@@ -620,6 +620,20 @@ sbe_enum! {
     }
 }
 
+sbe_enum! {
+    /// Why a RetransmitRequest was refused (FIXP 1.0 RetransmitReject codes).
+    pub enum RetransmitRejectCode as "RetransmitRejectCode": uint8 (null 255) {
+        /// FromSeqNo or Count outside the messages sent so far.
+        OutOfRange = 0,
+        /// The SessionID is not this session's.
+        InvalidSession = 1,
+        /// Count above the gateway's per-request limit.
+        RequestLimitExceeded = 2,
+        /// The journal could not be read.
+        Unavailable = 3,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,8 +1,10 @@
 //! The private WebSocket as the io thread uses it: one shared write half for every session's
 //! trade ops, a reader task that hands every text frame to the tracker, and the text `ping`
-//! keepalive (reference §2.2).
+//! keepalive plus the silence watch (reference §2.2). When the link fails it is marked down
+//! once and its supervisor ([`super::reconnect`]) is woken; the supervisor swaps in a new
+//! write half with [`ExchangeLink::replace_sink`], so the `ExchangeLink` itself lives forever.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,11 +15,15 @@ use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
 use crate::exchange::keepalive::{Keepalive, KeepaliveAction};
-use crate::exchange::ws::{WsSink, WsSource};
+use crate::exchange::silence::SilenceWatch;
+use crate::exchange::ws::{ControlReply, WsSink, WsSource};
 use crate::metrics::now_ns;
 use crate::tracker::TrackerInput;
 
-/// Why the link went down (logged once).
+/// Bitget's service-upgrade notice code: the socket will be dropped soon (reference §1, §2).
+pub const UPGRADE_NOTICE_CODE: u32 = 30033;
+
+/// Why the link went down (logged once per event, counted per account).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkDown {
     /// The exchange closed the socket or it failed.
@@ -26,6 +32,10 @@ pub enum LinkDown {
     PongTimeout,
     /// A write failed.
     WriteFailed,
+    /// The exchange announced a service upgrade (`30033`): reconnect before it drops us.
+    UpgradeNotice,
+    /// No frame at all (pushes, replies, `pong`) within the silence timeout.
+    Silent,
 }
 
 /// The shared private WebSocket of the io thread (single-threaded: `Cell`/`RefCell` and an
@@ -38,6 +48,14 @@ pub struct ExchangeLink {
     up: Arc<AtomicBool>,
     out: RefCell<BytesMut>,
     keepalive: RefCell<Keepalive>,
+    ping_interval: Duration,
+    pong_timeout: Duration,
+    silence: Cell<SilenceWatch>,
+    silence_timeout: Duration,
+    /// Why the current connection failed (`None` while it is healthy).
+    failed: Cell<Option<LinkDown>>,
+    /// Wakes the supervisor when `failed` is set.
+    wake: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for ExchangeLink {
@@ -50,13 +68,14 @@ impl std::fmt::Debug for ExchangeLink {
 
 impl ExchangeLink {
     /// Wraps a logged-in, subscribed write half; `up` is set now and cleared when the link
-    /// goes down.
+    /// goes down. `silence_timeout`: no frame at all for that long marks the link down.
     pub fn new(
         account: usize,
         sink: WsSink,
         up: Arc<AtomicBool>,
         ping_interval: Duration,
         pong_timeout: Duration,
+        silence_timeout: Duration,
     ) -> Self {
         up.store(true, Ordering::Relaxed);
         ExchangeLink {
@@ -65,21 +84,76 @@ impl ExchangeLink {
             up,
             out: RefCell::new(BytesMut::with_capacity(64 * 1024)),
             keepalive: RefCell::new(Keepalive::new(ping_interval, pong_timeout, Instant::now())),
+            ping_interval,
+            pong_timeout,
+            silence: Cell::new(SilenceWatch::new(silence_timeout, now_ns())),
+            silence_timeout,
+            failed: Cell::new(None),
+            wake: tokio::sync::Notify::new(),
         }
     }
 
-    /// True while the socket is usable.
+    /// True while the socket is usable (for the primary link: also reconciled after a
+    /// reconnect).
     pub fn is_up(&self) -> bool {
         self.up.load(Ordering::Relaxed)
     }
 
-    fn down(&self, why: LinkDown) {
-        if self.up.swap(false, Ordering::Relaxed) {
-            tracing::error!(
-                ?why,
-                "exchange link down: new requests are answered NotApplied"
-            );
+    /// Marks the current connection failed (first cause wins) and wakes the supervisor.
+    pub(super) fn down(&self, why: LinkDown) {
+        if self.failed.get().is_none() {
+            self.failed.set(Some(why));
+            self.up.store(false, Ordering::Relaxed);
+            self.wake.notify_one();
         }
+    }
+
+    /// Why the current connection failed, if it has.
+    pub(super) fn failed(&self) -> Option<LinkDown> {
+        self.failed.get()
+    }
+
+    /// Waits until the current connection fails; returns why.
+    pub(super) async fn wait_down(&self) -> LinkDown {
+        loop {
+            if let Some(why) = self.failed.get() {
+                return why;
+            }
+            self.wake.notified().await;
+        }
+    }
+
+    /// Opens the link for trade ops (after a reconnect; for the primary link once reconciled).
+    /// Does nothing if the new connection has already failed.
+    pub(super) fn set_up(&self) {
+        if self.failed.get().is_none() {
+            self.up.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Installs the write half of a new connection (the link stays closed for trade ops until
+    /// [`set_up`](Self::set_up)), resets the keepalive and silence timers and clears the
+    /// failure; the old write half is closed (bounded by `close_within`).
+    pub(super) async fn replace_sink(&self, sink: WsSink, close_within: Duration) {
+        let mut old = {
+            let mut guard = self.sink.lock().await;
+            std::mem::replace(&mut *guard, sink)
+        };
+        let _ = tokio::time::timeout(close_within, old.close()).await;
+        *self.keepalive.borrow_mut() =
+            Keepalive::new(self.ping_interval, self.pong_timeout, Instant::now());
+        self.silence
+            .set(SilenceWatch::new(self.silence_timeout, now_ns()));
+        self.failed.set(None);
+    }
+
+    /// Closes the current write half (bounded by `within`), e.g. after a `30033` notice or a
+    /// silent stream whose socket is still open.
+    pub(super) async fn close_sink(&self, within: Duration) {
+        let _ = tokio::time::timeout(within, async {
+            let _ = self.sink.lock().await.close().await;
+        })
+        .await;
     }
 
     /// Writes one text frame. The payload is copied into a reused `BytesMut` region and frozen
@@ -102,15 +176,16 @@ impl ExchangeLink {
         match sink.send(Message::Text(text)).await {
             Ok(()) => true,
             Err(e) => {
-                tracing::error!(error = %e, "exchange write failed");
+                tracing::warn!(error = %e, "exchange write failed");
                 self.down(LinkDown::WriteFailed);
                 false
             }
         }
     }
 
-    /// Reads the socket until it closes: `pong` feeds the keepalive, every other text frame goes
-    /// to the tracker with its read time.
+    /// Reads the socket until it closes or the link fails: `pong` feeds the keepalive, a
+    /// `30033` notice marks the link down, every other text frame goes to the tracker with its
+    /// read time. Every frame feeds the silence watch.
     pub async fn read_loop(
         &self,
         mut source: WsSource,
@@ -128,23 +203,30 @@ impl ExchangeLink {
                 }
                 Ok(m) => self.on_message(m, &tracker),
                 Err(e) => {
-                    tracing::error!(error = %e, "exchange read failed");
+                    tracing::warn!(error = %e, "exchange read failed");
                     break;
                 }
             }
-            if !self.is_up() {
-                break;
+            if self.failed.get().is_some() {
+                return;
             }
         }
         self.down(LinkDown::Closed);
-        let _ = self.sink.lock().await.close().await;
     }
 
     fn on_message(&self, m: Message, tracker: &Sender<TrackerInput>) {
+        let t_read_ns = now_ns();
+        let mut w = self.silence.get();
+        w.on_frame(t_read_ns);
+        self.silence.set(w);
         if let Message::Text(t) = m {
-            let t_read_ns = now_ns();
             if t.as_str() == "pong" {
                 self.keepalive.borrow_mut().on_pong(Instant::now());
+                return;
+            }
+            if is_upgrade_notice(t.as_str()) {
+                tracing::warn!(frame = t.as_str(), "exchange service-upgrade notice");
+                self.down(LinkDown::UpgradeNotice);
                 return;
             }
             let _ = tracker.send(TrackerInput::Frame {
@@ -155,14 +237,25 @@ impl ExchangeLink {
         }
     }
 
-    /// Sends `ping` on schedule and watches for `pong`, until the link goes down. Each ping
-    /// first takes a token with `acquire(now_ns)`, which answers `Err(ready_at_ns)` when the
-    /// connection's rate budget has none yet.
+    /// Sends `ping` on schedule, watches for `pong` and for silence, until the link fails.
+    /// Each ping first takes a token with `acquire(now_ns)`, which answers `Err(ready_at_ns)`
+    /// when the connection's rate budget has none yet.
     pub async fn keepalive_loop(&self, acquire: impl Fn(u64) -> Result<(), u64>) {
         loop {
-            let deadline = self.keepalive.borrow().next_deadline();
+            if self.failed.get().is_some() {
+                return;
+            }
+            let Some(quiet_left) = self.silence.get().remaining(now_ns()) else {
+                self.down(LinkDown::Silent);
+                return;
+            };
+            let deadline = self
+                .keepalive
+                .borrow()
+                .next_deadline()
+                .min(Instant::now() + quiet_left);
             tokio::time::sleep_until(deadline.into()).await;
-            if !self.is_up() {
+            if self.failed.get().is_some() {
                 return;
             }
             let action = self.keepalive.borrow_mut().poll(Instant::now());
@@ -188,8 +281,47 @@ impl ExchangeLink {
                     self.down(LinkDown::PongTimeout);
                     return;
                 }
-                _ => {}
+                KeepaliveAction::Wait { .. } => {}
             }
         }
+    }
+}
+
+/// True for Bitget's `{"event":"error","code":30033,..}` service-upgrade notice. Only frames
+/// that start as an error event are parsed (trade-op replies and pushes are not).
+pub fn is_upgrade_notice(text: &str) -> bool {
+    text.starts_with(r#"{"event":"error""#)
+        && !text.contains(r#""id""#)
+        && matches!(
+            crate::exchange::ws::parse_control(text),
+            Ok(ControlReply::Error {
+                code: UPGRADE_NOTICE_CODE,
+                ..
+            })
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_upgrade_notice;
+
+    #[test]
+    fn upgrade_notice_is_recognised_and_nothing_else() {
+        assert!(is_upgrade_notice(
+            r#"{"event":"error","code":30033,"msg":"The service will be upgraded soon, please reconnect"}"#
+        ));
+        assert!(is_upgrade_notice(
+            r#"{"event":"error","code":"30033","msg":""}"#
+        ));
+        assert!(!is_upgrade_notice(
+            r#"{"event":"error","code":30007,"msg":"over limit"}"#
+        ));
+        assert!(!is_upgrade_notice(
+            r#"{"event":"error","id":"7","code":"40010","msg":"Request timed out"}"#
+        ));
+        assert!(!is_upgrade_notice(
+            r#"{"arg":{"topic":"order"},"data":[{"code":30033}]}"#
+        ));
+        assert!(!is_upgrade_notice(r#"{"event":"error","code":30033"#));
     }
 }

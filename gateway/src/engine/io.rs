@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use codec::sbe::{Category, Symbol, Terminate, TerminationCode, Text};
 use crossbeam_channel::Sender;
@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 
 use super::account::AccountCtx;
 use super::exchange_link::ExchangeLink;
+use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
 use super::settings::{EngineSettings, SessionGrant};
 use super::strategy_conn;
 use super::GatewayError;
@@ -35,6 +36,8 @@ pub(super) struct IoCtx {
     pub(super) grants: HashMap<u64, SessionGrant>,
     pub(super) active: RefCell<HashSet<u64>>,
     pub(super) outs: RefCell<Vec<Arc<SessionOut>>>,
+    /// Every granted session's state across its connections (writer, ClOrdIDs, inbound seq).
+    pub(super) sessions: RefCell<HashMap<u64, super::sessions::SessionSlot>>,
     pub(super) limits: SessionLimits,
     pub(super) max_frame_len: usize,
     pub(super) instruments: InstrumentTable,
@@ -85,10 +88,11 @@ pub fn rules_from_instrument(i: &Instrument) -> Option<InstrumentRules> {
     })
 }
 
-/// One account's REST client and its logged-in private WebSockets (the first subscribed).
+/// One account's REST client, its logged-in private WebSockets (the first subscribed) and how
+/// each of them reconnects.
 struct ConnectedAccount {
     rest: RestClient,
-    sockets: Vec<ws::PrivateWs>,
+    sockets: Vec<(ws::PrivateWs, LinkConnector)>,
 }
 
 /// Loads the instruments (with the first account's key), then connects and logs in every
@@ -126,32 +130,24 @@ async fn connect_exchange(
             tracing::info!(instruments = table.len(), "instruments loaded");
             instruments = Some(table);
         }
-        let mut opts = ws::ConnectOptions {
-            step_timeout: timeout,
-            ..Default::default()
-        };
+        let mut topics: Vec<String> = ws::PRIVATE_TOPICS.iter().map(|t| (*t).to_owned()).collect();
         if acc.position_updates {
-            opts.topics
-                .extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
+            topics.extend(ws::UPDATE_TOPICS.iter().map(|t| (*t).to_owned()));
         }
         let mut sockets = Vec::with_capacity(acc.connections.max(1));
         for n in 0..acc.connections.max(1) {
             // The pool's other connections carry trade ops only: no subscriptions, so that
             // every push arrives once.
-            let trade_only = ws::ConnectOptions {
+            let connector = LinkConnector {
+                url: ex.ws_private_url.clone(),
+                tls: Arc::clone(&tls),
+                credentials: acc.credentials.clone(),
                 step_timeout: timeout,
-                topics: Vec::new(),
+                topics: if n == 0 { topics.clone() } else { Vec::new() },
             };
-            let private = ws::connect_private_with(
-                &ex.ws_private_url,
-                &tls,
-                &acc.credentials,
-                SystemTime::now(),
-                if n == 0 { &opts } else { &trade_only },
-            )
-            .await?;
+            let private = connector.connect().await?;
             tracing::info!(account = %acc.name, conn_id = ?private.conn_id(), "exchange private WebSocket logged in and subscribed");
-            sockets.push(private);
+            sockets.push((private, connector));
         }
         accounts.push(ConnectedAccount { rest, sockets });
     }
@@ -173,6 +169,8 @@ pub(super) fn run(
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
     record: Option<crate::replay::RecordTx>,
+    resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
+    reconnects: Arc<ReconnectCounters>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -192,6 +190,24 @@ pub(super) fn run(
         }
     };
     let local = tokio::task::LocalSet::new();
+    let (slots, registry) = match super::sessions::open_sessions(
+        settings.sessions.iter().map(|g| g.session_id),
+        settings.journal_dir.as_deref(),
+        now_ns(),
+    ) {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = ready.send(Err(e.into()));
+            return;
+        }
+    };
+    let journal = match crate::journal::JournalThread::start(registry) {
+        Ok(j) => j,
+        Err(e) => {
+            let _ = ready.send(Err(GatewayError::Io(e)));
+            return;
+        }
+    };
     local.block_on(&rt, async move {
         let (instruments, connected) = match connect_exchange(&settings, &risk).await {
             Ok(v) => v,
@@ -212,7 +228,7 @@ pub(super) fn run(
         let mut sources = Vec::new();
         for (ix, (acc, conn)) in settings.accounts.iter().zip(connected).enumerate() {
             let mut links = Vec::with_capacity(conn.sockets.len());
-            for (n, private) in conn.sockets.into_iter().enumerate() {
+            for (n, (private, connector)) in conn.sockets.into_iter().enumerate() {
                 let (sink, source, early) = private.split();
                 // Only the primary connection reports the gateway's health.
                 let up = if ix == 0 && n == 0 {
@@ -226,8 +242,9 @@ pub(super) fn run(
                     up,
                     Duration::from_millis(ex.ping_interval_ms),
                     Duration::from_millis(ex.pong_timeout_ms),
+                    Duration::from_millis(ex.silence_timeout_ms),
                 ));
-                sources.push((ix, n, source, early));
+                sources.push((ix, n, source, early, connector));
             }
             let budget = crate::budget::AccountBudget::new(
                 &settings.rate.limits(),
@@ -252,6 +269,7 @@ pub(super) fn run(
                 .collect(),
             active: RefCell::new(HashSet::new()),
             outs: RefCell::new(Vec::new()),
+            sessions: RefCell::new(slots),
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             instruments,
@@ -264,6 +282,52 @@ pub(super) fn run(
             next_req_id: Cell::new(0),
             record,
         });
+        {
+            // Unknown outcomes: query by clientOid; a place not found is asked again after
+            // twice the push deadline.
+            let grace = Duration::from_millis(
+                settings
+                    .tracker
+                    .deadlines
+                    .push_deadline_ms
+                    .saturating_mul(2),
+            );
+            tokio::task::spawn_local(super::resolve::run(Rc::clone(&ctx), resolve_rx, grace));
+        }
+        // A session established before a restart (its journal says so) lives on: the tracker
+        // knows its writer from the start, so reports for it (e.g. from reconciliation) are
+        // numbered and journaled before it reconnects. Other sessions join at first Establish.
+        // Crash recovery: their orders as the journal tells them, then (below) what the
+        // exchange did since, before any strategy is accepted.
+        let mut restored_until_ms = None;
+        for (id, slot) in ctx
+            .sessions
+            .borrow_mut()
+            .iter_mut()
+            .filter(|(_, s)| s.recovered)
+        {
+            if let Some(g) = ctx.grants.get(id) {
+                let _ = tracker_tx.send(TrackerInput::SessionOpened {
+                    session_id: *id,
+                    account: g.account,
+                    role: g.role,
+                    out: Arc::clone(&slot.out),
+                });
+                if let Some((roots, reports)) = slot.restore.take() {
+                    let last_ms = reports
+                        .iter()
+                        .map(|r| r.transact_time / 1_000_000)
+                        .max()
+                        .unwrap_or(0);
+                    restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
+                    let _ = tracker_tx.send(TrackerInput::Restore {
+                        session_id: *id,
+                        roots,
+                        reports,
+                    });
+                }
+            }
+        }
         if let Some(rec) = &ctx.record {
             rec.instruments(&ctx.instruments);
         }
@@ -272,24 +336,20 @@ pub(super) fn run(
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);
             tokio::task::spawn_local(super::marks::refresh_loop(ctx, period));
         }
-        for (ix, n, source, early) in sources {
-            let c = Rc::clone(&ctx);
-            let tx = tracker_tx.clone();
-            tokio::task::spawn_local(async move {
-                if let Some(link) = c.accounts.get(ix).and_then(|a| a.links.get(n)) {
-                    link.read_loop(source, early, tx).await
-                }
-            });
-            let c = Rc::clone(&ctx);
-            tokio::task::spawn_local(async move {
-                if let Some(acc) = c.accounts.get(ix) {
-                    if let Some(link) = acc.links.get(n) {
-                        // The ping counts against the connection's bucket.
-                        link.keepalive_loop(|now| acc.budget.borrow_mut().acquire_ping(n, now))
-                            .await
-                    }
-                }
-            });
+        let policy = ReconnectPolicy {
+            min: Duration::from_millis(ex.reconnect_min_ms),
+            max: Duration::from_millis(ex.reconnect_max_ms),
+        };
+        for (ix, n, source, early, connector) in sources {
+            tokio::task::spawn_local(super::reconnect::supervise(
+                Rc::clone(&ctx),
+                ix,
+                n,
+                connector,
+                policy,
+                Arc::clone(&reconnects),
+                (source, early),
+            ));
         }
         if settings.tracker.report_interval_ms > 0 {
             let ctx = Rc::clone(&ctx);
@@ -312,6 +372,12 @@ pub(super) fn run(
                     tokio::task::yield_now().await;
                 }
             });
+        }
+        if let Some(until_ms) = restored_until_ms {
+            if let Err(e) = super::reconcile::reconcile_after_restart(&ctx, until_ms).await {
+                let _ = ready.send(Err(e.into()));
+                return;
+            }
         }
         match listener.local_addr() {
             Ok(addr) => {
@@ -349,4 +415,6 @@ pub(super) fn run(
         }
         let _ = metrics_tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
     });
+    // Whatever the sessions' writers still buffer goes to the journal files.
+    journal.stop();
 }

@@ -17,7 +17,10 @@ mod io;
 mod marks;
 mod ops;
 mod reconcile;
+mod reconnect;
 mod reporter;
+mod resolve;
+mod sessions;
 pub mod settings;
 mod strategy_conn;
 
@@ -28,6 +31,7 @@ use std::thread::JoinHandle;
 
 pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
+pub use self::reconnect::{ReconnectCounters, ReconnectStats};
 pub use self::reporter::Reporter;
 pub use self::settings::{
     AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
@@ -46,6 +50,9 @@ pub enum GatewayError {
     /// A local socket or thread could not be set up.
     #[error("io: {0}")]
     Io(#[from] std::io::Error),
+    /// A session journal could not be opened.
+    #[error("{0}")]
+    Journal(#[from] crate::journal::JournalError),
     /// The io thread ended before it was ready.
     #[error("io thread stopped during start-up")]
     StartupAborted,
@@ -70,6 +77,7 @@ pub struct Gateway {
     tracker: Option<TrackerHandle>,
     reporter: Option<Reporter>,
     risk: Arc<crate::risk::RiskBook>,
+    reconnects: Arc<ReconnectCounters>,
 }
 
 impl Gateway {
@@ -88,6 +96,7 @@ impl Gateway {
             settings.accounts.len(),
             &settings.risk,
         ));
+        let (resolve_tx, resolve_rx) = tokio::sync::mpsc::unbounded_channel();
         let recorder = match &settings.record {
             Some(path) => Some(crate::replay::Recorder::create(path)?),
             None => None,
@@ -98,6 +107,7 @@ impl Gateway {
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
             recorder,
+            Some(resolve_tx),
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -105,11 +115,22 @@ impl Gateway {
         let tracker_tx = tracker.tx.clone();
         let exchange_up = Arc::new(AtomicBool::new(false));
         let up = Arc::clone(&exchange_up);
+        let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
+        let io_reconnects = Arc::clone(&reconnects);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
-                    settings, tracker_tx, metrics_tx, ready_tx, stop_rx, up, risk, record_tx,
+                    settings,
+                    tracker_tx,
+                    metrics_tx,
+                    ready_tx,
+                    stop_rx,
+                    up,
+                    risk,
+                    record_tx,
+                    resolve_rx,
+                    io_reconnects,
                 )
             })?;
         let mut gw = Gateway {
@@ -120,6 +141,7 @@ impl Gateway {
             tracker: Some(tracker),
             reporter: Some(reporter),
             risk: gw_risk,
+            reconnects,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -147,10 +169,16 @@ impl Gateway {
         self.strategy_addr
     }
 
-    /// True while the private WebSocket is logged in and usable (health check). While it is
-    /// false, order requests are answered "not applied".
+    /// True while the first account's subscribed private WebSocket is logged in, usable and (after
+    /// a reconnect) reconciled (health check). While it is false, that account's order requests
+    /// are answered "not applied".
     pub fn exchange_connected(&self) -> bool {
         self.exchange_up.load(Ordering::Relaxed)
+    }
+
+    /// Exchange link failures by cause and completed reconnects, per account (by index).
+    pub fn exchange_reconnects(&self) -> Vec<ReconnectStats> {
+        self.reconnects.snapshot()
     }
 
     fn stop_threads(&mut self) -> (Option<TrackerSummary>, LegHistograms) {

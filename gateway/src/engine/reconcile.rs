@@ -12,7 +12,6 @@ use crate::tracker::{ApplySummary, ExchangeState, TrackerInput};
 
 /// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
 /// days (reference §7); reconciliation never looks further back than this, in ms.
-#[allow(dead_code)]
 pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
 
 /// Queries account `ix`'s open orders, its finished orders of every category it trades and its
@@ -21,11 +20,11 @@ pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
 ///
 /// Errors: any REST error ([`ExchangeError`]); [`ExchangeError::Protocol`] when the account
 /// index is unknown or the tracker is gone. Nothing is applied when a query fails.
-#[allow(dead_code)] // called by the reconnect supervisor and the outcome resolver
 pub(super) async fn reconcile_account(
     ctx: &IoCtx,
     ix: usize,
     since_ms: u64,
+    adopt: bool,
 ) -> Result<ApplySummary, ExchangeError> {
     let acc = ctx
         .accounts
@@ -51,7 +50,7 @@ pub(super) async fn reconcile_account(
         orders,
         fills,
         not_found: Vec::new(),
-        adopt: false,
+        adopt,
     };
     ctx.tracker_tx
         .send(TrackerInput::ExchangeState {
@@ -61,4 +60,31 @@ pub(super) async fn reconcile_account(
         .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))?;
     rx.await
         .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))
+}
+
+/// How far before the last journaled report a restart looks for changes, in ms (fills and
+/// cancels the gateway may have missed while it was stopping).
+pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
+
+/// Crash recovery, before strategies are accepted: every account reconciled from
+/// `until_ms` (UTC ms of the last journaled report) minus [`RESTART_MARGIN_MS`], taking over
+/// the gateway's own orders the journal did not know.
+///
+/// Errors: the first account that could not be reconciled.
+pub(super) async fn reconcile_after_restart(
+    ctx: &IoCtx,
+    until_ms: u64,
+) -> Result<(), ExchangeError> {
+    let since_ms = until_ms.saturating_sub(RESTART_MARGIN_MS);
+    for ix in 0..ctx.accounts.len() {
+        let sum = reconcile_account(ctx, ix, since_ms, true).await?;
+        tracing::info!(
+            account = ix,
+            reports = sum.reports,
+            new_fills = sum.new_fills,
+            adopted = sum.adopted,
+            "restart: account reconciled"
+        );
+    }
+    Ok(())
 }

@@ -152,6 +152,12 @@ pub struct ExchangeSettings {
     pub pong_timeout_ms: u64,
     /// Deadline of each connect / login / subscribe / REST step, in ms.
     pub connect_timeout_ms: u64,
+    /// No frame at all (`pong` included) for this long: the link is reconnected, in ms.
+    pub silence_timeout_ms: u64,
+    /// First reconnect delay, in ms (doubles per failed attempt up to `reconnect_max_ms`).
+    pub reconnect_min_ms: u64,
+    /// Longest reconnect delay, in ms.
+    pub reconnect_max_ms: u64,
     /// Product lines whose instruments are loaded (orders for others are rejected).
     pub categories: Vec<Category>,
 }
@@ -190,6 +196,8 @@ pub struct EngineSettings {
     /// Record the tracker's inputs and outputs to this file (`[record] path`; `None`: off).
     /// See [`crate::replay`].
     pub record: Option<std::path::PathBuf>,
+    /// Directory of the session journal files; `None` keeps journals in memory.
+    pub journal_dir: Option<std::path::PathBuf>,
 }
 
 impl EngineSettings {
@@ -254,6 +262,9 @@ impl EngineSettings {
                 ping_interval_ms: ex.ping_interval_ms,
                 pong_timeout_ms: ex.pong_timeout_ms,
                 connect_timeout_ms: ex.request_timeout_ms,
+                silence_timeout_ms: ex.silence_timeout_ms,
+                reconnect_min_ms: ex.reconnect_min_ms,
+                reconnect_max_ms: ex.reconnect_max_ms,
                 categories,
             },
             io_core: cfg.io.core,
@@ -262,6 +273,16 @@ impl EngineSettings {
                 core: cfg.tracker.core,
                 idle: cfg.tracker.idle,
                 report_interval_ms: cfg.metrics.report_interval_ms,
+                deadlines: crate::tracker::Deadlines {
+                    reply_timeout_ms: cfg
+                        .tracker
+                        .reply_timeout_ms
+                        .unwrap_or(crate::tracker::resolve::DEFAULT_REPLY_TIMEOUT_MS),
+                    push_deadline_ms: cfg
+                        .tracker
+                        .push_deadline_ms
+                        .unwrap_or(crate::tracker::resolve::DEFAULT_PUSH_DEADLINE_MS),
+                },
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
@@ -281,6 +302,7 @@ impl EngineSettings {
                 clock: UtcClock::system(),
             },
             record: cfg.record.path.clone(),
+            journal_dir: cfg.journal.dir.clone(),
         })
     }
 }

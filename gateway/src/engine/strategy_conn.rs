@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo, ExecType,
-    ExecutionReport, Message, NegotiationRejectCode, OrdRejReason, OrdStatus, OrdType,
-    OrderCancelReject, TerminationCode, Text,
+    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo,
+    EstablishmentAck, ExecType, ExecutionReport, Message, NegotiationRejectCode, OrdRejReason,
+    OrdStatus, OrdType, OrderCancelReject, TerminationCode, Text,
 };
 use codec::Decimal;
 use tokio::net::TcpStream;
@@ -75,6 +75,10 @@ pub(in crate::engine) struct Conn {
     /// What to do when the rate budget has no token (set at Negotiate).
     pub(in crate::engine) budget: BudgetPolicy,
     registered: bool,
+    /// A second handle of the socket, attached to the session's writer at Establish.
+    raw: Option<std::net::TcpStream>,
+    /// `out` is the session's writer (established) rather than this connection's own.
+    bound: bool,
     /// The strategy sent Terminate (an orderly end: no cancel on disconnect).
     strategy_terminated: bool,
     logged_reject: bool,
@@ -91,9 +95,10 @@ enum Event {
 pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
     let _ = stream.set_nodelay(true);
     let peer = stream.peer_addr().ok();
-    let (stream, writer) = match stream.into_std().and_then(|s| {
+    let (stream, writer, raw) = match stream.into_std().and_then(|s| {
         let w = s.try_clone()?;
-        Ok((TcpStream::from_std(s)?, w))
+        let r = s.try_clone()?;
+        Ok((TcpStream::from_std(s)?, w, r))
     }) {
         Ok(pair) => pair,
         Err(e) => {
@@ -110,6 +115,8 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
         role: SessionRole::Trading,
         budget: BudgetPolicy::Reject,
         registered: false,
+        raw: Some(raw),
+        bound: false,
         strategy_terminated: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
@@ -187,11 +194,22 @@ impl Conn {
                 if matches!(msg, Message::Terminate(_)) {
                     self.strategy_terminated = true;
                 }
-                let next_seq = self.out.next_seq();
+                let next_seq = self.session_next_seq();
                 let ctx = Rc::clone(&self.ctx);
                 let mut auth = Auth { ctx: &ctx };
                 let action = self.fixp.on_message(now_ns(), msg, next_seq, &mut auth);
-                return self.apply(action, t_read).await;
+                let keep = self.apply(action, t_read).await;
+                if let Some(gap) = self.fixp.take_not_applied() {
+                    tracing::info!(
+                        session_id = self.fixp.session_id(),
+                        from = gap.from_seq_no,
+                        count = gap.count,
+                        "strategy skipped sequence numbers: NotApplied"
+                    );
+                    self.out
+                        .send(Flow::Session, now_ns(), |b| gap.encode_frame(b));
+                }
+                return keep;
             }
             Err(e) => {
                 let template = sbe::template_id(payload).unwrap_or(0);
@@ -213,8 +231,12 @@ impl Conn {
                             self.role = g.role;
                             self.budget = g.budget;
                         }
+                        if let Some(slot) = self.ctx.sessions.borrow().get(&self.fixp.session_id())
+                        {
+                            self.fixp.set_next_in_seq(slot.next_in_seq);
+                        }
                     }
-                    SessionReply::EstablishmentAck(_) => self.on_established(),
+                    SessionReply::EstablishmentAck(ack) => return self.on_established(&ack),
                     _ => {}
                 }
                 self.write_session(&reply)
@@ -228,14 +250,73 @@ impl Conn {
                 self.on_application(msg, t_read).await;
                 true
             }
+            SessionAction::Retransmit(req) => {
+                let outcome = self.out.retransmit(&req, now_ns());
+                tracing::info!(
+                    session_id = self.fixp.session_id(),
+                    from = req.from_seq_no,
+                    count = req.count,
+                    ?outcome,
+                    "RetransmitRequest answered"
+                );
+                !self.out.is_closed()
+            }
         }
     }
 
-    fn on_established(&mut self) {
+    /// The sequence number the session's next application message will carry.
+    fn session_next_seq(&self) -> u64 {
+        if self.registered && !self.bound {
+            if let Some(slot) = self.ctx.sessions.borrow().get(&self.fixp.session_id()) {
+                return slot.out.next_seq();
+            }
+        }
+        self.out.next_seq()
+    }
+
+    /// Binds the connection to its session: takes the session's order-entry state, attaches
+    /// the socket to the session's writer with the EstablishmentAck as its first frame.
+    fn on_established(&mut self, ack: &EstablishmentAck) -> bool {
         let session_id = self.fixp.session_id();
-        self.entry = Some(OrderEntry::new(session_id));
-        if let Some(rec) = &self.ctx.record {
-            rec.entry_reset(session_id);
+        let (out, entry) = {
+            let mut sessions = self.ctx.sessions.borrow_mut();
+            match sessions.get_mut(&session_id) {
+                Some(slot) => (Arc::clone(&slot.out), slot.entry.take()),
+                None => return false,
+            }
+        };
+        let entry = entry.unwrap_or_else(|| OrderEntry::new(session_id));
+        if entry.cl_ord_ids_used() == 0 {
+            // Replay models a fresh order-entry state here; a carried-over one (reconnect)
+            // goes on as it was.
+            if let Some(rec) = &self.ctx.record {
+                rec.entry_reset(session_id);
+            }
+        }
+        self.entry = Some(entry);
+        let Some(raw) = self.raw.take() else {
+            return false;
+        };
+        let temp = std::mem::replace(&mut self.out, Arc::clone(&out));
+        self.bound = true;
+        {
+            let mut outs = self.ctx.outs.borrow_mut();
+            outs.retain(|o| !Arc::ptr_eq(o, &temp));
+            outs.push(Arc::clone(&out));
+        }
+        let mut announced = ack.next_seq_no;
+        let attached = out.attach(raw, now_ns(), |next, buf| {
+            // The number is taken under the writer's lock: exact even if the tracker numbered
+            // a report since the state machine built the ack.
+            announced = next;
+            EstablishmentAck {
+                next_seq_no: next,
+                ..*ack
+            }
+            .encode_frame(buf)
+        });
+        if !attached {
+            return false;
         }
         let _ = self.ctx.tracker_tx.send(TrackerInput::SessionOpened {
             session_id,
@@ -246,8 +327,20 @@ impl Conn {
         tracing::info!(
             session_id,
             keepalive_ms = self.fixp.keepalive_ms(),
+            next_seq = announced,
             "strategy session established"
         );
+        true
+    }
+
+    /// Journals the ClOrdIDs and ListIDs the last request used.
+    fn journal_fresh(&mut self) {
+        if let Some(entry) = self.entry.as_mut() {
+            if entry.has_fresh() {
+                let out = &self.out;
+                entry.take_fresh(|c, l| out.journal_ids(c, l));
+            }
+        }
     }
 
     /// Logs why a session ends (once: the connection closes right after).
@@ -376,6 +469,7 @@ impl Conn {
                 );
             }
         }
+        self.journal_fresh();
     }
 
     /// The single-order path: order entry (checks, JSON), WebSocket write, then the tracker.
@@ -446,6 +540,12 @@ impl Conn {
             }
             _ => return,
         };
+        if entry.has_fresh() {
+            // Journaled before the trade op is written (a buffer append under the writer's
+            // uncontended lock; the journal thread does the file write).
+            let out = &self.out;
+            entry.take_fresh(|c, l| out.journal_ids(c, l));
+        }
         if let Some(rec) = &self.ctx.record {
             let session_id = self.fixp.session_id();
             rec.order_entry(session_id, req_id, utc, &msg, &outcome, &self.json);
@@ -516,12 +616,20 @@ impl Conn {
                 self.write_session(&reply);
                 false
             }
-            SessionAction::Application(_) => true,
+            SessionAction::Application(_) | SessionAction::Retransmit(_) => true,
         }
     }
 
-    fn close(self, peer: Option<std::net::SocketAddr>) {
+    fn close(mut self, peer: Option<std::net::SocketAddr>) {
         let session_id = self.fixp.session_id();
+        if self.bound {
+            // The session outlives the connection: its ClOrdIDs and inbound numbering stay.
+            if let Some(slot) = self.ctx.sessions.borrow_mut().get_mut(&session_id) {
+                slot.next_in_seq = self.fixp.next_in_seq();
+                slot.entry = self.entry.take();
+            }
+        }
+        let had_entry = self.bound;
         if self.registered {
             self.ctx.active.borrow_mut().remove(&session_id);
             let _ = self
@@ -536,7 +644,7 @@ impl Conn {
                 "strategy connection closed without Terminate"
             );
         }
-        let cancel = self.entry.is_some()
+        let cancel = had_entry
             && !self.strategy_terminated
             && self.role != SessionRole::DropCopy
             && self

@@ -4,6 +4,7 @@
 //!
 //! Wire facts come from `shared/reference/bitget-uta-v3.md` (sections cited per item).
 
+pub mod backoff;
 pub mod error;
 pub mod keepalive;
 pub mod rest;
@@ -12,6 +13,7 @@ pub mod rest_cancel_all;
 pub mod rest_history;
 pub mod rest_orders;
 pub mod sign;
+pub mod silence;
 pub mod tls;
 pub mod ws;
 

@@ -37,8 +37,9 @@ fn exchange_state_and_link_events_recorded_by_the_tracker_thread_replay_identica
         core: None,
         idle: IdleStrategy::Park,
         report_interval_ms: 0,
+        ..TrackerThreadConfig::default()
     };
-    let h = spawn_recording(cfg, None, None, Some(recorder)).unwrap();
+    let h = spawn_recording(cfg, None, None, Some(recorder), None).unwrap();
     let send = |i| h.tx.send(i).unwrap();
     send(TrackerInput::SessionOpened {
         session_id: S,

@@ -155,7 +155,11 @@ fn category_known(
 impl OrderEntry {
     /// Registers a batch's ListID; false when the session used it already.
     pub fn begin_list(&mut self, list_id: u64) -> bool {
-        self.list_ids.insert(list_id)
+        let new = self.list_ids.insert(list_id);
+        if new {
+            self.fresh_list_ids.push(list_id);
+        }
+        new
     }
 
     /// Checks one NewOrderList item (duplicate ClOrdID, category, pre-trade rules).
@@ -187,7 +191,7 @@ impl OrderEntry {
                 utc_ns,
             )));
         }
-        self.roots.insert(order.cl_ord_id, order.cl_ord_id);
+        self.remember(order.cl_ord_id, order.cl_ord_id);
         let checked = category_known(instruments, order.category, &order.symbol).and_then(|()| {
             instruments.check_new(
                 order.category,
@@ -242,7 +246,7 @@ impl OrderEntry {
                 utc_ns,
             )));
         }
-        self.roots.insert(cl, root);
+        self.remember(cl, root);
         Ok(AcceptedItem {
             category: e.category(),
             symbol: e.symbol(),
@@ -281,7 +285,7 @@ impl OrderEntry {
                 utc_ns,
             )));
         }
-        self.roots.insert(cl, root);
+        self.remember(cl, root);
         Ok(AcceptedItem {
             category: e.category(),
             symbol: e.symbol(),

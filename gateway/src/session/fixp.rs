@@ -14,11 +14,20 @@
 //!   (`UnsupportedMessageType`), the session stays up;
 //! - no inbound message for [`KEEPALIVE_MISSES`] keepalive intervals → Terminate
 //!   (`KeepaliveTimeout`) and close.
+//!
+//! Idempotent client flow (FIXP 1.0 "Idempotent flow"): the strategy's application messages
+//! are implicitly numbered from its Establish.NextSeqNo. The expected number survives
+//! reconnects (the driver carries it, [`FixpSession::set_next_in_seq`]). An Establish or
+//! Sequence whose NextSeqNo is above the expected number means messages were skipped: the
+//! gateway answers NotApplied(expected, gap) ([`FixpSession::take_not_applied`]) and continues
+//! from the new number. A lower NextSeqNo on Establish restarts the numbering (clients that
+//! start at 1 on every connection keep working; ClOrdID uniqueness is the real guard against
+//! duplicates). RetransmitRequest is passed to the driver ([`SessionAction::Retransmit`]).
 
 use codec::sbe::{
     BusinessMessageReject, BusinessRejectReason, EstablishmentAck, EstablishmentReject,
     EstablishmentRejectCode, FlowType, Message, NegotiationReject, NegotiationRejectCode,
-    NegotiationResponse, Sequence, Terminate, TerminationCode, Text,
+    NegotiationResponse, NotApplied, RetransmitRequest, Sequence, Terminate, TerminationCode, Text,
 };
 
 /// Inbound silence, in keepalive intervals, after which the session is ended.
@@ -99,6 +108,8 @@ pub enum SessionAction<'a> {
     SendAndClose(SessionReply),
     /// An application message for the order path (only in the Established state).
     Application(Message<'a>),
+    /// A RetransmitRequest to answer from the journal (only in the Established state).
+    Retransmit(RetransmitRequest),
 }
 
 /// One strategy connection's session layer.
@@ -110,6 +121,10 @@ pub struct FixpSession {
     connected_at_ns: u64,
     last_inbound_ns: u64,
     limits: SessionLimits,
+    /// Implicit sequence number of the strategy's next application message.
+    next_in_seq: u64,
+    /// NotApplied to send after the current reply (a gap in the strategy's numbering).
+    not_applied: Option<NotApplied>,
 }
 
 impl FixpSession {
@@ -122,6 +137,38 @@ impl FixpSession {
             connected_at_ns: now_ns,
             last_inbound_ns: now_ns,
             limits,
+            next_in_seq: 1,
+            not_applied: None,
+        }
+    }
+
+    /// Sets the sequence number expected of the strategy's next application message (the value
+    /// the session had when its previous connection ended).
+    pub fn set_next_in_seq(&mut self, next: u64) {
+        self.next_in_seq = next.max(1);
+    }
+
+    /// Sequence number expected of the strategy's next application message.
+    pub fn next_in_seq(&self) -> u64 {
+        self.next_in_seq
+    }
+
+    /// The NotApplied the last fed message calls for, if any (send it after the reply).
+    pub fn take_not_applied(&mut self) -> Option<NotApplied> {
+        self.not_applied.take()
+    }
+
+    /// Moves the expected inbound number to `announced`; a gap becomes a NotApplied.
+    fn on_announced(&mut self, announced: u64, restart_if_lower: bool) {
+        let expected = self.next_in_seq;
+        if announced > expected {
+            self.not_applied = Some(NotApplied {
+                from_seq_no: expected,
+                count: u32::try_from(announced - expected).unwrap_or(u32::MAX),
+            });
+            self.next_in_seq = announced;
+        } else if restart_if_lower {
+            self.next_in_seq = announced.max(1);
         }
     }
 
@@ -239,6 +286,7 @@ impl FixpSession {
                 }
                 self.keepalive_ms = request.keepalive_interval;
                 self.state = SessionState::Established;
+                self.on_announced(request.next_seq_no, true);
                 SessionAction::Send(SessionReply::EstablishmentAck(EstablishmentAck {
                     session_id: self.session_id,
                     request_timestamp: request.timestamp,
@@ -246,7 +294,13 @@ impl FixpSession {
                     next_seq_no: next_out_seq,
                 }))
             }
-            (SessionState::Established, Message::Sequence(_)) => SessionAction::None,
+            (SessionState::Established, Message::Sequence(q)) => {
+                self.on_announced(q.next_seq_no(), false);
+                SessionAction::None
+            }
+            (SessionState::Established, Message::RetransmitRequest(r)) => {
+                SessionAction::Retransmit(r.to_owned())
+            }
             (_, Message::Terminate(_)) => {
                 self.state = SessionState::Terminated;
                 SessionAction::SendAndClose(SessionReply::Terminate(Terminate {
@@ -256,9 +310,12 @@ impl FixpSession {
                 }))
             }
             (SessionState::Established, m) if is_strategy_request(&m) => {
+                self.next_in_seq = self.next_in_seq.saturating_add(1);
                 SessionAction::Application(m)
             }
             (SessionState::Established, other) => {
+                // Refused, but it was an application message: it used a number.
+                self.next_in_seq = self.next_in_seq.saturating_add(1);
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
@@ -289,6 +346,11 @@ impl FixpSession {
         self.last_inbound_ns = now_ns;
         match self.state {
             SessionState::Established => {
+                if template_id > NotApplied::TEMPLATE_ID {
+                    // Session templates are 1-12; an application message that did not decode
+                    // still used a number.
+                    self.next_in_seq = self.next_in_seq.saturating_add(1);
+                }
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
                     ref_seq_num: 0,
                     business_reject_ref_id: 0,
@@ -467,6 +529,85 @@ mod tests {
         assert!(feed(&mut s, now, &establish(5, 1000)).contains("EstablishmentAck"));
         assert_eq!(s.state(), SessionState::Established);
         s
+    }
+
+    fn establish_at(id: u64, next: u64) -> Vec<u8> {
+        frame(|b| {
+            Establish {
+                session_id: id,
+                timestamp: 2,
+                keepalive_interval: 1000,
+                next_seq_no: next,
+            }
+            .encode_frame(b)
+        })
+    }
+
+    #[test]
+    fn idempotent_flow_counts_messages_and_reports_gaps_as_not_applied() {
+        let mut s = established(0);
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.next_in_seq(), 1);
+        for _ in 0..3 {
+            feed(&mut s, 1, &an_order());
+        }
+        assert_eq!(s.next_in_seq(), 4);
+        // The strategy says its next message is 6: 4 and 5 were never applied.
+        let seq = frame(|b| Sequence { next_seq_no: 6 }.encode_frame(b));
+        feed(&mut s, 2, &seq);
+        let gap = s.take_not_applied().unwrap();
+        assert_eq!((gap.from_seq_no, gap.count), (4, 2));
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.next_in_seq(), 6);
+        // A lower Sequence is only a keepalive.
+        let low = frame(|b| Sequence { next_seq_no: 1 }.encode_frame(b));
+        feed(&mut s, 3, &low);
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.next_in_seq(), 6);
+    }
+
+    #[test]
+    fn re_establishment_continues_or_restarts_the_numbering() {
+        // The previous connection ended expecting 5; the strategy resumes at 8: 5..=7 not applied.
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        s.set_next_in_seq(5);
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        assert!(feed(&mut s, 0, &establish_at(5, 8)).contains("EstablishmentAck"));
+        let gap = s.take_not_applied().unwrap();
+        assert_eq!((gap.from_seq_no, gap.count), (5, 3));
+        assert_eq!(s.next_in_seq(), 8);
+        // Resuming exactly where it stopped: no gap.
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        s.set_next_in_seq(5);
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        feed(&mut s, 0, &establish_at(5, 5));
+        assert!(s.take_not_applied().is_none());
+        // Starting again at 1 restarts the numbering.
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        s.set_next_in_seq(5);
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        feed(&mut s, 0, &establish_at(5, 1));
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.next_in_seq(), 1);
+    }
+
+    #[test]
+    fn retransmit_request_goes_to_the_driver_once_established() {
+        let req = frame(|b| {
+            RetransmitRequest {
+                session_id: 5,
+                timestamp: 9,
+                from_seq_no: 1,
+                count: 2,
+            }
+            .encode_frame(b)
+        });
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        assert!(feed(&mut s, 0, &req).contains("ProtocolError"));
+        let mut s = established(0);
+        assert!(feed(&mut s, 1, &req).starts_with("Retransmit(RetransmitRequest"));
+        assert_eq!(s.next_in_seq(), 1);
     }
 
     #[test]

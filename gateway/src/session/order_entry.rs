@@ -40,6 +40,10 @@ pub struct OrderEntry {
     pub(super) roots: HashMap<u64, u64>,
     /// ListIDs of the batches received (see `batch_entry`).
     pub(super) list_ids: HashSet<u64>,
+    /// (ClOrdID, root) pairs used since the last [`OrderEntry::take_fresh`], to journal.
+    fresh_cl_ord_ids: Vec<(u64, u64)>,
+    /// ListIDs used since the last [`OrderEntry::take_fresh`], to journal.
+    pub(super) fresh_list_ids: Vec<u64>,
 }
 
 /// Maps the SBE category to Bitget's.
@@ -122,7 +126,38 @@ impl OrderEntry {
             session_id,
             roots: HashMap::with_capacity(1024),
             list_ids: HashSet::new(),
+            fresh_cl_ord_ids: Vec::with_capacity(256),
+            fresh_list_ids: Vec::new(),
         }
+    }
+
+    /// State for session `session_id` rebuilt from its journal: the ClOrdIDs (→ root) and
+    /// ListIDs it used before a restart stay used.
+    pub fn restore(session_id: u64, roots: HashMap<u64, u64>, list_ids: HashSet<u64>) -> Self {
+        OrderEntry {
+            roots,
+            list_ids,
+            ..OrderEntry::new(session_id)
+        }
+    }
+
+    /// Records that ClOrdID `cl` names the order of root `root`.
+    pub(super) fn remember(&mut self, cl: u64, root: u64) {
+        self.roots.insert(cl, root);
+        self.fresh_cl_ord_ids.push((cl, root));
+    }
+
+    /// True when ClOrdIDs or ListIDs were used since the last [`OrderEntry::take_fresh`].
+    pub fn has_fresh(&self) -> bool {
+        !self.fresh_cl_ord_ids.is_empty() || !self.fresh_list_ids.is_empty()
+    }
+
+    /// Hands the (ClOrdID, root) pairs and ListIDs used since the last call to `f` (to journal
+    /// them), then forgets them (the buffers keep their capacity).
+    pub fn take_fresh(&mut self, f: impl FnOnce(&[(u64, u64)], &[u64])) {
+        f(&self.fresh_cl_ord_ids, &self.fresh_list_ids);
+        self.fresh_cl_ord_ids.clear();
+        self.fresh_list_ids.clear();
     }
 
     /// Number of ClOrdIDs used so far.
@@ -160,7 +195,7 @@ impl OrderEntry {
             return rejected(OrdRejReason::DuplicateOrder, "duplicate ClOrdID");
         }
         // The ClOrdID is used from now on, even if refused below.
-        self.roots.insert(order.cl_ord_id, order.cl_ord_id);
+        self.remember(order.cl_ord_id, order.cl_ord_id);
         if let Err(r) = instruments.check_new(
             order.category,
             &order.symbol,
@@ -247,7 +282,7 @@ impl OrderEntry {
                 )
             }
         };
-        self.roots.insert(cl, root);
+        self.remember(cl, root);
         let oid = ClientOid::new(self.session_id, root);
         let mut id_buf = itoa::Buffer::new();
         json::write_cancel_order(
@@ -287,7 +322,7 @@ impl OrderEntry {
         if let Err(r) = instruments.check_replace(m.category(), &m.symbol(), price, qty) {
             return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, &r.text, utc_ns);
         }
-        self.roots.insert(cl, root);
+        self.remember(cl, root);
         let oid = ClientOid::new(self.session_id, root);
         let mut id_buf = itoa::Buffer::new();
         json::write_modify_order(

@@ -1,43 +1,73 @@
-//! The gateway → strategy half of one connection, shared by the io thread (session replies,
+//! The gateway → strategy writer of one session, shared by the io thread (session replies,
 //! pre-trade rejects, keepalives) and the tracker thread (ExecutionReports).
 //!
+//! A session's writer lives from its first establishment for the gateway's life (FIXP
+//! recoverable flow): a connection attaches its socket at Establish and detaches it when it
+//! ends. Application messages (`Flow::Application`) are numbered from 1 across reconnects and
+//! journaled (an in-memory record buffer, moved to the session's file by the journal thread,
+//! [`crate::journal`]); while no socket is attached they are numbered and journaled but not
+//! written, and the strategy gets them back with a RetransmitRequest.
+//!
 //! Both threads write whole SBE frames straight to the socket (a `dup` of the connection's file
-//! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole
-//! and numbers the application messages of the Recoverable flow (FIXP: implicit sequence
-//! numbers, announced by Sequence and EstablishmentAck). If the kernel buffer is full the rest is
-//! kept in a bounded backlog flushed on the next write or by [`SessionOut::flush`]; a strategy
-//! that lets more than [`MAX_BACKLOG`] bytes pile up is cut off.
+//! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole,
+//! numbers them and buffers their journal records. If the kernel buffer is full the rest is kept
+//! in a bounded backlog flushed on the next write or by [`SessionOut::flush`]; a strategy that
+//! lets more than [`MAX_BACKLOG`] bytes pile up is cut off (its socket is detached).
 
 use std::io::{ErrorKind, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use codec::sbe::{
+    Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Text,
+};
 use parking_lot::Mutex;
+
+use crate::journal::record::{self, Record, Records};
+use crate::journal::store::Store;
 
 /// Bytes of unsent frames after which the strategy is considered stuck and disconnected.
 pub const MAX_BACKLOG: usize = 8 << 20;
 
+/// Most messages one RetransmitRequest may ask for (FIXP lets the server bound it; about
+/// 2.5 MB of ExecutionReports, well under [`MAX_BACKLOG`]).
+pub const MAX_RETRANSMIT_COUNT: u32 = 10_000;
+
 struct Inner {
-    stream: TcpStream,
+    stream: Option<TcpStream>,
     backlog: Vec<u8>,
     frame: Vec<u8>,
+    /// Journal records not yet handed to the store.
+    pending: Vec<u8>,
 }
 
-/// The shared writer of one strategy connection.
+struct Journal {
+    store: Store,
+    /// Reused buffer the pending records are swapped into.
+    spare: Vec<u8>,
+}
+
+/// The shared writer of one strategy session.
 pub struct SessionOut {
+    session_id: u64,
     inner: Mutex<Inner>,
+    journal: Mutex<Journal>,
+    keeps: bool,
     /// Sequence number of the next application message; written only under `inner`'s lock
     /// (so frames and numbers stay in step), read without it.
     next_seq: AtomicU64,
     last_write_ns: AtomicU64,
     has_backlog: AtomicBool,
-    closed: AtomicBool,
+    /// True while a socket is attached and healthy.
+    attached: AtomicBool,
 }
 
 impl std::fmt::Debug for SessionOut {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SessionOut")
-            .field("closed", &self.closed.load(Ordering::Relaxed))
+            .field("session_id", &self.session_id)
+            .field("attached", &self.attached.load(Ordering::Relaxed))
+            .field("next_seq", &self.next_seq())
             .finish()
     }
 }
@@ -51,21 +81,87 @@ pub enum Flow {
     Session,
 }
 
+/// What [`SessionOut::retransmit`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetransmitOutcome {
+    /// Retransmission and this many original frames were written.
+    Sent(u32),
+    /// RetransmitReject with this code was written.
+    Rejected(RetransmitRejectCode),
+}
+
 impl SessionOut {
-    /// Wraps the write side of a connection (`stream` is usually a `try_clone` of the socket;
-    /// it should be non-blocking, with TCP_NODELAY).
+    /// The writer of one connection that is not bound to a session (before Establish; tests):
+    /// `stream` attached, nothing journaled. `stream` should be non-blocking, TCP_NODELAY.
     pub fn new(stream: TcpStream, now_ns: u64) -> Self {
+        let out = SessionOut::detached(0, 1, Store::Discard, now_ns);
+        out.attach(stream, now_ns, |_, _| {});
+        out
+    }
+
+    /// The writer of session `session_id`, no socket attached yet; the next application
+    /// message carries `next_seq` and records go to `store`.
+    pub fn detached(session_id: u64, next_seq: u64, store: Store, now_ns: u64) -> Self {
         SessionOut {
+            session_id,
+            keeps: store.keeps(),
             inner: Mutex::new(Inner {
-                stream,
+                stream: None,
                 backlog: Vec::new(),
                 frame: Vec::with_capacity(512),
+                pending: Vec::with_capacity(64 * 1024),
             }),
-            next_seq: AtomicU64::new(1),
+            journal: Mutex::new(Journal {
+                store,
+                spare: Vec::with_capacity(64 * 1024),
+            }),
+            next_seq: AtomicU64::new(next_seq.max(1)),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
+            attached: AtomicBool::new(false),
         }
+    }
+
+    /// The session id (0 for a connection writer).
+    pub fn session_id(&self) -> u64 {
+        self.session_id
+    }
+
+    /// Attaches a connection's socket and writes the frame `first` encodes (the
+    /// EstablishmentAck, given the sequence number of the next application message) before any
+    /// other frame can reach it, under the lock that numbers frames, so the number it announces
+    /// is exact. Any backlog of an earlier connection is dropped (the strategy recovers it by
+    /// retransmission). Returns false if the socket broke at once.
+    pub fn attach(
+        &self,
+        stream: TcpStream,
+        now_ns: u64,
+        first: impl FnOnce(u64, &mut Vec<u8>),
+    ) -> bool {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        if let Some(old) = inner.stream.take() {
+            let _ = old.shutdown(std::net::Shutdown::Both);
+        }
+        inner.backlog.clear();
+        self.has_backlog.store(false, Ordering::Relaxed);
+        self.last_write_ns.store(now_ns, Ordering::Relaxed);
+        self.attached.store(true, Ordering::Relaxed);
+        inner.frame.clear();
+        first(self.next_seq(), &mut inner.frame);
+        let mut stream = stream;
+        let ok = inner.frame.is_empty()
+            || write_or_queue(
+                &mut stream,
+                &mut inner.backlog,
+                &inner.frame,
+                &self.has_backlog,
+            );
+        inner.stream = Some(stream);
+        if !ok {
+            self.detach_locked(inner);
+        }
+        ok
     }
 
     /// Sequence number the next application message will carry.
@@ -78,22 +174,32 @@ impl SessionOut {
         self.last_write_ns.load(Ordering::Relaxed)
     }
 
-    /// True once the connection failed or was closed; writes are then dropped.
+    /// True when no socket is attached (never attached, closed, or broken); application
+    /// messages are then journaled only.
     pub fn is_closed(&self) -> bool {
-        self.closed.load(Ordering::Relaxed)
+        !self.attached.load(Ordering::Relaxed)
     }
 
-    /// Marks the writer closed (the session ended).
+    /// Detaches and shuts down the attached socket, if any (the connection ended).
     pub fn close(&self) {
-        self.closed.store(true, Ordering::Relaxed);
-        let inner = self.inner.lock();
-        let _ = inner.stream.shutdown(std::net::Shutdown::Both);
+        let mut inner = self.inner.lock();
+        self.detach_locked(&mut inner);
+    }
+
+    fn detach_locked(&self, inner: &mut Inner) {
+        self.attached.store(false, Ordering::Relaxed);
+        if let Some(s) = inner.stream.take() {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+        inner.backlog.clear();
+        self.has_backlog.store(false, Ordering::Relaxed);
     }
 
     /// Encodes one frame with `encode` (which appends a whole SOFH frame to the buffer it is
-    /// given) and writes it. Returns false if the connection is closed or broken.
+    /// given); an application frame takes the next sequence number and is journaled. Writes it
+    /// to the attached socket. Returns false if it was not written (no socket, or it broke).
     pub fn send(&self, flow: Flow, now_ns: u64, encode: impl FnOnce(&mut Vec<u8>)) -> bool {
-        if self.is_closed() {
+        if flow == Flow::Session && self.is_closed() {
             return false;
         }
         let mut guard = self.inner.lock();
@@ -101,29 +207,58 @@ impl SessionOut {
         inner.frame.clear();
         encode(&mut inner.frame);
         if flow == Flow::Application {
-            self.next_seq.fetch_add(1, Ordering::Relaxed);
-        }
-        let ok = if inner.backlog.is_empty() {
-            match write_some(&mut inner.stream, &inner.frame) {
-                Ok(n) if n == inner.frame.len() => true,
-                Ok(n) => {
-                    inner.backlog.extend_from_slice(&inner.frame[n..]);
-                    self.has_backlog.store(true, Ordering::Relaxed);
-                    true
-                }
-                Err(_) => false,
+            let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
+            if self.keeps {
+                record::put_outbound(&mut inner.pending, seq, &inner.frame);
             }
-        } else {
-            inner.backlog.extend_from_slice(&inner.frame);
-            self.flush_locked(inner)
+        }
+        let Inner {
+            stream,
+            backlog,
+            frame,
+            ..
+        } = inner;
+        let Some(s) = stream.as_mut() else {
+            return false;
         };
+        let ok = write_or_queue(s, backlog, frame, &self.has_backlog);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
-        if !ok || inner.backlog.len() > MAX_BACKLOG {
-            self.closed.store(true, Ordering::Relaxed);
-            let _ = inner.stream.shutdown(std::net::Shutdown::Both);
+        if !ok {
+            self.detach_locked(inner);
             return false;
         }
         true
+    }
+
+    /// Journals ClOrdIDs (ClOrdID, root) and ListIDs the session has just used.
+    pub fn journal_ids(&self, cl_ord_ids: &[(u64, u64)], list_ids: &[u64]) {
+        if !self.keeps {
+            return;
+        }
+        let mut inner = self.inner.lock();
+        for &(cl, root) in cl_ord_ids {
+            record::put_cl_ord_id(&mut inner.pending, cl, root);
+        }
+        for &id in list_ids {
+            record::put_list_id(&mut inner.pending, id);
+        }
+    }
+
+    /// Moves the buffered journal records to the store (the journal thread calls this every
+    /// millisecond; retransmission calls it first).
+    pub fn flush_journal(&self) -> std::io::Result<()> {
+        let mut j = self.journal.lock();
+        let journal = &mut *j;
+        {
+            let mut inner = self.inner.lock();
+            if inner.pending.is_empty() {
+                return Ok(());
+            }
+            std::mem::swap(&mut inner.pending, &mut journal.spare);
+        }
+        let r = journal.store.append(&journal.spare);
+        journal.spare.clear();
+        r
     }
 
     /// Tries to write the backlog, if any. Cheap when there is none (one atomic load).
@@ -132,29 +267,144 @@ impl SessionOut {
             return;
         }
         let mut guard = self.inner.lock();
-        if !self.flush_locked(&mut guard) {
-            self.closed.store(true, Ordering::Relaxed);
+        let inner = &mut *guard;
+        let ok = match inner.stream.as_mut() {
+            Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
+            None => true,
+        };
+        if !ok {
+            self.detach_locked(inner);
         }
     }
 
-    fn flush_locked(&self, inner: &mut Inner) -> bool {
-        match write_some(&mut inner.stream, &inner.backlog) {
+    /// Answers a RetransmitRequest (FIXP 1.0 "Retransmission"): Retransmission, the original
+    /// frames `from .. from + count` read from the journal, then a Sequence with the live next
+    /// sequence number, written as one block; or RetransmitReject when the range is not wholly
+    /// among the messages sent so far, `count` is above [`MAX_RETRANSMIT_COUNT`], or the journal
+    /// cannot be read. Runs on the io thread (reads the file), off the order path.
+    pub fn retransmit(&self, req: &RetransmitRequest, now_ns: u64) -> RetransmitOutcome {
+        let next = self.next_seq();
+        let reject = |code: RetransmitRejectCode, reason: &str| {
+            self.send(Flow::Session, now_ns, |b| {
+                RetransmitReject {
+                    session_id: self.session_id,
+                    request_timestamp: req.timestamp,
+                    code,
+                    reason: Text::new(reason),
+                }
+                .encode_frame(b)
+            });
+            RetransmitOutcome::Rejected(code)
+        };
+        if req.session_id != self.session_id {
+            return reject(
+                RetransmitRejectCode::InvalidSession,
+                "SessionID is not this session's",
+            );
+        }
+        if req.count > MAX_RETRANSMIT_COUNT {
+            return reject(
+                RetransmitRejectCode::RequestLimitExceeded,
+                "Count above the per-request limit (10000)",
+            );
+        }
+        let end = req.from_seq_no.saturating_add(u64::from(req.count));
+        if req.count == 0 || req.from_seq_no == 0 || end > next {
+            return reject(
+                RetransmitRejectCode::OutOfRange,
+                "range not within the messages sent",
+            );
+        }
+        if self.flush_journal().is_err() {
+            return reject(RetransmitRejectCode::Unavailable, "journal not writable");
+        }
+        let mut block = Vec::new();
+        Retransmission {
+            session_id: self.session_id,
+            request_timestamp: req.timestamp,
+            next_seq_no: req.from_seq_no,
+            count: req.count,
+        }
+        .encode_frame(&mut block);
+        let found = self.journal.lock().store.with_records(|bytes| {
+            let mut n = 0u32;
+            for rec in Records::new(bytes) {
+                if let Record::Outbound { seq, frame } = rec {
+                    if seq >= req.from_seq_no && seq < end {
+                        block.extend_from_slice(frame);
+                        n += 1;
+                    }
+                }
+            }
+            n
+        });
+        if found.ok() != Some(req.count) {
+            return reject(
+                RetransmitRejectCode::Unavailable,
+                "messages missing from the journal",
+            );
+        }
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        Sequence {
+            next_seq_no: self.next_seq(),
+        }
+        .encode_frame(&mut block);
+        let Inner {
+            stream, backlog, ..
+        } = inner;
+        let Some(s) = stream.as_mut() else {
+            return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
+        };
+        if !write_or_queue(s, backlog, &block, &self.has_backlog) {
+            self.detach_locked(inner);
+        }
+        self.last_write_ns.store(now_ns, Ordering::Relaxed);
+        RetransmitOutcome::Sent(req.count)
+    }
+}
+
+/// Writes `frame` now if nothing is queued (queueing what the socket does not take), else
+/// queues it and flushes. False when the socket broke or the backlog is over the limit.
+fn write_or_queue(
+    stream: &mut TcpStream,
+    backlog: &mut Vec<u8>,
+    frame: &[u8],
+    has_backlog: &AtomicBool,
+) -> bool {
+    let ok = if backlog.is_empty() {
+        match write_some(stream, frame) {
+            Ok(n) if n == frame.len() => true,
             Ok(n) => {
-                inner.backlog.drain(..n);
-                self.has_backlog
-                    .store(!inner.backlog.is_empty(), Ordering::Relaxed);
+                backlog.extend_from_slice(frame.get(n..).unwrap_or(&[]));
+                has_backlog.store(true, Ordering::Relaxed);
                 true
             }
             Err(_) => false,
         }
+    } else {
+        backlog.extend_from_slice(frame);
+        flush_backlog(stream, backlog, has_backlog)
+    };
+    ok && backlog.len() <= MAX_BACKLOG
+}
+
+fn flush_backlog(stream: &mut TcpStream, backlog: &mut Vec<u8>, has_backlog: &AtomicBool) -> bool {
+    match write_some(stream, backlog) {
+        Ok(n) => {
+            backlog.drain(..n);
+            has_backlog.store(!backlog.is_empty(), Ordering::Relaxed);
+            true
+        }
+        Err(_) => false,
     }
 }
 
 /// Writes as much of `buf` as the socket takes without blocking.
 fn write_some(stream: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
     let mut done = 0;
-    while done < buf.len() {
-        match stream.write(&buf[done..]) {
+    while let Some(rest) = buf.get(done..).filter(|r| !r.is_empty()) {
+        match stream.write(rest) {
             Ok(0) => return Err(ErrorKind::WriteZero.into()),
             Ok(n) => done += n,
             Err(e) if e.kind() == ErrorKind::WouldBlock => break,
@@ -163,4 +413,127 @@ fn write_some(stream: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
         }
     }
     Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codec::frame::{peek_frame, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
+    use codec::sbe::{self, Message};
+    use std::io::Read;
+    use std::net::TcpListener;
+
+    /// A connected pair: (gateway-side non-blocking writer, strategy-side reader).
+    fn pair() -> (TcpStream, TcpStream) {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+        let (server, _) = l.accept().unwrap();
+        server.set_nonblocking(true).unwrap();
+        client
+            .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+            .unwrap();
+        (server, client)
+    }
+
+    /// Reads `n` frames; returns (template id, Sequence/Retransmission number or 0).
+    fn read_frames(s: &mut TcpStream, n: usize) -> Vec<(u16, u64)> {
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while out.len() < n {
+            while let Some(len) = peek_frame(&buf, DEFAULT_MAX_FRAME_LEN).unwrap() {
+                let m = sbe::decode(&buf[SOFH_LEN..len]).unwrap();
+                let num = match m {
+                    Message::Sequence(q) => q.next_seq_no(),
+                    Message::Retransmission(r) => r.next_seq_no(),
+                    Message::EstablishmentAck(a) => a.next_seq_no(),
+                    _ => 0,
+                };
+                out.push((m.template_id(), num));
+                buf.drain(..len);
+            }
+            if out.len() >= n {
+                break;
+            }
+            let k = s.read(&mut chunk).unwrap();
+            assert!(k > 0, "closed");
+            buf.extend_from_slice(&chunk[..k]);
+        }
+        out
+    }
+
+    fn seq_frame(n: u64) -> impl FnOnce(&mut Vec<u8>) {
+        move |b| Sequence { next_seq_no: n }.encode_frame(b)
+    }
+
+    #[test]
+    fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
+        let out = SessionOut::detached(9, 1, Store::Memory(Vec::new()), 0);
+        // Produced before any connection: numbered 1 and 2, journaled, not written.
+        assert!(!out.send(Flow::Application, 0, seq_frame(100)));
+        assert!(!out.send(Flow::Application, 0, seq_frame(101)));
+        assert_eq!(out.next_seq(), 3);
+        assert!(!out.send(Flow::Session, 0, seq_frame(0)));
+
+        let (w, mut r) = pair();
+        assert!(out.attach(w, 0, |next, b| {
+            codec::sbe::EstablishmentAck {
+                session_id: 9,
+                request_timestamp: 0,
+                keepalive_interval: 1000,
+                next_seq_no: next,
+            }
+            .encode_frame(b)
+        }));
+        assert!(out.send(Flow::Application, 0, seq_frame(102)));
+        let got = read_frames(&mut r, 2);
+        assert_eq!(
+            got,
+            [(5, 3), (7, 102)],
+            "ack announces 3, then the live frame"
+        );
+
+        let req = |from, count| RetransmitRequest {
+            session_id: 9,
+            timestamp: 1,
+            from_seq_no: from,
+            count,
+        };
+        assert_eq!(out.retransmit(&req(1, 2), 0), RetransmitOutcome::Sent(2));
+        // Retransmission(1), the two original frames byte for byte, Sequence(4).
+        assert_eq!(
+            read_frames(&mut r, 4),
+            [(10, 1), (7, 100), (7, 101), (7, 4)]
+        );
+        assert_eq!(
+            out.retransmit(&req(3, 2), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::OutOfRange)
+        );
+        assert_eq!(
+            out.retransmit(&req(0, 1), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::OutOfRange)
+        );
+        assert_eq!(
+            out.retransmit(&req(1, MAX_RETRANSMIT_COUNT + 1), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::RequestLimitExceeded)
+        );
+        let other = RetransmitRequest {
+            session_id: 8,
+            ..req(1, 1)
+        };
+        assert_eq!(
+            out.retransmit(&other, 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::InvalidSession)
+        );
+        assert_eq!(
+            read_frames(&mut r, 4).iter().filter(|f| f.0 == 11).count(),
+            4
+        );
+
+        // Detached again: still numbered.
+        out.close();
+        assert!(out.is_closed());
+        assert!(!out.send(Flow::Application, 0, seq_frame(103)));
+        assert_eq!(out.next_seq(), 5);
+    }
 }

@@ -28,6 +28,7 @@ use super::lists::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
 use super::request::{RequestKind, SentRequest};
+use super::resolve::{Resolve, UnknownCause};
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::{Leg, LegHistograms};
@@ -74,8 +75,17 @@ pub struct TrackerStats {
     pub unknown_pushes: u64,
     /// Replies whose `id` matches no request in flight.
     pub unknown_replies: u64,
-    /// Replies with an outcome-unknown code (left for reconciliation).
+    /// Requests whose outcome became unknown (outcome-unknown code, no reply within the reply
+    /// timeout, or in flight when the link dropped); each is resolved by querying the order.
     pub outcome_unknown: u64,
+    /// Unknown-outcome requests the exchange's state showed applied.
+    pub resolved_applied: u64,
+    /// Unknown-outcome requests the exchange's state showed not applied (reported as such).
+    pub resolved_not_applied: u64,
+    /// Watchdog: trade replies whose order push did not come within the push deadline.
+    pub watchdog_ack_without_push: u64,
+    /// Watchdog: order pushes whose request's reply did not come within the push deadline.
+    pub watchdog_push_without_reply: u64,
     /// ExecutionReports produced.
     pub execution_reports: u64,
     /// OrderCancelRejects produced.
@@ -83,7 +93,7 @@ pub struct TrackerStats {
 }
 
 #[derive(Debug, Clone, Copy)]
-struct InFlight {
+pub(super) struct InFlight {
     session_id: u64,
     root: u64,
     kind: RequestKind,
@@ -104,6 +114,8 @@ pub struct Tracker {
     mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
     pub(super) lists: Lists,
+    /// Unknown outcomes and the watchdog (see `resolve`).
+    pub(super) resolve: Resolve,
     /// Accounts whose subscribed link is down → since when (monotonic ns; see `reconcile`).
     pub(super) links_down: HashMap<usize, u64>,
 }
@@ -117,6 +129,7 @@ impl Tracker {
             orders: HashMap::with_capacity(INITIAL_ORDERS),
             in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
             reports: Vec::with_capacity(64),
+            resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
             ..Tracker::default()
         }
     }
@@ -154,6 +167,59 @@ impl Tracker {
     /// Number of requests awaiting their trade reply.
     pub fn in_flight(&self) -> usize {
         self.in_flight.len()
+    }
+
+    /// The account index of a session (0 when unknown).
+    pub(super) fn account_of(&self, session_id: u64) -> usize {
+        self.session_accounts.get(&session_id).copied().unwrap_or(0)
+    }
+
+    /// The order table.
+    pub(super) fn orders_mut(&mut self) -> &mut HashMap<(u64, u64), Order> {
+        &mut self.orders
+    }
+
+    /// Queues a report built outside this file (counted like the others).
+    pub(super) fn push_report(&mut self, report: Report) {
+        match report.msg {
+            ReportMsg::Exec(_) => self.stats.execution_reports += 1,
+            ReportMsg::CancelReject(_) => self.stats.cancel_rejects += 1,
+            ReportMsg::MassCancel(_) => {}
+        }
+        self.reports.push(report);
+    }
+
+    /// Removes the single-op requests in flight that `f(account, t_written_ns, order key,
+    /// kind, orders)` gives a cause for, and returns them with it.
+    pub(super) fn take_in_flight_where(
+        &mut self,
+        mut f: impl FnMut(
+            usize,
+            u64,
+            (u64, u64),
+            RequestKind,
+            &HashMap<(u64, u64), Order>,
+        ) -> Option<UnknownCause>,
+    ) -> Vec<(u64, u64, RequestKind, UnknownCause)> {
+        let mut out = Vec::new();
+        let (orders, accounts) = (&self.orders, &self.session_accounts);
+        self.in_flight.retain(|_, r| {
+            let account = accounts.get(&r.session_id).copied().unwrap_or(0);
+            match f(
+                account,
+                r.t_written_ns,
+                (r.session_id, r.root),
+                r.kind,
+                orders,
+            ) {
+                Some(cause) => {
+                    out.push((r.session_id, r.root, r.kind, cause));
+                    false
+                }
+                None => true,
+            }
+        });
+        out
     }
 
     /// A session bound to account `account` was opened (for Account-scope mass actions).
@@ -334,10 +400,13 @@ impl Tracker {
             t_read_ns.saturating_sub(req.t_written_ns),
         );
         if OUTCOME_UNKNOWN_CODES.contains(&code) {
-            // Left to reconciliation by clientOid (never resent); the order channel may still
-            // tell the outcome.
-            self.stats.outcome_unknown += 1;
+            // Resolved by querying the order by clientOid (never resent); the order channel
+            // may still tell the outcome first.
+            self.mark_unknown(req.session_id, req.root, req.kind, UnknownCause::Code(code));
             return;
+        }
+        if code == 0 {
+            self.watch_reply(req.session_id, req.root, req.kind, t_read_ns);
         }
         let order_id = item.map_or("", |i| i.order_id);
         if self

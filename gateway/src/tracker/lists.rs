@@ -14,6 +14,7 @@ use codec::sbe::{ItemStatus, ListStatusEntry, OrdRejReason, Text};
 
 use super::core::{Tracker, OUTCOME_UNKNOWN_CODES};
 use super::request::{BatchItem, ListDone, RequestKind, SentBatch};
+use super::resolve::UnknownCause;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::Leg;
 
@@ -219,6 +220,46 @@ impl Tracker {
         true
     }
 
+    /// Ends the batches in flight that `expired(account, t_written_ns)` selects: their items'
+    /// outcomes are unknown (queued for resolution) and their ListStatus entries say Accepted
+    /// with code 40010.
+    pub(super) fn expire_batches(
+        &mut self,
+        expired: impl Fn(usize, u64) -> bool,
+        cause: UnknownCause,
+    ) {
+        if self.lists.in_flight.is_empty() {
+            return;
+        }
+        let ids: Vec<u64> = self
+            .lists
+            .in_flight
+            .iter()
+            .filter(|(_, b)| expired(self.account_of(b.session_id), b.t_written_ns))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in ids {
+            let Some(batch) = self.lists.in_flight.remove(&id) else {
+                continue;
+            };
+            let mut entries = Vec::with_capacity(batch.items.len());
+            for item in &batch.items {
+                self.mark_unknown(batch.session_id, item.root, item.kind, cause);
+                entries.push(ListStatusEntry {
+                    cl_ord_id: item_cl_ord_id(&item.kind),
+                    order_id: self
+                        .order(batch.session_id, item.root)
+                        .map_or(0, |o| o.order_id),
+                    exchange_code: OUTCOME_UNKNOWN_CODES[0],
+                    item_status: ItemStatus::Accepted,
+                    ord_rej_reason: None,
+                    text: Text::new("outcome unknown: querying the exchange"),
+                });
+            }
+            self.finish_batch(&batch, entries);
+        }
+    }
+
     fn finish_batch(&mut self, batch: &BatchInFlight, entries: Vec<ListStatusEntry>) {
         let key = (batch.session_id, batch.list_id);
         let list = self.lists.open.entry(key).or_default();
@@ -241,9 +282,12 @@ impl Tracker {
     ) -> ListStatusEntry {
         let unknown_outcome = OUTCOME_UNKNOWN_CODES.contains(&code);
         let order_id = if unknown_outcome {
-            self.stats.outcome_unknown += 1;
+            self.mark_unknown(session_id, item.root, item.kind, UnknownCause::Code(code));
             self.order(session_id, item.root).map_or(0, |o| o.order_id)
         } else {
+            if code == 0 {
+                self.watch_reply(session_id, item.root, item.kind, t_read_ns);
+            }
             self.apply_reply(
                 t_read_ns, utc_ns, session_id, item.root, item.kind, code, msg, order_id,
             )

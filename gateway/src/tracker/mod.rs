@@ -14,6 +14,10 @@ pub mod mass;
 pub mod order;
 pub mod reconcile;
 pub mod request;
+pub mod resolve;
+#[cfg(test)]
+mod resolve_tests;
+pub mod restore;
 mod risk_feed;
 pub mod routing;
 #[cfg(test)]
@@ -33,6 +37,7 @@ pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
 pub use self::reconcile::{ApplySummary, ExchangeState};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
+pub use self::resolve::{Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
@@ -67,7 +72,7 @@ pub enum TrackerInput {
         /// Its writer.
         out: Arc<SessionOut>,
     },
-    /// A strategy session ended.
+    /// A strategy session's connection ended (its writer stays; reports keep being journaled).
     SessionClosed {
         /// SessionID.
         session_id: u64,
@@ -91,6 +96,16 @@ pub enum TrackerInput {
         state: ExchangeState,
         /// Where the summary goes.
         reply: Option<tokio::sync::oneshot::Sender<ApplySummary>>,
+    },
+    /// Crash recovery: rebuild a recovered session's orders from its journal (after its
+    /// `SessionOpened`; see [`restore`]).
+    Restore {
+        /// SessionID.
+        session_id: u64,
+        /// Every ClOrdID the session used → root ClOrdID.
+        roots: HashMap<u64, u64>,
+        /// The ExecutionReports sent to it, in sequence order.
+        reports: Vec<codec::sbe::ExecutionReport>,
     },
     /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
     LinkDown {
@@ -119,7 +134,25 @@ pub struct TrackerThreadConfig {
     pub idle: IdleStrategy,
     /// How often latency snapshots are sent to the metrics channel, in ms (0: never).
     pub report_interval_ms: u64,
+    /// Unknown-outcome and watchdog deadlines (`[tracker] reply_timeout_ms`,
+    /// `push_deadline_ms`).
+    pub deadlines: Deadlines,
 }
+
+impl Default for TrackerThreadConfig {
+    fn default() -> Self {
+        TrackerThreadConfig {
+            core: None,
+            idle: IdleStrategy::Park,
+            report_interval_ms: 0,
+            deadlines: Deadlines::default(),
+        }
+    }
+}
+
+/// Where the tracker sends the orders whose outcome must be queried (the io thread's
+/// resolution driver).
+pub type ResolveSender = tokio::sync::mpsc::UnboundedSender<ResolveRequest>;
 
 /// What the tracker thread hands back when it stops.
 #[derive(Debug)]
@@ -151,22 +184,25 @@ impl TrackerHandle {
 }
 
 /// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
-/// fills and ended orders update `risk` when given.
+/// fills and ended orders update `risk` when given. Unknown outcomes are detected but not
+/// queried (see [`spawn_recording`]).
 pub fn spawn(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
 ) -> std::io::Result<TrackerHandle> {
-    spawn_recording(cfg, metrics_tx, risk, None)
+    spawn_recording(cfg, metrics_tx, risk, None, None)
 }
 
 /// [`spawn`], recording every input and output to `recorder` when given (see
-/// [`crate::replay`]).
+/// [`crate::replay`]), and sending the orders whose outcome is unknown to `resolve_tx` (the io
+/// thread's resolution driver).
 pub fn spawn_recording(
     cfg: TrackerThreadConfig,
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
     recorder: Option<crate::replay::Recorder>,
+    resolve_tx: Option<ResolveSender>,
 ) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::unbounded();
     let join = std::thread::Builder::new()
@@ -178,7 +214,7 @@ pub fn spawn_recording(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx, risk, recorder)
+            run(cfg, rx, metrics_tx, risk, recorder, resolve_tx)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -193,6 +229,7 @@ struct Driver {
     risk: Option<risk_feed::RiskFeed>,
     /// Records inputs and outputs when on (`[record]`).
     recorder: Option<crate::replay::Recorder>,
+    resolve_tx: Option<ResolveSender>,
 }
 
 impl Driver {
@@ -290,21 +327,58 @@ impl Driver {
                 self.write_reports(utc);
             }
             TrackerInput::ExchangeState { state, reply } => {
-                let summary = self.tracker.apply_exchange_state(mono, utc, &state);
+                // Missed changes and the unknown outcomes the state settles, each once.
+                let summary = self.tracker.on_exchange_state(mono, utc, &state);
                 self.write_reports(utc);
                 if let Some(reply) = reply {
                     let _ = reply.send(summary);
                 }
             }
+            TrackerInput::Restore {
+                session_id,
+                roots,
+                reports,
+            } => {
+                let sum = self.tracker.restore_session(session_id, &roots, &reports);
+                tracing::info!(
+                    session_id,
+                    orders = sum.orders,
+                    open = sum.open,
+                    unanswered = sum.unanswered,
+                    "tracker: session's orders restored from its journal"
+                );
+                self.send_resolutions();
+            }
             TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
-            TrackerInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
+            TrackerInput::LinkUp { account, t_ns } => {
+                self.tracker.on_link_up(account, t_ns);
+                self.send_resolutions();
+            }
             TrackerInput::SessionClosed { session_id } => {
-                self.routing.close(session_id);
-                self.sessions.remove(&session_id);
+                // The session's writer outlives the connection (recoverable flow): reports
+                // keep going to it, numbered and journaled, for retransmission on reconnect.
+                tracing::debug!(session_id, "tracker: session detached, reports journaled");
             }
             TrackerInput::Shutdown => return false,
         }
         true
+    }
+
+    /// Watchdog tick and hand-over of the queued resolution requests (idle loop).
+    fn tick(&mut self) {
+        let utc = utc_now_ns();
+        self.tracker.on_tick(now_ns(), utc);
+        self.send_resolutions();
+        self.write_reports(utc);
+    }
+
+    fn send_resolutions(&mut self) {
+        for req in self.tracker.drain_resolve_requests() {
+            tracing::info!(account = req.account, client_oid = req.client_oid.as_str(), cause = ?req.cause, "tracker: outcome unknown, querying the order");
+            if let Some(tx) = &self.resolve_tx {
+                let _ = tx.send(req);
+            }
+        }
     }
 
     fn write_reports(&mut self, utc: u64) {
@@ -371,9 +445,13 @@ fn run(
     metrics_tx: Option<Sender<LegHistograms>>,
     risk: Option<Arc<crate::risk::RiskBook>>,
     recorder: Option<crate::replay::Recorder>,
+    resolve_tx: Option<ResolveSender>,
 ) -> TrackerSummary {
+    let mut tracker = Tracker::new();
+    tracker.set_deadlines(cfg.deadlines);
     let mut d = Driver {
-        tracker: Tracker::new(),
+        tracker,
+        resolve_tx,
         parser: JsonParser::new(),
         sessions: HashMap::new(),
         routing: routing::Routing::default(),
@@ -386,17 +464,24 @@ fn run(
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
     let mut next_report_ns = now_ns().saturating_add(interval_ns);
     let mut running = true;
+    let mut busy: u32 = 0;
     while running {
         match rx.try_recv() {
             Ok(input) => {
                 idler.reset();
                 running = d.handle(input);
+                busy = busy.wrapping_add(1);
+                if busy.is_multiple_of(TICK_EVERY_INPUTS) {
+                    // Never idle under sustained load: the watchdog still runs.
+                    d.tick();
+                }
                 continue;
             }
             Err(TryRecvError::Disconnected) => break,
             Err(TryRecvError::Empty) => {}
         }
-        // Idle: flush backlogs, send a latency snapshot when due, then wait.
+        // Idle: watchdog, flush backlogs, send a latency snapshot when due, then wait.
+        d.tick();
         for out in d.sessions.values() {
             out.flush();
         }
@@ -428,6 +513,9 @@ fn run(
         orders: d.tracker.orders().cloned().collect(),
     }
 }
+
+/// Inputs handled back to back before the watchdog ticks anyway.
+const TICK_EVERY_INPUTS: u32 = 1024;
 
 /// Upper bound on how long [`TrackerHandle::shutdown`] may take when the thread is parked.
 pub const SHUTDOWN_LATENCY: Duration = crate::idle::PARK_TIMEOUT;

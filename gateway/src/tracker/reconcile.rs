@@ -96,6 +96,9 @@ impl Tracker {
         let reports_before = self.stats.execution_reports + self.stats.cancel_rejects;
         let unknown_before = self.stats.unknown_pushes;
         let dups_before = self.stats.duplicate_fills;
+        for o in &state.orders {
+            self.fill_blank(o);
+        }
         if state.adopt {
             for o in &state.orders {
                 sum.adopted += u64::from(self.adopt(t_read_ns, o));
@@ -171,6 +174,27 @@ impl Tracker {
         self.stats.unknown_pushes = unknown_before;
         self.stats.duplicate_fills = dups_before;
         sum
+    }
+
+    /// Gives an order known only by its ClOrdID (crash recovery, see `restore`) the details the
+    /// exchange shows.
+    fn fill_blank(&mut self, o: &OpenOrder) {
+        let Some(key) = ClientOid::parse(&o.client_oid) else {
+            return;
+        };
+        let Some(order) = self.orders_mut().get_mut(&key) else {
+            return;
+        };
+        if !super::restore::is_blank(&order.symbol, order.qty) {
+            return;
+        }
+        order.category = o.category;
+        order.symbol = o.symbol;
+        order.side = o.side;
+        order.ord_type = o.ord_type;
+        order.time_in_force = o.time_in_force;
+        order.price = o.price;
+        order.qty = o.qty;
     }
 
     /// Registers an exchange order of one of this gateway's sessions that the tracker does not
@@ -252,11 +276,13 @@ impl Tracker {
     /// until it is back and reconciled.
     pub fn on_link_down(&mut self, account: usize, t_ns: u64) {
         self.links_down.entry(account).or_insert(t_ns);
+        self.unknown_on_link_down(account);
     }
 
     /// The link of `account` is back and reconciled at `t_ns` (monotonic).
     pub fn on_link_up(&mut self, account: usize, _t_ns: u64) {
         self.links_down.remove(&account);
+        self.release_held_resolutions(account);
     }
 
     /// Since when (monotonic ns) the link of `account` has been down, if it is.

@@ -119,6 +119,14 @@ impl FaultControl {
         Ok(())
     }
 
+    /// Drops every frame to `scope` (pushes, replies, `pong`) while `on`; the socket stays
+    /// open and inbound frames are still handled (a silent stream).
+    pub fn silence(&self, scope: Scope, on: bool) -> Result<(), FaultError> {
+        let t = self.target(&scope)?;
+        self.state.faults.update(t, |f| f.silent = on);
+        Ok(())
+    }
+
     /// Answers the next `count` trade ops of `scope` (of `topic` when given, e.g.
     /// `place-order`) with `{"event":"error","id":..,"code":"<code>","msg":..}` without applying
     /// them.

@@ -81,6 +81,7 @@ pub(crate) async fn control_endpoint(State(state): State<Arc<AppState>>, body: S
             .map(|()| 0),
         "pause_pushes" => ctl.pause_pushes(scope).map(|()| 0),
         "resume_pushes" => ctl.resume_pushes(scope).map(|()| 0),
+        "silence" => ctl.silence(scope, req.on.unwrap_or(true)).map(|()| 0),
         "clear" => {
             ctl.clear();
             Ok(0)

@@ -12,6 +12,7 @@
 //! | duplicate pushes | every push is written twice |
 //! | reorder pushes (window ms) | pushes are swapped pairwise: a push is held until the next one has been written (or until the window ends) |
 //! | pause pushes / resume | pushes are dropped (never written) while paused; the socket stays open and replies keep coming |
+//! | silence (on/off) | every frame (pushes, replies, `pong`) is dropped while on; the socket stays open |
 //! | reject trade ops | the next N trade ops (optionally of one topic) get `{"event":"error","id":..,"code":"<code>","msg":..}` and are not applied |
 //! | outcome unknown | the next N trade ops get `{"event":"error","id":..,"code":"40010","msg":"Request timed out"}`, either after the op was applied (the order exists and its pushes follow) or without applying it |
 //!
@@ -82,6 +83,8 @@ pub(crate) struct ConnFaults {
     pub(crate) reorder_window_ms: u64,
     /// Pushes are dropped.
     pub(crate) paused: bool,
+    /// Every frame (pushes, replies, `pong`) is dropped; the socket stays open.
+    pub(crate) silent: bool,
 }
 
 impl ConnFaults {
@@ -92,6 +95,7 @@ impl ConnFaults {
             duplicate: self.duplicate || o.duplicate,
             reorder_window_ms: self.reorder_window_ms.max(o.reorder_window_ms),
             paused: self.paused || o.paused,
+            silent: self.silent || o.silent,
         }
     }
 

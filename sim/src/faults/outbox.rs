@@ -25,7 +25,7 @@ impl Outbox {
 
     /// Applies the push faults to one push; returns the frames to write now.
     pub(crate) fn on_push(&mut self, f: ConnFaults, push: String, now: Instant) -> Vec<String> {
-        if f.paused {
+        if f.paused || f.silent {
             return Vec::new();
         }
         let mut ready = Vec::with_capacity(2);
@@ -56,6 +56,9 @@ impl Outbox {
         frames: Vec<String>,
         now: Instant,
     ) -> Vec<String> {
+        if f.silent {
+            return Vec::new();
+        }
         self.delay_or_now(f.reply_delay_ms, frames, now)
     }
 
@@ -141,5 +144,12 @@ mod tests {
         assert!(o.on_push(slow, "z".into(), t).is_empty());
         assert!(o.on_reply(slow, vec!["r".into()], t) == vec!["r"]);
         assert_eq!(o.take_due(t + Duration::from_millis(50)), vec!["z"]);
+        let silent = ConnFaults {
+            silent: true,
+            ..ConnFaults::default()
+        };
+        assert!(o.on_push(silent, "p".into(), t).is_empty());
+        assert!(o.on_reply(silent, vec!["pong".into()], t).is_empty());
+        assert_eq!(o.next_due(), None);
     }
 }

@@ -1,0 +1,398 @@
+//! The soak test: the venue simulator (in this process, TLS), the real `gateway` binary as a child
+//! process, and several strategy sessions sending orders while a conductor breaks things: it
+//! drops the exchange connections again and again, duplicates and reorders pushes, answers trade
+//! ops with outcome-unknown errors (applied and not), delays replies, makes strategies drop
+//! their connections, and kills the gateway once with SIGKILL and starts it again on the same
+//! journal. At the end every order as the strategy saw it is compared with the simulator's
+//! record, and the run prints: orders equal, ExecutionReports repeated and missing at the
+//! strategy, orders sent twice to the exchange (clientOids repeated), orphans.
+
+pub mod gateway_proc;
+pub mod session;
+pub mod verify;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codec::sbe::Category;
+use gateway::exchange::sign::Secret;
+use gateway::exchange::ws::ExchangeCredentials;
+use parking_lot::Mutex;
+use sim::Scope;
+
+use self::gateway_proc::GatewayProc;
+use self::session::{Controls, OrderModel, SessionStats, SoakSession};
+
+/// Options of one soak run.
+#[derive(Debug, Clone)]
+pub struct SoakOptions {
+    /// Orders to have accepted (ExecutionReport New) over all sessions.
+    pub orders: u64,
+    /// Strategy sessions (threads), each with its own FIXP session.
+    pub sessions: usize,
+    /// Orders each session keeps open at most.
+    pub window: usize,
+    /// Exchange connection drops to cause (spread over the run).
+    pub drops: u64,
+    /// Kill the gateway with SIGKILL once (at half way) and start it again.
+    pub kill: bool,
+    /// Strategy-side disconnects (no Terminate) to cause.
+    pub strategy_drops: u64,
+    /// Seed of the order mix.
+    pub seed: u64,
+    /// Directory for the gateway's configuration, journal and log.
+    pub work_dir: PathBuf,
+    /// The `gateway` binary.
+    pub gateway_exe: PathBuf,
+    /// Print progress.
+    pub verbose: bool,
+}
+
+/// What the run counted.
+#[derive(Debug, Default)]
+pub struct SoakOutcome {
+    /// Summed per-session counters.
+    pub strategy: SessionStats,
+    /// Orders accepted.
+    pub accepted: u64,
+    /// Comparison with the simulator.
+    pub verdict: verify::Verdict,
+    /// Place requests the simulator saw with a clientOid already used (orders sent twice).
+    pub exchange_duplicates: u64,
+    /// Exchange connection drops caused.
+    pub drops: u64,
+    /// Gateway SIGKILL + restart cycles.
+    pub kills: u64,
+    /// Fault phases run (duplicate, reorder, unknown outcome, delayed replies).
+    pub fault_phases: Vec<String>,
+    /// Simulator WebSocket connections accepted (every gateway reconnect is one).
+    pub ws_connections_total: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+impl SoakOutcome {
+    /// True when nothing was lost, repeated or sent twice and every order is equal.
+    pub fn passed(&self) -> bool {
+        self.verdict.different == 0
+            && self.verdict.orphans == 0
+            && self.verdict.reports_missing == 0
+            && self.strategy.repeated == 0
+            && self.strategy.unknown == 0
+            && self.strategy.seq_regressions == 0
+            && self.exchange_duplicates == 0
+    }
+}
+
+fn credentials(session_id: u64) -> String {
+    format!("soak-{session_id}")
+}
+
+fn gateway_config(opts: &SoakOptions, sim: &sim::SimHandle, ca_path: &std::path::Path) -> String {
+    let mut s = String::new();
+    s.push_str("[strategy]\nlisten = \"127.0.0.1:0\"\nkeepalive_min_ms = 100\n\n");
+    for i in 1..=opts.sessions as u64 {
+        // Half the sessions keep their orders when they drop, half have them cancelled.
+        s.push_str(&format!(
+            "[[session]]\nsession_id = {i}\ncredentials = \"{}\"\ncancel_on_disconnect = {}\n\n",
+            credentials(i),
+            i % 2 == 0
+        ));
+    }
+    s.push_str(
+        "[[account]]\nname = \"main\"\napi_key = \"bg_demo_key\"\nsecret = \"demo-secret\"\n\
+         passphrase = \"demo-pass\"\nposition_updates = false\n\n",
+    );
+    s.push_str(&format!(
+        "[exchange]\nws_private_url = \"{}\"\nrest_url = \"{}\"\nca_cert_pem_path = \"{}\"\n\
+         ping_interval_ms = 2000\npong_timeout_ms = 2000\nrequest_timeout_ms = 3000\n\
+         categories = [\"USDT-FUTURES\", \"SPOT\"]\n\n",
+        sim.ws_private_url(),
+        sim.rest_url(),
+        ca_path.display()
+    ));
+    s.push_str("[rate]\ntier = \"unlimited\"\n\n[risk]\nmark_refresh_ms = 0\n\n");
+    s.push_str("[metrics]\nreport_interval_ms = 60000\n\n");
+    s.push_str(&format!(
+        "[journal]\ndir = \"{}\"\n",
+        opts.work_dir.join("journal").display()
+    ));
+    s
+}
+
+/// Runs the soak; `Err` only when it could not run (start-up, a session that could not
+/// reconnect for 90 s).
+pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
+    let started = Instant::now();
+    std::fs::create_dir_all(&opts.work_dir).map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(opts.work_dir.join("journal"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .thread_name("sim")
+        .build()
+        .map_err(|e| e.to_string())?;
+    let sim_cfg = sim::SimConfig::demo();
+    let markets = crate::demo::markets(&sim_cfg);
+    if markets.is_empty() {
+        return Err("the simulator configuration has no liquid symbol".into());
+    }
+    let sim = rt
+        .block_on(sim::Sim::start(sim_cfg))
+        .map_err(|e| format!("simulator: {e}"))?;
+    let since_ms = sim::now_ms().saturating_sub(5_000);
+    let ca_path = opts.work_dir.join("sim-ca.pem");
+    std::fs::write(&ca_path, sim.ca_cert_pem()).map_err(|e| e.to_string())?;
+    let config_path = opts.work_dir.join("gateway.toml");
+    std::fs::write(&config_path, gateway_config(opts, &sim, &ca_path))
+        .map_err(|e| e.to_string())?;
+    let log_path = opts.work_dir.join("gateway.log");
+    let _ = std::fs::remove_file(&log_path);
+    let gw = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
+
+    let ctl = Arc::new(Controls {
+        addr: Mutex::new(gw.addr),
+        accepted: AtomicU64::new(0),
+        wind_down: AtomicBool::new(false),
+        drop_now: (0..opts.sessions).map(|_| AtomicBool::new(false)).collect(),
+    });
+    let done = Arc::new(AtomicUsize::new(0));
+    let quota = opts.orders.div_ceil(opts.sessions.max(1) as u64);
+    let mut threads = Vec::new();
+    for i in 0..opts.sessions {
+        let session_id = i as u64 + 1;
+        let mut s = SoakSession::new(
+            i,
+            session_id,
+            credentials(session_id),
+            markets.clone(),
+            Arc::clone(&ctl),
+            opts.seed.wrapping_add(session_id),
+            opts.window,
+        );
+        let ctl = Arc::clone(&ctl);
+        let done = Arc::clone(&done);
+        threads.push(
+            std::thread::Builder::new()
+                .name(format!("soak-{session_id}"))
+                .spawn(move || -> Result<SoakSession, String> {
+                    let r = s.run(quota);
+                    done.fetch_add(1, Ordering::Relaxed);
+                    r?;
+                    while !ctl.wind_down.load(Ordering::Relaxed) {
+                        s.idle(Duration::from_millis(20))?;
+                    }
+                    // Unknown outcomes of places take two push deadlines (6 s) to settle.
+                    s.wind_down(Duration::from_secs(10))?;
+                    Ok(s)
+                })
+                .map_err(|e| e.to_string())?,
+        );
+    }
+
+    // The conductor.
+    let faults = sim.faults();
+    let total = opts.orders.max(1);
+    let drop_every = (total / opts.drops.max(1)).max(1);
+    let strategy_drop_every = (total / opts.strategy_drops.max(1)).max(1);
+    let mut out = SoakOutcome::default();
+    let mut gw = Some(gw);
+    let mut next_drop = drop_every;
+    let mut next_strategy_drop = strategy_drop_every;
+    let mut phase = 0usize;
+    let mut last_print = Instant::now();
+    let mut strategy_drop_ix = 0usize;
+    // Fault phases at fractions of the run: (start, end, name).
+    let phases: [(u64, u64, &str); 5] = [
+        (10, 20, "duplicate pushes"),
+        (25, 35, "reordered pushes"),
+        (40, 45, "outcome unknown (applied and not)"),
+        (60, 65, "delayed replies"),
+        (70, 75, "delayed pushes"),
+    ];
+    let mut active: Option<usize> = None;
+    let mut killed = false;
+    while done.load(Ordering::Relaxed) < opts.sessions {
+        std::thread::sleep(Duration::from_millis(5));
+        let progress = ctl.accepted.load(Ordering::Relaxed);
+        let pct = progress * 100 / total;
+        if progress >= next_drop && out.drops < opts.drops {
+            next_drop += drop_every;
+            if faults.close_connections(Scope::All).is_ok() {
+                out.drops += 1;
+            }
+        }
+        if progress >= next_strategy_drop && opts.strategy_drops > 0 {
+            next_strategy_drop += strategy_drop_every;
+            if let Some(f) = ctl.drop_now.get(strategy_drop_ix % opts.sessions.max(1)) {
+                f.store(true, Ordering::Relaxed);
+            }
+            strategy_drop_ix += 1;
+        }
+        if let Some(ix) = active {
+            if pct >= phases[ix].1 {
+                faults.clear();
+                active = None;
+            }
+        }
+        if active.is_none() && phase < phases.len() && pct >= phases[phase].0 {
+            let (_, _, name) = phases[phase];
+            match phase {
+                0 => {
+                    let _ = faults.duplicate_pushes(Scope::All, true);
+                }
+                1 => {
+                    let _ = faults.reorder_pushes(Scope::All, 5);
+                }
+                2 => {
+                    for k in 0..10 {
+                        let _ = faults.unknown_outcome(Scope::All, 1, None, k % 2 == 0);
+                    }
+                }
+                3 => {
+                    let _ = faults.delay_replies(Scope::All, 30);
+                }
+                _ => {
+                    let _ = faults.delay_pushes(Scope::All, 30);
+                }
+            }
+            out.fault_phases.push(name.to_owned());
+            active = Some(phase);
+            phase += 1;
+        }
+        if opts.kill && !killed && pct >= 50 {
+            killed = true;
+            if let Some(g) = gw.take() {
+                g.kill9();
+                out.kills += 1;
+                let g = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
+                *ctl.addr.lock() = g.addr;
+                gw = Some(g);
+            }
+        }
+        if opts.verbose && last_print.elapsed() > Duration::from_secs(2) {
+            last_print = Instant::now();
+            println!(
+                "  {progress} orders accepted, {} drops, {:?}",
+                out.drops,
+                started.elapsed()
+            );
+        }
+    }
+    faults.clear();
+    std::thread::sleep(Duration::from_secs(2));
+    ctl.wind_down.store(true, Ordering::Relaxed);
+    let mut models: HashMap<u64, HashMap<u64, OrderModel>> = HashMap::new();
+    let mut errors = Vec::new();
+    for t in threads {
+        match t.join() {
+            Ok(Ok(s)) => {
+                add_stats(&mut out.strategy, &s.stats);
+                out.accepted += s.accepted();
+                models.insert(s.session_id, s.orders);
+            }
+            Ok(Err(e)) => errors.push(e),
+            Err(_) => errors.push("a session thread panicked".into()),
+        }
+    }
+    if let Some(g) = gw.take() {
+        g.stop();
+    }
+    if !errors.is_empty() {
+        rt.block_on(sim.shutdown());
+        return Err(errors.join("; "));
+    }
+    let tls = gateway::exchange::tls::client_config(Some(&sim.ca_cert_pem()))
+        .map_err(|e| e.to_string())?;
+    let rest = gateway::exchange::rest::RestClient::new(
+        &sim.rest_url(),
+        &tls,
+        Duration::from_secs(10),
+        Some(ExchangeCredentials {
+            api_key: "bg_demo_key".into(),
+            secret: Secret::new("demo-secret"),
+            passphrase: Secret::new("demo-pass"),
+        }),
+    )
+    .map_err(|e| e.to_string())?;
+    out.verdict = rt.block_on(verify::compare(
+        &rest,
+        &[Category::UsdtFutures, Category::Spot],
+        since_ms,
+        &models,
+    ))?;
+    let stats = sim.stats();
+    out.exchange_duplicates = stats.repeated_client_oids;
+    out.ws_connections_total = stats.ws_connections_total;
+    rt.block_on(sim.shutdown());
+    out.elapsed = started.elapsed();
+    Ok(out)
+}
+
+fn add_stats(a: &mut SessionStats, b: &SessionStats) {
+    a.orders_sent += b.orders_sent;
+    a.resent += b.resent;
+    a.amends_sent += b.amends_sent;
+    a.app_messages += b.app_messages;
+    a.execution_reports += b.execution_reports;
+    a.repeated += b.repeated;
+    a.unknown += b.unknown;
+    a.not_applied += b.not_applied;
+    a.duplicate_rejects += b.duplicate_rejects;
+    a.cancel_rejects += b.cancel_rejects;
+    a.reconnects += b.reconnects;
+    a.own_drops += b.own_drops;
+    a.retransmit_requests += b.retransmit_requests;
+    a.retransmitted += b.retransmitted;
+    a.seq_regressions += b.seq_regressions;
+}
+
+/// Prints the counts and the verdict.
+pub fn print(o: &SoakOutcome) {
+    let s = &o.strategy;
+    let v = &o.verdict;
+    println!(
+        "== soak: {} orders accepted in {:.1?}",
+        o.accepted, o.elapsed
+    );
+    println!(
+        "faults: {} exchange connection drops ({} WebSocket connections in all), {} gateway SIGKILL + restart, {} strategy drops, phases: {}",
+        o.drops,
+        o.ws_connections_total,
+        o.kills,
+        s.own_drops,
+        o.fault_phases.join(", ")
+    );
+    println!(
+        "strategy: {} orders sent, {} replaces/cancels, {} ExecutionReports, {} OrderCancelRejects, {} NotApplied, {} reconnects, {} RetransmitRequests ({} messages retransmitted), {} resent ({} refused as duplicates)",
+        s.orders_sent,
+        s.amends_sent,
+        s.execution_reports,
+        s.cancel_rejects,
+        s.not_applied,
+        s.reconnects,
+        s.retransmit_requests,
+        s.retransmitted,
+        s.resent,
+        s.duplicate_rejects
+    );
+    println!(
+        "compare: {} orders, {} at the exchange, {} equal, {} different, {} refused before the exchange, {} orphans",
+        v.orders, v.at_exchange, v.equal, v.different, v.refused_not_at_exchange, v.orphans
+    );
+    println!(
+        "ExecutionReports lost (orders with missing reports): {}; repeated: {}; for unknown ClOrdIDs: {}; sequence regressions: {}",
+        v.reports_missing, s.repeated, s.unknown, s.seq_regressions
+    );
+    println!(
+        "orders sent twice to the exchange (repeated clientOids): {}",
+        o.exchange_duplicates
+    );
+    for e in &v.examples {
+        println!("  differs: {e}");
+    }
+    println!("RESULT: {}", if o.passed() { "PASS" } else { "FAIL" });
+}

@@ -1,0 +1,641 @@
+//! One soak strategy session: sends a mix of orders, keeps its own model of every order from the
+//! ExecutionReports it receives, survives every disconnect (its own, the gateway's, a SIGKILL)
+//! by re-establishing the same session, asking for what it missed (RetransmitRequest) and
+//! sending again, with the same ClOrdID, the requests that got no answer.
+
+use std::collections::{HashMap, HashSet};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codec::sbe::{
+    BoolFlag, ExecType, NewOrderSingle, OrdRejReason, OrdStatus, OrdType,
+    OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
+};
+use codec::Decimal;
+use gateway::client::{ClientError, ClientOptions, Received, StrategyClient};
+use parking_lot::Mutex;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+use crate::demo::{price_at, Market};
+
+/// What the strategy knows of one order (from the reports only).
+#[derive(Debug, Clone)]
+pub struct OrderModel {
+    /// Index into the markets.
+    pub market: usize,
+    /// Side.
+    pub side: Side,
+    /// The ClOrdID the order answers to now (changes with Replaced).
+    pub cl_current: u64,
+    /// OrdStatus of the last report.
+    pub status: OrdStatus,
+    /// CumQty of the last report.
+    pub cum_qty: Decimal,
+    /// ExecIDs of the fills reported.
+    pub exec_ids: HashSet<u64>,
+    /// An ExecutionReport New was received.
+    pub got_new: bool,
+    /// Any report was received.
+    pub answered: bool,
+    /// Resting limit (to be cancelled or modified later).
+    pub resting: bool,
+    /// Rejected because the request was not applied (gateway or exchange).
+    pub not_applied: bool,
+    /// The NewOrderSingle, to send again if it got no answer.
+    pub request: NewOrderSingle,
+}
+
+impl OrderModel {
+    /// True once a terminal report arrived.
+    pub fn terminal(&self) -> bool {
+        matches!(
+            self.status,
+            OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+        )
+    }
+}
+
+/// Counters of one session.
+#[derive(Debug, Default, Clone)]
+pub struct SessionStats {
+    /// NewOrderSingles sent (resends not counted).
+    pub orders_sent: u64,
+    /// Requests sent again with the same ClOrdID after a reconnect.
+    pub resent: u64,
+    /// Replaces and cancels sent.
+    pub amends_sent: u64,
+    /// Application messages received.
+    pub app_messages: u64,
+    /// ExecutionReports received.
+    pub execution_reports: u64,
+    /// Reports that repeated one already received (same ExecID, a second New, anything after
+    /// the terminal report).
+    pub repeated: u64,
+    /// Reports for a ClOrdID the strategy never sent.
+    pub unknown: u64,
+    /// Orders rejected NotApplied (exchange link down, reconciling, throttled).
+    pub not_applied: u64,
+    /// Orders rejected as a duplicate ClOrdID (a resend the gateway had already seen).
+    pub duplicate_rejects: u64,
+    /// OrderCancelRejects.
+    pub cancel_rejects: u64,
+    /// Re-establishments of the session.
+    pub reconnects: u64,
+    /// Connections the strategy dropped on purpose (no Terminate).
+    pub own_drops: u64,
+    /// RetransmitRequests sent and messages they brought back.
+    pub retransmit_requests: u64,
+    /// Messages announced in Retransmission replies.
+    pub retransmitted: u64,
+    /// The gateway announced a NextSeqNo below what the strategy had already received.
+    pub seq_regressions: u64,
+}
+
+/// Shared controls of the run (set by the conductor, read by every session).
+#[derive(Debug)]
+pub struct Controls {
+    /// Where the gateway listens now (changes when it is restarted).
+    pub addr: Mutex<SocketAddr>,
+    /// Orders accepted by all sessions (progress measure for the fault schedule).
+    pub accepted: AtomicU64,
+    /// Stop sending new orders and wind down.
+    pub wind_down: AtomicBool,
+    /// Per session: drop the connection (no Terminate) at the next chance.
+    pub drop_now: Vec<AtomicBool>,
+}
+
+/// One session's run.
+pub struct SoakSession {
+    /// SessionID.
+    pub session_id: u64,
+    credentials: String,
+    markets: Vec<Market>,
+    ctl: Arc<Controls>,
+    index: usize,
+    client: Option<StrategyClient>,
+    rng: ChaCha8Rng,
+    next_cl: u64,
+    /// Root ClOrdID → order.
+    pub orders: HashMap<u64, OrderModel>,
+    /// Any ClOrdID → root.
+    roots: HashMap<u64, u64>,
+    /// Sequence number of the next application message to process.
+    next_seq: u64,
+    /// Application messages received ahead of a gap (live ones while a retransmission is due),
+    /// by sequence number.
+    pending: std::collections::BTreeMap<u64, Received>,
+    /// Counters.
+    pub stats: SessionStats,
+    window: usize,
+    /// Orders not finished (for the window).
+    open: usize,
+    /// Orders accepted (ExecutionReport New).
+    accepted_count: u64,
+    /// Resting orders acknowledged, oldest first.
+    resting: std::collections::VecDeque<u64>,
+}
+
+const CONNECT_FOR: Duration = Duration::from_secs(90);
+
+/// Most messages one RetransmitRequest may ask for (the gateway's limit).
+const MAX_RETRANSMIT: u64 = 10_000;
+
+/// What one read gave.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pumped {
+    /// A message (processed or held for its turn).
+    Message,
+    /// Nothing within the wait.
+    Idle,
+    /// The connection broke and was re-established.
+    Reconnected,
+}
+
+fn is_application(r: &Received) -> bool {
+    !matches!(
+        r,
+        Received::Sequence(_)
+            | Received::Terminate(_)
+            | Received::Retransmission(_)
+            | Received::NotApplied(_)
+            | Received::RetransmitReject(_)
+            | Received::Other(_)
+    )
+}
+
+impl SoakSession {
+    /// A session that keeps at most `window` orders open.
+    pub fn new(
+        index: usize,
+        session_id: u64,
+        credentials: String,
+        markets: Vec<Market>,
+        ctl: Arc<Controls>,
+        seed: u64,
+        window: usize,
+    ) -> Self {
+        SoakSession {
+            session_id,
+            credentials,
+            markets,
+            ctl,
+            index,
+            client: None,
+            rng: ChaCha8Rng::seed_from_u64(seed),
+            next_cl: 0,
+            orders: HashMap::new(),
+            roots: HashMap::new(),
+            next_seq: 1,
+            pending: std::collections::BTreeMap::new(),
+            stats: SessionStats::default(),
+            window,
+            open: 0,
+            accepted_count: 0,
+            resting: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn options(&self) -> ClientOptions {
+        ClientOptions {
+            session_id: self.session_id,
+            credentials: self.credentials.clone(),
+            keepalive_ms: 1_000,
+            auto_keepalive: true,
+            timeout: Duration::from_secs(5),
+        }
+    }
+
+    /// (Re-)establishes the session, recovers what was missed and resends what got no answer.
+    fn connect(&mut self) -> Result<(), String> {
+        self.client = None;
+        let started = Instant::now();
+        let client = loop {
+            let addr = *self.ctl.addr.lock();
+            match StrategyClient::connect(addr, &self.options()) {
+                Ok(c) => break c,
+                Err(e) => {
+                    if started.elapsed() > CONNECT_FOR {
+                        return Err(format!("session {}: cannot connect: {e}", self.session_id));
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            }
+        };
+        let announced = client.next_seq_from_gateway;
+        self.client = Some(client);
+        if self.stats.app_messages > 0 || self.next_seq > 1 {
+            self.stats.reconnects += 1;
+        }
+        self.pending.clear();
+        if announced < self.next_seq {
+            self.stats.seq_regressions += 1;
+            self.next_seq = announced;
+        } else if announced > self.next_seq {
+            // Ask for the gap in requests of at most MAX_RETRANSMIT messages.
+            let mut from = self.next_seq;
+            while from < announced {
+                let count = (announced - from).min(MAX_RETRANSMIT);
+                self.stats.retransmit_requests += 1;
+                self.send(|c| c.send_retransmit_request(from, count as u32))?;
+                from += count;
+            }
+            // Read until the gap is closed before sending anything again.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while self.next_seq < announced && Instant::now() < deadline {
+                if !self.pump(Duration::from_millis(50))? {
+                    break;
+                }
+            }
+        }
+        // Requests that got no answer at all: the same ClOrdID again (idempotent flow).
+        let unanswered: Vec<NewOrderSingle> = self
+            .orders
+            .values()
+            .filter(|o| !o.answered)
+            .map(|o| o.request)
+            .collect();
+        for m in unanswered {
+            if std::env::var_os("SOAK_DEBUG").is_some() {
+                eprintln!(
+                    "session {}: resending ClOrdID {} (next seq {})",
+                    self.session_id, m.cl_ord_id, self.next_seq
+                );
+            }
+            self.stats.resent += 1;
+            self.send(|c| c.send_new_order(&m))?;
+        }
+        Ok(())
+    }
+
+    /// Sends with `f`; on a broken connection, reconnects (and does not retry: the reconnect
+    /// resends what got no answer).
+    fn send(
+        &mut self,
+        f: impl FnOnce(&mut StrategyClient) -> Result<(), ClientError>,
+    ) -> Result<(), String> {
+        let Some(c) = self.client.as_mut() else {
+            return self.connect();
+        };
+        match f(c) {
+            Ok(()) => Ok(()),
+            Err(_) => self.connect(),
+        }
+    }
+
+    /// Reads at most one message, waiting up to `wait`. Returns Ok(false) when the connection
+    /// broke (and was re-established).
+    fn pump(&mut self, wait: Duration) -> Result<bool, String> {
+        Ok(self.pump_one(wait)? != Pumped::Reconnected)
+    }
+
+    fn pump_one(&mut self, wait: Duration) -> Result<Pumped, String> {
+        let Some(c) = self.client.as_mut() else {
+            self.connect()?;
+            return Ok(Pumped::Reconnected);
+        };
+        match c.recv(wait) {
+            Ok(Some(r)) => {
+                if is_application(&r) {
+                    let seq = c.last_seq();
+                    if seq < self.next_seq {
+                        // Already processed: the gateway sent it twice.
+                        self.stats.repeated += 1;
+                    } else if seq > self.next_seq {
+                        self.pending.insert(seq, r);
+                    } else {
+                        self.next_seq += 1;
+                        self.on_received(r);
+                        while let Some(r) = self.pending.remove(&self.next_seq) {
+                            self.next_seq += 1;
+                            self.on_received(r);
+                        }
+                    }
+                } else {
+                    self.on_received(r);
+                }
+                Ok(Pumped::Message)
+            }
+            Ok(None) => Ok(Pumped::Idle),
+            Err(_) => {
+                self.connect()?;
+                Ok(Pumped::Reconnected)
+            }
+        }
+    }
+
+    fn on_received(&mut self, r: Received) {
+        if is_application(&r) {
+            self.stats.app_messages += 1;
+        }
+        match r {
+            Received::Exec(er) => {
+                self.stats.execution_reports += 1;
+                let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
+                    self.stats.unknown += 1;
+                    return;
+                };
+                let Some(o) = self.orders.get_mut(&root) else {
+                    self.stats.unknown += 1;
+                    return;
+                };
+                if er.exec_type == ExecType::Rejected
+                    && er.ord_rej_reason == Some(OrdRejReason::DuplicateOrder)
+                {
+                    // A resend of a ClOrdID the gateway had seen: not sent again, the original's
+                    // outcome is reported on its own.
+                    self.stats.duplicate_rejects += 1;
+                    if std::env::var_os("SOAK_DEBUG").is_some() {
+                        eprintln!(
+                            "session {}: ClOrdID {} refused as a duplicate: {} (answered {})",
+                            self.session_id,
+                            er.cl_ord_id,
+                            er.text.as_str(),
+                            o.answered
+                        );
+                    }
+                    return;
+                }
+                o.answered = true;
+                if o.terminal() {
+                    self.stats.repeated += 1;
+                    return;
+                }
+                match er.exec_type {
+                    ExecType::New => {
+                        if o.got_new {
+                            self.stats.repeated += 1;
+                            return;
+                        }
+                        o.got_new = true;
+                        self.accepted_count += 1;
+                        if o.resting {
+                            self.resting.push_back(root);
+                        }
+                        self.ctl.accepted.fetch_add(1, Ordering::Relaxed);
+                    }
+                    ExecType::PartialFill | ExecType::Fill
+                        if er.exec_id != 0 && !o.exec_ids.insert(er.exec_id) =>
+                    {
+                        self.stats.repeated += 1;
+                        return;
+                    }
+                    ExecType::Replaced => o.cl_current = er.cl_ord_id,
+                    ExecType::Rejected if er.ord_rej_reason == Some(OrdRejReason::NotApplied) => {
+                        o.not_applied = true;
+                        self.stats.not_applied += 1;
+                    }
+                    _ => {}
+                }
+                o.status = er.ord_status;
+                o.cum_qty = er.cum_qty;
+                if o.terminal() {
+                    self.open = self.open.saturating_sub(1);
+                }
+            }
+            Received::CancelReject(_) => {
+                self.stats.cancel_rejects += 1;
+            }
+            Received::Retransmission(r) => {
+                self.stats.retransmitted += u64::from(r.count);
+            }
+            _ => {}
+        }
+    }
+
+    fn new_order(&mut self) -> Result<(), String> {
+        let mi = self.rng.random_range(0..self.markets.len());
+        let m = self.markets[mi];
+        let kind = self.rng.random_range(0..100u32);
+        let (side, ord_type, tif, price, resting) = match kind {
+            0..40 => (
+                Side::Buy,
+                OrdType::Limit,
+                TimeInForce::Gtc,
+                Some(price_at(&m, "0.9")),
+                true,
+            ),
+            40..70 => (
+                Side::Buy,
+                OrdType::Limit,
+                TimeInForce::Ioc,
+                Some(price_at(&m, "1.02")),
+                false,
+            ),
+            70..85 => (
+                Side::Sell,
+                OrdType::Limit,
+                TimeInForce::Ioc,
+                Some(price_at(&m, "0.98")),
+                false,
+            ),
+            _ => (Side::Sell, OrdType::Market, TimeInForce::Ioc, None, false),
+        };
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        let msg = NewOrderSingle {
+            cl_ord_id: cl,
+            transact_time: gateway::metrics::utc_now_ns(),
+            price,
+            order_qty: m.qty,
+            symbol: m.symbol,
+            category: m.category,
+            side,
+            ord_type,
+            time_in_force: tif,
+            pos_side: PosSide::None,
+            reduce_only: BoolFlag::No,
+            stp_mode: StpMode::Default,
+        };
+        self.roots.insert(cl, cl);
+        self.orders.insert(
+            cl,
+            OrderModel {
+                market: mi,
+                side,
+                cl_current: cl,
+                status: OrdStatus::PendingNew,
+                cum_qty: Decimal::ZERO,
+                exec_ids: HashSet::new(),
+                got_new: false,
+                answered: false,
+                resting,
+                not_applied: false,
+                request: msg,
+            },
+        );
+        self.stats.orders_sent += 1;
+        self.open += 1;
+        self.send(|c| c.send_new_order(&msg))
+    }
+
+    fn cancel(&mut self, root: u64) -> Result<(), String> {
+        let Some(o) = self.orders.get_mut(&root) else {
+            return Ok(());
+        };
+        o.resting = false;
+        let (orig, side, market) = (o.cl_current, o.side, o.market);
+        let m = self.markets[market];
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        self.stats.amends_sent += 1;
+        let msg = OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: gateway::metrics::utc_now_ns(),
+            symbol: m.symbol,
+            category: m.category,
+            side,
+        };
+        self.send(|c| c.send_cancel(&msg))
+    }
+
+    fn replace(&mut self, root: u64) -> Result<(), String> {
+        let Some(o) = self.orders.get(&root) else {
+            return Ok(());
+        };
+        let (orig, side, market) = (o.cl_current, o.side, o.market);
+        let m = self.markets[market];
+        let px = price_at(&m, "0.9").checked_add(m.tick).unwrap_or(m.mid);
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        self.stats.amends_sent += 1;
+        let msg = OrderCancelReplaceRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: gateway::metrics::utc_now_ns(),
+            price: Some(px),
+            order_qty: Some(m.qty),
+            symbol: m.symbol,
+            category: m.category,
+            side,
+            auto_cancel: BoolFlag::No,
+        };
+        self.send(|c| c.send_replace(&msg))
+    }
+
+    fn open_count(&self) -> usize {
+        self.orders.values().filter(|o| !o.terminal()).count()
+    }
+
+    /// Sends orders until `quota` of them were accepted or the run winds down, then cancels
+    /// what rests and waits until every order is finished.
+    pub fn run(&mut self, quota: u64) -> Result<(), String> {
+        self.connect()?;
+        let mut ticks = 0u64;
+        while self.accepted() < quota && !self.ctl.wind_down.load(Ordering::Relaxed) {
+            ticks += 1;
+            if let Some(flag) = self.ctl.drop_now.get(self.index) {
+                if flag.swap(false, Ordering::Relaxed) {
+                    self.stats.own_drops += 1;
+                    self.client = None;
+                    std::thread::sleep(Duration::from_millis(20));
+                    self.connect()?;
+                }
+            }
+            // Resting orders beyond a third of the window are modified or cancelled, oldest first.
+            while self.resting.len() > self.window / 3 {
+                let Some(root) = self.resting.pop_front() else {
+                    break;
+                };
+                if self.orders.get(&root).is_none_or(|o| o.terminal()) {
+                    continue;
+                }
+                if self.rng.random_range(0..4u32) == 0 {
+                    self.replace(root)?;
+                    // Still resting: cancelled (or modified again) in its turn.
+                    self.resting.push_back(root);
+                } else {
+                    self.cancel(root)?;
+                }
+            }
+            while self.open < self.window && self.accepted_count < quota {
+                self.new_order()?;
+            }
+            if ticks.is_multiple_of(256) {
+                // Re-count, in case a terminal report was missed.
+                self.open = self.open_count();
+            }
+            // Read what has arrived (at most a burst), without waiting long.
+            for _ in 0..64 {
+                if self.pump_one(Duration::from_micros(100))? != Pumped::Message {
+                    break;
+                }
+            }
+            // Back off while the gateway refuses (exchange link down or reconciling).
+            if self.stats.not_applied > 0 && self.last_was_not_applied() {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+        Ok(())
+    }
+
+    fn last_was_not_applied(&self) -> bool {
+        self.orders
+            .get(&self.next_cl)
+            .is_some_and(|o| o.not_applied)
+    }
+
+    /// Keeps the session alive (reads, reconnects) for `wait`.
+    pub fn idle(&mut self, wait: Duration) -> Result<(), String> {
+        self.pump(wait).map(|_| ())
+    }
+
+    /// Orders accepted by this session (an ExecutionReport New received).
+    pub fn accepted(&self) -> u64 {
+        self.accepted_count
+    }
+
+    /// Cancels every order still open and reads reports until all are finished (or nothing
+    /// changes for `quiet`).
+    pub fn wind_down(&mut self, quiet: Duration) -> Result<(), String> {
+        let open: Vec<u64> = self
+            .orders
+            .iter()
+            .filter(|(_, o)| !o.terminal() && o.got_new)
+            .map(|(k, _)| *k)
+            .collect();
+        for root in open {
+            self.cancel(root)?;
+        }
+        let mut last_change = Instant::now();
+        let mut last_count = self.stats.app_messages;
+        let mut resent_cancels = false;
+        while self.orders.values().any(|o| !o.terminal()) {
+            self.pump(Duration::from_millis(20))?;
+            if self.stats.app_messages != last_count {
+                last_count = self.stats.app_messages;
+                last_change = Instant::now();
+            } else if last_change.elapsed() > quiet {
+                if resent_cancels {
+                    break;
+                }
+                // A cancel may have been refused while a link was down: ask once more.
+                resent_cancels = true;
+                last_change = Instant::now();
+                let open: Vec<u64> = self
+                    .orders
+                    .iter()
+                    .filter(|(_, o)| !o.terminal() && o.got_new)
+                    .map(|(k, _)| *k)
+                    .collect();
+                for root in open {
+                    self.cancel(root)?;
+                }
+            }
+        }
+        // Read anything still in flight.
+        let end = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < end {
+            self.pump(Duration::from_millis(20))?;
+        }
+        if let Some(c) = self.client.as_mut() {
+            let _ = c.terminate();
+        }
+        Ok(())
+    }
+}

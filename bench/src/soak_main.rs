@@ -1,0 +1,89 @@
+//! `soak`: the never-lose-never-duplicate soak test (see `bench::soak`). Exits 1 when any order
+//! differs between the strategy and the exchange, a report is lost or repeated, or an order was
+//! sent twice; 2 when the run could not be carried out.
+
+use clap::Parser;
+
+/// Command-line options.
+#[derive(Debug, Parser)]
+#[command(
+    name = "soak",
+    about = "Gateway soak under exchange, strategy and process faults"
+)]
+struct Args {
+    /// Orders to have accepted over all sessions.
+    #[arg(long, default_value_t = 20_000)]
+    orders: u64,
+    /// Strategy sessions.
+    #[arg(long, default_value_t = 4)]
+    sessions: usize,
+    /// Orders each session keeps open at most.
+    #[arg(long, default_value_t = 16)]
+    window: usize,
+    /// Exchange connection drops to cause.
+    #[arg(long, default_value_t = 110)]
+    drops: u64,
+    /// Strategy disconnects (no Terminate) to cause.
+    #[arg(long, default_value_t = 8)]
+    strategy_drops: u64,
+    /// Do not kill the gateway with SIGKILL half way.
+    #[arg(long)]
+    no_kill: bool,
+    /// Seed of the order mix.
+    #[arg(long, default_value_t = 7)]
+    seed: u64,
+    /// Work directory (configuration, journal, gateway log).
+    #[arg(long, default_value = "target/soak")]
+    work_dir: std::path::PathBuf,
+    /// The gateway binary (default: `gateway` next to this executable).
+    #[arg(long)]
+    gateway: Option<std::path::PathBuf>,
+    /// Print progress.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let gateway_exe = match args.gateway {
+        Some(p) => p,
+        None => match bench::soak::gateway_proc::sibling_gateway_exe() {
+            Ok(p) => p,
+            Err(e) => {
+                eprintln!("soak: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
+    let opts = bench::soak::SoakOptions {
+        orders: args.orders,
+        sessions: args.sessions.max(1),
+        window: args.window.max(2),
+        drops: args.drops,
+        kill: !args.no_kill,
+        strategy_drops: args.strategy_drops,
+        seed: args.seed,
+        work_dir: args.work_dir,
+        gateway_exe,
+        verbose: args.verbose,
+    };
+    match bench::soak::run(&opts) {
+        Ok(outcome) => {
+            bench::soak::print(&outcome);
+            if !outcome.passed() {
+                std::process::exit(1);
+            }
+        }
+        Err(e) => {
+            eprintln!("soak failed: {e}");
+            std::process::exit(2);
+        }
+    }
+}

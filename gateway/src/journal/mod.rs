@@ -1,0 +1,107 @@
+//! The session journal: every application message the gateway sends a strategy session, and
+//! every ClOrdID / ListID the session used, appended to one file per session.
+//!
+//! Used for FIXP recoverable-flow retransmission (RetransmitRequest → the original frames) and
+//! to restart with the same outbound sequence numbers and the same set of used ClOrdIDs.
+//!
+//! File: `<[journal] dir>/session-<SessionID>.journal` = the 8-byte magic `BGWJRNL1`, then
+//! records `kind u8 | len u32 LE | body` ([`record`]): outbound frame (seq + SOFH frame),
+//! accepted ClOrdID (ClOrdID → root), accepted ListID.
+//!
+//! Write path: the writer of a session ([`crate::session::out::SessionOut`]) encodes records into
+//! an in-memory buffer under the lock it already holds to number and write the frame; the
+//! journal thread ([`JournalThread`]) moves each session's buffer to its file every
+//! [`FLUSH_PERIOD`]. Nothing on the order path does I/O or fsync.
+//!
+//! Durability: a record is in the file (the OS page cache) within about [`FLUSH_PERIOD`] of
+//! being produced, so it survives the gateway's SIGKILL; it is not fsynced, so a power loss or
+//! kernel crash may lose the last seconds. A record cut short by a crash is dropped at start-up.
+//! With no directory configured the journal lives in memory (retransmission works up to
+//! [`store::MEMORY_CAP`] bytes per session, a restart starts every session afresh).
+
+pub mod record;
+pub mod store;
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::session::out::SessionOut;
+
+/// How often the journal thread moves buffered records to the files.
+pub const FLUSH_PERIOD: Duration = Duration::from_millis(1);
+
+/// Why the journal could not be opened or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading, creating or writing a journal file failed.
+    #[error("journal {path}: {source}")]
+    Io {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The file does not start with the journal magic.
+    #[error("{0} is not a gateway journal (bad magic)")]
+    NotAJournal(PathBuf),
+}
+
+/// The sessions whose buffered records the journal thread writes.
+pub type Registry = Arc<Mutex<Vec<Arc<SessionOut>>>>;
+
+/// The journal thread: moves buffered records to the files until stopped.
+#[derive(Debug)]
+pub struct JournalThread {
+    stop: Arc<AtomicBool>,
+    join: Option<std::thread::JoinHandle<()>>,
+    registry: Registry,
+}
+
+impl JournalThread {
+    /// Starts the thread over `registry`.
+    pub fn start(registry: Registry) -> std::io::Result<JournalThread> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, r) = (Arc::clone(&stop), Arc::clone(&registry));
+        let join = std::thread::Builder::new()
+            .name("bgw-journal".into())
+            .spawn(move || {
+                let mut failed = false;
+                let mut outs = Vec::new();
+                while !s.load(Ordering::Relaxed) {
+                    std::thread::sleep(FLUSH_PERIOD);
+                    flush_all(&r, &mut outs, &mut failed);
+                }
+            })?;
+        Ok(JournalThread {
+            stop,
+            join: Some(join),
+            registry,
+        })
+    }
+
+    /// Stops the thread after a last flush of every session.
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(j) = self.join.take() {
+            let _ = j.join();
+        }
+        flush_all(&self.registry, &mut Vec::new(), &mut false);
+    }
+}
+
+fn flush_all(registry: &Registry, outs: &mut Vec<Arc<SessionOut>>, failed: &mut bool) {
+    outs.clear();
+    outs.extend(registry.lock().iter().cloned());
+    for out in outs.drain(..) {
+        if let Err(e) = out.flush_journal() {
+            if !*failed {
+                *failed = true;
+                tracing::error!(error = %e, "journal write failed (further failures not logged)");
+            }
+        }
+    }
+}

@@ -1,0 +1,167 @@
+//! Journal records: encoding and a reader that stops at a truncated tail.
+//!
+//! A record is `kind u8 | len u32 LE | body (len bytes)`. Bodies (integers little endian):
+//! - [`KIND_OUTBOUND`]: `seq u64 | SOFH frame bytes` (one gateway → strategy application
+//!   message, exactly as written to the socket);
+//! - [`KIND_CL_ORD_ID`]: `ClOrdID u64 | root ClOrdID u64` (a ClOrdID the session used);
+//! - [`KIND_LIST_ID`]: `ListID u64` (a batch ListID the session used).
+//!
+//! Unknown kinds are skipped by their length (room for later kinds).
+
+/// Kind of an outbound application message record.
+pub const KIND_OUTBOUND: u8 = 1;
+/// Kind of an accepted-ClOrdID record.
+pub const KIND_CL_ORD_ID: u8 = 2;
+/// Kind of an accepted-ListID record.
+pub const KIND_LIST_ID: u8 = 3;
+/// Bytes of a record header (kind + length).
+pub const HEADER_LEN: usize = 5;
+
+/// One decoded record, borrowing the journal bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record<'a> {
+    /// An application message sent (or queued) to the strategy.
+    Outbound {
+        /// Its sequence number.
+        seq: u64,
+        /// The whole SOFH frame.
+        frame: &'a [u8],
+    },
+    /// A ClOrdID the session used and the root ClOrdID of the order it names.
+    ClOrdId {
+        /// The ClOrdID.
+        cl_ord_id: u64,
+        /// The root ClOrdID.
+        root: u64,
+    },
+    /// A ListID the session used.
+    ListId(u64),
+    /// A record of a kind this version does not know (skipped).
+    Unknown(u8),
+}
+
+fn header(out: &mut Vec<u8>, kind: u8, len: usize) {
+    out.push(kind);
+    out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_le_bytes());
+}
+
+/// Appends an outbound-message record.
+pub fn put_outbound(out: &mut Vec<u8>, seq: u64, frame: &[u8]) {
+    header(out, KIND_OUTBOUND, 8 + frame.len());
+    out.extend_from_slice(&seq.to_le_bytes());
+    out.extend_from_slice(frame);
+}
+
+/// Appends an accepted-ClOrdID record.
+pub fn put_cl_ord_id(out: &mut Vec<u8>, cl_ord_id: u64, root: u64) {
+    header(out, KIND_CL_ORD_ID, 16);
+    out.extend_from_slice(&cl_ord_id.to_le_bytes());
+    out.extend_from_slice(&root.to_le_bytes());
+}
+
+/// Appends an accepted-ListID record.
+pub fn put_list_id(out: &mut Vec<u8>, list_id: u64) {
+    header(out, KIND_LIST_ID, 8);
+    out.extend_from_slice(&list_id.to_le_bytes());
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    b.get(at..at + 8)
+        .and_then(|s| s.try_into().ok())
+        .map(u64::from_le_bytes)
+}
+
+/// Reads records from journal bytes (after the file magic). Stops at the first record that is
+/// cut short (a write interrupted by a crash); [`Records::valid_len`] then tells how many
+/// bytes hold whole records.
+#[derive(Debug)]
+pub struct Records<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Records<'a> {
+    /// Records of `bytes`.
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Records { bytes, pos: 0 }
+    }
+
+    /// Bytes consumed by whole records so far.
+    pub fn valid_len(&self) -> usize {
+        self.pos
+    }
+}
+
+impl<'a> Iterator for Records<'a> {
+    type Item = Record<'a>;
+
+    fn next(&mut self) -> Option<Record<'a>> {
+        let rest = self.bytes.get(self.pos..)?;
+        let (&kind, after) = rest.split_first()?;
+        let len = after
+            .get(..4)
+            .and_then(|s| s.try_into().ok())
+            .map(u32::from_le_bytes)? as usize;
+        let body = after.get(4..4 + len)?;
+        let record = match kind {
+            KIND_OUTBOUND => Record::Outbound {
+                seq: u64_at(body, 0)?,
+                frame: body.get(8..)?,
+            },
+            KIND_CL_ORD_ID => Record::ClOrdId {
+                cl_ord_id: u64_at(body, 0)?,
+                root: u64_at(body, 8)?,
+            },
+            KIND_LIST_ID => Record::ListId(u64_at(body, 0)?),
+            other => Record::Unknown(other),
+        };
+        self.pos += HEADER_LEN + len;
+        Some(record)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_round_trip_and_a_truncated_tail_is_ignored() {
+        let mut b = Vec::new();
+        put_outbound(&mut b, 1, b"frame-one");
+        put_cl_ord_id(&mut b, 7, 5);
+        put_list_id(&mut b, 9);
+        put_outbound(&mut b, 2, b"frame-two");
+        let whole = b.len();
+        let all: Vec<_> = Records::new(&b).collect();
+        assert_eq!(
+            all,
+            [
+                Record::Outbound {
+                    seq: 1,
+                    frame: b"frame-one"
+                },
+                Record::ClOrdId {
+                    cl_ord_id: 7,
+                    root: 5
+                },
+                Record::ListId(9),
+                Record::Outbound {
+                    seq: 2,
+                    frame: b"frame-two"
+                },
+            ]
+        );
+        // Every cut inside the last record drops that record only.
+        let before_last = whole - (HEADER_LEN + 8 + 9);
+        for cut in before_last..whole {
+            let mut r = Records::new(&b[..cut]);
+            assert_eq!(r.by_ref().count(), 3, "cut at {cut}");
+            assert_eq!(r.valid_len(), before_last);
+        }
+        // An unknown kind is skipped by its length.
+        let mut u = vec![77u8, 2, 0, 0, 0, 0xAB, 0xCD];
+        put_list_id(&mut u, 3);
+        let got: Vec<_> = Records::new(&u).collect();
+        assert_eq!(got, [Record::Unknown(77), Record::ListId(3)]);
+    }
+}

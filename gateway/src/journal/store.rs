@@ -1,0 +1,228 @@
+//! Where one session's journal records go: an append-only file, or memory when no journal
+//! directory is configured.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use codec::frame::SOFH_LEN;
+use codec::sbe::{ExecutionReport, Message};
+
+use super::record::{Record, Records};
+use super::JournalError;
+
+/// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent
+/// before cannot be retransmitted: RetransmitReject Unavailable) so a long run without a
+/// journal directory does not grow without bound.
+pub const MEMORY_CAP: usize = 64 << 20;
+
+/// First bytes of every journal file (format version 1).
+pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
+
+/// One session's journal storage.
+#[derive(Debug)]
+pub enum Store {
+    /// Records are dropped (a connection not bound to a session yet).
+    Discard,
+    /// Records kept in memory for the gateway's life (no journal directory configured):
+    /// retransmission works, restarts start afresh.
+    Memory(Vec<u8>),
+    /// Records appended to a file.
+    File {
+        /// The open file (append mode).
+        file: File,
+        /// Its path (for messages).
+        path: PathBuf,
+    },
+}
+
+/// What a session's journal says about it at start-up.
+#[derive(Debug, Default, Clone)]
+pub struct Recovered {
+    /// Sequence number of the next application message (last journaled + 1; 1 when empty).
+    pub next_seq: u64,
+    /// ClOrdID → root ClOrdID of every ClOrdID the session used.
+    pub roots: HashMap<u64, u64>,
+    /// ListIDs the session used.
+    pub list_ids: HashSet<u64>,
+    /// The ExecutionReports sent to the session, in sequence order (the state of its orders
+    /// as the strategy was told it; crash recovery rebuilds the tracker from them).
+    pub reports: Vec<ExecutionReport>,
+}
+
+/// Rebuilds a session's state from its records (the bytes after the magic).
+pub fn recover(records: &[u8]) -> (Recovered, usize) {
+    let mut r = Recovered {
+        next_seq: 1,
+        ..Recovered::default()
+    };
+    let mut it = Records::new(records);
+    for rec in it.by_ref() {
+        match rec {
+            Record::Outbound { seq, frame } => {
+                r.next_seq = r.next_seq.max(seq.saturating_add(1));
+                if let Some(Ok(Message::ExecutionReport(er))) =
+                    frame.get(SOFH_LEN..).map(codec::sbe::decode)
+                {
+                    r.reports.push(er.to_owned());
+                }
+            }
+            Record::ClOrdId { cl_ord_id, root } => {
+                r.roots.insert(cl_ord_id, root);
+            }
+            Record::ListId(id) => {
+                r.list_ids.insert(id);
+            }
+            Record::Unknown(_) => {}
+        }
+    }
+    (r, it.valid_len())
+}
+
+/// The journal file of session `session_id` in `dir`.
+pub fn session_path(dir: &Path, session_id: u64) -> PathBuf {
+    dir.join(format!("session-{session_id}.journal"))
+}
+
+impl Store {
+    /// Opens (or creates) the journal file of `session_id` in `dir` and recovers the session's
+    /// state from it. A truncated last record (a crash mid-write) is cut off the file so that
+    /// new records follow the last whole one.
+    pub fn open_file(dir: &Path, session_id: u64) -> Result<(Store, Recovered), JournalError> {
+        let path = session_path(dir, session_id);
+        let io = |source| JournalError::Io {
+            path: path.clone(),
+            source,
+        };
+        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
+            path: dir.to_owned(),
+            source,
+        })?;
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let recovered = if bytes.is_empty() {
+            file.write_all(MAGIC).map_err(io)?;
+            Recovered {
+                next_seq: 1,
+                ..Recovered::default()
+            }
+        } else {
+            let Some(records) = bytes.strip_prefix(MAGIC.as_slice()) else {
+                return Err(JournalError::NotAJournal(path));
+            };
+            let (recovered, valid) = recover(records);
+            let keep = (MAGIC.len() + valid) as u64;
+            if keep < bytes.len() as u64 {
+                tracing::warn!(path = %path.display(), dropped = bytes.len() as u64 - keep, "journal: truncated last record ignored");
+                file.set_len(keep).map_err(io)?;
+            }
+            recovered
+        };
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok((Store::File { file, path }, recovered))
+    }
+
+    /// Appends encoded records.
+    pub fn append(&mut self, records: &[u8]) -> std::io::Result<()> {
+        match self {
+            Store::Discard => Ok(()),
+            Store::Memory(m) => {
+                if m.len() + records.len() > MEMORY_CAP {
+                    tracing::warn!(
+                        "in-memory journal full: earlier messages can no longer be retransmitted"
+                    );
+                    m.clear();
+                }
+                m.extend_from_slice(records);
+                Ok(())
+            }
+            Store::File { file, .. } => file.write_all(records),
+        }
+    }
+
+    /// True when records are kept (memory or file).
+    pub fn keeps(&self) -> bool {
+        !matches!(self, Store::Discard)
+    }
+
+    /// Calls `f` with every record kept so far (reads the file for a file store).
+    pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
+        match self {
+            Store::Discard => Ok(f(&[])),
+            Store::Memory(m) => Ok(f(m)),
+            Store::File { path, .. } => {
+                let bytes = std::fs::read(path)?;
+                Ok(f(bytes.get(MAGIC.len()..).unwrap_or(&[])))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::record::{put_cl_ord_id, put_list_id, put_outbound};
+    use super::*;
+
+    #[test]
+    fn a_file_journal_round_trips_and_drops_a_truncated_tail() {
+        let dir = std::env::temp_dir().join(format!("bgw-journal-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (mut store, rec) = Store::open_file(&dir, 3).unwrap();
+        assert_eq!(rec.next_seq, 1);
+        let mut b = Vec::new();
+        put_outbound(&mut b, 1, b"one");
+        put_cl_ord_id(&mut b, 10, 10);
+        put_cl_ord_id(&mut b, 11, 10);
+        put_list_id(&mut b, 4);
+        put_outbound(&mut b, 2, b"two");
+        store.append(&b).unwrap();
+        // A crash in the middle of the next record.
+        let mut torn = Vec::new();
+        put_outbound(&mut torn, 3, b"three");
+        store.append(&torn[..torn.len() - 2]).unwrap();
+        drop(store);
+
+        let (mut store, rec) = Store::open_file(&dir, 3).unwrap();
+        assert_eq!(rec.next_seq, 3);
+        assert_eq!(rec.roots.get(&11), Some(&10));
+        assert_eq!(rec.roots.len(), 2);
+        assert!(rec.list_ids.contains(&4));
+        // The torn record is gone; new records follow the last whole one.
+        let mut more = Vec::new();
+        put_outbound(&mut more, 3, b"three");
+        store.append(&more).unwrap();
+        let seqs = store
+            .with_records(|r| {
+                Records::new(r)
+                    .filter_map(|x| match x {
+                        Record::Outbound { seq, .. } => Some(seq),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap();
+        assert_eq!(seqs, [1, 2, 3]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_that_is_not_a_journal_is_refused() {
+        let dir = std::env::temp_dir().join(format!("bgw-journal-bad-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(session_path(&dir, 1), b"hello").unwrap();
+        assert!(matches!(
+            Store::open_file(&dir, 1),
+            Err(JournalError::NotAJournal(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,475 @@
+//! Unknown outcomes and the watchdog (issue 5, scope 4).
+//!
+//! A request's outcome is unknown when its reply carries an outcome-unknown code (40010, 40725,
+//! 45001; reference §8), when no reply came within `reply_timeout_ms`, or when the account's
+//! link dropped while it was in flight. Its order is then marked unresolved and a
+//! [`ResolveRequest`] (clientOid, account) is queued: the io thread queries the order by
+//! clientOid (`order-info`, reference §7) and its fills, and hands the exchange's state back
+//! (`TrackerInput::ExchangeState`). Nothing is ever resent.
+//!
+//! The watchdog ([`Tracker::on_tick`]) flags a trade reply whose order push has not come after
+//! `push_deadline_ms`, and a push whose request has no reply after the same deadline; both are
+//! counted, logged once (off the hot path) and resolved the same way.
+//!
+//! Once the exchange's state has been applied ([`Tracker::resolve_after_state`]), each
+//! unresolved request is reported exactly once: a place found at the exchange was applied (its
+//! ExecutionReport New came from the state), a place not found was not (ExecutionReport
+//! Rejected, OrdRejReason NotApplied); a cancel or modify the order does not show was not
+//! applied (OrderCancelReject, CxlRejReason NotApplied).
+
+use std::collections::HashMap;
+
+use codec::sbe::{
+    CxlRejReason, CxlRejResponseTo, ExecType, OrdRejReason, OrdStatus, OrderCancelReject, Text,
+};
+
+use codec::Decimal;
+
+use super::core::{exec_report, Report, ReportMsg, Tracker};
+use super::reconcile::{ApplySummary, ExchangeState};
+use super::request::RequestKind;
+use crate::exchange::rest_orders::OpenOrder;
+use crate::ids::ClientOid;
+
+/// Default `[tracker] reply_timeout_ms`: a request without reply after this is unknown.
+pub const DEFAULT_REPLY_TIMEOUT_MS: u64 = 5_000;
+
+/// Default `[tracker] push_deadline_ms`: a reply without push (or the reverse) after this is
+/// flagged by the watchdog.
+pub const DEFAULT_PUSH_DEADLINE_MS: u64 = 3_000;
+
+/// Text of the ExecutionReport Rejected / OrderCancelReject of a request the exchange did not
+/// apply.
+pub const NOT_APPLIED_TEXT: &str = "not applied at the exchange";
+
+/// Why a request's outcome became unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownCause {
+    /// The reply carried an outcome-unknown code.
+    Code(u32),
+    /// No reply within the reply timeout.
+    ReplyTimeout,
+    /// The account's link dropped while it was in flight.
+    LinkDown,
+    /// Watchdog: the reply came, the order's push did not.
+    AckWithoutPush,
+    /// Watchdog: the order's push came, the request's reply did not.
+    PushWithoutReply,
+    /// The gateway restarted after the ClOrdID was accepted and before any report for it was
+    /// journaled (crash recovery).
+    Restart,
+}
+
+/// One order to query at the exchange by clientOid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolveRequest {
+    /// Index of the account the order was sent on.
+    pub account: usize,
+    /// The order's clientOid.
+    pub client_oid: ClientOid,
+    /// Why (for logs).
+    pub cause: UnknownCause,
+    /// The unresolved request is a place: a "not found" answer is asked again after a grace
+    /// period before it counts as "never created".
+    pub place: bool,
+}
+
+/// What the exchange shows of an order (REST order object), for settling its unresolved
+/// requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExchangeView {
+    /// `orderStatus` as a FIX status.
+    pub status: OrdStatus,
+    /// `price` (`None` for market orders).
+    pub price: Option<Decimal>,
+    /// `qty`.
+    pub qty: Decimal,
+}
+
+impl From<&OpenOrder> for ExchangeView {
+    fn from(o: &OpenOrder) -> Self {
+        ExchangeView {
+            status: o.status,
+            price: o.price,
+            qty: o.qty,
+        }
+    }
+}
+
+/// The watchdog's deadlines, in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deadlines {
+    /// A request without reply after this many ms has an unknown outcome.
+    pub reply_timeout_ms: u64,
+    /// A reply without push, or a push without reply, after this many ms is flagged.
+    pub push_deadline_ms: u64,
+}
+
+impl Default for Deadlines {
+    fn default() -> Self {
+        Deadlines {
+            reply_timeout_ms: DEFAULT_REPLY_TIMEOUT_MS,
+            push_deadline_ms: DEFAULT_PUSH_DEADLINE_MS,
+        }
+    }
+}
+
+/// A replied request whose push is awaited.
+#[derive(Debug, Clone, Copy)]
+struct Watch {
+    key: (u64, u64),
+    kind: RequestKind,
+    t_reply_ns: u64,
+}
+
+/// The tracker's unknown-outcome state.
+#[derive(Debug, Default)]
+pub(super) struct Resolve {
+    deadlines: Deadlines,
+    /// Orders with requests whose outcome is unknown, and those requests.
+    unresolved: HashMap<(u64, u64), Vec<RequestKind>>,
+    watch: Vec<Watch>,
+    out: Vec<ResolveRequest>,
+    /// Requests held while their account's link is down (released on LinkUp).
+    held: Vec<ResolveRequest>,
+    next_scan_ns: u64,
+}
+
+fn same_request(a: &RequestKind, b: &RequestKind) -> bool {
+    match (a, b) {
+        (RequestKind::New(_), RequestKind::New(_)) => true,
+        (RequestKind::Replace { cl_ord_id: x, .. }, RequestKind::Replace { cl_ord_id: y, .. })
+        | (RequestKind::Cancel { cl_ord_id: x }, RequestKind::Cancel { cl_ord_id: y }) => x == y,
+        _ => false,
+    }
+}
+
+impl Resolve {
+    /// Empty, with room for `watch` replied requests before the watch list first grows.
+    pub(super) fn with_capacity(watch: usize) -> Self {
+        Resolve {
+            watch: Vec::with_capacity(watch),
+            out: Vec::with_capacity(16),
+            ..Resolve::default()
+        }
+    }
+}
+
+impl Tracker {
+    /// Sets the watchdog's deadlines (defaults: [`Deadlines::default`]).
+    pub fn set_deadlines(&mut self, deadlines: Deadlines) {
+        self.resolve.deadlines = deadlines;
+    }
+
+    /// Resolution requests queued since the last drain (the tracker thread sends them to the
+    /// io thread).
+    pub fn drain_resolve_requests(&mut self) -> std::vec::Drain<'_, ResolveRequest> {
+        self.resolve.out.drain(..)
+    }
+
+    /// Orders with at least one request whose outcome is still unknown.
+    pub fn unresolved(&self) -> usize {
+        self.resolve.unresolved.len()
+    }
+
+    /// Marks request `kind` of order (`session_id`, `root`) unresolved and queues its
+    /// resolution (held while the account's link is down).
+    pub(super) fn mark_unknown(
+        &mut self,
+        session_id: u64,
+        root: u64,
+        kind: RequestKind,
+        cause: UnknownCause,
+    ) {
+        if matches!(
+            cause,
+            UnknownCause::Code(_) | UnknownCause::ReplyTimeout | UnknownCause::LinkDown
+        ) {
+            self.stats.outcome_unknown += 1;
+        }
+        if self.order(session_id, root).is_none() {
+            return;
+        }
+        let pending = self
+            .resolve
+            .unresolved
+            .entry((session_id, root))
+            .or_default();
+        if !pending.iter().any(|k| same_request(k, &kind)) {
+            pending.push(kind);
+        }
+        let req = ResolveRequest {
+            account: self.account_of(session_id),
+            client_oid: ClientOid::new(session_id, root),
+            cause,
+            place: matches!(kind, RequestKind::New(_)),
+        };
+        if self.links_down.contains_key(&req.account) {
+            self.resolve.held.push(req);
+        } else {
+            self.resolve.out.push(req);
+        }
+    }
+
+    /// A replied request whose order push the watchdog awaits (place accepted, cancel or
+    /// modify accepted).
+    pub(super) fn watch_reply(&mut self, session_id: u64, root: u64, kind: RequestKind, t: u64) {
+        self.resolve.watch.push(Watch {
+            key: (session_id, root),
+            kind,
+            t_reply_ns: t,
+        });
+    }
+
+    /// The account's subscribed link dropped (called by [`Tracker::on_link_down`]): every
+    /// request in flight on it has an unknown outcome; resolutions wait for
+    /// [`Tracker::on_link_up`].
+    pub(super) fn unknown_on_link_down(&mut self, account: usize) {
+        let lost = self.take_in_flight_where(|acc, _, _, _, _| {
+            (acc == account).then_some(UnknownCause::LinkDown)
+        });
+        for (session_id, root, kind, cause) in lost {
+            self.mark_unknown(session_id, root, kind, cause);
+        }
+        self.expire_batches(|s, _| s == account, UnknownCause::LinkDown);
+    }
+
+    /// The account's link is back and reconciled (called by [`Tracker::on_link_up`]): held
+    /// resolutions go out.
+    pub(super) fn release_held_resolutions(&mut self, account: usize) {
+        let (go, keep): (Vec<_>, Vec<_>) = self
+            .resolve
+            .held
+            .drain(..)
+            .partition(|r| r.account == account);
+        self.resolve.held = keep;
+        self.resolve.out.extend(go);
+    }
+
+    /// Watchdog tick (`now_ns` monotonic, same clock as the frames' read times; `_utc_ns` wall
+    /// clock, unused: the tick itself writes no report). Scans at most every tenth of the push
+    /// deadline (1 ms to 100 ms).
+    pub fn on_tick(&mut self, now_ns: u64, _utc_ns: u64) {
+        if now_ns < self.resolve.next_scan_ns {
+            return;
+        }
+        let d = self.resolve.deadlines;
+        let push_ns = d.push_deadline_ms.saturating_mul(1_000_000);
+        let reply_ns = d.reply_timeout_ms.saturating_mul(1_000_000);
+        self.resolve.next_scan_ns =
+            now_ns.saturating_add((push_ns / 10).clamp(1_000_000, 100_000_000));
+        // Requests without reply: timed out, or pushed but not replied.
+        let expired = self.take_in_flight_where(|_, t, key, kind, orders| {
+            let age = now_ns.saturating_sub(t);
+            if age >= reply_ns {
+                return Some(UnknownCause::ReplyTimeout);
+            }
+            let pushed = orders.get(&key).is_some_and(|o| shows_request(o, &kind));
+            (age >= push_ns && pushed).then_some(UnknownCause::PushWithoutReply)
+        });
+        for (session_id, root, kind, cause) in expired {
+            if cause == UnknownCause::PushWithoutReply {
+                self.stats.watchdog_push_without_reply += 1;
+                tracing::warn!(
+                    session_id,
+                    root,
+                    "watchdog: order push without its trade reply"
+                );
+            }
+            self.mark_unknown(session_id, root, kind, cause);
+        }
+        self.expire_batches(
+            |_, t| now_ns.saturating_sub(t) >= reply_ns,
+            UnknownCause::ReplyTimeout,
+        );
+        // Replies without push.
+        let mut watch = std::mem::take(&mut self.resolve.watch);
+        let mut flagged = Vec::new();
+        watch.retain(|w| {
+            let done = self
+                .order(w.key.0, w.key.1)
+                .is_none_or(|o| o.is_terminal() || shows_request(o, &w.kind));
+            if done {
+                return false;
+            }
+            if now_ns.saturating_sub(w.t_reply_ns) >= push_ns {
+                flagged.push(*w);
+                return false;
+            }
+            true
+        });
+        watch.append(&mut self.resolve.watch);
+        self.resolve.watch = watch;
+        for w in flagged {
+            self.stats.watchdog_ack_without_push += 1;
+            tracing::warn!(
+                session_id = w.key.0,
+                root = w.key.1,
+                "watchdog: trade reply without its order push"
+            );
+            self.mark_unknown(w.key.0, w.key.1, w.kind, UnknownCause::AckWithoutPush);
+        }
+    }
+
+    /// Applies the exchange's state ([`Tracker::apply_exchange_state`]), then settles the
+    /// unknown outcomes it answers ([`Tracker::resolve_after_state`]).
+    pub fn on_exchange_state(
+        &mut self,
+        t_read_ns: u64,
+        utc_ns: u64,
+        state: &ExchangeState,
+    ) -> ApplySummary {
+        let summary = self.apply_exchange_state(t_read_ns, utc_ns, state);
+        self.resolve_after_state(
+            state
+                .orders
+                .iter()
+                .map(|o| (o.client_oid.as_str(), ExchangeView::from(o))),
+            state.not_found.iter().map(String::as_str),
+            utc_ns,
+        );
+        summary
+    }
+
+    /// Settles the unresolved requests of the orders the exchange's state named, after that
+    /// state was applied: `found` = clientOids the exchange knows with what it shows,
+    /// `not_found` = clientOids it does not know (a place was never created). Each request is
+    /// reported exactly once; an applied cancel or modify is reported by the state (or the
+    /// order channel), a request not applied here.
+    pub fn resolve_after_state<'a>(
+        &mut self,
+        found: impl IntoIterator<Item = (&'a str, ExchangeView)>,
+        not_found: impl IntoIterator<Item = &'a str>,
+        utc_ns: u64,
+    ) {
+        for (oid, view) in found {
+            self.settle(oid, Some(view), utc_ns);
+        }
+        for oid in not_found {
+            self.settle(oid, None, utc_ns);
+        }
+    }
+
+    fn settle(&mut self, client_oid: &str, found: Option<ExchangeView>, utc_ns: u64) {
+        let Some(key) = ClientOid::parse(client_oid) else {
+            return;
+        };
+        let Some(kinds) = self.resolve.unresolved.remove(&key) else {
+            return;
+        };
+        let Some(order) = self.orders_mut().get_mut(&key) else {
+            return;
+        };
+        let mut reports: Vec<ReportMsg> = Vec::new();
+        let (mut applied, mut not_applied) = (0u64, 0u64);
+        for kind in kinds {
+            match kind {
+                RequestKind::New(_) => {
+                    if found.is_some() || order.acknowledged {
+                        applied += 1;
+                    } else if !order.is_terminal() {
+                        not_applied += 1;
+                        order.status = OrdStatus::Rejected;
+                        let mut er = exec_report(order, ExecType::Rejected, utc_ns);
+                        er.ord_rej_reason = Some(OrdRejReason::NotApplied);
+                        er.text = Text::new(NOT_APPLIED_TEXT);
+                        reports.push(ReportMsg::Exec(er));
+                    }
+                }
+                RequestKind::Cancel { cl_ord_id } => {
+                    if order.pending_cancel != Some(cl_ord_id) {
+                        applied += 1;
+                        continue;
+                    }
+                    if found.is_some_and(|v| v.status == OrdStatus::Canceled) {
+                        // The Canceled report comes from the state (held until its fills).
+                        applied += 1;
+                        continue;
+                    }
+                    not_applied += 1;
+                    order.pending_cancel = None;
+                    reports.push(not_applied_reject(
+                        order,
+                        cl_ord_id,
+                        CxlRejResponseTo::OrderCancelRequest,
+                        utc_ns,
+                    ));
+                }
+                RequestKind::Replace {
+                    cl_ord_id,
+                    price,
+                    qty,
+                } => {
+                    let pending = order
+                        .pending_replace
+                        .is_some_and(|p| p.cl_ord_id == cl_ord_id);
+                    let shown = found.is_some_and(|v| {
+                        (price.is_none() || price == v.price)
+                            && qty == v.qty
+                            && v.status != OrdStatus::Canceled
+                    });
+                    if !pending || shown {
+                        // Shown: the Replaced report comes with the state's order update.
+                        applied += 1;
+                        continue;
+                    }
+                    not_applied += 1;
+                    order.pending_replace = None;
+                    reports.push(not_applied_reject(
+                        order,
+                        cl_ord_id,
+                        CxlRejResponseTo::OrderCancelReplaceRequest,
+                        utc_ns,
+                    ));
+                }
+            }
+        }
+        let session_id = key.0;
+        self.stats.resolved_applied += applied;
+        self.stats.resolved_not_applied += not_applied;
+        for msg in reports {
+            self.push_report(Report {
+                session_id,
+                msg,
+                cause_t_read_ns: 0,
+            });
+        }
+    }
+}
+
+/// True when the order channel has shown the effect of `kind` (cancel: the order ended;
+/// modify: the replace took effect).
+fn shows_request(o: &super::order::Order, kind: &RequestKind) -> bool {
+    match kind {
+        RequestKind::New(_) => o.pushed,
+        RequestKind::Cancel { cl_ord_id } => {
+            o.is_terminal() || o.pending_cancel != Some(*cl_ord_id)
+        }
+        RequestKind::Replace { cl_ord_id, .. } => {
+            o.is_terminal() || o.pending_replace.is_none_or(|p| p.cl_ord_id != *cl_ord_id)
+        }
+    }
+}
+
+fn not_applied_reject(
+    o: &super::order::Order,
+    cl_ord_id: u64,
+    response_to: CxlRejResponseTo,
+    utc_ns: u64,
+) -> ReportMsg {
+    ReportMsg::CancelReject(OrderCancelReject {
+        cl_ord_id,
+        orig_cl_ord_id: o.cl_ord_id,
+        order_id: o.order_id,
+        transact_time: utc_ns,
+        exchange_code: 0,
+        ord_status: o.status,
+        cxl_rej_response_to: response_to,
+        cxl_rej_reason: if o.is_terminal() {
+            CxlRejReason::TooLateToCancel
+        } else {
+            CxlRejReason::NotApplied
+        },
+        text: Text::new(NOT_APPLIED_TEXT),
+    })
+}

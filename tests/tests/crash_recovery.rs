@@ -1,0 +1,209 @@
+//! Crash recovery, end to end over the simulator: a gateway started on the journal of a
+//! previous one rebuilds its orders from the journaled ExecutionReports, reconciles with the
+//! exchange before accepting strategies, and reports what happened while it was down exactly
+//! once (retransmitted on request); an order whose ClOrdID was journaled but never reported is
+//! looked up by clientOid: taken over when the exchange has it, rejected NotApplied when not.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use codec::sbe::{ExecType, OrdRejReason, OrdStatus, Side, TimeInForce};
+use e2e::{
+    d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config, settings_for,
+    sub_account_credentials, Harness, Strategy,
+};
+use gateway::client::Received;
+use gateway::engine::{EngineSettings, Gateway};
+use gateway::exchange::ws::ExchangeCredentials;
+use gateway::ids::ClientOid;
+use gateway::journal::record::put_cl_ord_id;
+use gateway::journal::store::{session_path, MAGIC};
+
+fn journaled(s: &mut EngineSettings, dir: PathBuf) {
+    s.journal_dir = Some(dir);
+    for a in &mut s.accounts {
+        a.position_updates = false;
+    }
+    for g in &mut s.sessions {
+        // The gateway stopping is not the strategy leaving: keep the orders.
+        g.cancel_on_disconnect = false;
+    }
+    s.tracker.deadlines.push_deadline_ms = 300;
+}
+
+fn journal_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bgw-e2e-crash-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn restart(h: &mut Harness, dir: &std::path::Path) {
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    let mut settings = settings_for(h.sim(), "demo-secret");
+    journaled(&mut settings, dir.to_path_buf());
+    h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
+}
+
+fn rest_post(h: &Harness, creds: ExchangeCredentials, path: &str, body: &str) {
+    let rest = h.rest_client(creds);
+    h.rt.block_on(rest.signed_post(path, body, SystemTime::now()))
+        .expect(path);
+}
+
+/// Reads the retransmission of `count` messages from `from` and returns its reports.
+fn retransmitted(s: &mut Strategy, from: u64, count: u32) -> Vec<codec::sbe::ExecutionReport> {
+    s.c.send_retransmit_request(from, count).unwrap();
+    match s.next_message() {
+        Received::Retransmission(r) => assert_eq!((r.next_seq_no, r.count), (from, count)),
+        other => panic!("expected Retransmission, got {other:?}"),
+    }
+    (0..count).map(|_| s.exec()).collect()
+}
+
+#[test]
+fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
+    let dir = journal_dir("down");
+    let d2 = dir.clone();
+    let mut h = Harness::start_with(master_and_sub_sim_config(), move |s| journaled(s, d2));
+    let mut s = h.client(4);
+    let a = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.002");
+    let a_new = s.exec();
+    assert_eq!((a_new.cl_ord_id, a_new.exec_type), (a, ExecType::New));
+    let b = s.limit(Side::Buy, TimeInForce::Gtc, "49000", "0.001");
+    assert_eq!(s.exec().exec_type, ExecType::New);
+    assert_eq!(s.c.last_seq(), 2);
+    drop(s);
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+
+    // While no gateway runs: A is half filled by a crossing order (of the sub-account, without
+    // self-trade prevention), B is cancelled.
+    rest_post(
+        &h,
+        sub_account_credentials(),
+        "/api/v3/trade/place-order",
+        r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"sell","orderType":"limit","price":"50000","qty":"0.001","clientOid":"outside-1","stpMode":"none"}"#,
+    );
+    rest_post(
+        &h,
+        master_account_credentials(),
+        "/api/v3/trade/cancel-order",
+        &format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+            ClientOid::new(4, b).as_str()
+        ),
+    );
+
+    restart(&mut h, &dir);
+    let mut s = h.client(4);
+    assert_eq!(
+        s.c.next_seq_from_gateway, 5,
+        "the two changes were numbered before the strategy came back"
+    );
+    let got = retransmitted(&mut s, 3, 2);
+    let fill = got.iter().find(|r| r.cl_ord_id == a).expect("A reported");
+    assert_eq!(fill.exec_type, ExecType::PartialFill);
+    assert_eq!((fill.cum_qty, fill.leaves_qty), (d("0.001"), d("0.001")));
+    assert_eq!(fill.order_id, a_new.order_id);
+    let cancel = got.iter().find(|r| r.cl_ord_id == b).expect("B reported");
+    assert_eq!(
+        (cancel.exec_type, cancel.ord_status),
+        (ExecType::Canceled, OrdStatus::Canceled)
+    );
+    s.expect_silence(Duration::from_millis(300));
+
+    // A restarted gateway knows A: cancelling it works and reports once.
+    // (A new Strategy numbers from 1 again: take a ClOrdID the session never used.)
+    let cxl = 100;
+    s.c.send_cancel(&codec::sbe::OrderCancelRequest {
+        cl_ord_id: cxl,
+        orig_cl_ord_id: a,
+        transact_time: 0,
+        symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+        category: codec::sbe::Category::UsdtFutures,
+        side: Side::Buy,
+    })
+    .unwrap();
+    let er = s.exec();
+    assert_eq!((er.exec_type, er.cum_qty), (ExecType::Canceled, d("0.001")));
+    assert_eq!(er.orig_cl_ord_id, a);
+    s.expect_silence(Duration::from_millis(300));
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn clordids_journaled_without_a_report_are_taken_over_or_rejected_not_applied() {
+    // The journal of a gateway killed between accepting two NewOrderSingles and journaling any
+    // report: ClOrdID 7 reached the exchange, ClOrdID 8 did not.
+    let dir = journal_dir("unanswered");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = MAGIC.to_vec();
+    put_cl_ord_id(&mut bytes, 7, 7);
+    put_cl_ord_id(&mut bytes, 8, 8);
+    std::fs::write(session_path(&dir, 5), bytes).unwrap();
+
+    let d2 = dir.clone();
+    let (rt, sim) = e2e::start_sim(quiet_sim_config());
+    let rest = {
+        let tls = gateway::exchange::tls::client_config(Some(&sim.ca_cert_pem())).unwrap();
+        gateway::exchange::RestClient::new(
+            &sim.rest_url(),
+            &tls,
+            Duration::from_secs(5),
+            Some(master_account_credentials()),
+        )
+        .unwrap()
+    };
+    rt.block_on(rest.signed_post(
+        "/api/v3/trade/place-order",
+        &format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"48000","qty":"0.003","clientOid":"{}"}}"#,
+            ClientOid::new(5, 7).as_str()
+        ),
+        SystemTime::now(),
+    ))
+    .unwrap();
+    let mut settings = settings_for(&sim, "demo-secret");
+    journaled(&mut settings, d2);
+    let h = Harness {
+        rt,
+        sim: Some(sim),
+        gw: Some(Gateway::start(settings).expect("gateway starts on the journal")),
+    };
+    let mut s = h.client(5);
+    // Wait until both are settled (the NotApplied after the grace period), then fetch them.
+    let deadline = std::time::Instant::now() + e2e::WAIT;
+    let mut announced = s.c.next_seq_from_gateway;
+    while announced < 3 && std::time::Instant::now() < deadline {
+        drop(s);
+        std::thread::sleep(Duration::from_millis(100));
+        s = h.client(5);
+        announced = s.c.next_seq_from_gateway;
+    }
+    assert_eq!(announced, 3, "one New and one Rejected were journaled");
+    let got = retransmitted(&mut s, 1, 2);
+    let taken = got.iter().find(|r| r.cl_ord_id == 7).expect("7 reported");
+    assert_eq!(
+        (taken.exec_type, taken.ord_status),
+        (ExecType::New, OrdStatus::New)
+    );
+    assert_eq!(taken.symbol.as_str(), "BTCUSDT");
+    assert_eq!(taken.order_qty, d("0.003"));
+    let rejected = got.iter().find(|r| r.cl_ord_id == 8).expect("8 reported");
+    assert_eq!(
+        (rejected.exec_type, rejected.ord_rej_reason),
+        (ExecType::Rejected, Some(OrdRejReason::NotApplied))
+    );
+    s.expect_silence(Duration::from_millis(300));
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
