@@ -340,7 +340,12 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
                     SessionState::Established,
                     "retransmit closed the session"
                 );
-                assert_eq!(r.session_id, r.session_id);
+                let mut out = Vec::new();
+                r.encode_frame(&mut out);
+                match out.get(SOFH_LEN..).map(decode) {
+                    Some(Ok(Message::RetransmitRequest(d))) => assert_eq!(d.to_owned(), *r),
+                    other => panic!("RetransmitRequest {r:?} does not re-encode: {other:?}"),
+                }
                 run.retransmits += 1;
             }
             SessionAction::Application(m) => {
