@@ -72,12 +72,15 @@ pub struct SoakOutcome {
     pub ws_connections_total: u64,
     /// Wall time.
     pub elapsed: Duration,
+    /// The order flow stopped making progress (see [`STALL`]).
+    pub stalled: bool,
 }
 
 impl SoakOutcome {
     /// True when nothing was lost, repeated or sent twice and every order is equal.
     pub fn passed(&self) -> bool {
-        self.verdict.different == 0
+        !self.stalled
+            && self.verdict.different == 0
             && self.verdict.orphans == 0
             && self.verdict.reports_missing == 0
             && self.strategy.repeated == 0
@@ -122,6 +125,9 @@ fn gateway_config(opts: &SoakOptions, sim: &sim::SimHandle, ca_path: &std::path:
     ));
     s
 }
+
+/// No order accepted for this long ends the order flow early (the comparison still runs).
+pub const STALL: Duration = Duration::from_secs(30);
 
 /// Runs the soak; `Err` only when it could not run (start-up, a session that could not
 /// reconnect for 90 s).
@@ -215,9 +221,17 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     ];
     let mut active: Option<usize> = None;
     let mut killed = false;
+    let mut last_progress = (0u64, Instant::now());
     while done.load(Ordering::Relaxed) < opts.sessions {
         std::thread::sleep(Duration::from_millis(5));
         let progress = ctl.accepted.load(Ordering::Relaxed);
+        if progress != last_progress.0 {
+            last_progress = (progress, Instant::now());
+        } else if last_progress.1.elapsed() > STALL {
+            // Orders that never finish hold every session's window: stop and compare.
+            out.stalled = true;
+            break;
+        }
         let pct = progress * 100 / total;
         if progress >= next_drop && out.drops < opts.drops {
             next_drop += drop_every;
@@ -393,6 +407,9 @@ pub fn print(o: &SoakOutcome) {
     );
     for e in &v.examples {
         println!("  differs: {e}");
+    }
+    if o.stalled {
+        println!("the order flow stalled: no order accepted for {STALL:?}");
     }
     println!("RESULT: {}", if o.passed() { "PASS" } else { "FAIL" });
 }

@@ -136,6 +136,8 @@ pub struct SoakSession {
     accepted_count: u64,
     /// Resting orders acknowledged, oldest first.
     resting: std::collections::VecDeque<u64>,
+    /// Orders whose cancel or replace was refused: back to `resting` at the time given.
+    retry: std::collections::VecDeque<(Instant, u64)>,
 }
 
 const CONNECT_FOR: Duration = Duration::from_secs(90);
@@ -195,6 +197,7 @@ impl SoakSession {
             open: 0,
             accepted_count: 0,
             resting: std::collections::VecDeque::new(),
+            retry: std::collections::VecDeque::new(),
         }
     }
 
@@ -386,6 +389,16 @@ impl SoakSession {
                     ExecType::Rejected if er.ord_rej_reason == Some(OrdRejReason::NotApplied) => {
                         o.not_applied = true;
                         self.stats.not_applied += 1;
+                        if std::env::var_os("SOAK_DEBUG").is_some()
+                            && self.stats.not_applied.is_multiple_of(50)
+                        {
+                            eprintln!(
+                                "session {}: ClOrdID {} not applied: {}",
+                                self.session_id,
+                                er.cl_ord_id,
+                                er.text.as_str()
+                            );
+                        }
                     }
                     _ => {}
                 }
@@ -395,8 +408,20 @@ impl SoakSession {
                     self.open = self.open.saturating_sub(1);
                 }
             }
-            Received::CancelReject(_) => {
+            Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
+                // Refused (not applied while a link was down, too late...): an order still
+                // open goes back in line to be cancelled again.
+                if let Some(root) = self.roots.get(&r.cl_ord_id).copied() {
+                    if self
+                        .orders
+                        .get(&root)
+                        .is_some_and(|o| !o.terminal() && o.got_new)
+                    {
+                        self.retry
+                            .push_back((Instant::now() + Duration::from_millis(100), root));
+                    }
+                }
             }
             Received::Retransmission(r) => {
                 self.stats.retransmitted += u64::from(r.count);
@@ -537,6 +562,15 @@ impl SoakSession {
                     self.connect()?;
                 }
             }
+            while self
+                .retry
+                .front()
+                .is_some_and(|(at, _)| *at <= Instant::now())
+            {
+                if let Some((_, root)) = self.retry.pop_front() {
+                    self.resting.push_back(root);
+                }
+            }
             // Resting orders beyond a third of the window are modified or cancelled, oldest first.
             while self.resting.len() > self.window / 3 {
                 let Some(root) = self.resting.pop_front() else {
@@ -568,7 +602,7 @@ impl SoakSession {
             }
             // Back off while the gateway refuses (exchange link down or reconciling).
             if self.stats.not_applied > 0 && self.last_was_not_applied() {
-                std::thread::sleep(Duration::from_millis(5));
+                std::thread::sleep(Duration::from_millis(20));
             }
         }
         Ok(())

@@ -90,7 +90,7 @@ pub async fn compare(
                     }
                 }
                 None => {
-                    if m.status == OrdStatus::Rejected || !m.answered {
+                    if m.status == OrdStatus::Rejected {
                         v.refused_not_at_exchange += 1;
                     } else {
                         v.different += 1;
