@@ -362,6 +362,7 @@ fn add_stats(a: &mut SessionStats, b: &SessionStats) {
     a.retransmit_requests += b.retransmit_requests;
     a.retransmitted += b.retransmitted;
     a.seq_regressions += b.seq_regressions;
+    a.seq_duplicates += b.seq_duplicates;
 }
 
 /// Prints the counts and the verdict.
@@ -381,7 +382,7 @@ pub fn print(o: &SoakOutcome) {
         o.fault_phases.join(", ")
     );
     println!(
-        "strategy: {} orders sent, {} replaces/cancels, {} ExecutionReports, {} OrderCancelRejects, {} NotApplied, {} reconnects, {} RetransmitRequests ({} messages retransmitted), {} resent ({} refused as duplicates)",
+        "strategy: {} orders sent, {} replaces/cancels, {} ExecutionReports, {} OrderCancelRejects, {} NotApplied, {} reconnects, {} RetransmitRequests ({} messages retransmitted, {} already had), {} resent ({} refused as duplicates)",
         s.orders_sent,
         s.amends_sent,
         s.execution_reports,
@@ -390,6 +391,7 @@ pub fn print(o: &SoakOutcome) {
         s.reconnects,
         s.retransmit_requests,
         s.retransmitted,
+        s.seq_duplicates,
         s.resent,
         s.duplicate_rejects
     );

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codec::sbe::{
-    BoolFlag, ExecType, NewOrderSingle, OrdRejReason, OrdStatus, OrdType,
+    BoolFlag, CxlRejReason, ExecType, NewOrderSingle, OrdRejReason, OrdStatus, OrdType,
     OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
 };
 use codec::Decimal;
@@ -92,6 +92,9 @@ pub struct SessionStats {
     pub retransmitted: u64,
     /// The gateway announced a NextSeqNo below what the strategy had already received.
     pub seq_regressions: u64,
+    /// Messages received again with a sequence number already processed (overlapping
+    /// retransmissions; skipped).
+    pub seq_duplicates: u64,
 }
 
 /// Shared controls of the run (set by the conductor, read by every session).
@@ -138,6 +141,8 @@ pub struct SoakSession {
     resting: std::collections::VecDeque<u64>,
     /// Orders whose cancel or replace was refused: back to `resting` at the time given.
     retry: std::collections::VecDeque<(Instant, u64)>,
+    /// Orders in `retry`.
+    retry_pending: HashSet<u64>,
 }
 
 const CONNECT_FOR: Duration = Duration::from_secs(90);
@@ -198,6 +203,7 @@ impl SoakSession {
             accepted_count: 0,
             resting: std::collections::VecDeque::new(),
             retry: std::collections::VecDeque::new(),
+            retry_pending: HashSet::new(),
         }
     }
 
@@ -304,8 +310,9 @@ impl SoakSession {
                 if is_application(&r) {
                     let seq = c.last_seq();
                     if seq < self.next_seq {
-                        // Already processed: the gateway sent it twice.
-                        self.stats.repeated += 1;
+                        // Already processed (asked for twice by overlapping RetransmitRequests):
+                        // skipped by its sequence number.
+                        self.stats.seq_duplicates += 1;
                     } else if seq > self.next_seq {
                         self.pending.insert(seq, r);
                     } else {
@@ -410,16 +417,18 @@ impl SoakSession {
             }
             Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
-                // Refused (not applied while a link was down, too late...): an order still
-                // open goes back in line to be cancelled again.
-                if let Some(root) = self.roots.get(&r.cl_ord_id).copied() {
-                    if self
-                        .orders
-                        .get(&root)
-                        .is_some_and(|o| !o.terminal() && o.got_new)
-                    {
-                        self.retry
-                            .push_back((Instant::now() + Duration::from_millis(100), root));
+                // Not applied (a link was down): the order, still open, is cancelled again a
+                // little later (one retry pending per order).
+                if r.cxl_rej_reason == CxlRejReason::NotApplied {
+                    if let Some(root) = self.roots.get(&r.cl_ord_id).copied() {
+                        let open = self
+                            .orders
+                            .get(&root)
+                            .is_some_and(|o| !o.terminal() && o.got_new);
+                        if open && self.retry_pending.insert(root) {
+                            self.retry
+                                .push_back((Instant::now() + Duration::from_millis(100), root));
+                        }
                     }
                 }
             }
@@ -568,6 +577,7 @@ impl SoakSession {
                 .is_some_and(|(at, _)| *at <= Instant::now())
             {
                 if let Some((_, root)) = self.retry.pop_front() {
+                    self.retry_pending.remove(&root);
                     self.resting.push_back(root);
                 }
             }

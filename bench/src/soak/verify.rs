@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use codec::sbe::{Category, OrdStatus};
 use gateway::exchange::rest::RestClient;
-use gateway::exchange::rest_history::history_orders;
+use gateway::exchange::rest_history::{history_orders, order_info};
 use gateway::exchange::rest_orders::{unfilled_orders, OpenOrder};
 use gateway::ids::ClientOid;
 
@@ -53,6 +53,22 @@ pub async fn compare(
         .map_err(|e| format!("unfilled-orders: {e}"))?
     {
         venue.insert(o.client_oid.clone(), o);
+    }
+    // The list queries stop at 10 000 orders per category (100 pages): ask for the rest one by
+    // one.
+    for (session, orders) in models {
+        for (root, m) in orders {
+            let oid = ClientOid::new(*session, *root);
+            // Refused orders are expected to be absent; the lists cover the recent ones.
+            if m.status != OrdStatus::Rejected && !venue.contains_key(oid.as_str()) {
+                if let Some(o) = order_info(rest, oid.as_str())
+                    .await
+                    .map_err(|e| format!("order-info: {e}"))?
+                {
+                    venue.insert(o.client_oid.clone(), o);
+                }
+            }
+        }
     }
     let mut v = Verdict::default();
     let mut seen = 0u64;
