@@ -2,13 +2,14 @@
 //!
 //! Input tags: 1 Sent, 2 SentBatch, 3 ListDone, 4 Frame, 5 SessionOpened, 6 SessionClosed,
 //! 7 OpenOrders, 8 MassCancel, 9 ExchangeState (with the monotonic ns the driver passed),
-//! 10 LinkDown, 11 LinkUp, 0 not replayable. Decimals are `i64` mantissa + `i8`
+//! 10 LinkDown, 11 LinkUp, 12 Restore (roots sorted by ClOrdID, then the ExecutionReports
+//! as length-prefixed SBE frames), 0 not replayable. Decimals are `i64` mantissa + `i8`
 //! exponent; optional values carry a `u8` presence flag; strings and byte strings a `u32`
 //! length; SBE enums their wire byte.
 
 use codec::sbe::{
-    Category, GroupEntry, ListStatusEntry, MassCancelRequestType, OrdStatus, OrdType, Side, Symbol,
-    TimeInForce,
+    Category, ExecutionReport, GroupEntry, ListStatusEntry, MassCancelRequestType, OrdStatus,
+    OrdType, Side, Symbol, TimeInForce,
 };
 use codec::Decimal;
 
@@ -97,6 +98,15 @@ pub enum RecordedInput {
         account: usize,
         /// Monotonic ns.
         t_ns: u64,
+    },
+    /// [`TrackerInput::Restore`] (roots sorted by ClOrdID).
+    Restore {
+        /// SessionID.
+        session_id: u64,
+        /// Every ClOrdID the session used → root ClOrdID, sorted by ClOrdID.
+        roots: Vec<(u64, u64)>,
+        /// The journaled ExecutionReports, in sequence order.
+        reports: Vec<ExecutionReport>,
     },
     /// An input this version cannot replay (skipped).
     Skipped,
@@ -419,6 +429,29 @@ pub(super) fn encode_input(
             put_u8(b, 11);
             put_u64(b, *account as u64);
             put_u64(b, *t_ns);
+        }
+        TrackerInput::Restore {
+            session_id,
+            roots,
+            reports,
+        } => {
+            put_u8(b, 12);
+            put_u64(b, *session_id);
+            // Sorted: a HashMap's order differs from run to run.
+            let mut sorted: Vec<(u64, u64)> = roots.iter().map(|(k, v)| (*k, *v)).collect();
+            sorted.sort_unstable();
+            put_u32(b, u32::try_from(sorted.len()).unwrap_or(u32::MAX));
+            for (cl, root) in sorted {
+                put_u64(b, cl);
+                put_u64(b, root);
+            }
+            put_u32(b, u32::try_from(reports.len()).unwrap_or(u32::MAX));
+            let mut frame = Vec::with_capacity(ExecutionReport::FRAME_LEN);
+            for er in reports {
+                frame.clear();
+                er.encode_frame(&mut frame);
+                put_bytes(b, &frame);
+            }
         }
         #[allow(unreachable_patterns)]
         _ => put_u8(b, 0),
@@ -809,6 +842,31 @@ impl<'a> Cur<'a> {
                 account: self.usize()?,
                 t_ns: self.u64()?,
             },
+            12 => {
+                let session_id = self.u64()?;
+                let n = self.count()?;
+                let mut roots = Vec::with_capacity(n);
+                for _ in 0..n {
+                    roots.push((self.u64()?, self.u64()?));
+                }
+                let n = self.count()?;
+                let mut reports = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let frame = self.bytes()?;
+                    let payload = frame
+                        .get(codec::frame::SOFH_LEN..)
+                        .ok_or("execution report frame too short")?;
+                    match codec::sbe::decode(payload) {
+                        Ok(Message::ExecutionReport(er)) => reports.push(er.to_owned()),
+                        _ => return Err("bad execution report"),
+                    }
+                }
+                RecordedInput::Restore {
+                    session_id,
+                    roots,
+                    reports,
+                }
+            }
             _ => RecordedInput::Skipped,
         })
     }
@@ -901,6 +959,7 @@ fn decode_record(rec: &[u8]) -> R<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use codec::sbe::{ExecType, Text};
 
     fn round_trip(input: &TrackerInput, mono: u64) -> (u64, RecordedInput) {
         let mut b = Vec::new();
@@ -980,5 +1039,73 @@ mod tests {
         ));
         let mut b = Vec::new();
         assert!(!encode_input(&mut b, &TrackerInput::Shutdown, 1, 0));
+    }
+
+    #[test]
+    fn restore_round_trips_with_sorted_roots() {
+        let er = |cl: u64, orig: u64, exec_type: ExecType, status: OrdStatus| ExecutionReport {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            order_id: 500 + cl,
+            exec_id: 0,
+            transact_time: 1_000_000 + cl,
+            price: Some("60000.5".parse().unwrap()),
+            order_qty: "0.002".parse().unwrap(),
+            last_qty: None,
+            last_px: None,
+            cum_qty: Decimal::ZERO,
+            leaves_qty: "0.002".parse().unwrap(),
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Sell,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            exec_type,
+            ord_status: status,
+            ord_rej_reason: None,
+            text: Text::new("restored"),
+        };
+        let reports = vec![
+            er(3, 0, ExecType::New, OrdStatus::New),
+            er(4, 3, ExecType::Replaced, OrdStatus::New),
+        ];
+        let roots: std::collections::HashMap<u64, u64> = [(9, 9), (4, 3), (3, 3), (7, 7), (1, 1)]
+            .into_iter()
+            .collect();
+        let input = TrackerInput::Restore {
+            session_id: 6,
+            roots,
+            reports: reports.clone(),
+        };
+        let (utc, got) = round_trip(&input, 0);
+        assert_eq!(utc, 77);
+        let RecordedInput::Restore {
+            session_id,
+            roots,
+            reports: r,
+        } = got
+        else {
+            panic!("{got:?}");
+        };
+        assert_eq!(session_id, 6);
+        assert_eq!(roots, [(1, 1), (3, 3), (4, 3), (7, 7), (9, 9)]);
+        assert_eq!(format!("{r:?}"), format!("{reports:?}"));
+        // Same input, same bytes (whatever the map's iteration order).
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        assert!(encode_input(&mut a, &input, 1, 0));
+        let again = TrackerInput::Restore {
+            session_id: 6,
+            roots: [(1, 1), (3, 3), (4, 3), (7, 7), (9, 9)]
+                .into_iter()
+                .collect(),
+            reports,
+        };
+        assert!(encode_input(&mut b, &again, 1, 0));
+        assert_eq!(a, b);
+        // A truncated Restore is an error, not a panic.
+        a.truncate(a.len() - 3);
+        assert!(decode_record(&a).is_err());
     }
 }

@@ -272,11 +272,20 @@ impl Replayer {
                 self.drain(utc);
             }
             RecordedInput::ExchangeState { state, t_read_ns } => {
-                self.tracker.apply_exchange_state(t_read_ns, utc, &state);
+                // As the driver: the state applied, then the unknown outcomes it settles.
+                self.tracker.on_exchange_state(t_read_ns, utc, &state);
                 self.drain(utc);
             }
             RecordedInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
             RecordedInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
+            RecordedInput::Restore {
+                session_id,
+                roots,
+                reports,
+            } => {
+                let roots: HashMap<u64, u64> = roots.into_iter().collect();
+                self.tracker.restore_session(session_id, &roots, &reports);
+            }
             RecordedInput::Skipped => return false,
         }
         true
