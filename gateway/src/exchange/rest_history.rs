@@ -12,7 +12,9 @@ use serde_json::Value;
 
 use super::error::ExchangeError;
 use super::rest::RestClient;
-use super::rest_orders::{parse_open_order, sbe_category, OpenOrder, MAX_PAGES, PAGE_LIMIT};
+use super::rest_orders::{
+    bad, decimal, number, paged, parse_open_order, sbe_category, text, OpenOrder, PAGE_LIMIT,
+};
 
 /// Path of the single-order query.
 pub const ORDER_INFO_PATH: &str = "/api/v3/trade/order-info";
@@ -47,30 +49,6 @@ pub struct ExchangeFill {
     pub exec_value: Decimal,
     /// `createdTime` (the fill's time), ms.
     pub exec_time_ms: u64,
-}
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// A u64 given as a string or a number; 0 when absent or malformed.
-fn number(v: &Value, key: &str) -> u64 {
-    match v.get(key) {
-        Some(Value::String(s)) => s.parse().unwrap_or(0),
-        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-        _ => 0,
-    }
-}
-
-fn bad(what: &str) -> ExchangeError {
-    ExchangeError::Protocol(format!("fills: bad or missing {what}"))
-}
-
-fn decimal(v: &Value, key: &str) -> Result<Decimal, ExchangeError> {
-    match text(v, key) {
-        "" => Ok(Decimal::ZERO),
-        s => s.parse().map_err(|_| bad(key)),
-    }
 }
 
 /// Parses one fill object.
@@ -139,40 +117,6 @@ pub async fn order_info(
         Err(ExchangeError::Rejected { code, .. }) if code == ORDER_NOT_FOUND => Ok(None),
         Err(e) => Err(e),
     }
-}
-
-/// Reads every page of a cursor-paged list query (`base` without cursor), parsing each element
-/// with `parse`.
-async fn paged<T>(
-    rest: &RestClient,
-    path: &str,
-    base: &str,
-    parse: impl Fn(&Value) -> Result<T, ExchangeError>,
-) -> Result<Vec<T>, ExchangeError> {
-    let mut all = Vec::new();
-    let mut cursor = String::new();
-    for _ in 0..MAX_PAGES {
-        let query = if cursor.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}&cursor={cursor}")
-        };
-        let data = rest.signed_get(path, &query, SystemTime::now()).await?;
-        let list = data
-            .get("list")
-            .and_then(Value::as_array)
-            .ok_or_else(|| ExchangeError::Protocol(format!("{path}: missing list")))?;
-        let n = list.len();
-        for v in list {
-            all.push(parse(v)?);
-        }
-        let next = text(&data, "cursor").to_owned();
-        if n < PAGE_LIMIT || next.is_empty() || next == cursor {
-            break;
-        }
-        cursor = next;
-    }
-    Ok(all)
 }
 
 /// The finished orders of `category` updated since `start_ms` (UTC ms), all pages.

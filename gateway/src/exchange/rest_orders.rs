@@ -55,18 +55,30 @@ pub struct OpenOrder {
     pub updated_time_ms: u64,
 }
 
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
+/// A string field (`""` when absent or not a string).
+pub(super) fn text<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-fn bad(what: &str) -> ExchangeError {
-    ExchangeError::Protocol(format!("unfilled-orders: bad or missing {what}"))
+/// The error for a missing or malformed field of a REST order or fill object.
+pub(super) fn bad(what: &str) -> ExchangeError {
+    ExchangeError::Protocol(format!("REST order/fill object: bad or missing {what}"))
 }
 
-fn decimal(v: &Value, key: &str) -> Result<Decimal, ExchangeError> {
+/// A decimal given as a string; zero when absent or empty.
+pub(super) fn decimal(v: &Value, key: &str) -> Result<Decimal, ExchangeError> {
     match text(v, key) {
         "" => Ok(Decimal::ZERO),
         s => s.parse().map_err(|_| bad(key)),
+    }
+}
+
+/// A u64 given as a string or a number; 0 when absent or malformed.
+pub(super) fn number(v: &Value, key: &str) -> u64 {
+    match v.get(key) {
+        Some(Value::String(s)) => s.parse().unwrap_or(0),
+        Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
+        _ => 0,
     }
 }
 
@@ -131,11 +143,7 @@ pub fn parse_open_order(v: &Value) -> Result<OpenOrder, ExchangeError> {
         status,
         cum_value: decimal(v, "cumExecValue")?,
         cancel_reason: text(v, "cancelReason").to_owned(),
-        updated_time_ms: match v.get("updatedTime") {
-            Some(Value::String(s)) => s.parse().unwrap_or(0),
-            Some(Value::Number(n)) => n.as_u64().unwrap_or(0),
-            _ => 0,
-        },
+        updated_time_ms: number(v, "updatedTime"),
     })
 }
 
@@ -174,21 +182,41 @@ pub async fn unfilled_orders(
         base.push_str("&symbol=");
         base.push_str(s.as_str());
     }
+    paged(rest, UNFILLED_ORDERS_PATH, &base, parse_open_order).await
+}
+
+/// Reads every page of a cursor-paged list query (`base` = the query without cursor; pages of
+/// [`PAGE_LIMIT`], at most [`MAX_PAGES`], each signed with the wall clock at its send time),
+/// parsing each element of `list` with `parse`. Stops at a short page, an empty or repeated
+/// cursor.
+///
+/// Errors: the REST client's, [`ExchangeError::Protocol`] for a page without `list`, or the
+/// first element `parse` refuses.
+pub(super) async fn paged<T>(
+    rest: &RestClient,
+    path: &str,
+    base: &str,
+    parse: impl Fn(&Value) -> Result<T, ExchangeError>,
+) -> Result<Vec<T>, ExchangeError> {
     let mut all = Vec::new();
     let mut cursor = String::new();
     for _ in 0..MAX_PAGES {
         let query = if cursor.is_empty() {
-            base.clone()
+            base.to_owned()
         } else {
             format!("{base}&cursor={cursor}")
         };
-        let data = rest
-            .signed_get(UNFILLED_ORDERS_PATH, &query, SystemTime::now())
-            .await?;
-        let (orders, next) = parse_page(&data)?;
-        let full = orders.len() >= PAGE_LIMIT;
-        all.extend(orders);
-        if !full || next.is_empty() || next == cursor {
+        let data = rest.signed_get(path, &query, SystemTime::now()).await?;
+        let list = data
+            .get("list")
+            .and_then(Value::as_array)
+            .ok_or_else(|| ExchangeError::Protocol(format!("{path}: missing list")))?;
+        let n = list.len();
+        for v in list {
+            all.push(parse(v)?);
+        }
+        let next = text(&data, "cursor").to_owned();
+        if n < PAGE_LIMIT || next.is_empty() || next == cursor {
             break;
         }
         cursor = next;
