@@ -429,7 +429,7 @@ fn changes_while_down_reported_after_a_restart_replay_identically() {
     let d2 = dir.clone();
     let mut h = Harness::start_with(master_and_sub_sim_config(), move |s| journaled(s, d2));
     let mut s = h.client(4);
-    s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.002");
+    let a = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.002");
     assert_eq!(s.exec().exec_type, ExecType::New);
     let b = s.limit(Side::Buy, TimeInForce::Gtc, "49000", "0.001");
     assert_eq!(s.exec().exec_type, ExecType::New);
@@ -466,22 +466,22 @@ fn changes_while_down_reported_after_a_restart_replay_identically() {
         s.c.next_seq_from_gateway, 5,
         "the two changes were numbered"
     );
-    // A new order after the restart (a ClOrdID the session never used). Not a cancel of A:
-    // the io stream does not record the order-entry state restored from the journal, so a
-    // replay would refuse a cancel of a ClOrdID used before the restart (unknown
-    // OrigClOrdID).
-    let c = 100;
-    s.c.send_new_order(&btc_order(
-        c,
-        Side::Buy,
-        OrdType::Limit,
-        TimeInForce::Gtc,
-        Some("48000"),
-        "0.001",
-    ))
+    // A cancel of A, placed before the restart: order entry replays from the state rebuilt
+    // from the journal (recorded at Establish).
+    s.c.send_cancel(&codec::sbe::OrderCancelRequest {
+        cl_ord_id: 100,
+        orig_cl_ord_id: a,
+        transact_time: 0,
+        symbol: codec::sbe::Symbol::new("BTCUSDT").expect("symbol"),
+        category: codec::sbe::Category::UsdtFutures,
+        side: Side::Buy,
+    })
     .expect("send");
     let er = s.exec();
-    assert_eq!((er.cl_ord_id, er.exec_type), (c, ExecType::New));
+    assert_eq!(
+        (er.cl_ord_id, er.orig_cl_ord_id, er.exec_type),
+        (100, a, ExecType::Canceled)
+    );
     drop(s);
     h.gw.take().expect("gateway").shutdown();
     let bytes = check_recording(name, true, &path);

@@ -286,11 +286,14 @@ impl Conn {
             }
         };
         let entry = entry.unwrap_or_else(|| OrderEntry::new(session_id));
-        if entry.cl_ord_ids_used() == 0 {
-            // Replay models a fresh order-entry state here; a carried-over one (reconnect)
-            // goes on as it was.
-            if let Some(rec) = &self.ctx.record {
+        if let Some(rec) = &self.ctx.record {
+            // Replay starts from the state this connection starts with: fresh, carried over
+            // from the previous connection, or rebuilt from the journal after a restart.
+            let (roots, lists) = entry.snapshot();
+            if roots.is_empty() && lists.is_empty() {
                 rec.entry_reset(session_id);
+            } else {
+                rec.entry_state(session_id, &roots, &lists);
             }
         }
         self.entry = Some(entry);

@@ -36,6 +36,7 @@ pub(super) const KIND_OPEN_ORDER: u8 = 3;
 pub(super) const KIND_INSTRUMENTS: u8 = 4;
 pub(super) const KIND_ENTRY_RESET: u8 = 5;
 pub(super) const KIND_ORDER_ENTRY: u8 = 6;
+pub(super) const KIND_ENTRY_STATE: u8 = 7;
 
 /// A tracker input as recorded (owned, without the reply channels and writers).
 #[derive(Debug, Clone)]
@@ -135,6 +136,16 @@ pub enum Record {
     EntryReset {
         /// SessionID.
         session_id: u64,
+    },
+    /// A session was established with the order-entry state it already had (a reconnect, or
+    /// the state rebuilt from its journal after a restart) (io stream).
+    EntryState {
+        /// SessionID.
+        session_id: u64,
+        /// ClOrdID → root ClOrdID, sorted by ClOrdID.
+        roots: Vec<(u64, u64)>,
+        /// ListIDs used, sorted.
+        list_ids: Vec<u64>,
     },
     /// One single-order message through order entry (io stream).
     OrderEntry {
@@ -494,6 +505,27 @@ pub(super) fn encode_instruments(b: &mut Vec<u8>, table: &InstrumentTable) {
 pub(super) fn encode_entry_reset(b: &mut Vec<u8>, session_id: u64) {
     put_u8(b, KIND_ENTRY_RESET);
     put_u64(b, session_id);
+}
+
+/// Appends the body of an entry-state record (kind byte included): the session's ClOrdIDs and
+/// ListIDs, sorted.
+pub(super) fn encode_entry_state(
+    b: &mut Vec<u8>,
+    session_id: u64,
+    roots: &[(u64, u64)],
+    list_ids: &[u64],
+) {
+    put_u8(b, KIND_ENTRY_STATE);
+    put_u64(b, session_id);
+    put_u32(b, u32::try_from(roots.len()).unwrap_or(u32::MAX));
+    for &(cl, root) in roots {
+        put_u64(b, cl);
+        put_u64(b, root);
+    }
+    put_u32(b, u32::try_from(list_ids.len()).unwrap_or(u32::MAX));
+    for &id in list_ids {
+        put_u64(b, id);
+    }
 }
 
 /// Appends the body of an order-entry record (kind byte included); false for messages that
@@ -939,6 +971,24 @@ fn decode_record(rec: &[u8]) -> R<Record> {
         KIND_ENTRY_RESET => Record::EntryReset {
             session_id: c.u64()?,
         },
+        KIND_ENTRY_STATE => {
+            let session_id = c.u64()?;
+            let n = c.count()?;
+            let mut roots = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                roots.push((c.u64()?, c.u64()?));
+            }
+            let n = c.count()?;
+            let mut list_ids = Vec::with_capacity(n.min(1 << 16));
+            for _ in 0..n {
+                list_ids.push(c.u64()?);
+            }
+            Record::EntryState {
+                session_id,
+                roots,
+                list_ids,
+            }
+        }
         KIND_ORDER_ENTRY => Record::OrderEntry {
             session_id: c.u64()?,
             req_id: c.u64()?,
@@ -968,6 +1018,25 @@ mod tests {
             Record::Input { utc_ns, input } => (utc_ns, input),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn entry_state_round_trips_and_a_truncated_one_is_an_error() {
+        let mut b = Vec::new();
+        encode_entry_state(&mut b, 4, &[(1, 1), (3, 1), (5, 5)], &[9]);
+        match decode_record(&b).unwrap() {
+            Record::EntryState {
+                session_id,
+                roots,
+                list_ids,
+            } => {
+                assert_eq!(session_id, 4);
+                assert_eq!(roots, vec![(1, 1), (3, 1), (5, 5)]);
+                assert_eq!(list_ids, vec![9]);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(decode_record(&b[..b.len() - 3]).is_err());
     }
 
     #[test]

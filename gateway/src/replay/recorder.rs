@@ -56,6 +56,14 @@ impl RecordTx {
         self.send(rec);
     }
 
+    /// Records that session `session_id` was established with the order-entry state it already
+    /// had (`roots`: ClOrdID → root, `list_ids`; both sorted).
+    pub fn entry_state(&self, session_id: u64, roots: &[(u64, u64)], list_ids: &[u64]) {
+        let mut rec = start();
+        format::encode_entry_state(&mut rec, session_id, roots, list_ids);
+        self.send(rec);
+    }
+
     /// Records one single-order message through order entry: the message, the request id and
     /// UTC time (ns) it was given, and what it produced (the trade-op JSON in `json` for
     /// [`EntryOutcome::Send`], the reject frame otherwise).

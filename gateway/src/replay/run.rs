@@ -169,6 +169,20 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
             Record::EntryReset { session_id } => {
                 r.entries.insert(session_id, OrderEntry::new(session_id));
             }
+            Record::EntryState {
+                session_id,
+                roots,
+                list_ids,
+            } => {
+                r.entries.insert(
+                    session_id,
+                    OrderEntry::restore(
+                        session_id,
+                        roots.into_iter().collect(),
+                        list_ids.into_iter().collect(),
+                    ),
+                );
+            }
             Record::OrderEntry {
                 session_id,
                 req_id,

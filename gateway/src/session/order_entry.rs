@@ -165,6 +165,15 @@ impl OrderEntry {
         self.roots.len()
     }
 
+    /// The ClOrdIDs used (→ root) and the ListIDs used, each sorted (for recording).
+    pub fn snapshot(&self) -> (Vec<(u64, u64)>, Vec<u64>) {
+        let mut roots: Vec<(u64, u64)> = self.roots.iter().map(|(c, r)| (*c, *r)).collect();
+        roots.sort_unstable();
+        let mut lists: Vec<u64> = self.list_ids.iter().copied().collect();
+        lists.sort_unstable();
+        (roots, lists)
+    }
+
     /// A NewOrderSingle: duplicate and pre-trade checks, then `place-order` into `json_out`.
     pub fn on_new_order(
         &mut self,
