@@ -185,6 +185,7 @@ mod tests {
             r#"{"execId":"x","orderId":"1"}"#,
             r#"{"execId":"1","orderId":"1","category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","execPrice":"1","execQty":"0"}"#,
             r#"{"execId":"1","orderId":"1","category":"nope","symbol":"BTCUSDT","side":"buy","execPrice":"1","execQty":"1"}"#,
+            r#"{"execId":"1","orderId":"1","category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","execPrice":"1","execQty":"-1"}"#,
         ] {
             let v: Value = serde_json::from_str(body).unwrap();
             assert!(parse_fill(&v).is_err(), "{body}");

@@ -65,11 +65,16 @@ pub(super) fn bad(what: &str) -> ExchangeError {
     ExchangeError::Protocol(format!("REST order/fill object: bad or missing {what}"))
 }
 
-/// A decimal given as a string; zero when absent or empty.
+/// A non-negative decimal given as a string (prices, quantities and values of order and fill
+/// objects are never negative); zero when absent or empty.
 pub(super) fn decimal(v: &Value, key: &str) -> Result<Decimal, ExchangeError> {
     match text(v, key) {
         "" => Ok(Decimal::ZERO),
-        s => s.parse().map_err(|_| bad(key)),
+        s => s
+            .parse::<Decimal>()
+            .ok()
+            .filter(|d| !d.is_negative())
+            .ok_or_else(|| bad(key)),
     }
 }
 
@@ -257,6 +262,8 @@ mod tests {
             serde_json::json!({"list": [{"orderId": "x"}]}),
             serde_json::json!({"list": [{"orderId": "1", "category": "SPOT", "symbol": "BTCUSDT", "side": "up"}]}),
             serde_json::json!({"list": [{"orderId": "1", "category": "SPOT", "symbol": "BTCUSDT", "side": "buy", "qty": "1e"}]}),
+            serde_json::json!({"list": [{"orderId": "1", "category": "SPOT", "symbol": "BTCUSDT", "side": "buy", "qty": "-1"}]}),
+            serde_json::json!({"list": [{"orderId": "1", "category": "SPOT", "symbol": "BTCUSDT", "side": "buy", "qty": "1", "cumExecQty": "-0.5"}]}),
         ] {
             assert!(parse_page(&bad).is_err(), "{bad}");
         }
