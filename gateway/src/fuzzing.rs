@@ -162,36 +162,8 @@ fn rank(s: SessionState) -> u8 {
 /// Encodes a session reply as the driver does and checks that it decodes to the same message.
 fn check_reply(reply: &SessionReply) {
     let mut out = Vec::new();
-    let template = match reply {
-        SessionReply::NegotiationResponse(m) => {
-            m.encode_frame(&mut out);
-            sbe::NegotiationResponse::TEMPLATE_ID
-        }
-        SessionReply::NegotiationReject(m) => {
-            m.encode_frame(&mut out);
-            sbe::NegotiationReject::TEMPLATE_ID
-        }
-        SessionReply::EstablishmentAck(m) => {
-            m.encode_frame(&mut out);
-            sbe::EstablishmentAck::TEMPLATE_ID
-        }
-        SessionReply::EstablishmentReject(m) => {
-            m.encode_frame(&mut out);
-            sbe::EstablishmentReject::TEMPLATE_ID
-        }
-        SessionReply::Sequence(m) => {
-            m.encode_frame(&mut out);
-            sbe::Sequence::TEMPLATE_ID
-        }
-        SessionReply::Terminate(m) => {
-            m.encode_frame(&mut out);
-            sbe::Terminate::TEMPLATE_ID
-        }
-        SessionReply::BusinessMessageReject(m) => {
-            m.encode_frame(&mut out);
-            sbe::BusinessMessageReject::TEMPLATE_ID
-        }
-    };
+    reply.encode_frame(&mut out);
+    let template = reply.template_id();
     assert_eq!(
         peek_frame(&out, usize::MAX),
         Ok(Some(out.len())),

@@ -386,15 +386,7 @@ impl Conn {
             }
             _ => Flow::Session,
         };
-        self.out.send(flow, now_ns(), |buf| match reply {
-            SessionReply::NegotiationResponse(m) => m.encode_frame(buf),
-            SessionReply::NegotiationReject(m) => m.encode_frame(buf),
-            SessionReply::EstablishmentAck(m) => m.encode_frame(buf),
-            SessionReply::EstablishmentReject(m) => m.encode_frame(buf),
-            SessionReply::Sequence(m) => m.encode_frame(buf),
-            SessionReply::Terminate(m) => m.encode_frame(buf),
-            SessionReply::BusinessMessageReject(m) => m.encode_frame(buf),
-        })
+        self.out.send(flow, now_ns(), |buf| reply.encode_frame(buf))
     }
 
     /// Writes an ExecutionReport or OrderCancelReject to this session.

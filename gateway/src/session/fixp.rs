@@ -97,6 +97,34 @@ pub enum SessionReply {
     BusinessMessageReject(BusinessMessageReject),
 }
 
+impl SessionReply {
+    /// Appends the reply as a whole SOFH frame to `buf`.
+    pub fn encode_frame(&self, buf: &mut Vec<u8>) {
+        match self {
+            SessionReply::NegotiationResponse(m) => m.encode_frame(buf),
+            SessionReply::NegotiationReject(m) => m.encode_frame(buf),
+            SessionReply::EstablishmentAck(m) => m.encode_frame(buf),
+            SessionReply::EstablishmentReject(m) => m.encode_frame(buf),
+            SessionReply::Sequence(m) => m.encode_frame(buf),
+            SessionReply::Terminate(m) => m.encode_frame(buf),
+            SessionReply::BusinessMessageReject(m) => m.encode_frame(buf),
+        }
+    }
+
+    /// The SBE template id of the reply's message.
+    pub fn template_id(&self) -> u16 {
+        match self {
+            SessionReply::NegotiationResponse(_) => NegotiationResponse::TEMPLATE_ID,
+            SessionReply::NegotiationReject(_) => NegotiationReject::TEMPLATE_ID,
+            SessionReply::EstablishmentAck(_) => EstablishmentAck::TEMPLATE_ID,
+            SessionReply::EstablishmentReject(_) => EstablishmentReject::TEMPLATE_ID,
+            SessionReply::Sequence(_) => Sequence::TEMPLATE_ID,
+            SessionReply::Terminate(_) => Terminate::TEMPLATE_ID,
+            SessionReply::BusinessMessageReject(_) => BusinessMessageReject::TEMPLATE_ID,
+        }
+    }
+}
+
 /// What the driver must do after feeding the state machine.
 #[derive(Debug)]
 pub enum SessionAction<'a> {
