@@ -8,19 +8,19 @@
 //! strategy, orders sent twice to the exchange (clientOids repeated), orphans.
 
 pub mod gateway_proc;
+pub mod repeats;
 pub mod session;
 pub mod verify;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codec::sbe::Category;
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
-use parking_lot::Mutex;
 use sim::Scope;
 
 use self::gateway_proc::GatewayProc;
@@ -74,6 +74,8 @@ pub struct SoakOutcome {
     pub elapsed: Duration,
     /// The order flow stopped making progress (see [`STALL`]).
     pub stalled: bool,
+    /// Each repeated report explained (see [`repeats::describe`]).
+    pub repeat_lines: Vec<String>,
 }
 
 impl SoakOutcome {
@@ -87,6 +89,7 @@ impl SoakOutcome {
             && self.strategy.unknown == 0
             && self.strategy.seq_regressions == 0
             && self.exchange_duplicates == 0
+            && self.verdict.fills_equal()
     }
 }
 
@@ -159,12 +162,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     let _ = std::fs::remove_file(&log_path);
     let gw = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
 
-    let ctl = Arc::new(Controls {
-        addr: Mutex::new(gw.addr),
-        accepted: AtomicU64::new(0),
-        wind_down: AtomicBool::new(false),
-        drop_now: (0..opts.sessions).map(|_| AtomicBool::new(false)).collect(),
-    });
+    let ctl = Arc::new(Controls::new(gw.addr, opts.sessions));
     let done = Arc::new(AtomicUsize::new(0));
     let quota = opts.orders.div_ceil(opts.sessions.max(1) as u64);
     let mut threads = Vec::new();
@@ -237,6 +235,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
             next_drop += drop_every;
             if faults.close_connections(Scope::All).is_ok() {
                 out.drops += 1;
+                *ctl.last_drop.lock() = (out.drops, Some(Instant::now()));
             }
         }
         if progress >= next_strategy_drop && opts.strategy_drops > 0 {
@@ -250,6 +249,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
             if pct >= phases[ix].1 {
                 faults.clear();
                 active = None;
+                *ctl.phase.lock() = "none";
             }
         }
         if active.is_none() && phase < phases.len() && pct >= phases[phase].0 {
@@ -274,6 +274,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
                 }
             }
             out.fault_phases.push(name.to_owned());
+            *ctl.phase.lock() = name;
             active = Some(phase);
             phase += 1;
         }
@@ -282,6 +283,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
             if let Some(g) = gw.take() {
                 g.kill9();
                 out.kills += 1;
+                ctl.restarted.store(true, Ordering::Relaxed);
                 let g = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
                 *ctl.addr.lock() = g.addr;
                 gw = Some(g);
@@ -315,6 +317,8 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     if let Some(g) = gw.take() {
         g.stop();
     }
+    let origins = repeats::journal_origins(&opts.work_dir.join("journal"), models.keys().copied());
+    out.repeat_lines = repeats::describe(&out.strategy.repeats, &origins, 60);
     if !errors.is_empty() {
         rt.block_on(sim.shutdown());
         return Err(errors.join("; "));
@@ -363,6 +367,11 @@ fn add_stats(a: &mut SessionStats, b: &SessionStats) {
     a.retransmitted += b.retransmitted;
     a.seq_regressions += b.seq_regressions;
     a.seq_duplicates += b.seq_duplicates;
+    a.repeats.extend(b.repeats.iter().cloned());
+    a.filled_qty = a
+        .filled_qty
+        .checked_add(b.filled_qty)
+        .unwrap_or(a.filled_qty);
 }
 
 /// Prints the counts and the verdict.
@@ -407,6 +416,17 @@ pub fn print(o: &SoakOutcome) {
         "orders sent twice to the exchange (repeated clientOids): {}",
         o.exchange_duplicates
     );
+    println!(
+        "fills: {} orders whose reported fills differ from the exchange's cumExecQty; Σ LastQty reported {} / Σ execQty at the exchange {} ({} fills): {}",
+        v.fills_different,
+        v.filled_reported.normalized(),
+        v.filled_at_exchange.normalized(),
+        v.exchange_fills,
+        if v.fills_equal() { "equal" } else { "DIFFERENT" }
+    );
+    for l in &o.repeat_lines {
+        println!("{l}");
+    }
     for e in &v.examples {
         println!("  differs: {e}");
     }

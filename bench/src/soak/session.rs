@@ -34,10 +34,16 @@ pub struct OrderModel {
     pub status: OrdStatus,
     /// CumQty of the last report.
     pub cum_qty: Decimal,
-    /// ExecIDs of the fills reported.
-    pub exec_ids: HashSet<u64>,
+    /// ExecIDs of the fills reported → sequence number of the report.
+    pub exec_ids: HashMap<u64, u64>,
+    /// Σ LastQty of the fills reported (each ExecID once).
+    pub filled_qty: Decimal,
     /// An ExecutionReport New was received.
     pub got_new: bool,
+    /// Sequence number of the ExecutionReport New.
+    pub new_seq: u64,
+    /// Sequence number of the terminal report (0 while open).
+    pub terminal_seq: u64,
     /// Any report was received.
     pub answered: bool,
     /// Resting limit (to be cancelled or modified later).
@@ -95,6 +101,53 @@ pub struct SessionStats {
     /// Messages received again with a sequence number already processed (overlapping
     /// retransmissions; skipped).
     pub seq_duplicates: u64,
+    /// Each repeated report, described (kind, order, both sequence numbers, fault phase).
+    pub repeats: Vec<Repeat>,
+    /// Σ LastQty over every fill reported (each ExecID once per order).
+    pub filled_qty: Decimal,
+}
+
+/// What makes a report a repeat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RepeatKind {
+    /// A report after the order's terminal one.
+    AfterTerminal,
+    /// A second ExecutionReport New.
+    SecondNew,
+    /// A fill whose ExecID was already reported.
+    RepeatedExecId,
+}
+
+impl RepeatKind {
+    /// As printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            RepeatKind::AfterTerminal => "after terminal",
+            RepeatKind::SecondNew => "second New",
+            RepeatKind::RepeatedExecId => "repeated ExecID",
+        }
+    }
+}
+
+/// One repeated report as the strategy saw it.
+#[derive(Debug, Clone)]
+pub struct Repeat {
+    /// SessionID.
+    pub session_id: u64,
+    /// Root ClOrdID of the order.
+    pub root: u64,
+    /// Why it is a repeat.
+    pub kind: RepeatKind,
+    /// ExecType of the repeat.
+    pub exec_type: ExecType,
+    /// Sequence number of the report it repeats (terminal, first New, first fill).
+    pub first_seq: u64,
+    /// Sequence number of the repeat.
+    pub repeat_seq: u64,
+    /// The repeat came in a retransmission (RetransmitRequest) rather than live.
+    pub retransmitted: bool,
+    /// The conductor's fault state when the repeat arrived.
+    pub fault: String,
 }
 
 /// Shared controls of the run (set by the conductor, read by every session).
@@ -108,6 +161,43 @@ pub struct Controls {
     pub wind_down: AtomicBool,
     /// Per session: drop the connection (no Terminate) at the next chance.
     pub drop_now: Vec<AtomicBool>,
+    /// The fault phase now (conductor), for describing repeats.
+    pub phase: Mutex<&'static str>,
+    /// Exchange connection drops caused so far and when the last one was.
+    pub last_drop: Mutex<(u64, Option<Instant>)>,
+    /// The gateway was killed and restarted.
+    pub restarted: AtomicBool,
+}
+
+impl Controls {
+    /// Controls for `sessions` sessions with the gateway at `addr`.
+    pub fn new(addr: SocketAddr, sessions: usize) -> Self {
+        Controls {
+            addr: Mutex::new(addr),
+            accepted: AtomicU64::new(0),
+            wind_down: AtomicBool::new(false),
+            drop_now: (0..sessions).map(|_| AtomicBool::new(false)).collect(),
+            phase: Mutex::new("none"),
+            last_drop: Mutex::new((0, None)),
+            restarted: AtomicBool::new(false),
+        }
+    }
+
+    /// The fault state now: phase, time since the last exchange drop, restart.
+    pub fn fault_state(&self) -> String {
+        let phase = *self.phase.lock();
+        let (n, at) = *self.last_drop.lock();
+        let drop = match at {
+            Some(t) => format!("{} ms after exchange drop {n}", t.elapsed().as_millis()),
+            None => "before any exchange drop".to_owned(),
+        };
+        let restart = if self.restarted.load(Ordering::Relaxed) {
+            "after the restart"
+        } else {
+            "before the restart"
+        };
+        format!("phase {phase}, {drop}, {restart}")
+    }
 }
 
 /// One session's run.
@@ -143,6 +233,8 @@ pub struct SoakSession {
     retry: std::collections::VecDeque<(Instant, u64)>,
     /// Orders in `retry`.
     retry_pending: HashSet<u64>,
+    /// Sequence numbers asked for again at the last re-establishment (retransmitted).
+    retransmit_range: std::ops::Range<u64>,
 }
 
 const CONNECT_FOR: Duration = Duration::from_secs(90);
@@ -204,6 +296,7 @@ impl SoakSession {
             resting: std::collections::VecDeque::new(),
             retry: std::collections::VecDeque::new(),
             retry_pending: HashSet::new(),
+            retransmit_range: 0..0,
         }
     }
 
@@ -243,6 +336,7 @@ impl SoakSession {
             self.stats.seq_regressions += 1;
             self.next_seq = announced;
         } else if announced > self.next_seq {
+            self.retransmit_range = self.next_seq..announced;
             // Ask for the gap in requests of at most MAX_RETRANSMIT messages.
             let mut from = self.next_seq;
             while from < announced {
@@ -317,14 +411,14 @@ impl SoakSession {
                         self.pending.insert(seq, r);
                     } else {
                         self.next_seq += 1;
-                        self.on_received(r);
+                        self.on_received(r, seq);
                         while let Some(r) = self.pending.remove(&self.next_seq) {
                             self.next_seq += 1;
-                            self.on_received(r);
+                            self.on_received(r, self.next_seq - 1);
                         }
                     }
                 } else {
-                    self.on_received(r);
+                    self.on_received(r, 0);
                 }
                 Ok(Pumped::Message)
             }
@@ -336,7 +430,9 @@ impl SoakSession {
         }
     }
 
-    fn on_received(&mut self, r: Received) {
+    /// Processes one message; `seq` is an application message's sequence number (0 for session
+    /// messages).
+    fn on_received(&mut self, r: Received, seq: u64) {
         if is_application(&r) {
             self.stats.app_messages += 1;
         }
@@ -369,28 +465,53 @@ impl SoakSession {
                     return;
                 }
                 o.answered = true;
-                if o.terminal() {
+                let repeat = if o.terminal() {
+                    Some((RepeatKind::AfterTerminal, o.terminal_seq))
+                } else {
+                    match er.exec_type {
+                        ExecType::New if o.got_new => Some((RepeatKind::SecondNew, o.new_seq)),
+                        ExecType::PartialFill | ExecType::Fill if er.exec_id != 0 => o
+                            .exec_ids
+                            .get(&er.exec_id)
+                            .map(|first| (RepeatKind::RepeatedExecId, *first)),
+                        _ => None,
+                    }
+                };
+                if let Some((kind, first_seq)) = repeat {
                     self.stats.repeated += 1;
+                    self.stats.repeats.push(Repeat {
+                        session_id: self.session_id,
+                        root,
+                        kind,
+                        exec_type: er.exec_type,
+                        first_seq,
+                        repeat_seq: seq,
+                        retransmitted: self.retransmit_range.contains(&seq),
+                        fault: self.ctl.fault_state(),
+                    });
                     return;
                 }
                 match er.exec_type {
                     ExecType::New => {
-                        if o.got_new {
-                            self.stats.repeated += 1;
-                            return;
-                        }
                         o.got_new = true;
+                        o.new_seq = seq;
                         self.accepted_count += 1;
                         if o.resting {
                             self.resting.push_back(root);
                         }
                         self.ctl.accepted.fetch_add(1, Ordering::Relaxed);
                     }
-                    ExecType::PartialFill | ExecType::Fill
-                        if er.exec_id != 0 && !o.exec_ids.insert(er.exec_id) =>
-                    {
-                        self.stats.repeated += 1;
-                        return;
+                    ExecType::PartialFill | ExecType::Fill => {
+                        if er.exec_id != 0 {
+                            o.exec_ids.insert(er.exec_id, seq);
+                        }
+                        let last = er.last_qty.unwrap_or(Decimal::ZERO);
+                        o.filled_qty = o.filled_qty.checked_add(last).unwrap_or(o.filled_qty);
+                        self.stats.filled_qty = self
+                            .stats
+                            .filled_qty
+                            .checked_add(last)
+                            .unwrap_or(self.stats.filled_qty);
                     }
                     ExecType::Replaced => o.cl_current = er.cl_ord_id,
                     ExecType::Rejected if er.ord_rej_reason == Some(OrdRejReason::NotApplied) => {
@@ -412,6 +533,7 @@ impl SoakSession {
                 o.status = er.ord_status;
                 o.cum_qty = er.cum_qty;
                 if o.terminal() {
+                    o.terminal_seq = seq;
                     self.open = self.open.saturating_sub(1);
                 }
             }
@@ -492,8 +614,11 @@ impl SoakSession {
                 cl_current: cl,
                 status: OrdStatus::PendingNew,
                 cum_qty: Decimal::ZERO,
-                exec_ids: HashSet::new(),
+                exec_ids: HashMap::new(),
+                filled_qty: Decimal::ZERO,
                 got_new: false,
+                new_seq: 0,
+                terminal_seq: 0,
                 answered: false,
                 resting,
                 not_applied: false,

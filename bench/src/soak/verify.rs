@@ -4,8 +4,9 @@
 use std::collections::HashMap;
 
 use codec::sbe::{Category, OrdStatus};
+use codec::Decimal;
 use gateway::exchange::rest::RestClient;
-use gateway::exchange::rest_history::{history_orders, order_info};
+use gateway::exchange::rest_history::{history_orders, order_info, parse_fill, FILLS_PATH};
 use gateway::exchange::rest_orders::{unfilled_orders, OpenOrder};
 use gateway::ids::ClientOid;
 
@@ -28,8 +29,60 @@ pub struct Verdict {
     pub orphans: u64,
     /// Orders where the exchange shows more than the strategy was told (missed reports).
     pub reports_missing: u64,
+    /// Orders whose fills as reported (Σ LastQty, each ExecID once) differ from the exchange's
+    /// `cumExecQty`.
+    pub fills_different: u64,
+    /// Σ LastQty over every fill the strategies were told of.
+    pub filled_reported: Decimal,
+    /// Σ `execQty` over the account's fills at the exchange (`/api/v3/trade/fills`).
+    pub filled_at_exchange: Decimal,
+    /// Fills the exchange lists for the account.
+    pub exchange_fills: u64,
     /// Descriptions of the first differences.
     pub examples: Vec<String>,
+}
+
+impl Verdict {
+    /// Every order's fills and the account's total agree.
+    pub fn fills_equal(&self) -> bool {
+        self.fills_different == 0 && self.filled_reported == self.filled_at_exchange
+    }
+}
+
+/// Σ `execQty` and the number of the account's fills since `since_ms`, every page (newest first,
+/// the cursor is the last fill id of a page).
+pub async fn account_fills(rest: &RestClient, since_ms: u64) -> Result<(Decimal, u64), String> {
+    let (mut sum, mut n) = (Decimal::ZERO, 0u64);
+    let mut cursor = String::new();
+    loop {
+        let mut query = format!("startTime={since_ms}&limit=100");
+        if !cursor.is_empty() {
+            query.push_str("&cursor=");
+            query.push_str(&cursor);
+        }
+        let data = rest
+            .signed_get(FILLS_PATH, &query, std::time::SystemTime::now())
+            .await
+            .map_err(|e| format!("fills: {e}"))?;
+        let list = data
+            .get("list")
+            .and_then(|l| l.as_array())
+            .ok_or("fills: no list")?;
+        for v in list {
+            let f = parse_fill(v).map_err(|e| format!("fills: {e}"))?;
+            sum = sum.checked_add(f.exec_qty).ok_or("fills: sum overflow")?;
+            n += 1;
+        }
+        let next = data
+            .get("cursor")
+            .and_then(|c| c.as_str())
+            .unwrap_or("")
+            .to_owned();
+        if list.len() < 100 || next.is_empty() || next == cursor {
+            return Ok((sum, n));
+        }
+        cursor = next;
+    }
 }
 
 /// Compares the strategies' models (`session id → root ClOrdID → model`) with the exchange.
@@ -81,6 +134,17 @@ pub async fn compare(
                     seen += 1;
                     v.at_exchange += 1;
                     let status = x.status;
+                    if m.filled_qty != x.cum_qty {
+                        v.fills_different += 1;
+                        if v.examples.len() < 10 {
+                            v.examples.push(format!(
+                                "{}: exchange cumExecQty {} / fills reported Σ LastQty {}",
+                                oid.as_str(),
+                                x.cum_qty,
+                                m.filled_qty
+                            ));
+                        }
+                    }
                     if status == m.status && x.cum_qty == m.cum_qty {
                         v.equal += 1;
                     } else {
@@ -106,6 +170,9 @@ pub async fn compare(
                     }
                 }
                 None => {
+                    if !m.filled_qty.is_zero() {
+                        v.fills_different += 1;
+                    }
                     if m.status == OrdStatus::Rejected {
                         v.refused_not_at_exchange += 1;
                     } else {
@@ -128,5 +195,16 @@ pub async fn compare(
         .filter(|c| ClientOid::parse(c).is_some_and(|(s, _)| models.contains_key(&s)))
         .count() as u64;
     v.orphans = ours.saturating_sub(seen);
+    for orders in models.values() {
+        for m in orders.values() {
+            v.filled_reported = v
+                .filled_reported
+                .checked_add(m.filled_qty)
+                .ok_or("filled quantity overflow")?;
+        }
+    }
+    let (sum, n) = account_fills(rest, since_ms).await?;
+    v.filled_at_exchange = sum;
+    v.exchange_fills = n;
     Ok(v)
 }

@@ -10,6 +10,7 @@ use codec::sbe::{RateBudgetEntry, RateBudgetReport, Symbol};
 use super::exchange_link::ExchangeLink;
 use crate::budget::{AccountBudget, Blocked};
 use crate::exchange::rest::RestClient;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
 
@@ -176,7 +177,7 @@ impl AccountCtx {
             request_id,
             transact_time: utc,
         };
-        out.send(Flow::Application, now, |buf| {
+        out.send(Flow::Application(Origin::OrderEntry), now, |buf| {
             // A report of a few buckets always fits a frame.
             let _ = report.encode_frame(entries, buf);
         })

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::io::IoCtx;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::{rest_history, rest_orders};
-use crate::tracker::{ApplySummary, ExchangeState, TrackerInput};
+use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};
 
 /// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
 /// days (reference §7); reconciliation never looks further back than this, in ms.
@@ -24,7 +24,7 @@ pub(super) async fn reconcile_account(
     ctx: &IoCtx,
     ix: usize,
     since_ms: u64,
-    adopt: bool,
+    source: StateSource,
 ) -> Result<ApplySummary, ExchangeError> {
     let acc = ctx
         .accounts
@@ -50,7 +50,7 @@ pub(super) async fn reconcile_account(
         orders,
         fills,
         not_found: Vec::new(),
-        adopt,
+        source,
     };
     ctx.tracker_tx
         .send(TrackerInput::ExchangeState {
@@ -77,7 +77,7 @@ pub(super) async fn reconcile_after_restart(
 ) -> Result<(), ExchangeError> {
     let since_ms = until_ms.saturating_sub(RESTART_MARGIN_MS);
     for ix in 0..ctx.accounts.len() {
-        let sum = reconcile_account(ctx, ix, since_ms, true).await?;
+        let sum = reconcile_account(ctx, ix, since_ms, StateSource::Restart).await?;
         tracing::info!(
             account = ix,
             reports = sum.reports,

@@ -267,7 +267,13 @@ pub(super) async fn supervise(
 /// Reconciles the account against REST (orders and fills since `since_ms`, Unix ms); every
 /// missed change reaches the strategies through the tracker.
 async fn reconcile(ctx: &IoCtx, ix: usize, since_ms: u64) -> Result<(), ExchangeError> {
-    let summary = super::reconcile::reconcile_account(ctx, ix, since_ms, false).await?;
+    let summary = super::reconcile::reconcile_account(
+        ctx,
+        ix,
+        since_ms,
+        crate::tracker::StateSource::Reconnect,
+    )
+    .await?;
     tracing::info!(account = ix, ?summary, "account reconciled after reconnect");
     Ok(())
 }

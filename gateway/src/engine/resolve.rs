@@ -19,7 +19,7 @@ use tokio::time::Instant;
 use super::io::IoCtx;
 use crate::exchange::rest_history::{self, ExchangeFill};
 use crate::exchange::rest_orders::OpenOrder;
-use crate::tracker::{ExchangeState, ResolveRequest, TrackerInput};
+use crate::tracker::{ExchangeState, ResolveRequest, StateSource, TrackerInput};
 
 /// Least time between two queries of one account (10/s).
 pub const QUERY_INTERVAL: Duration = Duration::from_millis(100);
@@ -146,7 +146,7 @@ fn deliver(
         orders: order.into_iter().collect(),
         fills,
         not_found,
-        adopt: false,
+        source: StateSource::Resolution,
     };
     let _ = ctx
         .tracker_tx

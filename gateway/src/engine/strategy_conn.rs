@@ -20,6 +20,7 @@ use super::account::{AccountCtx, BudgetPolicy, NotSent, TradeOp};
 use super::io::IoCtx;
 use super::ops;
 use super::settings::SessionRole;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
@@ -382,7 +383,7 @@ impl Conn {
                         "strategy message refused (further refusals on this session are not logged)"
                     );
                 }
-                Flow::Application
+                Flow::Application(Origin::OrderEntry)
             }
             _ => Flow::Session,
         };
@@ -391,11 +392,15 @@ impl Conn {
 
     /// Writes an ExecutionReport or OrderCancelReject to this session.
     pub(in crate::engine) fn write_report(&self, msg: &ReportMsg) -> bool {
-        self.out.send(Flow::Application, now_ns(), |buf| match msg {
-            ReportMsg::Exec(er) => er.encode_frame(buf),
-            ReportMsg::CancelReject(r) => r.encode_frame(buf),
-            ReportMsg::MassCancel(r) => r.encode_frame(buf),
-        })
+        self.out.send(
+            Flow::Application(Origin::OrderEntry),
+            now_ns(),
+            |buf| match msg {
+                ReportMsg::Exec(er) => er.encode_frame(buf),
+                ReportMsg::CancelReject(r) => r.encode_frame(buf),
+                ReportMsg::MassCancel(r) => r.encode_frame(buf),
+            },
+        )
     }
 
     /// Refuses an application message with BusinessMessageReject.

@@ -1,8 +1,11 @@
 //! Journal records: encoding and a reader that stops at a truncated tail.
 //!
 //! A record is `kind u8 | len u32 LE | body (len bytes)`. Bodies (integers little endian):
-//! - [`KIND_OUTBOUND`]: `seq u64 | SOFH frame bytes` (one gateway → strategy application
-//!   message, exactly as written to the socket);
+//! - [`KIND_OUTBOUND_FROM`]: `seq u64 | origin u8 | SOFH frame bytes` (one gateway → strategy
+//!   application message, exactly as written to the socket, and the gateway path that produced
+//!   it, [`Origin`]);
+//! - [`KIND_OUTBOUND`]: `seq u64 | SOFH frame bytes` (the same without the origin, as journals
+//!   written before the origin was recorded hold it; read as [`Origin::Unrecorded`]);
 //! - [`KIND_CL_ORD_ID`]: `ClOrdID u64 | root ClOrdID u64` (a ClOrdID the session used);
 //! - [`KIND_LIST_ID`]: `ListID u64` (a batch ListID the session used).
 //!
@@ -10,12 +13,88 @@
 
 /// Kind of an outbound application message record.
 pub const KIND_OUTBOUND: u8 = 1;
+/// Kind of an outbound application message record with its [`Origin`].
+pub const KIND_OUTBOUND_FROM: u8 = 4;
 /// Kind of an accepted-ClOrdID record.
 pub const KIND_CL_ORD_ID: u8 = 2;
 /// Kind of an accepted-ListID record.
 pub const KIND_LIST_ID: u8 = 3;
 /// Bytes of a record header (kind + length).
 pub const HEADER_LEN: usize = 5;
+
+/// The gateway path that produced an application message, journaled beside it so that an
+/// operator (or the soak) can tell, for any sequence number, why the strategy was told what it
+/// was told. One byte on the wire of the journal; the numbers are stable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum Origin {
+    /// Read from a journal written before origins were recorded.
+    Unrecorded = 0,
+    /// The io thread's order entry: pre-trade rejects, NotApplied gates, duplicate ClOrdIDs,
+    /// BusinessMessageReject, account and control replies.
+    OrderEntry = 1,
+    /// A trade-op reply of the private WebSocket (ACK or refusal).
+    Reply = 2,
+    /// A live `order` or `fill` push of the private WebSocket.
+    Push = 3,
+    /// Reconciliation after the exchange link came back (REST state since the drop).
+    Reconcile = 4,
+    /// Resolution of an unknown outcome (order queried by clientOid).
+    Resolve = 5,
+    /// Reconciliation after a gateway restart (crash recovery).
+    Restart = 6,
+    /// A mass action (mass cancel report, cancel on disconnect, kill switch).
+    MassAction = 7,
+    /// A strategy list's ListStatus.
+    List = 8,
+    /// A copy of another session's report for a drop-copy session.
+    DropCopy = 9,
+    /// An account push routed to the sessions of the account (position, balance).
+    Account = 10,
+}
+
+impl Origin {
+    /// Every origin, in number order.
+    pub const ALL: [Origin; 11] = [
+        Origin::Unrecorded,
+        Origin::OrderEntry,
+        Origin::Reply,
+        Origin::Push,
+        Origin::Reconcile,
+        Origin::Resolve,
+        Origin::Restart,
+        Origin::MassAction,
+        Origin::List,
+        Origin::DropCopy,
+        Origin::Account,
+    ];
+
+    /// The origin of journal byte `b` ([`Origin::Unrecorded`] for a number this version does
+    /// not know).
+    pub fn from_u8(b: u8) -> Origin {
+        Origin::ALL
+            .get(usize::from(b))
+            .copied()
+            .unwrap_or(Origin::Unrecorded)
+    }
+
+    /// A short lower-case name (`"push"`, `"reconcile"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Unrecorded => "unrecorded",
+            Origin::OrderEntry => "order entry",
+            Origin::Reply => "reply",
+            Origin::Push => "push",
+            Origin::Reconcile => "reconcile",
+            Origin::Resolve => "resolve",
+            Origin::Restart => "restart",
+            Origin::MassAction => "mass action",
+            Origin::List => "list",
+            Origin::DropCopy => "drop copy",
+            Origin::Account => "account",
+        }
+    }
+}
 
 /// One decoded record, borrowing the journal bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +103,8 @@ pub enum Record<'a> {
     Outbound {
         /// Its sequence number.
         seq: u64,
+        /// The gateway path that produced it.
+        origin: Origin,
         /// The whole SOFH frame.
         frame: &'a [u8],
     },
@@ -46,9 +127,10 @@ fn header(out: &mut Vec<u8>, kind: u8, len: usize) {
 }
 
 /// Appends an outbound-message record.
-pub fn put_outbound(out: &mut Vec<u8>, seq: u64, frame: &[u8]) {
-    header(out, KIND_OUTBOUND, 8 + frame.len());
+pub fn put_outbound(out: &mut Vec<u8>, seq: u64, origin: Origin, frame: &[u8]) {
+    header(out, KIND_OUTBOUND_FROM, 9 + frame.len());
     out.extend_from_slice(&seq.to_le_bytes());
+    out.push(origin as u8);
     out.extend_from_slice(frame);
 }
 
@@ -106,7 +188,13 @@ impl<'a> Iterator for Records<'a> {
         let record = match kind {
             KIND_OUTBOUND => Record::Outbound {
                 seq: u64_at(body, 0)?,
+                origin: Origin::Unrecorded,
                 frame: body.get(8..)?,
+            },
+            KIND_OUTBOUND_FROM => Record::Outbound {
+                seq: u64_at(body, 0)?,
+                origin: Origin::from_u8(*body.get(8)?),
+                frame: body.get(9..)?,
             },
             KIND_CL_ORD_ID => Record::ClOrdId {
                 cl_ord_id: u64_at(body, 0)?,
@@ -127,10 +215,10 @@ mod tests {
     #[test]
     fn records_round_trip_and_a_truncated_tail_is_ignored() {
         let mut b = Vec::new();
-        put_outbound(&mut b, 1, b"frame-one");
+        put_outbound(&mut b, 1, Origin::Push, b"frame-one");
         put_cl_ord_id(&mut b, 7, 5);
         put_list_id(&mut b, 9);
-        put_outbound(&mut b, 2, b"frame-two");
+        put_outbound(&mut b, 2, Origin::Reconcile, b"frame-two");
         let whole = b.len();
         let all: Vec<_> = Records::new(&b).collect();
         assert_eq!(
@@ -138,6 +226,7 @@ mod tests {
             [
                 Record::Outbound {
                     seq: 1,
+                    origin: Origin::Push,
                     frame: b"frame-one"
                 },
                 Record::ClOrdId {
@@ -147,12 +236,13 @@ mod tests {
                 Record::ListId(9),
                 Record::Outbound {
                     seq: 2,
+                    origin: Origin::Reconcile,
                     frame: b"frame-two"
                 },
             ]
         );
         // Every cut inside the last record drops that record only.
-        let before_last = whole - (HEADER_LEN + 8 + 9);
+        let before_last = whole - (HEADER_LEN + 9 + 9);
         for cut in before_last..whole {
             let mut r = Records::new(&b[..cut]);
             assert_eq!(r.by_ref().count(), 3, "cut at {cut}");
@@ -163,5 +253,25 @@ mod tests {
         put_list_id(&mut u, 3);
         let got: Vec<_> = Records::new(&u).collect();
         assert_eq!(got, [Record::Unknown(77), Record::ListId(3)]);
+    }
+
+    #[test]
+    fn records_without_origin_are_read_as_unrecorded() {
+        let mut b = Vec::new();
+        header(&mut b, KIND_OUTBOUND, 8 + 3);
+        b.extend_from_slice(&5u64.to_le_bytes());
+        b.extend_from_slice(b"old");
+        assert_eq!(
+            Records::new(&b).collect::<Vec<_>>(),
+            [Record::Outbound {
+                seq: 5,
+                origin: Origin::Unrecorded,
+                frame: b"old"
+            }]
+        );
+        for o in Origin::ALL {
+            assert_eq!(Origin::from_u8(o as u8), o);
+        }
+        assert_eq!(Origin::from_u8(200), Origin::Unrecorded);
     }
 }

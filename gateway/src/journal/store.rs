@@ -60,7 +60,7 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
     let mut it = Records::new(records);
     for rec in it.by_ref() {
         match rec {
-            Record::Outbound { seq, frame } => {
+            Record::Outbound { seq, frame, .. } => {
                 r.next_seq = r.next_seq.max(seq.saturating_add(1));
                 if let Some(Ok(Message::ExecutionReport(er))) =
                     frame.get(SOFH_LEN..).map(codec::sbe::decode)
@@ -168,7 +168,7 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::{put_cl_ord_id, put_list_id, put_outbound};
+    use super::super::record::{put_cl_ord_id, put_list_id, put_outbound, Origin};
     use super::*;
 
     #[test]
@@ -178,15 +178,15 @@ mod tests {
         let (mut store, rec) = Store::open_file(&dir, 3).unwrap();
         assert_eq!(rec.next_seq, 1);
         let mut b = Vec::new();
-        put_outbound(&mut b, 1, b"one");
+        put_outbound(&mut b, 1, Origin::Push, b"one");
         put_cl_ord_id(&mut b, 10, 10);
         put_cl_ord_id(&mut b, 11, 10);
         put_list_id(&mut b, 4);
-        put_outbound(&mut b, 2, b"two");
+        put_outbound(&mut b, 2, Origin::Push, b"two");
         store.append(&b).unwrap();
         // A crash in the middle of the next record.
         let mut torn = Vec::new();
-        put_outbound(&mut torn, 3, b"three");
+        put_outbound(&mut torn, 3, Origin::Push, b"three");
         store.append(&torn[..torn.len() - 2]).unwrap();
         drop(store);
 
@@ -197,7 +197,7 @@ mod tests {
         assert!(rec.list_ids.contains(&4));
         // The torn record is gone; new records follow the last whole one.
         let mut more = Vec::new();
-        put_outbound(&mut more, 3, b"three");
+        put_outbound(&mut more, 3, Origin::Push, b"three");
         store.append(&more).unwrap();
         let seqs = store
             .with_records(|r| {

@@ -21,7 +21,7 @@ use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::session::order_entry::EntryOutcome;
 use crate::tracker::{
     BatchItem, ExchangeState, ListDone, MassCancelEvent, NewOrder, OrderFilter, OrderScope,
-    RequestKind, SentBatch, SentRequest, TrackerInput,
+    RequestKind, SentBatch, SentRequest, StateSource, TrackerInput,
 };
 use codec::sbe::Message;
 
@@ -429,7 +429,7 @@ pub(super) fn encode_input(
             for s in &state.not_found {
                 put_bytes(b, s.as_bytes());
             }
-            put_u8(b, u8::from(state.adopt));
+            put_u8(b, state.source.to_u8());
         }
         TrackerInput::LinkDown { account, t_ns } => {
             put_u8(b, 10);
@@ -854,14 +854,14 @@ impl<'a> Cur<'a> {
                 for _ in 0..n {
                     not_found.push(self.str()?.to_owned());
                 }
-                let adopt = self.u8()? != 0;
+                let source = StateSource::from_u8(self.u8()?);
                 RecordedInput::ExchangeState {
                     state: ExchangeState {
                         account,
                         orders,
                         fills,
                         not_found,
-                        adopt,
+                        source,
                     },
                     t_read_ns,
                 }
@@ -1075,7 +1075,7 @@ mod tests {
             orders: vec![order],
             fills: vec![fill],
             not_found: vec!["1-9".into()],
-            adopt: true,
+            source: StateSource::Restart,
         };
         let input = TrackerInput::ExchangeState {
             state: state.clone(),

@@ -102,7 +102,7 @@ fn exchange_state_and_link_events_recorded_by_the_tracker_thread_replay_identica
                 exec_time_ms: 1_700_000_000_011,
             }],
             not_found: Vec::new(),
-            adopt: false,
+            source: crate::tracker::StateSource::Reconnect,
         },
         reply: None,
     });

@@ -23,7 +23,7 @@ use codec::sbe::{
 };
 use parking_lot::Mutex;
 
-use crate::journal::record::{self, Record, Records};
+use crate::journal::record::{self, Origin, Record, Records};
 use crate::journal::store::Store;
 
 /// Bytes of unsent frames after which the strategy is considered stuck and disconnected.
@@ -75,8 +75,9 @@ impl std::fmt::Debug for SessionOut {
 /// Whether a frame is an application message (sequenced) or a session message (not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
-    /// ExecutionReport, OrderCancelReject, BusinessMessageReject: takes the next sequence number.
-    Application,
+    /// ExecutionReport, OrderCancelReject, BusinessMessageReject...: takes the next sequence
+    /// number; journaled with the gateway path that produced it.
+    Application(Origin),
     /// Negotiation, establishment, Sequence, Terminate.
     Session,
 }
@@ -206,10 +207,10 @@ impl SessionOut {
         let inner = &mut *guard;
         inner.frame.clear();
         encode(&mut inner.frame);
-        if flow == Flow::Application {
+        if let Flow::Application(origin) = flow {
             let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
             if self.keeps {
-                record::put_outbound(&mut inner.pending, seq, &inner.frame);
+                record::put_outbound(&mut inner.pending, seq, origin, &inner.frame);
             }
         }
         let Inner {
@@ -329,7 +330,7 @@ impl SessionOut {
         let found = self.journal.lock().store.with_records(|bytes| {
             let mut n = 0u32;
             for rec in Records::new(bytes) {
-                if let Record::Outbound { seq, frame } = rec {
+                if let Record::Outbound { seq, frame, .. } = rec {
                     if seq >= req.from_seq_no && seq < end {
                         block.extend_from_slice(frame);
                         n += 1;
@@ -470,8 +471,8 @@ mod tests {
     fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
         let out = SessionOut::detached(9, 1, Store::Memory(Vec::new()), 0);
         // Produced before any connection: numbered 1 and 2, journaled, not written.
-        assert!(!out.send(Flow::Application, 0, seq_frame(100)));
-        assert!(!out.send(Flow::Application, 0, seq_frame(101)));
+        assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(100)));
+        assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(101)));
         assert_eq!(out.next_seq(), 3);
         assert!(!out.send(Flow::Session, 0, seq_frame(0)));
 
@@ -485,7 +486,7 @@ mod tests {
             }
             .encode_frame(b)
         }));
-        assert!(out.send(Flow::Application, 0, seq_frame(102)));
+        assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(102)));
         let got = read_frames(&mut r, 2);
         assert_eq!(
             got,
@@ -533,7 +534,7 @@ mod tests {
         // Detached again: still numbered.
         out.close();
         assert!(out.is_closed());
-        assert!(!out.send(Flow::Application, 0, seq_frame(103)));
+        assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(103)));
         assert_eq!(out.next_seq(), 5);
     }
 }

@@ -31,6 +31,7 @@ use super::request::{RequestKind, SentRequest};
 use super::resolve::{Resolve, UnknownCause};
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
+use crate::journal::record::Origin;
 use crate::metrics::{Leg, LegHistograms};
 
 /// Outcome-unknown codes (reference §8): the order may or may not exist; resolved by querying
@@ -64,6 +65,37 @@ pub struct Report {
     /// Monotonic read time of the exchange frame that caused it (for the "push read →
     /// ExecutionReport written" leg).
     pub cause_t_read_ns: u64,
+    /// The input path that produced it (journaled beside the message).
+    pub origin: Origin,
+}
+
+/// The reports an input produces, stamped with the path of the input being applied.
+#[derive(Debug)]
+pub(super) struct Reports {
+    list: Vec<Report>,
+    /// Path of the input being applied (set by each entry point).
+    pub(super) origin: Origin,
+}
+
+impl Default for Reports {
+    fn default() -> Self {
+        Reports {
+            list: Vec::with_capacity(64),
+            origin: Origin::Push,
+        }
+    }
+}
+
+impl Reports {
+    /// Queues `msg` for `session_id`, caused by a frame read at `t_read_ns` (0: none).
+    pub(super) fn push(&mut self, session_id: u64, msg: ReportMsg, t_read_ns: u64) {
+        self.list.push(Report {
+            session_id,
+            msg,
+            cause_t_read_ns: t_read_ns,
+            origin: self.origin,
+        });
+    }
 }
 
 /// Counters of what the tracker saw but did not turn into reports.
@@ -106,7 +138,7 @@ pub(super) struct InFlight {
 pub struct Tracker {
     orders: HashMap<(u64, u64), Order>,
     in_flight: HashMap<u64, InFlight>,
-    reports: Vec<Report>,
+    pub(super) reports: Reports,
     pub(super) stats: TrackerStats,
     pub(super) legs: LegHistograms,
     /// Session → account index (from SessionOpened; kept after the session closes).
@@ -128,7 +160,6 @@ impl Tracker {
         Tracker {
             orders: HashMap::with_capacity(INITIAL_ORDERS),
             in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
-            reports: Vec::with_capacity(64),
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
             ..Tracker::default()
         }
@@ -161,7 +192,7 @@ impl Tracker {
 
     /// Reports produced since the last drain.
     pub fn drain_reports(&mut self) -> std::vec::Drain<'_, Report> {
-        self.reports.drain(..)
+        self.reports.list.drain(..)
     }
 
     /// Number of requests awaiting their trade reply.
@@ -179,14 +210,15 @@ impl Tracker {
         &mut self.orders
     }
 
-    /// Queues a report built outside this file (counted like the others).
-    pub(super) fn push_report(&mut self, report: Report) {
-        match report.msg {
+    /// Queues a report built outside this file (counted like the others), stamped with the
+    /// current input's origin.
+    pub(super) fn push_report(&mut self, session_id: u64, msg: ReportMsg, t_read_ns: u64) {
+        match msg {
             ReportMsg::Exec(_) => self.stats.execution_reports += 1,
             ReportMsg::CancelReject(_) => self.stats.cancel_rejects += 1,
             ReportMsg::MassCancel(_) => {}
         }
-        self.reports.push(report);
+        self.reports.push(session_id, msg, t_read_ns);
     }
 
     /// Removes the single-op requests in flight that `f(account, t_written_ns, order key,
@@ -247,7 +279,7 @@ impl Tracker {
     /// Progress of a mass cancel (its report is queued once every chunk is answered).
     pub fn on_mass_cancel(&mut self, ev: MassCancelEvent, utc_ns: u64) {
         if let Some(r) = self.mass_cancels.on_event(ev, utc_ns) {
-            self.reports.push(r);
+            self.reports.list.push(r);
         }
     }
 
@@ -326,6 +358,10 @@ impl Tracker {
     /// One parsed frame from the private WebSocket, read at `t_read_ns` (monotonic);
     /// `utc_ns` is the wall clock for TransactTime where the frame carries no time.
     pub fn on_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
+        self.reports.origin = match inbound {
+            Inbound::Trade(_) | Inbound::Error { .. } => Origin::Reply,
+            _ => Origin::Push,
+        };
         match inbound {
             Inbound::Trade(reply) => {
                 if let Some(report) = parse_request_id(reply.id).and_then(|id| {
@@ -338,7 +374,7 @@ impl Tracker {
                         t_read_ns,
                     )
                 }) {
-                    self.reports.extend(report);
+                    self.reports.list.extend(report);
                     return;
                 }
                 if self.on_batch_reply(t_read_ns, utc_ns, reply) {
@@ -360,7 +396,7 @@ impl Tracker {
                     self.mass_cancels
                         .on_reply(rid, code.0, msg, &[], utc_ns, t_read_ns)
                 }) {
-                    self.reports.extend(report);
+                    self.reports.list.extend(report);
                     return;
                 }
                 if self.on_batch_error(t_read_ns, utc_ns, id, code.0, msg) {
@@ -513,7 +549,7 @@ impl Tracker {
 
     fn acknowledge(
         order: &mut Order,
-        reports: &mut Vec<Report>,
+        reports: &mut Reports,
         stats: &mut TrackerStats,
         t_read_ns: u64,
         utc_ns: u64,
@@ -571,7 +607,7 @@ impl Tracker {
     /// Emits a held Canceled once the fills counted reach what the exchange reported.
     fn release_terminal(
         order: &mut Order,
-        reports: &mut Vec<Report>,
+        reports: &mut Reports,
         stats: &mut TrackerStats,
         t_read_ns: u64,
         utc_ns: u64,
@@ -701,23 +737,19 @@ pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> Execut
 }
 
 fn push_exec(
-    reports: &mut Vec<Report>,
+    reports: &mut Reports,
     stats: &mut TrackerStats,
     session_id: u64,
     er: ExecutionReport,
     t: u64,
 ) {
     stats.execution_reports += 1;
-    reports.push(Report {
-        session_id,
-        msg: ReportMsg::Exec(er),
-        cause_t_read_ns: t,
-    });
+    reports.push(session_id, ReportMsg::Exec(er), t);
 }
 
 #[allow(clippy::too_many_arguments)]
 fn push_cancel_reject(
-    reports: &mut Vec<Report>,
+    reports: &mut Reports,
     stats: &mut TrackerStats,
     o: &Order,
     request_cl_ord_id: u64,
@@ -733,9 +765,9 @@ fn push_cancel_reject(
     } else {
         CxlRejReason::ExchangeReject
     };
-    reports.push(Report {
-        session_id: o.session_id,
-        msg: ReportMsg::CancelReject(OrderCancelReject {
+    reports.push(
+        o.session_id,
+        ReportMsg::CancelReject(OrderCancelReject {
             cl_ord_id: request_cl_ord_id,
             orig_cl_ord_id: o.cl_ord_id,
             order_id: o.order_id,
@@ -746,6 +778,6 @@ fn push_cancel_reject(
             cxl_rej_reason: reason,
             text: Text::new(msg),
         }),
-        cause_t_read_ns: t,
-    });
+        t,
+    );
 }

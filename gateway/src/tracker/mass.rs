@@ -20,6 +20,7 @@ use super::core::{exec_report, Report, ReportMsg};
 use super::order::Order;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
+use crate::journal::record::Origin;
 
 /// Whose orders a mass action covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,6 +329,7 @@ impl MassCancels {
             session_id: m.session_id,
             msg: ReportMsg::MassCancel(r),
             cause_t_read_ns: t_read_ns,
+            origin: Origin::MassAction,
         })
     }
 }

@@ -35,10 +35,11 @@ pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_C
 pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
-pub use self::reconcile::{ApplySummary, ExchangeState};
+pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 pub use self::resolve::{Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
 
@@ -285,7 +286,9 @@ impl Driver {
                         let routes = &self.routing;
                         routing::account_updates(&inbound, utc, |u| {
                             for out in routes.account_sessions(account) {
-                                out.send(Flow::Application, now_ns(), |buf| u.encode_frame(buf));
+                                out.send(Flow::Application(Origin::Account), now_ns(), |buf| {
+                                    u.encode_frame(buf)
+                                });
                             }
                         });
                     }
@@ -393,10 +396,10 @@ impl Driver {
             if let Some(rec) = &self.recorder {
                 rec.report(report.session_id, encode);
             }
-            let written = out.send(Flow::Application, now_ns(), encode);
+            let written = out.send(Flow::Application(report.origin), now_ns(), encode);
             if routing::is_drop_copied(&report.msg) {
                 for copy in self.routing.drop_copies(report.session_id) {
-                    copy.send(Flow::Application, now_ns(), encode);
+                    copy.send(Flow::Application(Origin::DropCopy), now_ns(), encode);
                 }
             }
             if written && report.cause_t_read_ns != 0 {
@@ -435,7 +438,7 @@ fn write_list_status(
         if let Some(rec) = recorder {
             rec.report(list.session_id, encode);
         }
-        out.send(Flow::Application, now_ns(), encode);
+        out.send(Flow::Application(Origin::List), now_ns(), encode);
     }
 }
 

@@ -19,6 +19,7 @@ use super::request::{NewOrder, RequestKind};
 use crate::exchange::rest_history::ExchangeFill;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
+use crate::journal::record::Origin;
 
 /// The exchange's view of some orders of one account (from `unfilled-orders`, `history-orders`,
 /// `order-info` and `fills`).
@@ -32,9 +33,53 @@ pub struct ExchangeState {
     pub fills: Vec<ExchangeFill>,
     /// clientOids the exchange does not know (order-info answered "Order does not exist").
     pub not_found: Vec<String>,
-    /// Take over the orders of this gateway's sessions (clientOid of the gateway's form) that the
-    /// tracker does not know: after a restart, orders sent but not yet journaled.
-    pub adopt: bool,
+    /// Why the state was queried; after a restart ([`StateSource::Restart`]) the orders of this
+    /// gateway's sessions (clientOid of the gateway's form) that the tracker does not know are
+    /// taken over: orders sent but not yet journaled.
+    pub source: StateSource,
+}
+
+/// Why an [`ExchangeState`] was queried (its reports are journaled with the matching
+/// [`Origin`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum StateSource {
+    /// Reconciliation after the account's link came back.
+    #[default]
+    Reconnect,
+    /// An unknown outcome's order queried by clientOid.
+    Resolution,
+    /// Crash recovery: reconciliation before strategies are accepted.
+    Restart,
+}
+
+impl StateSource {
+    /// The journal origin of the reports this state produces.
+    pub fn origin(self) -> Origin {
+        match self {
+            StateSource::Reconnect => Origin::Reconcile,
+            StateSource::Resolution => Origin::Resolve,
+            StateSource::Restart => Origin::Restart,
+        }
+    }
+
+    /// Its byte in a recording (0 reconnect, 1 restart, 2 resolution: a recording made when
+    /// this was the `adopt` flag reads the same).
+    pub fn to_u8(self) -> u8 {
+        match self {
+            StateSource::Reconnect => 0,
+            StateSource::Restart => 1,
+            StateSource::Resolution => 2,
+        }
+    }
+
+    /// The source of recording byte `b` (see [`StateSource::to_u8`]; unknown: reconnect).
+    pub fn from_u8(b: u8) -> StateSource {
+        match b {
+            1 => StateSource::Restart,
+            2 => StateSource::Resolution,
+            _ => StateSource::Reconnect,
+        }
+    }
 }
 
 /// What applying an [`ExchangeState`] changed.
@@ -48,7 +93,7 @@ pub struct ApplySummary {
     pub reports: u64,
     /// Orders and fills whose clientOid names no order of this gateway.
     pub unknown: u64,
-    /// Orders taken over (see [`ExchangeState::adopt`]).
+    /// Orders taken over (see [`ExchangeState::source`]).
     pub adopted: u64,
     /// clientOids the exchange did not know.
     pub not_found: u64,
@@ -93,13 +138,14 @@ impl Tracker {
         state: &ExchangeState,
     ) -> ApplySummary {
         let mut sum = ApplySummary::default();
+        self.reports.origin = state.source.origin();
         let reports_before = self.stats.execution_reports + self.stats.cancel_rejects;
         let unknown_before = self.stats.unknown_pushes;
         let dups_before = self.stats.duplicate_fills;
         for o in &state.orders {
             self.fill_blank(o);
         }
-        if state.adopt {
+        if state.source == StateSource::Restart {
             for o in &state.orders {
                 sum.adopted += u64::from(self.adopt(t_read_ns, o));
             }
@@ -377,7 +423,7 @@ mod tests {
             orders: vec![order(1, OrdStatus::PartiallyFilled, "1", "100")],
             fills: vec![fill(1, 11, "1")],
             not_found: Vec::new(),
-            adopt: false,
+            source: StateSource::Reconnect,
         };
         let sum = t.apply_exchange_state(10, 20, &state);
         assert_eq!(sum.new_fills, 1);
@@ -406,7 +452,7 @@ mod tests {
             orders: vec![order(2, OrdStatus::Canceled, "2", "202")],
             fills: vec![fill(2, 21, "1")],
             not_found: Vec::new(),
-            adopt: false,
+            source: StateSource::Reconnect,
         };
         let sum = t.apply_exchange_state(10, 20, &state);
         assert_eq!(sum.synthetic_fills, 1);
@@ -438,7 +484,7 @@ mod tests {
                 orders: vec![o],
                 fills: Vec::new(),
                 not_found: vec!["x".into()],
-                adopt: false,
+                source: StateSource::Reconnect,
             },
         );
         assert_eq!(sum.unknown, 1);
@@ -456,7 +502,7 @@ mod tests {
             orders: vec![order(4, OrdStatus::PartiallyFilled, "1", "100"), other],
             fills: vec![fill(4, 41, "1")],
             not_found: Vec::new(),
-            adopt: true,
+            source: StateSource::Restart,
         };
         let sum = t.apply_exchange_state(1, 2, &state);
         assert_eq!((sum.adopted, sum.unknown), (1, 1));

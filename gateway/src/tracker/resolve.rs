@@ -25,11 +25,12 @@ use codec::sbe::{
 
 use codec::Decimal;
 
-use super::core::{exec_report, Report, ReportMsg, Tracker};
+use super::core::{exec_report, ReportMsg, Tracker};
 use super::reconcile::{ApplySummary, ExchangeState};
 use super::request::RequestKind;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
+use crate::journal::record::Origin;
 
 /// Default `[tracker] reply_timeout_ms`: a request without reply after this is unknown.
 pub const DEFAULT_REPLY_TIMEOUT_MS: u64 = 5_000;
@@ -427,12 +428,9 @@ impl Tracker {
         let session_id = key.0;
         self.stats.resolved_applied += applied;
         self.stats.resolved_not_applied += not_applied;
+        self.reports.origin = Origin::Resolve;
         for msg in reports {
-            self.push_report(Report {
-                session_id,
-                msg,
-                cause_t_read_ns: 0,
-            });
+            self.push_report(session_id, msg, 0);
         }
     }
 }

@@ -370,7 +370,7 @@ fn exchange_state_answers_are_applied_once() {
         orders: vec![exchange_order(10, OrdStatus::New)],
         fills: Vec::new(),
         not_found: vec![oid(11)],
-        adopt: false,
+        source: crate::tracker::StateSource::Reconnect,
     };
     r.t.on_exchange_state(T0, 9, &state);
     let out: Vec<_> = r.t.drain_reports().map(|x| x.msg).collect();

@@ -16,6 +16,7 @@ use codec::sbe::{
 use crate::engine::io::IoCtx;
 use crate::engine::strategy_conn::Conn;
 use crate::exchange::ExchangeError;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::Flow;
 
@@ -96,7 +97,9 @@ fn spawn_request<T, F, Fut>(
             }
         }
         rep.transact_time = utc_now_ns();
-        out.send(Flow::Application, now_ns(), |buf| rep.encode_frame(buf));
+        out.send(Flow::Application(Origin::OrderEntry), now_ns(), |buf| {
+            rep.encode_frame(buf)
+        });
     });
 }
 

@@ -13,6 +13,7 @@ use codec::sbe::{
 use crate::engine::strategy_conn::Conn;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_cancel_all::cancel_all;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::order_entry::bg_category;
 use crate::session::out::Flow;
@@ -55,7 +56,9 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
     };
     if !activate {
         report.transact_time = utc_now_ns();
-        out.send(Flow::Application, now_ns(), |buf| report.encode_frame(buf));
+        out.send(Flow::Application(Origin::MassAction), now_ns(), |buf| {
+            report.encode_frame(buf)
+        });
         return;
     }
     tokio::task::spawn_local(async move {
@@ -87,7 +90,9 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
             }
         }
         report.transact_time = utc_now_ns();
-        out.send(Flow::Application, now_ns(), |buf| report.encode_frame(buf));
+        out.send(Flow::Application(Origin::MassAction), now_ns(), |buf| {
+            report.encode_frame(buf)
+        });
     });
 }
 

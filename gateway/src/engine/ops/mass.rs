@@ -25,6 +25,7 @@ use crate::engine::strategy_conn::Conn;
 use crate::exchange::rest_orders::unfilled_orders;
 use crate::exchange::ExchangeError;
 use crate::ids::ClientOid;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::order_entry::bg_category;
 use crate::session::out::{Flow, SessionOut};
@@ -349,5 +350,5 @@ fn status_end(out: &SessionOut, req_id: u64, reports: u32, result: Result<(), (u
 }
 
 fn send(out: &SessionOut, encode: impl FnOnce(&mut Vec<u8>)) -> bool {
-    out.send(Flow::Application, now_ns(), encode)
+    out.send(Flow::Application(Origin::MassAction), now_ns(), encode)
 }

@@ -19,6 +19,7 @@ use crate::engine::settings::MoveSettings;
 use crate::engine::strategy_conn::Conn;
 use crate::exchange::rest_account::{move_body, MoveItem, MoveReply};
 use crate::exchange::ExchangeError;
+use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::moves::{
     check_header, check_items, check_mmr, reason_of_code, MoveHeader, MoveRefusal, Pacer,
@@ -100,7 +101,7 @@ pub(in crate::engine) async fn on_move_positions(conn: &mut Conn, m: &MovePositi
 }
 
 fn write(out: &SessionOut, report: &MovePositionsReport, results: Vec<MovePositionsReportEntry>) {
-    out.send(Flow::Application, now_ns(), |buf| {
+    out.send(Flow::Application(Origin::OrderEntry), now_ns(), |buf| {
         // At most 10 entries of 106 bytes: always fits the frame.
         let _ = report.encode_frame(results, buf);
     });

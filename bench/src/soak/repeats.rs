@@ -1,0 +1,82 @@
+//! Explains each repeated ExecutionReport: its kind and order (from the strategy's model), the
+//! fault state when it arrived, and the gateway path that produced each copy, read from the
+//! gateway's session journals (every application message is journaled with its
+//! [`Origin`]).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use gateway::journal::record::{Origin, Record, Records};
+use gateway::journal::store::session_path;
+
+use super::session::{Repeat, RepeatKind};
+
+/// (SessionID, sequence number) → the path that produced the message.
+pub type Origins = HashMap<(u64, u64), Origin>;
+
+/// Bytes of the journal file magic.
+const MAGIC_LEN: usize = 8;
+
+/// Reads the origins of every journaled message of `sessions` from the journal `dir` (a file
+/// that is missing or unreadable gives none).
+pub fn journal_origins(dir: &Path, sessions: impl IntoIterator<Item = u64>) -> Origins {
+    let mut out = Origins::new();
+    for session_id in sessions {
+        let Ok(bytes) = std::fs::read(session_path(dir, session_id)) else {
+            continue;
+        };
+        for rec in Records::new(bytes.get(MAGIC_LEN..).unwrap_or(&[])) {
+            if let Record::Outbound { seq, origin, .. } = rec {
+                out.insert((session_id, seq), origin);
+            }
+        }
+    }
+    out
+}
+
+fn origin_name(origins: &Origins, session_id: u64, seq: u64) -> &'static str {
+    origins
+        .get(&(session_id, seq))
+        .map_or("not journaled", |o| o.name())
+}
+
+/// One line per repeat (at most `max`), then one line per cause (kind, path of the first copy
+/// → path of the repeat, live or retransmitted) with its count.
+pub fn describe(repeats: &[Repeat], origins: &Origins, max: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut causes: BTreeMap<(RepeatKind, &str, &str, bool), u64> = BTreeMap::new();
+    for r in repeats {
+        let first = origin_name(origins, r.session_id, r.first_seq);
+        let again = origin_name(origins, r.session_id, r.repeat_seq);
+        *causes
+            .entry((r.kind, first, again, r.retransmitted))
+            .or_default() += 1;
+        if lines.len() < max {
+            lines.push(format!(
+                "  repeat: {} ({:?}) of session {} order {} ({}): first seq {} from {}, repeat seq {} from {}{}; {}",
+                r.kind.name(),
+                r.exec_type,
+                r.session_id,
+                r.root,
+                gateway::ids::ClientOid::new(r.session_id, r.root).as_str(),
+                r.first_seq,
+                first,
+                r.repeat_seq,
+                again,
+                if r.retransmitted { " (retransmitted)" } else { "" },
+                r.fault
+            ));
+        }
+    }
+    if repeats.len() > max {
+        lines.push(format!("  ... {} more", repeats.len() - max));
+    }
+    for ((kind, first, again, retransmitted), n) in causes {
+        lines.push(format!(
+            "  cause: {n} × {} — first copy from {first}, repeat from {again}{}",
+            kind.name(),
+            if retransmitted { ", retransmitted" } else { "" }
+        ));
+    }
+    lines
+}
