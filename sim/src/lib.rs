@@ -106,6 +106,8 @@ pub struct SimStats {
     pub batch_cancel_ops: u64,
     /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
     pub move_positions_requests: u64,
+    /// Authenticated `GET /api/v3/trade/order-info` requests (refused ones included).
+    pub order_info_queries: u64,
 }
 
 /// The simulator entry point.
@@ -237,6 +239,7 @@ impl SimHandle {
             batch_modify_ops: g(&c.batch_modify_ops),
             batch_cancel_ops: g(&c.batch_cancel_ops),
             move_positions_requests: g(&c.move_positions_requests),
+            order_info_queries: g(&c.order_info_queries),
         }
     }
 

@@ -307,6 +307,10 @@ pub(crate) async fn order_info(
         Ok(o) => o,
         Err(resp) => return *resp,
     };
+    state
+        .counters
+        .order_info_queries
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::OrderInfo)) {
         return resp;
     }

@@ -142,6 +142,61 @@ fn orders_while_the_link_is_down_are_not_applied_and_never_reach_the_exchange() 
     assert_eq!(h.sim().stats().orders_received, received + 1);
 }
 
+/// Soak cause (issue 10): a strategy that re-sends, after its own reconnect, an order the
+/// gateway had already sent got NotApplied while the link was down, then the order's real
+/// outcome (resolution or reconciliation) as a second terminal report. A used ClOrdID is
+/// answered DuplicateOrder whatever the link's state, and a ClOrdID refused while down stays
+/// used.
+#[test]
+fn a_repeated_cl_ord_id_is_a_duplicate_even_while_the_link_is_down() {
+    let h = Harness::start_with(e2e::quiet_sim_config(), fast);
+    let mut s = h.client(1);
+    let cl = rest_buy(&mut s, "50000", "0.001");
+    start_outage(&h);
+    let again = e2e::btc_order(
+        cl,
+        Side::Buy,
+        codec::sbe::OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    );
+    s.c.send_new_order(&again).expect("send");
+    let er = s.exec();
+    assert_eq!(er.cl_ord_id, cl);
+    assert_eq!(er.exec_type, ExecType::Rejected);
+    assert_eq!(
+        er.ord_rej_reason,
+        Some(OrdRejReason::DuplicateOrder),
+        "{er:?}"
+    );
+    // Refused while down: NotApplied, and the ClOrdID is used from then on.
+    let down = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.ord_rej_reason),
+        (down, Some(OrdRejReason::NotApplied))
+    );
+    end_outage(&h);
+    wait_back(&h, 1);
+    let reused = e2e::btc_order(
+        down,
+        Side::Buy,
+        codec::sbe::OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("49000"),
+        "0.001",
+    );
+    s.c.send_new_order(&reused).expect("send");
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.ord_rej_reason),
+        (down, Some(OrdRejReason::DuplicateOrder)),
+        "{er:?}"
+    );
+    s.expect_silence(Duration::from_millis(300));
+}
+
 #[test]
 fn a_fill_missed_while_down_reaches_the_strategy_exactly_once() {
     let h = Harness::start_with(e2e::master_and_sub_sim_config(), fast);

@@ -280,6 +280,47 @@ fn every_order_of_a_mixed_run_gets_exactly_one_outcome() {
     assert_eq!(stats.resolved_not_applied, 4);
 }
 
+/// Issue 10: a link drop or a burst of outcome-unknown replies leaves many orders unknown at
+/// once; querying them one by one at the paced 10/s fell behind a soak with hundreds in flight
+/// at every drop, so their outcomes came minutes late or never. Many due at once are settled
+/// from the account's lists (a handful of queries), each order still exactly once.
+#[test]
+fn many_unknown_outcomes_at_once_are_settled_from_the_lists_each_once() {
+    let h = start();
+    let mut s = h.client(1);
+    let faults = h.sim().faults();
+    faults
+        .unknown_outcome(Scope::All, 8, Some("place-order"), true)
+        .unwrap();
+    faults
+        .unknown_outcome(Scope::All, 8, Some("place-order"), false)
+        .unwrap();
+    let cls: Vec<u64> = (0..16).map(|_| rest_buy(&mut s)).collect();
+    let mut outcome = std::collections::HashMap::new();
+    while outcome.len() < cls.len() {
+        let er = s.exec();
+        assert!(
+            outcome.insert(er.cl_ord_id, er.exec_type).is_none(),
+            "a second report for {}: {er:?}",
+            er.cl_ord_id
+        );
+    }
+    s.expect_silence(QUIET);
+    for (i, cl) in cls.iter().enumerate() {
+        let want = if i < 8 {
+            ExecType::New
+        } else {
+            ExecType::Rejected
+        };
+        assert_eq!(outcome[cl], want, "ClOrdID {cl}");
+    }
+    // One by one: 8 found + 8 × 2 not found = 24 order-info queries.
+    let queries = h.sim().stats().order_info_queries;
+    assert!(queries <= 4, "{queries} order-info queries");
+    let stats = stop(h);
+    assert_eq!(stats.resolved_not_applied, 8);
+}
+
 /// Sends a NewOrderList of `n` resting buys (ClOrdIDs `first..first+n`).
 fn send_list(s: &mut Strategy, list_id: u64, first: u64, n: u64) -> Vec<u64> {
     use codec::sbe::{BoolFlag, NewOrderList, NewOrderListEntry, OrdType, PosSide, StpMode};

@@ -34,11 +34,7 @@ pub(super) async fn reconcile_account(
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as u64);
     let since_ms = since_ms.max(now_ms.saturating_sub(MAX_LOOKBACK_MS));
-    let categories = if acc.categories.is_empty() {
-        &ctx.categories
-    } else {
-        &acc.categories
-    };
+    let categories = categories_of(ctx, acc);
     let mut orders = rest_orders::unfilled_orders(&acc.rest, None, None).await?;
     for c in categories {
         orders.extend(rest_history::history_orders(&acc.rest, *c, since_ms).await?);
@@ -60,6 +56,18 @@ pub(super) async fn reconcile_account(
         .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))?;
     rx.await
         .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))
+}
+
+/// The categories account `acc` trades (the exchange's list when the account names none).
+pub(super) fn categories_of<'a>(
+    ctx: &'a IoCtx,
+    acc: &'a super::account::AccountCtx,
+) -> &'a [codec::sbe::Category] {
+    if acc.categories.is_empty() {
+        &ctx.categories
+    } else {
+        &acc.categories
+    }
 }
 
 /// How far before the last journaled report a restart looks for changes, in ms (fills and

@@ -1,24 +1,38 @@
 //! Resolution of unknown outcomes on the io thread: the tracker sends a [`ResolveRequest`]
-//! (clientOid, account) for every order whose request's outcome is unknown; this task queries
-//! the order by clientOid (`GET /api/v3/trade/order-info`, reference §7) and its fills, and
-//! hands the exchange's state back to the tracker (`TrackerInput::ExchangeState`), which reports
-//! every change exactly once. Nothing is ever resent.
+//! (clientOid, account) for every order whose request's outcome is unknown; this task learns the
+//! order's state at the exchange and hands it back to the tracker
+//! (`TrackerInput::ExchangeState`), which reports every change exactly once. Nothing is ever
+//! resent.
+//!
+//! Each account has one worker and one queue. When a few requests are due, each order is
+//! queried by clientOid (`GET /api/v3/trade/order-info` and its fills, reference §7). When
+//! [`SWEEP_MIN`] or more are due at once (a link drop leaves every request in flight unknown: up
+//! to sessions × window of them), the worker lists the account's orders and fills instead
+//! (`unfilled-orders`, `history-orders` per category and `fills` since the oldest request's
+//! [`ResolveRequest::since_ms`]) and settles them all with one state: a handful of queries
+//! instead of one per order, so that resolution keeps up with any number of orders in flight.
+//! An order the lists cannot vouch for (not a place, or lists cut at the pager's limit) is
+//! queried on its own.
 //!
 //! Queries are paced per account ([`QUERY_INTERVAL`], half the 20/s/UID quota of the query
-//! endpoints, the other half left to reconciliation). An order that is not found is asked
-//! again after a grace period (2 × push deadline: a place may still be on its way through the
-//! exchange); still not found, it was never created.
+//! endpoints, the other half left to reconciliation). A place that is not found is asked again
+//! after a grace period (2 × push deadline: it may still be on its way through the exchange);
+//! still not found, it was never created.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::Notify;
 use tokio::time::Instant;
 
+use super::account::AccountCtx;
 use super::io::IoCtx;
+use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_history::{self, ExchangeFill};
-use crate::exchange::rest_orders::OpenOrder;
+use crate::exchange::rest_orders::{self, OpenOrder, MAX_PAGES, PAGE_LIMIT};
 use crate::tracker::{ExchangeState, ResolveRequest, StateSource, TrackerInput};
 
 /// Least time between two queries of one account (10/s).
@@ -26,6 +40,14 @@ pub const QUERY_INTERVAL: Duration = Duration::from_millis(100);
 
 /// Attempts of a query that fails (network, quota) before the order is left unresolved.
 pub const MAX_ATTEMPTS: u32 = 10;
+
+/// Requests due at once for one account from which the worker lists the account's orders
+/// instead of querying each.
+pub const SWEEP_MIN: usize = 4;
+
+/// How long the worker waits, once a request is due, for others to gather (the requests a
+/// link drop or a burst of outcome-unknown replies makes arrive within this).
+pub const GATHER: Duration = Duration::from_millis(10);
 
 /// Paces the queries of each account.
 struct Pacer {
@@ -51,53 +73,272 @@ impl Pacer {
     }
 }
 
-/// Runs until the tracker drops its sender: one local task per request.
+/// A request waiting in an account's queue.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    req: ResolveRequest,
+    /// Not before this.
+    due: Instant,
+    /// A place already found missing once (the second miss settles it).
+    asked_again: bool,
+    /// Query this order on its own (the lists cannot vouch for it).
+    single: bool,
+    /// Failed queries so far.
+    attempts: u32,
+}
+
+/// One account's queue and the worker's wake-up.
+#[derive(Default)]
+struct Queue {
+    items: RefCell<Vec<Pending>>,
+    wake: Notify,
+}
+
+impl Queue {
+    fn push(&self, p: Pending) {
+        self.items.borrow_mut().push(p);
+        self.wake.notify_one();
+    }
+
+    /// Waits until at least one request is due and takes every due request.
+    async fn take_due(&self) -> Vec<Pending> {
+        loop {
+            let next = self.items.borrow().iter().map(|p| p.due).min();
+            match next {
+                None => self.wake.notified().await,
+                Some(at) if at > Instant::now() => {
+                    tokio::select! {
+                        _ = tokio::time::sleep_until(at) => {}
+                        _ = self.wake.notified() => {}
+                    }
+                }
+                Some(_) => {
+                    tokio::time::sleep(GATHER).await;
+                    let now = Instant::now();
+                    let (due, rest): (Vec<_>, Vec<_>) =
+                        self.items.take().into_iter().partition(|p| p.due <= now);
+                    *self.items.borrow_mut() = rest;
+                    return due;
+                }
+            }
+        }
+    }
+}
+
+/// Runs until the tracker drops its sender: one worker per account.
 pub(super) async fn run(
     ctx: Rc<IoCtx>,
     mut rx: UnboundedReceiver<ResolveRequest>,
     grace: Duration,
 ) {
     let pacer = Rc::new(Pacer::new(ctx.accounts.len()));
+    let queues: Vec<Rc<Queue>> = (0..ctx.accounts.len())
+        .map(|_| Rc::new(Queue::default()))
+        .collect();
+    for (account, q) in queues.iter().enumerate() {
+        let (ctx, pacer, q) = (Rc::clone(&ctx), Rc::clone(&pacer), Rc::clone(q));
+        tokio::task::spawn_local(async move { worker(&ctx, &pacer, &q, account, grace).await });
+    }
     while let Some(req) = rx.recv().await {
-        let (ctx, pacer) = (Rc::clone(&ctx), Rc::clone(&pacer));
-        tokio::task::spawn_local(async move { resolve_one(&ctx, &pacer, req, grace).await });
+        if let Some(q) = queues.get(req.account) {
+            q.push(Pending {
+                req,
+                due: Instant::now(),
+                asked_again: false,
+                single: req.since_ms == 0,
+                attempts: 0,
+            });
+        }
     }
 }
 
-/// Queries one order (asking again after `grace` when a place is not found, retrying failed
-/// queries) and sends its state to the tracker.
-async fn resolve_one(ctx: &IoCtx, pacer: &Pacer, req: ResolveRequest, grace: Duration) {
-    let oid = req.client_oid.as_str();
-    let Some(acc) = ctx.accounts.get(req.account) else {
+/// One account's worker: settles what is due, many at once by listing, a few one by one.
+async fn worker(ctx: &IoCtx, pacer: &Pacer, q: &Queue, account: usize, grace: Duration) {
+    let Some(acc) = ctx.accounts.get(account) else {
         return;
     };
-    let mut asked_again = false;
-    let mut attempts = 0;
     loop {
-        pacer.wait(req.account).await;
-        match rest_history::order_info(&acc.rest, oid).await {
-            Ok(Some(order)) => {
-                let fills = order_fills(&acc.rest, pacer, req.account, &order).await;
-                deliver(ctx, req.account, Some(order), fills, oid);
+        let due = merge_by_order(q.take_due().await);
+        let (mut single, listed): (Vec<_>, Vec<_>) = due.into_iter().partition(|p| p.single);
+        if listed.len() >= SWEEP_MIN {
+            single.extend(sweep(ctx, acc, pacer, q, account, listed, grace).await);
+        } else {
+            single.extend(listed);
+        }
+        for p in single {
+            query_one(ctx, acc, pacer, q, p, grace).await;
+        }
+    }
+}
+
+/// One entry per order (requests for the same order are settled together): a place if any
+/// was, the oldest `since_ms`.
+fn merge_by_order(due: Vec<Pending>) -> Vec<Pending> {
+    let mut at: HashMap<String, usize> = HashMap::with_capacity(due.len());
+    let mut out: Vec<Pending> = Vec::with_capacity(due.len());
+    for p in due {
+        match at.get(p.req.client_oid.as_str()) {
+            Some(&i) => {
+                let m = &mut out[i];
+                m.req.place |= p.req.place;
+                m.asked_again &= p.asked_again;
+                m.single |= p.single;
+                m.req.since_ms = m.req.since_ms.min(p.req.since_ms);
+            }
+            None => {
+                at.insert(p.req.client_oid.as_str().to_owned(), out.len());
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Whether a list query may have been cut at the pager's limit.
+fn cut(n: usize) -> bool {
+    n >= MAX_PAGES * PAGE_LIMIT
+}
+
+/// Settles `items` from the account's lists since the oldest `since_ms`; returns the requests
+/// to query one by one (the lists cannot vouch for them). Places not listed are asked again
+/// after `grace`, then settled as never created.
+async fn sweep(
+    ctx: &IoCtx,
+    acc: &AccountCtx,
+    pacer: &Pacer,
+    q: &Queue,
+    account: usize,
+    items: Vec<Pending>,
+    grace: Duration,
+) -> Vec<Pending> {
+    let since_ms = items.iter().map(|p| p.req.since_ms).min().unwrap_or(0);
+    let lists = list_account(ctx, acc, pacer, account, since_ms).await;
+    let (by_oid, mut fills, complete) = match lists {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::warn!(account, error = %e, orders = items.len(), "resolve: listing the account failed, retrying");
+            let retry = Instant::now() + Duration::from_millis(250);
+            for mut p in items {
+                p.attempts += 1;
+                p.single = p.attempts >= MAX_ATTEMPTS / 2;
+                p.due = retry;
+                q.push(p);
+            }
+            return Vec::new();
+        }
+    };
+    let mut state = ExchangeState {
+        account,
+        source: StateSource::Resolution,
+        ..ExchangeState::default()
+    };
+    let mut single = Vec::new();
+    for mut p in items {
+        let oid = p.req.client_oid.as_str();
+        match by_oid.get(oid) {
+            Some(o) => state.orders.push(o.clone()),
+            None if !complete.orders || !p.req.place => {
+                p.single = true;
+                single.push(p);
+            }
+            None if !p.asked_again => {
+                p.asked_again = true;
+                p.due = Instant::now() + grace;
+                q.push(p);
+            }
+            None => state.not_found.push(oid.to_owned()),
+        }
+    }
+    if complete.fills {
+        let wanted: std::collections::HashSet<u64> =
+            state.orders.iter().map(|o| o.order_id).collect();
+        fills.retain(|f| wanted.contains(&f.order_id));
+        state.fills = fills;
+    } else {
+        for o in &state.orders {
+            state
+                .fills
+                .extend(order_fills(&acc.rest, pacer, account, o).await);
+        }
+    }
+    if !state.orders.is_empty() || !state.not_found.is_empty() {
+        let _ = ctx
+            .tracker_tx
+            .send(TrackerInput::ExchangeState { state, reply: None });
+    }
+    single
+}
+
+/// Whether the lists were complete (not cut at the pager's limit).
+#[derive(Debug, Clone, Copy)]
+struct Complete {
+    orders: bool,
+    fills: bool,
+}
+
+/// The account's open orders, its orders of every category it trades created since
+/// `since_ms` (by clientOid), and its fills since then.
+async fn list_account(
+    ctx: &IoCtx,
+    acc: &AccountCtx,
+    pacer: &Pacer,
+    account: usize,
+    since_ms: u64,
+) -> Result<(HashMap<String, OpenOrder>, Vec<ExchangeFill>, Complete), ExchangeError> {
+    let mut by_oid = HashMap::new();
+    let mut complete = Complete {
+        orders: true,
+        fills: true,
+    };
+    for c in super::reconcile::categories_of(ctx, acc) {
+        pacer.wait(account).await;
+        let list = rest_history::history_orders(&acc.rest, *c, since_ms).await?;
+        complete.orders &= !cut(list.len());
+        by_oid.extend(list.into_iter().map(|o| (o.client_oid.clone(), o)));
+    }
+    pacer.wait(account).await;
+    let open = rest_orders::unfilled_orders(&acc.rest, None, None).await?;
+    complete.orders &= !cut(open.len());
+    by_oid.extend(open.into_iter().map(|o| (o.client_oid.clone(), o)));
+    pacer.wait(account).await;
+    let fills = rest_history::fills(&acc.rest, None, since_ms, None).await?;
+    complete.fills = !cut(fills.len());
+    Ok((by_oid, fills, complete))
+}
+
+/// Queries one order by clientOid (a place not found is queued again after `grace`, once) and
+/// sends its state to the tracker; a failed query is retried.
+async fn query_one(
+    ctx: &IoCtx,
+    acc: &AccountCtx,
+    pacer: &Pacer,
+    q: &Queue,
+    mut p: Pending,
+    grace: Duration,
+) {
+    let account = p.req.account;
+    let oid = p.req.client_oid.as_str();
+    pacer.wait(account).await;
+    match rest_history::order_info(&acc.rest, oid).await {
+        Ok(Some(order)) => {
+            let fills = order_fills(&acc.rest, pacer, account, &order).await;
+            deliver(ctx, account, Some(order), fills, oid);
+        }
+        Ok(None) if p.req.place && !p.asked_again => {
+            p.asked_again = true;
+            p.due = Instant::now() + grace;
+            q.push(p);
+        }
+        Ok(None) => deliver(ctx, account, None, Vec::new(), oid),
+        Err(e) => {
+            p.attempts += 1;
+            if p.attempts >= MAX_ATTEMPTS {
+                tracing::error!(account, client_oid = oid, error = %e, "resolve: giving up on querying the order; left unresolved");
                 return;
             }
-            Ok(None) if req.place && !asked_again => {
-                asked_again = true;
-                tokio::time::sleep(grace).await;
-            }
-            Ok(None) => {
-                deliver(ctx, req.account, None, Vec::new(), oid);
-                return;
-            }
-            Err(e) => {
-                attempts += 1;
-                if attempts >= MAX_ATTEMPTS {
-                    tracing::error!(account = req.account, client_oid = oid, error = %e, "resolve: giving up on querying the order; left unresolved");
-                    return;
-                }
-                tracing::warn!(account = req.account, client_oid = oid, error = %e, "resolve: order query failed, retrying");
-                tokio::time::sleep(Duration::from_millis(250) * attempts).await;
-            }
+            tracing::warn!(account, client_oid = oid, error = %e, "resolve: order query failed, retrying");
+            p.due = Instant::now() + Duration::from_millis(250) * p.attempts;
+            q.push(p);
         }
     }
 }

@@ -481,48 +481,6 @@ impl Conn {
         let Some(account) = self.ctx.accounts.get(self.account) else {
             return;
         };
-        if !account.is_up() {
-            let reject = not_applied(&msg, utc, NotSent::Down);
-            if let Some(r) = reject {
-                self.write_report(&r);
-            }
-            return;
-        }
-        if let Message::NewOrderSingle(m) = &msg {
-            if !account.trades(m.category()) {
-                if let Some(r) = account_refuses_category(&msg, utc, &account.name) {
-                    self.write_report(&r);
-                }
-                return;
-            }
-        }
-        if let Message::OrderCancelReplaceRequest(m) = &msg {
-            let view = crate::risk::OrderView {
-                side: m.side(),
-                ord_type: OrdType::Limit,
-                price: m.price(),
-                qty: m.order_qty().unwrap_or(Decimal::ZERO),
-            };
-            let session_id = self.fixp.session_id();
-            if let Err(rej) =
-                self.ctx
-                    .risk
-                    .check_replace(session_id, m.category(), &m.symbol(), &view)
-            {
-                self.write_report(&ReportMsg::CancelReject(OrderCancelReject {
-                    cl_ord_id: m.cl_ord_id(),
-                    orig_cl_ord_id: m.orig_cl_ord_id(),
-                    order_id: 0,
-                    transact_time: utc,
-                    exchange_code: 0,
-                    ord_status: OrdStatus::Rejected,
-                    cxl_rej_response_to: CxlRejResponseTo::OrderCancelReplaceRequest,
-                    cxl_rej_reason: CxlRejReason::Other,
-                    text: Text::new(&rej.text),
-                }));
-                return;
-            }
-        }
         let req_id = self.ctx.next_request_id();
         self.json.clear();
         let op = match &msg {
@@ -552,6 +510,13 @@ impl Conn {
         }
         match outcome {
             EntryOutcome::Send { root, kind } => {
+                // The order's identity was checked first (a repeated ClOrdID is answered
+                // DuplicateOrder whatever the link's state: a NotApplied for it would contradict
+                // the order it names); then the account, risk and the link.
+                if let Some(r) = self.account_refusal(&msg, &kind, utc) {
+                    self.write_report(&r);
+                    return;
+                }
                 let reserved = match &kind {
                     RequestKind::New(n) => {
                         let session_id = self.fixp.session_id();
@@ -601,6 +566,53 @@ impl Conn {
                 self.write_report(&report);
             }
         }
+    }
+
+    /// Why the account refuses a request the order entry accepted (category not traded, replace
+    /// over a risk limit, link down or reconciling), as the report to answer; `None` when it
+    /// may go on to the risk reservation and the send.
+    fn account_refusal(
+        &self,
+        msg: &Message<'_>,
+        kind: &RequestKind,
+        utc: u64,
+    ) -> Option<ReportMsg> {
+        let account = self.ctx.accounts.get(self.account)?;
+        if let RequestKind::New(n) = kind {
+            if !account.trades(n.category) {
+                return account_refuses_category(msg, utc, &account.name);
+            }
+        }
+        if let Message::OrderCancelReplaceRequest(m) = msg {
+            let view = crate::risk::OrderView {
+                side: m.side(),
+                ord_type: OrdType::Limit,
+                price: m.price(),
+                qty: m.order_qty().unwrap_or(Decimal::ZERO),
+            };
+            let session_id = self.fixp.session_id();
+            if let Err(rej) =
+                self.ctx
+                    .risk
+                    .check_replace(session_id, m.category(), &m.symbol(), &view)
+            {
+                return Some(ReportMsg::CancelReject(OrderCancelReject {
+                    cl_ord_id: m.cl_ord_id(),
+                    orig_cl_ord_id: m.orig_cl_ord_id(),
+                    order_id: 0,
+                    transact_time: utc,
+                    exchange_code: 0,
+                    ord_status: OrdStatus::Rejected,
+                    cxl_rej_response_to: CxlRejResponseTo::OrderCancelReplaceRequest,
+                    cxl_rej_reason: CxlRejReason::Other,
+                    text: Text::new(&rej.text),
+                }));
+            }
+        }
+        if !account.is_up() {
+            return not_applied(msg, utc, NotSent::Down);
+        }
+        None
     }
 
     fn on_timer(&mut self) -> bool {

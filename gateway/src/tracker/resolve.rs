@@ -73,7 +73,16 @@ pub struct ResolveRequest {
     /// The unresolved request is a place: a "not found" answer is asked again after a grace
     /// period before it counts as "never created".
     pub place: bool,
+    /// UTC ms from which the exchange's lists show the order: when its place was written, less
+    /// [`SINCE_MARGIN_MS`] (0 when unknown, e.g. an order restored after a restart). A resolver
+    /// that settles many orders at once lists the account's orders and fills from here instead
+    /// of querying each order.
+    pub since_ms: u64,
 }
+
+/// Margin taken before an order's place write when listing the exchange's orders for it (clock
+/// skew between the gateway and the exchange), in ms.
+pub const SINCE_MARGIN_MS: u64 = 5_000;
 
 /// What the exchange shows of an order (REST order object), for settling its unresolved
 /// requests.
@@ -134,6 +143,9 @@ pub(super) struct Resolve {
     /// Requests held while their account's link is down (released on LinkUp).
     held: Vec<ResolveRequest>,
     next_scan_ns: u64,
+    /// The latest (monotonic ns, UTC ns) pair the tracker was given (watchdog tick), to turn an
+    /// order's monotonic write time into UTC.
+    clock: Option<(u64, u64)>,
 }
 
 fn same_request(a: &RequestKind, b: &RequestKind) -> bool {
@@ -199,11 +211,19 @@ impl Tracker {
         if !pending.iter().any(|k| same_request(k, &kind)) {
             pending.push(kind);
         }
+        let since_ms = match (self.resolve.clock, self.order(session_id, root)) {
+            (Some((mono, utc)), Some(o)) if o.t_written_ns != 0 => utc
+                .saturating_sub(mono.saturating_sub(o.t_written_ns))
+                .div_euclid(1_000_000)
+                .saturating_sub(SINCE_MARGIN_MS),
+            _ => 0,
+        };
         let req = ResolveRequest {
             account: self.account_of(session_id),
             client_oid: ClientOid::new(session_id, root),
             cause,
             place: matches!(kind, RequestKind::New(_)),
+            since_ms,
         };
         if self.links_down.contains_key(&req.account) {
             self.resolve.held.push(req);
@@ -247,10 +267,13 @@ impl Tracker {
         self.resolve.out.extend(go);
     }
 
-    /// Watchdog tick (`now_ns` monotonic, same clock as the frames' read times; `_utc_ns` wall
-    /// clock, unused: the tick itself writes no report). Scans at most every tenth of the push
+    /// Watchdog tick (`now_ns` monotonic, same clock as the frames' read times; `utc_ns` wall
+    /// clock, kept beside it to date unknown requests in UTC: the tick itself writes no report). Scans at most every tenth of the push
     /// deadline (1 ms to 100 ms).
-    pub fn on_tick(&mut self, now_ns: u64, _utc_ns: u64) {
+    pub fn on_tick(&mut self, now_ns: u64, utc_ns: u64) {
+        if utc_ns != 0 {
+            self.resolve.clock = Some((now_ns, utc_ns));
+        }
         if now_ns < self.resolve.next_scan_ns {
             return;
         }

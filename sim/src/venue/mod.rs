@@ -97,6 +97,8 @@ pub struct Counters {
     pub batch_cancel_ops: AtomicU64,
     /// Authenticated `POST /api/v3/account/move-positions` requests (refused ones included).
     pub move_positions_requests: AtomicU64,
+    /// Authenticated `GET /api/v3/trade/order-info` requests (refused ones included).
+    pub order_info_queries: AtomicU64,
 }
 
 fn bump(c: &AtomicU64) {
