@@ -20,6 +20,15 @@ struct Args {
     /// Orders each session keeps open at most.
     #[arg(long, default_value_t = 16)]
     window: usize,
+    /// Trade only the first N demo markets (0: all); 1 makes fills, cancels and replaces race
+    /// on the same orders.
+    #[arg(long, default_value_t = 0)]
+    symbols: usize,
+    /// Run a sweep of seeds and concurrency levels instead of one run (`full`: 12 runs, about
+    /// 25 000 orders; `short`: 4 × 16 and 8 × 32); --orders, --sessions, --window, --symbols,
+    /// --drops, --strategy-drops and --seed are then set per run.
+    #[arg(long, value_enum)]
+    sweep: Option<bench::soak::sweep::SweepSize>,
     /// Exchange connection drops to cause.
     #[arg(long, default_value_t = 110)]
     drops: u64,
@@ -65,7 +74,8 @@ fn main() {
     let opts = bench::soak::SoakOptions {
         orders: args.orders,
         sessions: args.sessions.max(1),
-        window: args.window.max(2),
+        window: args.window.max(1),
+        symbols: args.symbols,
         drops: args.drops,
         kill: !args.no_kill,
         strategy_drops: args.strategy_drops,
@@ -74,6 +84,10 @@ fn main() {
         gateway_exe,
         verbose: args.verbose,
     };
+    if let Some(size) = args.sweep {
+        let passed = bench::soak::sweep::run(size, &opts);
+        std::process::exit(if passed { 0 } else { 1 });
+    }
     match bench::soak::run(&opts) {
         Ok(outcome) => {
             bench::soak::print(&outcome);

@@ -10,6 +10,7 @@
 pub mod gateway_proc;
 pub mod repeats;
 pub mod session;
+pub mod sweep;
 pub mod verify;
 
 use std::collections::HashMap;
@@ -35,6 +36,8 @@ pub struct SoakOptions {
     pub sessions: usize,
     /// Orders each session keeps open at most.
     pub window: usize,
+    /// Symbols the sessions trade (the first of the demo markets; 0 = all of them).
+    pub symbols: usize,
     /// Exchange connection drops to cause (spread over the run).
     pub drops: u64,
     /// Kill the gateway with SIGKILL once (at half way) and start it again.
@@ -145,7 +148,10 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let sim_cfg = sim::SimConfig::demo();
-    let markets = crate::demo::markets(&sim_cfg);
+    let mut markets = crate::demo::markets(&sim_cfg);
+    if opts.symbols > 0 {
+        markets.truncate(opts.symbols);
+    }
     if markets.is_empty() {
         return Err("the simulator configuration has no liquid symbol".into());
     }

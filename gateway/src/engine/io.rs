@@ -313,8 +313,9 @@ pub(super) fn run(
                     role: g.role,
                     out: Arc::clone(&slot.out),
                 });
-                if let Some((roots, reports)) = slot.restore.take() {
-                    let last_ms = reports
+                if let Some(rec) = slot.restore.take() {
+                    let last_ms = rec
+                        .reports
                         .iter()
                         .map(|r| r.transact_time / 1_000_000)
                         .max()
@@ -322,8 +323,9 @@ pub(super) fn run(
                     restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
                     let _ = tracker_tx.send(TrackerInput::Restore {
                         session_id: *id,
-                        roots,
-                        reports,
+                        roots: rec.roots,
+                        reports: rec.reports,
+                        unanswered_since_ms: rec.unanswered_since_ms,
                     });
                 }
             }

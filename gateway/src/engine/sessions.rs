@@ -23,9 +23,8 @@ pub(super) struct SessionSlot {
     pub(super) next_in_seq: u64,
     /// The journal shows the session was established before a restart (messages or ClOrdIDs).
     pub(super) recovered: bool,
-    /// What crash recovery rebuilds the tracker from: every ClOrdID → root, and the
-    /// ExecutionReports sent, in order (taken once at start-up).
-    pub(super) restore: Option<(HashMap<u64, u64>, Vec<codec::sbe::ExecutionReport>)>,
+    /// What crash recovery rebuilds the tracker from (taken once at start-up).
+    pub(super) restore: Option<Recovered>,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -40,7 +39,18 @@ pub(super) fn open_sessions(
     let registry = Registry::default();
     for id in session_ids {
         let (store, rec) = match dir {
-            Some(d) => Store::open_file(d, id)?,
+            Some(d) => {
+                let (mut store, rec) = Store::open_file(d, id)?;
+                // Orders journaled from now on were sent after this (crash recovery dates
+                // the ones left without a report by it).
+                store
+                    .mark_clock(crate::metrics::utc_now_ns() / 1_000_000)
+                    .map_err(|source| JournalError::Io {
+                        path: crate::journal::store::session_path(d, id),
+                        source,
+                    })?;
+                (store, rec)
+            }
             None => (
                 Store::Memory(Vec::new()),
                 Recovered {
@@ -59,13 +69,14 @@ pub(super) fn open_sessions(
             );
         }
         let out = Arc::new(SessionOut::detached(id, rec.next_seq, store, now_ns));
-        let restore = recovered.then(|| (rec.roots.clone(), rec.reports));
+        let entry = OrderEntry::restore(id, rec.roots.clone(), rec.list_ids.clone());
+        let restore = recovered.then_some(rec);
         registry.lock().push(Arc::clone(&out));
         slots.insert(
             id,
             SessionSlot {
                 out,
-                entry: Some(OrderEntry::restore(id, rec.roots, rec.list_ids)),
+                entry: Some(entry),
                 next_in_seq: 1,
                 recovered,
                 restore,

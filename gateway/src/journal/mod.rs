@@ -8,14 +8,17 @@
 //! records `kind u8 | len u32 LE | body` ([`record`]): outbound frame (seq + SOFH frame),
 //! accepted ClOrdID (ClOrdID → root), accepted ListID.
 //!
-//! Write path: the writer of a session ([`crate::session::out::SessionOut`]) encodes records into
-//! an in-memory buffer under the lock it already holds to number and write the frame; the
-//! journal thread ([`JournalThread`]) moves each session's buffer to its file every
-//! [`FLUSH_PERIOD`]. Nothing on the order path does I/O or fsync.
+//! Write path: the writer of a session ([`crate::session::out::SessionOut`]) encodes records
+//! under the lock it already holds to number and write the frame, and with a journal file
+//! appends them to the file (one `write(2)` into the page cache, about 1 µs on the reference
+//! machine) *before* the frame goes to the socket. Nothing on the order path fsyncs.
 //!
-//! Durability: a record is in the file (the OS page cache) within about [`FLUSH_PERIOD`] of
-//! being produced, so it survives the gateway's SIGKILL; it is not fsynced, so a power loss or
-//! kernel crash may lose the last seconds. A record cut short by a crash is dropped at start-up.
+//! Durability: a message the strategy received is in the file (the OS page cache), so it
+//! survives the gateway's SIGKILL, and a restarted gateway never gives a sequence number the
+//! strategy already holds to a different message (it did when records reached the file up to
+//! [`FLUSH_PERIOD`] after their frame reached the socket: the soak's repeated and lost reports
+//! after a restart, issue 10). It is not fsynced, so a power loss or kernel crash may lose the
+//! last seconds. A record cut short by a crash is dropped at start-up.
 //! With no directory configured the journal lives in memory (retransmission works up to
 //! [`store::MEMORY_CAP`] bytes per session, a restart starts every session afresh).
 
@@ -31,7 +34,8 @@ use parking_lot::Mutex;
 
 use crate::session::out::SessionOut;
 
-/// How often the journal thread moves buffered records to the files.
+/// How often the journal thread moves buffered records to an in-memory journal (a journal file
+/// is written ahead by the writer itself).
 pub const FLUSH_PERIOD: Duration = Duration::from_millis(1);
 
 /// Why the journal could not be opened or written.

@@ -7,7 +7,9 @@
 //! - [`KIND_OUTBOUND`]: `seq u64 | SOFH frame bytes` (the same without the origin, as journals
 //!   written before the origin was recorded hold it; read as [`Origin::Unrecorded`]);
 //! - [`KIND_CL_ORD_ID`]: `ClOrdID u64 | root ClOrdID u64` (a ClOrdID the session used);
-//! - [`KIND_LIST_ID`]: `ListID u64` (a batch ListID the session used).
+//! - [`KIND_LIST_ID`]: `ListID u64` (a batch ListID the session used);
+//! - [`KIND_CLOCK`]: `UTC ms u64` (the gateway opened the journal at this time: everything
+//!   after it happened later; crash recovery dates the orders in flight by it).
 //!
 //! Unknown kinds are skipped by their length (room for later kinds).
 
@@ -19,6 +21,8 @@ pub const KIND_OUTBOUND_FROM: u8 = 4;
 pub const KIND_CL_ORD_ID: u8 = 2;
 /// Kind of an accepted-ListID record.
 pub const KIND_LIST_ID: u8 = 3;
+/// Kind of a clock record.
+pub const KIND_CLOCK: u8 = 5;
 /// Bytes of a record header (kind + length).
 pub const HEADER_LEN: usize = 5;
 
@@ -117,6 +121,8 @@ pub enum Record<'a> {
     },
     /// A ListID the session used.
     ListId(u64),
+    /// The gateway opened the journal at this UTC ms.
+    Clock(u64),
     /// A record of a kind this version does not know (skipped).
     Unknown(u8),
 }
@@ -139,6 +145,12 @@ pub fn put_cl_ord_id(out: &mut Vec<u8>, cl_ord_id: u64, root: u64) {
     header(out, KIND_CL_ORD_ID, 16);
     out.extend_from_slice(&cl_ord_id.to_le_bytes());
     out.extend_from_slice(&root.to_le_bytes());
+}
+
+/// Appends a clock record (UTC ms).
+pub fn put_clock(out: &mut Vec<u8>, utc_ms: u64) {
+    header(out, KIND_CLOCK, 8);
+    out.extend_from_slice(&utc_ms.to_le_bytes());
 }
 
 /// Appends an accepted-ListID record.
@@ -201,6 +213,7 @@ impl<'a> Iterator for Records<'a> {
                 root: u64_at(body, 8)?,
             },
             KIND_LIST_ID => Record::ListId(u64_at(body, 0)?),
+            KIND_CLOCK => Record::Clock(u64_at(body, 0)?),
             other => Record::Unknown(other),
         };
         self.pos += HEADER_LEN + len;

@@ -49,6 +49,11 @@ pub struct Recovered {
     /// The ExecutionReports sent to the session, in sequence order (the state of its orders
     /// as the strategy was told it; crash recovery rebuilds the tracker from them).
     pub reports: Vec<ExecutionReport>,
+    /// Root ClOrdIDs no report names (orders in flight when the gateway stopped) → UTC ms of
+    /// the last report or clock record journaled before the ClOrdID (0: none): the order was
+    /// sent after it, so the exchange's lists from there on (less a margin) show it if it
+    /// exists.
+    pub unanswered_since_ms: HashMap<u64, u64>,
 }
 
 /// Rebuilds a session's state from its records (the bytes after the magic).
@@ -58,6 +63,7 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
         ..Recovered::default()
     };
     let mut it = Records::new(records);
+    let mut last_report_ms = 0u64;
     for rec in it.by_ref() {
         match rec {
             Record::Outbound { seq, frame, .. } => {
@@ -65,17 +71,31 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
                 if let Some(Ok(Message::ExecutionReport(er))) =
                     frame.get(SOFH_LEN..).map(codec::sbe::decode)
                 {
-                    r.reports.push(er.to_owned());
+                    let er = er.to_owned();
+                    last_report_ms = last_report_ms.max(er.transact_time / 1_000_000);
+                    r.reports.push(er);
                 }
             }
             Record::ClOrdId { cl_ord_id, root } => {
                 r.roots.insert(cl_ord_id, root);
+                if cl_ord_id == root {
+                    r.unanswered_since_ms.insert(root, last_report_ms);
+                }
             }
             Record::ListId(id) => {
                 r.list_ids.insert(id);
             }
+            Record::Clock(ms) => last_report_ms = last_report_ms.max(ms),
             Record::Unknown(_) => {}
         }
+    }
+    for er in &r.reports {
+        for cl in [er.cl_ord_id, er.orig_cl_ord_id] {
+            if let Some(root) = r.roots.get(&cl) {
+                r.unanswered_since_ms.remove(root);
+            }
+        }
+        r.unanswered_since_ms.remove(&er.cl_ord_id);
     }
     (r, it.valid_len())
 }
@@ -130,6 +150,13 @@ impl Store {
         Ok((Store::File { file, path }, recovered))
     }
 
+    /// Appends a clock record (`utc_ms`): the session's records from here on are later.
+    pub fn mark_clock(&mut self, utc_ms: u64) -> std::io::Result<()> {
+        let mut b = Vec::with_capacity(super::record::HEADER_LEN + 8);
+        super::record::put_clock(&mut b, utc_ms);
+        self.append(&b)
+    }
+
     /// Appends encoded records.
     pub fn append(&mut self, records: &[u8]) -> std::io::Result<()> {
         match self {
@@ -146,6 +173,11 @@ impl Store {
             }
             Store::File { file, .. } => file.write_all(records),
         }
+    }
+
+    /// True for a journal file.
+    pub fn is_file(&self) -> bool {
+        matches!(self, Store::File { .. })
     }
 
     /// True when records are kept (memory or file).
@@ -211,6 +243,59 @@ mod tests {
             .unwrap();
         assert_eq!(seqs, [1, 2, 3]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// An ExecutionReport frame for `cl` at `ms` (UTC).
+    fn er_frame(cl: u64, ms: u64) -> Vec<u8> {
+        use codec::sbe::{Category, ExecType, OrdStatus, OrdType, Side, Symbol, Text, TimeInForce};
+        let mut f = Vec::new();
+        ExecutionReport {
+            cl_ord_id: cl,
+            orig_cl_ord_id: 0,
+            order_id: 0,
+            exec_id: 0,
+            transact_time: ms * 1_000_000,
+            price: None,
+            order_qty: codec::Decimal::ZERO,
+            last_qty: None,
+            last_px: None,
+            cum_qty: codec::Decimal::ZERO,
+            leaves_qty: codec::Decimal::ZERO,
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::EMPTY,
+            category: Category::Spot,
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            exec_type: ExecType::New,
+            ord_status: OrdStatus::New,
+            ord_rej_reason: None,
+            text: Text::new(""),
+        }
+        .encode_frame(&mut f);
+        f
+    }
+
+    #[test]
+    fn unanswered_orders_are_dated_by_the_last_report_before_them() {
+        let mut b = Vec::new();
+        put_cl_ord_id(&mut b, 1, 1);
+        put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 5_000));
+        put_cl_ord_id(&mut b, 2, 2);
+        put_cl_ord_id(&mut b, 3, 3);
+        put_outbound(&mut b, 2, Origin::Push, &er_frame(3, 7_000));
+        put_cl_ord_id(&mut b, 4, 4);
+        put_cl_ord_id(&mut b, 5, 3);
+        super::super::record::put_clock(&mut b, 9_000);
+        put_cl_ord_id(&mut b, 6, 6);
+        let (r, _) = recover(&b);
+        // 1 and 3 were answered; 2 was used after the report at 5 000 ms, 4 after 7 000 ms,
+        // 6 after the gateway opened the journal at 9 000 ms.
+        assert_eq!(
+            r.unanswered_since_ms,
+            [(2, 5_000), (4, 7_000), (6, 9_000)].into()
+        );
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! Input tags: 1 Sent, 2 SentBatch, 3 ListDone, 4 Frame, 5 SessionOpened, 6 SessionClosed,
 //! 7 OpenOrders, 8 MassCancel, 9 ExchangeState (with the monotonic ns the driver passed),
 //! 10 LinkDown, 11 LinkUp, 12 Restore (roots sorted by ClOrdID, then the ExecutionReports
-//! as length-prefixed SBE frames), 0 not replayable. Decimals are `i64` mantissa + `i8`
+//! as length-prefixed SBE frames, then the unanswered roots' since-ms sorted, absent in older
+//! recordings), 0 not replayable. Decimals are `i64` mantissa + `i8`
 //! exponent; optional values carry a `u8` presence flag; strings and byte strings a `u32`
 //! length; SBE enums their wire byte.
 
@@ -108,6 +109,9 @@ pub enum RecordedInput {
         roots: Vec<(u64, u64)>,
         /// The journaled ExecutionReports, in sequence order.
         reports: Vec<ExecutionReport>,
+        /// Unanswered root ClOrdIDs → UTC ms, sorted (empty in recordings made before it was
+        /// recorded).
+        unanswered_since_ms: Vec<(u64, u64)>,
     },
     /// An input this version cannot replay (skipped).
     Skipped,
@@ -445,6 +449,7 @@ pub(super) fn encode_input(
             session_id,
             roots,
             reports,
+            unanswered_since_ms,
         } => {
             put_u8(b, 12);
             put_u64(b, *session_id);
@@ -462,6 +467,14 @@ pub(super) fn encode_input(
                 frame.clear();
                 er.encode_frame(&mut frame);
                 put_bytes(b, &frame);
+            }
+            let mut since: Vec<(u64, u64)> =
+                unanswered_since_ms.iter().map(|(k, v)| (*k, *v)).collect();
+            since.sort_unstable();
+            put_u32(b, u32::try_from(since.len()).unwrap_or(u32::MAX));
+            for (root, ms) in since {
+                put_u64(b, root);
+                put_u64(b, ms);
             }
         }
         #[allow(unreachable_patterns)]
@@ -893,10 +906,19 @@ impl<'a> Cur<'a> {
                         _ => return Err("bad execution report"),
                     }
                 }
+                // Absent from recordings made before it was recorded.
+                let mut unanswered_since_ms = Vec::new();
+                if !self.b.is_empty() {
+                    let n = self.count()?;
+                    for _ in 0..n {
+                        unanswered_since_ms.push((self.u64()?, self.u64()?));
+                    }
+                }
                 RecordedInput::Restore {
                     session_id,
                     roots,
                     reports,
+                    unanswered_since_ms,
                 }
             }
             _ => RecordedInput::Skipped,
@@ -1147,6 +1169,7 @@ mod tests {
             session_id: 6,
             roots,
             reports: reports.clone(),
+            unanswered_since_ms: [(9, 1_700), (7, 1_600)].into_iter().collect(),
         };
         let (utc, got) = round_trip(&input, 0);
         assert_eq!(utc, 77);
@@ -1154,12 +1177,14 @@ mod tests {
             session_id,
             roots,
             reports: r,
+            unanswered_since_ms,
         } = got
         else {
             panic!("{got:?}");
         };
         assert_eq!(session_id, 6);
         assert_eq!(roots, [(1, 1), (3, 3), (4, 3), (7, 7), (9, 9)]);
+        assert_eq!(unanswered_since_ms, [(7, 1_600), (9, 1_700)]);
         assert_eq!(format!("{r:?}"), format!("{reports:?}"));
         // Same input, same bytes (whatever the map's iteration order).
         let (mut a, mut b) = (Vec::new(), Vec::new());
@@ -1170,6 +1195,7 @@ mod tests {
                 .into_iter()
                 .collect(),
             reports,
+            unanswered_since_ms: [(7, 1_600), (9, 1_700)].into_iter().collect(),
         };
         assert!(encode_input(&mut b, &again, 1, 0));
         assert_eq!(a, b);

@@ -296,9 +296,12 @@ impl Replayer {
                 session_id,
                 roots,
                 reports,
+                unanswered_since_ms,
             } => {
                 let roots: HashMap<u64, u64> = roots.into_iter().collect();
-                self.tracker.restore_session(session_id, &roots, &reports);
+                let since: HashMap<u64, u64> = unanswered_since_ms.into_iter().collect();
+                self.tracker
+                    .restore_session(session_id, &roots, &reports, &since);
             }
             RecordedInput::Skipped => return false,
         }

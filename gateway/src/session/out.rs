@@ -4,9 +4,12 @@
 //! A session's writer lives from its first establishment for the gateway's life (FIXP
 //! recoverable flow): a connection attaches its socket at Establish and detaches it when it
 //! ends. Application messages (`Flow::Application`) are numbered from 1 across reconnects and
-//! journaled (an in-memory record buffer, moved to the session's file by the journal thread,
-//! [`crate::journal`]); while no socket is attached they are numbered and journaled but not
-//! written, and the strategy gets them back with a RetransmitRequest.
+//! journaled ([`crate::journal`]): with a journal file, each record is appended to the file
+//! before its frame is written to the socket (write-ahead: a SIGKILL can never leave the
+//! strategy holding a sequence number the journal lacks); without one, records go to an
+//! in-memory buffer the journal thread moves to memory. While no socket is attached they are
+//! numbered and journaled but not written, and the strategy gets them back with a
+//! RetransmitRequest.
 //!
 //! Both threads write whole SBE frames straight to the socket (a `dup` of the connection's file
 //! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole,
@@ -43,8 +46,6 @@ struct Inner {
 
 struct Journal {
     store: Store,
-    /// Reused buffer the pending records are swapped into.
-    spare: Vec<u8>,
 }
 
 /// The shared writer of one strategy session.
@@ -53,6 +54,12 @@ pub struct SessionOut {
     inner: Mutex<Inner>,
     journal: Mutex<Journal>,
     keeps: bool,
+    /// Records reach the store before their frame reaches the socket (a journal file: what the
+    /// strategy was sent survives a SIGKILL, so a restart never numbers a different message
+    /// with a sequence number the strategy already has).
+    write_ahead: bool,
+    /// A write-ahead append failed (logged once).
+    journal_failed: AtomicBool,
     /// Sequence number of the next application message; written only under `inner`'s lock
     /// (so frames and numbers stay in step), read without it.
     next_seq: AtomicU64,
@@ -106,16 +113,15 @@ impl SessionOut {
         SessionOut {
             session_id,
             keeps: store.keeps(),
+            write_ahead: store.is_file(),
+            journal_failed: AtomicBool::new(false),
             inner: Mutex::new(Inner {
                 stream: None,
                 backlog: Vec::new(),
                 frame: Vec::with_capacity(512),
                 pending: Vec::with_capacity(64 * 1024),
             }),
-            journal: Mutex::new(Journal {
-                store,
-                spare: Vec::with_capacity(64 * 1024),
-            }),
+            journal: Mutex::new(Journal { store }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
@@ -211,6 +217,7 @@ impl SessionOut {
             let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
             if self.keeps {
                 record::put_outbound(&mut inner.pending, seq, origin, &inner.frame);
+                self.write_ahead(inner);
             }
         }
         let Inner {
@@ -243,22 +250,35 @@ impl SessionOut {
         for &id in list_ids {
             record::put_list_id(&mut inner.pending, id);
         }
+        self.write_ahead(&mut inner);
+    }
+
+    /// With a journal file: appends the pending records to it now (one `write`, ~1 µs, into
+    /// the page cache), before the caller writes the frame to the socket. Lock order: `inner`,
+    /// then `journal`.
+    fn write_ahead(&self, inner: &mut Inner) {
+        if !self.write_ahead {
+            return;
+        }
+        let r = self.journal.lock().store.append(&inner.pending);
+        inner.pending.clear();
+        if let Err(e) = r {
+            if !self.journal_failed.swap(true, Ordering::Relaxed) {
+                tracing::error!(session_id = self.session_id, error = %e, "journal write failed: messages sent from now on may not survive a restart (further failures not logged)");
+            }
+        }
     }
 
     /// Moves the buffered journal records to the store (the journal thread calls this every
-    /// millisecond; retransmission calls it first).
+    /// millisecond for an in-memory journal; retransmission calls it first). A journal file
+    /// has nothing buffered (write-ahead).
     pub fn flush_journal(&self) -> std::io::Result<()> {
-        let mut j = self.journal.lock();
-        let journal = &mut *j;
-        {
-            let mut inner = self.inner.lock();
-            if inner.pending.is_empty() {
-                return Ok(());
-            }
-            std::mem::swap(&mut inner.pending, &mut journal.spare);
+        let mut inner = self.inner.lock();
+        if inner.pending.is_empty() {
+            return Ok(());
         }
-        let r = journal.store.append(&journal.spare);
-        journal.spare.clear();
+        let r = self.journal.lock().store.append(&inner.pending);
+        inner.pending.clear();
         r
     }
 
@@ -465,6 +485,36 @@ mod tests {
 
     fn seq_frame(n: u64) -> impl FnOnce(&mut Vec<u8>) {
         move |b| Sequence { next_seq_no: n }.encode_frame(b)
+    }
+
+    /// Issue 10: with records moved to the file every millisecond, a SIGKILL lost the frames
+    /// the strategy had just received; the restarted gateway gave their sequence numbers to
+    /// other messages (repeated and lost reports). A frame written to the socket is in the
+    /// file already, with its origin, without any flush.
+    #[test]
+    fn a_frame_is_in_the_journal_file_before_it_reaches_the_socket() {
+        let dir = std::env::temp_dir().join(format!("bgw-write-ahead-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (store, _) = Store::open_file(&dir, 4).unwrap();
+        let out = SessionOut::detached(4, 1, store, 0);
+        let (w, mut r) = pair();
+        assert!(out.attach(w, 0, |_, _| {}));
+        out.journal_ids(&[(11, 11)], &[]);
+        assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(200)));
+        assert_eq!(read_frames(&mut r, 1), [(7, 200)]);
+        // Read as a restart would, with no flush_journal and no journal thread.
+        let (_, recovered) = Store::open_file(&dir, 4).unwrap();
+        assert_eq!(recovered.next_seq, 2, "the frame sent is journaled");
+        assert_eq!(recovered.roots.get(&11), Some(&11));
+        let bytes = std::fs::read(crate::journal::store::session_path(&dir, 4)).unwrap();
+        let origins: Vec<Origin> = Records::new(&bytes[8..])
+            .filter_map(|rec| match rec {
+                Record::Outbound { origin, .. } => Some(origin),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(origins, [Origin::Reply]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -107,6 +107,9 @@ pub enum TrackerInput {
         roots: HashMap<u64, u64>,
         /// The ExecutionReports sent to it, in sequence order.
         reports: Vec<codec::sbe::ExecutionReport>,
+        /// Root ClOrdIDs no report names → UTC ms from which the exchange's lists show them
+        /// (see [`crate::journal::store::Recovered::unanswered_since_ms`]).
+        unanswered_since_ms: HashMap<u64, u64>,
     },
     /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
     LinkDown {
@@ -341,8 +344,14 @@ impl Driver {
                 session_id,
                 roots,
                 reports,
+                unanswered_since_ms,
             } => {
-                let sum = self.tracker.restore_session(session_id, &roots, &reports);
+                let sum = self.tracker.restore_session(
+                    session_id,
+                    &roots,
+                    &reports,
+                    &unanswered_since_ms,
+                );
                 tracing::info!(
                     session_id,
                     orders = sum.orders,

@@ -146,6 +146,9 @@ pub(super) struct Resolve {
     /// The latest (monotonic ns, UTC ns) pair the tracker was given (watchdog tick), to turn an
     /// order's monotonic write time into UTC.
     clock: Option<(u64, u64)>,
+    /// Orders restored after a restart without any report → the UTC ms their lists start from
+    /// (their write time is not known; see `restore`).
+    pub(super) restored_since_ms: HashMap<(u64, u64), u64>,
 }
 
 fn same_request(a: &RequestKind, b: &RequestKind) -> bool {
@@ -216,7 +219,12 @@ impl Tracker {
                 .saturating_sub(mono.saturating_sub(o.t_written_ns))
                 .div_euclid(1_000_000)
                 .saturating_sub(SINCE_MARGIN_MS),
-            _ => 0,
+            _ => self
+                .resolve
+                .restored_since_ms
+                .get(&(session_id, root))
+                .copied()
+                .unwrap_or(0),
         };
         let req = ResolveRequest {
             account: self.account_of(session_id),

@@ -47,12 +47,16 @@ pub(super) fn blank_order(cl_ord_id: u64) -> NewOrder {
 impl Tracker {
     /// Rebuilds the orders of session `session_id` from `reports` (its journaled
     /// ExecutionReports, in sequence order); `roots` maps every ClOrdID the session used to the
-    /// root ClOrdID of its order. The session must be opened first (its account is known).
+    /// root ClOrdID of its order; `unanswered_since_ms` gives, for roots no report names, the
+    /// UTC ms from which the exchange's lists show the order (their resolution lists the
+    /// account from there when many are due at once). The session must be opened first (its
+    /// account is known).
     pub fn restore_session(
         &mut self,
         session_id: u64,
         roots: &HashMap<u64, u64>,
         reports: &[ExecutionReport],
+        unanswered_since_ms: &HashMap<u64, u64>,
     ) -> RestoreSummary {
         let mut sum = RestoreSummary::default();
         for er in reports {
@@ -140,6 +144,12 @@ impl Tracker {
             sum.unanswered += 1;
             let kind = RequestKind::New(blank_order(root));
             self.register(session_id, root, kind, 0);
+            if let Some(ms) = unanswered_since_ms.get(&root).filter(|ms| **ms != 0) {
+                self.resolve.restored_since_ms.insert(
+                    (session_id, root),
+                    ms.saturating_sub(super::resolve::SINCE_MARGIN_MS),
+                );
+            }
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);
         }
         sum
@@ -216,7 +226,8 @@ mod tests {
             dup,
             er(2, 0, ExecType::Canceled, OrdStatus::Canceled, "0"),
         ];
-        let sum = t.restore_session(S, &roots, &reports);
+        let since: HashMap<u64, u64> = [(4, 1_700_000_000_000)].into();
+        let sum = t.restore_session(S, &roots, &reports, &since);
         assert_eq!(
             sum,
             RestoreSummary {
@@ -239,6 +250,10 @@ mod tests {
         assert_eq!(asks.len(), 1);
         assert_eq!(asks[0].client_oid, crate::ids::ClientOid::new(S, 4));
         assert_eq!(asks[0].cause, UnknownCause::Restart);
+        assert_eq!(
+            asks[0].since_ms,
+            1_700_000_000_000 - super::super::resolve::SINCE_MARGIN_MS
+        );
         // Nothing is reported by the restore itself.
         assert!(t.drain_reports().next().is_none());
     }
