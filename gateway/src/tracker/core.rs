@@ -485,6 +485,9 @@ impl Tracker {
             }
         }
         match kind {
+            // Nothing is reported after a terminal report (e.g. Rejected NotApplied by a
+            // resolution): a late answer to the place changes nothing.
+            RequestKind::New(_) if order.is_terminal() && !order.acknowledged => {}
             RequestKind::New(_) => {
                 if code == 0 {
                     if !order.acknowledged {

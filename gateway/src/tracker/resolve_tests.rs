@@ -149,6 +149,27 @@ fn unknown_code_queues_a_resolution_and_not_found_rejects_once() {
     assert_eq!(r.t.unresolved(), 0);
 }
 
+/// Issue 10 invariant: nothing is reported after a terminal report. A place answered after a
+/// resolution rejected it (not found twice) reports nothing, accepted or refused.
+#[test]
+fn a_late_answer_to_a_place_rejected_by_resolution_reports_nothing() {
+    let mut r = Rig::new();
+    r.sent(1, 10, new_kind(10));
+    r.frame(&unknown(1));
+    assert_eq!(r.resolve(&[], &[&oid(10)]).len(), 1);
+    for code in [0, 43_012] {
+        let got =
+            r.t.apply_reply(T0, 9, S, 10, new_kind(10), code, "late", "555");
+        assert_eq!(got, Some(555));
+        assert!(
+            r.t.drain_reports().next().is_none(),
+            "code {code}: reported after Rejected"
+        );
+    }
+    assert!(r.frame(&push(10, "live")).is_empty());
+    assert_eq!(r.t.stats().execution_reports, 1);
+}
+
 #[test]
 fn applied_place_gives_new_once() {
     let mut r = Rig::new();
