@@ -80,9 +80,11 @@ pub struct ResolveRequest {
     pub since_ms: u64,
 }
 
-/// Margin taken before an order's place write when listing the exchange's orders for it (clock
-/// skew between the gateway and the exchange), in ms.
-pub const SINCE_MARGIN_MS: u64 = 5_000;
+/// Margin taken before an order's place write when listing the exchange's orders for it, in
+/// ms: the largest clock skew between the gateway and the exchange that still trades (Bitget
+/// refuses a signed request whose timestamp is more than 30 s from its own, `40008`; reference
+/// §2 "Timestamp tolerance"), so the order's `cTime` is never before it.
+pub const SINCE_MARGIN_MS: u64 = 30_000;
 
 /// What the exchange shows of an order (REST order object), for settling its unresolved
 /// requests.
