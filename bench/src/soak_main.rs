@@ -29,6 +29,9 @@ struct Args {
     /// --drops, --strategy-drops and --seed are then set per run.
     #[arg(long, value_enum)]
     sweep: Option<bench::soak::sweep::SweepSize>,
+    /// Added to every sweep run's seed (another set of order mixes and fault timings).
+    #[arg(long, default_value_t = 0)]
+    sweep_seed_offset: u64,
     /// Exchange connection drops to cause.
     #[arg(long, default_value_t = 110)]
     drops: u64,
@@ -85,7 +88,7 @@ fn main() {
         verbose: args.verbose,
     };
     if let Some(size) = args.sweep {
-        let passed = bench::soak::sweep::run(size, &opts);
+        let passed = bench::soak::sweep::run(size, &opts, args.sweep_seed_offset);
         std::process::exit(if passed { 0 } else { 1 });
     }
     match bench::soak::run(&opts) {

@@ -43,7 +43,8 @@ const SHORT: [Config; 2] = [(7, 4, 16, 0, 1_500), (20_261_124, 8, 32, 0, 2_000)]
 /// The runs of a sweep of `size`, each with its own work directory under `base.work_dir` and
 /// fault counts in proportion to its orders (an exchange drop every 200 orders, every 100 in
 /// the short sweep; a strategy drop every 1 000, at least 2).
-pub fn configurations(size: SweepSize, base: &SoakOptions) -> Vec<SoakOptions> {
+/// `seed_offset` is added to every run's seed (another set of order mixes and fault timings).
+pub fn configurations(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> Vec<SoakOptions> {
     let (set, orders_per_drop): (&[Config], u64) = match size {
         SweepSize::Full => (&FULL, 200),
         SweepSize::Short => (&SHORT, 100),
@@ -59,7 +60,7 @@ pub fn configurations(size: SweepSize, base: &SoakOptions) -> Vec<SoakOptions> {
                 drops: (orders / orders_per_drop).max(5),
                 strategy_drops: (orders / 1_000).max(2),
                 kill: true,
-                seed,
+                seed: seed.wrapping_add(seed_offset),
                 work_dir: run_dir(&base.work_dir, i + 1),
                 ..base.clone()
             },
@@ -104,9 +105,9 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
 
 /// Runs every configuration of `size` (see [`configurations`]), printing a line per run (and
 /// the whole report of a failed one) and a total. Returns true when every run passed.
-pub fn run(size: SweepSize, base: &SoakOptions) -> bool {
+pub fn run(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> bool {
     let started = Instant::now();
-    let runs = configurations(size, base);
+    let runs = configurations(size, base, seed_offset);
     let (mut accepted, mut different, mut lost, mut repeated, mut dups) = (0, 0, 0, 0, 0);
     let (mut passed, mut fills_equal) = (0usize, 0usize);
     let mut filled = Decimal::ZERO;
