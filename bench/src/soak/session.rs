@@ -688,14 +688,7 @@ impl SoakSession {
         let mut ticks = 0u64;
         while self.accepted() < quota && !self.ctl.wind_down.load(Ordering::Relaxed) {
             ticks += 1;
-            if let Some(flag) = self.ctl.drop_now.get(self.index) {
-                if flag.swap(false, Ordering::Relaxed) {
-                    self.stats.own_drops += 1;
-                    self.client = None;
-                    std::thread::sleep(Duration::from_millis(20));
-                    self.connect()?;
-                }
-            }
+            self.drop_if_asked()?;
             while self
                 .retry
                 .front()
@@ -749,8 +742,23 @@ impl SoakSession {
             .is_some_and(|o| o.not_applied)
     }
 
-    /// Keeps the session alive (reads, reconnects) for `wait`.
+    /// Drops the connection without Terminate and re-establishes it, when the conductor asked.
+    fn drop_if_asked(&mut self) -> Result<(), String> {
+        if let Some(flag) = self.ctl.drop_now.get(self.index) {
+            if flag.swap(false, Ordering::Relaxed) {
+                self.stats.own_drops += 1;
+                self.client = None;
+                std::thread::sleep(Duration::from_millis(20));
+                self.connect()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the session alive (reads, reconnects, drops when asked) for `wait`, after its
+    /// quota.
     pub fn idle(&mut self, wait: Duration) -> Result<(), String> {
+        self.drop_if_asked()?;
         self.pump(wait).map(|_| ())
     }
 
