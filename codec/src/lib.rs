@@ -7,7 +7,9 @@
 //! - [`fuzzing`]: fuzz harnesses of the decoders (cargo-fuzz targets and stable property tests).
 //! - [`json`]: Bitget UTA v3 private-WebSocket JSON: a hand-written writer for trade operations
 //!   and simd-json parsers for replies, pushes and control events.
+//! - [`bridge`]: the enum maps between the two (`From` impls), each written once.
 
+pub mod bridge;
 pub mod decimal;
 pub mod frame;
 pub mod fuzzing;

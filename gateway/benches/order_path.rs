@@ -39,7 +39,7 @@ use criterion::{criterion_main, Bencher, Criterion, Throughput};
 use gateway::ids::{format_request_id, ClientOid};
 use gateway::pretrade::{InstrumentRules, InstrumentTable};
 use gateway::session::fixp::{Authorizer, FixpSession, SessionAction, SessionLimits};
-use gateway::session::order_entry::{bg_category, EntryOutcome, OrderEntry};
+use gateway::session::order_entry::{EntryOutcome, OrderEntry};
 use gateway::tracker::{NewOrder, ReportMsg, RequestKind, SentRequest, Tracker};
 use serde_json::json;
 
@@ -288,7 +288,7 @@ fn write_place_order_json(out: &mut Vec<u8>, o: &NewOrderSingle, req_id: u64) {
     json::write_place_order(
         out,
         format_request_id(req_id, &mut id_buf),
-        bg_category(o.category),
+        codec::json::Category::from(o.category),
         &PlaceOrder {
             symbol: o.symbol.as_str(),
             side: match o.side {
@@ -310,14 +310,11 @@ fn write_place_order_json(out: &mut Vec<u8>, o: &NewOrderSingle, req_id: u64) {
 /// The naive way: the same place-order op built as a `serde_json::Value` and serialised.
 fn serde_place_order_json(o: &NewOrderSingle, req_id: u64) -> Vec<u8> {
     let oid = ClientOid::new(SESSION, o.cl_ord_id);
-    let side = match o.side {
-        Side::Buy => "buy",
-        Side::Sell => "sell",
-    };
+    let side = codec::json::Side::from(o.side).as_str();
     let v = json!({
         "op": "trade",
         "id": req_id.to_string(),
-        "category": bg_category(o.category).as_ws_str(),
+        "category": codec::json::Category::from(o.category).as_ws_str(),
         "topic": "place-order",
         "args": [{
             "symbol": o.symbol.as_str(),

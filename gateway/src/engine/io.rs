@@ -27,7 +27,6 @@ use crate::metrics::{now_ns, LegHistograms};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::fixp::SessionLimits;
-use crate::session::order_entry::bg_category;
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::TrackerInput;
 
@@ -68,14 +67,7 @@ impl IoCtx {
 /// Converts the exchange's instrument into the pre-trade rules; `None` for categories or
 /// symbols the strategy link cannot express.
 pub fn rules_from_instrument(i: &Instrument) -> Option<InstrumentRules> {
-    let category = codec::json::Category::parse(i.category.as_bytes())?;
-    let category = match category {
-        codec::json::Category::Spot => Category::Spot,
-        codec::json::Category::Margin => Category::Margin,
-        codec::json::Category::UsdtFutures => Category::UsdtFutures,
-        codec::json::Category::CoinFutures => Category::CoinFutures,
-        codec::json::Category::UsdcFutures => Category::UsdcFutures,
-    };
+    let category: Category = codec::json::Category::parse(i.category.as_bytes())?.into();
     Some(InstrumentRules {
         category,
         symbol: Symbol::new(&i.symbol).ok()?,
@@ -112,7 +104,10 @@ async fn connect_exchange(
             let mut rules = Vec::new();
             let mut risk_list = Vec::new();
             for c in &ex.categories {
-                for i in rest.instruments(bg_category(*c).as_rest_str()).await? {
+                for i in rest
+                    .instruments(codec::json::Category::from(*c).as_rest_str())
+                    .await?
+                {
                     if let Some(r) = rules_from_instrument(&i) {
                         risk_list.push(RiskInstrument {
                             category: r.category,

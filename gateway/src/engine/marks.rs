@@ -8,7 +8,6 @@ use codec::sbe::Symbol;
 use codec::Decimal;
 
 use super::io::IoCtx;
-use crate::session::order_entry::bg_category;
 
 /// Tickers path (public).
 pub const TICKERS_PATH: &str = "/api/v3/market/tickers";
@@ -24,7 +23,10 @@ pub(super) async fn refresh_loop(ctx: Rc<IoCtx>, period: Duration) {
             return;
         };
         for c in &ctx.categories {
-            let path = format!("{TICKERS_PATH}?category={}", bg_category(*c).as_rest_str());
+            let path = format!(
+                "{TICKERS_PATH}?category={}",
+                codec::json::Category::from(*c).as_rest_str()
+            );
             match account.rest.public_get(&path).await {
                 Ok(data) => {
                     for item in data.as_array().into_iter().flatten() {

@@ -756,7 +756,7 @@ pub(in crate::engine) fn account_refuses_category(
         er.ord_rej_reason = Some(OrdRejReason::UnknownSymbol);
         er.text = Text::new(&format!(
             "account {account} does not trade {}",
-            crate::session::order_entry::bg_category(er.category).as_rest_str()
+            codec::json::Category::from(er.category).as_rest_str()
         ));
     }
     Some(r)

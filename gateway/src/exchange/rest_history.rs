@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::error::ExchangeError;
 use super::rest::RestClient;
 use super::rest_orders::{
-    bad, decimal, number, paged, parse_open_order, sbe_category, text, OpenOrder, PAGE_LIMIT,
+    bad, decimal, number, paged, parse_open_order, text, OpenOrder, PAGE_LIMIT,
 };
 
 /// Path of the single-order query.
@@ -65,17 +65,15 @@ pub fn parse_fill(v: &Value) -> Result<ExchangeFill, ExchangeError> {
         return Err(bad("orderId"));
     }
     let category = json::Category::parse(text(v, "category").as_bytes())
-        .map(sbe_category)
+        .map(Category::from)
         .ok_or_else(|| bad("category"))?;
     let symbol = Symbol::new(text(v, "symbol"))
         .ok()
         .filter(|s| !s.as_str().is_empty())
         .ok_or_else(|| bad("symbol"))?;
-    let side = match json::Side::parse(text(v, "side").as_bytes()) {
-        Some(json::Side::Buy) => Side::Buy,
-        Some(json::Side::Sell) => Side::Sell,
-        None => return Err(bad("side")),
-    };
+    let side: Side = json::Side::parse(text(v, "side").as_bytes())
+        .ok_or_else(|| bad("side"))?
+        .into();
     let exec_price = decimal(v, "execPrice")?;
     let exec_qty = decimal(v, "execQty")?;
     if exec_qty.is_zero() {
@@ -129,7 +127,7 @@ pub async fn history_orders(
 ) -> Result<Vec<OpenOrder>, ExchangeError> {
     let base = format!(
         "category={}&startTime={start_ms}&limit={PAGE_LIMIT}",
-        crate::session::order_entry::bg_category(category).as_rest_str()
+        json::Category::from(category).as_rest_str()
     );
     paged(rest, HISTORY_ORDERS_PATH, &base, parse_open_order).await
 }
@@ -147,7 +145,7 @@ pub async fn fills(
     let mut base = format!("startTime={start_ms}&limit={PAGE_LIMIT}");
     if let Some(c) = category {
         base.push_str("&category=");
-        base.push_str(crate::session::order_entry::bg_category(c).as_rest_str());
+        base.push_str(json::Category::from(c).as_rest_str());
     }
     if let Some(id) = order_id {
         base.push_str(&format!("&orderId={id}"));

@@ -87,52 +87,29 @@ pub(super) fn number(v: &Value, key: &str) -> u64 {
     }
 }
 
-/// The FIX category of a Bitget category.
-pub fn sbe_category(c: json::Category) -> Category {
-    match c {
-        json::Category::Spot => Category::Spot,
-        json::Category::Margin => Category::Margin,
-        json::Category::UsdtFutures => Category::UsdtFutures,
-        json::Category::CoinFutures => Category::CoinFutures,
-        json::Category::UsdcFutures => Category::UsdcFutures,
-    }
-}
-
 /// Parses one REST order object.
 ///
 /// Errors: [`ExchangeError::Protocol`] for a missing or malformed required field.
 pub fn parse_open_order(v: &Value) -> Result<OpenOrder, ExchangeError> {
     let order_id = text(v, "orderId").parse().map_err(|_| bad("orderId"))?;
     let category = json::Category::parse(text(v, "category").as_bytes())
-        .map(sbe_category)
+        .map(Category::from)
         .ok_or_else(|| bad("category"))?;
     let symbol = Symbol::new(text(v, "symbol"))
         .ok()
         .filter(|s| !s.as_str().is_empty())
         .ok_or_else(|| bad("symbol"))?;
-    let side = match json::Side::parse(text(v, "side").as_bytes()) {
-        Some(json::Side::Buy) => Side::Buy,
-        Some(json::Side::Sell) => Side::Sell,
-        None => return Err(bad("side")),
-    };
-    let ord_type = match json::OrderType::parse(text(v, "orderType").as_bytes()) {
-        Some(json::OrderType::Market) => OrdType::Market,
-        _ => OrdType::Limit,
-    };
-    let time_in_force = match json::TimeInForce::parse(text(v, "timeInForce").as_bytes()) {
-        Some(json::TimeInForce::Ioc) => TimeInForce::Ioc,
-        Some(json::TimeInForce::Fok) => TimeInForce::Fok,
-        Some(json::TimeInForce::PostOnly) => TimeInForce::PostOnly,
-        _ => TimeInForce::Gtc,
-    };
+    let side: Side = json::Side::parse(text(v, "side").as_bytes())
+        .ok_or_else(|| bad("side"))?
+        .into();
+    let ord_type = json::OrderType::parse(text(v, "orderType").as_bytes())
+        .map_or(OrdType::Limit, OrdType::from);
+    let time_in_force = json::TimeInForce::parse(text(v, "timeInForce").as_bytes())
+        .map_or(TimeInForce::Gtc, TimeInForce::from);
     let price = Some(decimal(v, "price")?).filter(|p| !p.is_zero());
     let avg_px = Some(decimal(v, "avgPrice")?).filter(|p| !p.is_zero());
-    let status = match json::OrderStatus::parse(text(v, "orderStatus").as_bytes()) {
-        Some(json::OrderStatus::PartiallyFilled) => OrdStatus::PartiallyFilled,
-        Some(json::OrderStatus::Filled) => OrdStatus::Filled,
-        Some(json::OrderStatus::Cancelled) => OrdStatus::Canceled,
-        _ => OrdStatus::New,
-    };
+    let status = json::OrderStatus::parse(text(v, "orderStatus").as_bytes())
+        .map_or(OrdStatus::New, OrdStatus::from);
     Ok(OpenOrder {
         order_id,
         client_oid: text(v, "clientOid").to_owned(),
@@ -181,7 +158,7 @@ pub async fn unfilled_orders(
     let mut base = format!("limit={PAGE_LIMIT}");
     if let Some(c) = category {
         base.push_str("&category=");
-        base.push_str(crate::session::order_entry::bg_category(c).as_rest_str());
+        base.push_str(json::Category::from(c).as_rest_str());
     }
     if let Some(s) = symbol {
         base.push_str("&symbol=");

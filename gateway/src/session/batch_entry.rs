@@ -11,7 +11,7 @@ use codec::sbe::{
 };
 use codec::Decimal;
 
-use super::order_entry::{bg_category, place_order_args, OrderEntry};
+use super::order_entry::{place_order_args, OrderEntry};
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::{InstrumentTable, PretradeReject};
 use crate::tracker::{NewOrder, ReportMsg, RequestKind};
@@ -311,7 +311,7 @@ impl OrderEntry {
             .collect();
         let mut id_buf = itoa::Buffer::new();
         let id = format_request_id(req_id, &mut id_buf);
-        let cat = bg_category(category);
+        let cat = json::Category::from(category);
         match items.first().map(|i| i.extras) {
             Some(ItemExtras::Place { .. }) => {
                 let orders: Vec<PlaceOrder<'_>> = items

@@ -8,9 +8,9 @@ use std::collections::{HashMap, HashSet};
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
-    BoolFlag, Category, CxlRejReason, CxlRejResponseTo, NewOrderSingleDecoder, OrdRejReason,
-    OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
-    OrderCancelRequestDecoder, PosSide, Side, StpMode, Text, TimeInForce,
+    BoolFlag, CxlRejReason, CxlRejResponseTo, NewOrderSingleDecoder, OrdRejReason, OrdStatus,
+    OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder, OrderCancelRequestDecoder,
+    PosSide, StpMode, Text,
 };
 use codec::Decimal;
 
@@ -46,51 +46,6 @@ pub struct OrderEntry {
     pub(super) fresh_list_ids: Vec<u64>,
 }
 
-/// Maps the SBE category to Bitget's.
-pub fn bg_category(c: Category) -> json::Category {
-    match c {
-        Category::Spot => json::Category::Spot,
-        Category::Margin => json::Category::Margin,
-        Category::UsdtFutures => json::Category::UsdtFutures,
-        Category::CoinFutures => json::Category::CoinFutures,
-        Category::UsdcFutures => json::Category::UsdcFutures,
-    }
-}
-
-fn bg_side(s: Side) -> json::Side {
-    match s {
-        Side::Buy => json::Side::Buy,
-        Side::Sell => json::Side::Sell,
-    }
-}
-
-fn bg_tif(t: TimeInForce) -> json::TimeInForce {
-    match t {
-        TimeInForce::Gtc => json::TimeInForce::Gtc,
-        TimeInForce::Ioc => json::TimeInForce::Ioc,
-        TimeInForce::Fok => json::TimeInForce::Fok,
-        TimeInForce::PostOnly => json::TimeInForce::PostOnly,
-    }
-}
-
-fn bg_pos_side(p: PosSide) -> Option<json::PosSide> {
-    match p {
-        PosSide::None => None,
-        PosSide::Long => Some(json::PosSide::Long),
-        PosSide::Short => Some(json::PosSide::Short),
-    }
-}
-
-fn bg_stp(s: StpMode) -> Option<json::StpMode> {
-    match s {
-        StpMode::Default => None,
-        StpMode::None => Some(json::StpMode::None),
-        StpMode::CancelTaker => Some(json::StpMode::CancelTaker),
-        StpMode::CancelMaker => Some(json::StpMode::CancelMaker),
-        StpMode::CancelBoth => Some(json::StpMode::CancelBoth),
-    }
-}
-
 /// The `place-order` arguments of `order` (single op or batch item; reference §5.1).
 pub fn place_order_args<'a>(
     order: &'a NewOrder,
@@ -101,21 +56,18 @@ pub fn place_order_args<'a>(
 ) -> PlaceOrder<'a> {
     PlaceOrder {
         symbol: order.symbol.as_str(),
-        side: bg_side(order.side),
-        order_type: match order.ord_type {
-            OrdType::Limit => json::OrderType::Limit,
-            OrdType::Market => json::OrderType::Market,
-        },
+        side: order.side.into(),
+        order_type: order.ord_type.into(),
         qty: order.qty,
         price: order.price,
         time_in_force: match order.ord_type {
-            OrdType::Limit => Some(bg_tif(order.time_in_force)),
+            OrdType::Limit => Some(order.time_in_force.into()),
             OrdType::Market => None,
         },
-        pos_side: bg_pos_side(pos_side),
+        pos_side: pos_side.into(),
         reduce_only: reduce_only.then_some(true),
         client_oid,
-        stp_mode: bg_stp(stp_mode),
+        stp_mode: stp_mode.into(),
     }
 }
 
@@ -220,7 +172,7 @@ impl OrderEntry {
         json::write_place_order(
             json_out,
             format_request_id(req_id, &mut id_buf),
-            bg_category(order.category),
+            json::Category::from(order.category),
             &place_order_args(
                 &order,
                 m.pos_side(),
@@ -297,7 +249,7 @@ impl OrderEntry {
         json::write_cancel_order(
             json_out,
             format_request_id(req_id, &mut id_buf),
-            Some(bg_category(m.category())),
+            Some(m.category().into()),
             &CancelOrder {
                 symbol: Some(m.symbol().as_str()),
                 order_id: None,
@@ -337,7 +289,7 @@ impl OrderEntry {
         json::write_modify_order(
             json_out,
             format_request_id(req_id, &mut id_buf),
-            bg_category(m.category()),
+            json::Category::from(m.category()),
             &ModifyOrder {
                 symbol: m.symbol().as_str(),
                 order_id: None,

@@ -10,8 +10,8 @@
 //! OrdStatus always end equal to the exchange's.
 
 use codec::decimal::Rounding;
-use codec::json::{self, FillPush, OrderPush};
-use codec::sbe::{Category, OrdStatus, OrdType, Side, TimeInForce};
+use codec::json::{FillPush, OrderPush};
+use codec::sbe::OrdStatus;
 use codec::Decimal;
 
 use super::core::Tracker;
@@ -99,35 +99,6 @@ pub struct ApplySummary {
     pub not_found: u64,
 }
 
-fn json_category(c: Category) -> json::Category {
-    crate::session::order_entry::bg_category(c)
-}
-
-fn json_side(s: Side) -> json::Side {
-    match s {
-        Side::Buy => json::Side::Buy,
-        Side::Sell => json::Side::Sell,
-    }
-}
-
-fn json_status(s: OrdStatus) -> json::OrderStatus {
-    match s {
-        OrdStatus::PartiallyFilled => json::OrderStatus::PartiallyFilled,
-        OrdStatus::Filled => json::OrderStatus::Filled,
-        OrdStatus::Canceled | OrdStatus::Rejected => json::OrderStatus::Cancelled,
-        _ => json::OrderStatus::Live,
-    }
-}
-
-fn json_tif(t: TimeInForce) -> json::TimeInForce {
-    match t {
-        TimeInForce::Gtc => json::TimeInForce::Gtc,
-        TimeInForce::Ioc => json::TimeInForce::Ioc,
-        TimeInForce::Fok => json::TimeInForce::Fok,
-        TimeInForce::PostOnly => json::TimeInForce::PostOnly,
-    }
-}
-
 impl Tracker {
     /// Applies the exchange's view of `state.account`'s orders. `t_read_ns` (monotonic) is when
     /// the answers arrived, `utc_ns` the wall clock for reports whose source gives no time.
@@ -160,9 +131,9 @@ impl Tracker {
                 order_id: &order_id,
                 client_oid: &f.client_oid,
                 exec_id: &exec_id,
-                category: Some(json_category(f.category)),
+                category: Some(f.category.into()),
                 symbol: f.symbol.as_str(),
-                side: json_side(f.side),
+                side: f.side.into(),
                 exec_price: f.exec_price,
                 exec_qty: f.exec_qty,
                 exec_value: f.exec_value,
@@ -184,19 +155,16 @@ impl Tracker {
                 sum.synthetic_fills += u64::from(self.complete_fills(t_read_ns, utc_ns, o));
             }
             let push = OrderPush {
-                category: Some(json_category(o.category)),
+                category: Some(o.category.into()),
                 symbol: o.symbol.as_str(),
                 order_id: &order_id,
                 client_oid: &o.client_oid,
                 price: o.price,
                 qty: o.qty,
-                side: json_side(o.side),
-                order_type: match o.ord_type {
-                    OrdType::Limit => json::OrderType::Limit,
-                    OrdType::Market => json::OrderType::Market,
-                },
-                time_in_force: Some(json_tif(o.time_in_force)),
-                order_status: json_status(o.status),
+                side: o.side.into(),
+                order_type: o.ord_type.into(),
+                time_in_force: Some(o.time_in_force.into()),
+                order_status: o.status.into(),
                 cancel_reason: &o.cancel_reason,
                 cum_exec_qty: o.cum_qty,
                 cum_exec_value: o.cum_value,
@@ -299,9 +267,9 @@ impl Tracker {
             order_id: &order_id,
             client_oid: &o.client_oid,
             exec_id: "0",
-            category: Some(json_category(o.category)),
+            category: Some(o.category.into()),
             symbol: o.symbol.as_str(),
-            side: json_side(o.side),
+            side: o.side.into(),
             exec_price: px,
             exec_qty: qty,
             exec_value: value,
@@ -342,7 +310,7 @@ mod tests {
     use super::*;
     use crate::tracker::core::ReportMsg;
     use crate::tracker::request::SentRequest;
-    use codec::sbe::{ExecType, Symbol};
+    use codec::sbe::{Category, ExecType, OrdType, Side, Symbol, TimeInForce};
 
     const S: u64 = 3;
 

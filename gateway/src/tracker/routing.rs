@@ -6,10 +6,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use codec::json::{self, CoinPush, Inbound, PositionPush};
-use codec::sbe::{
-    AccountBalanceReport, Category, ExecType, HoldMode, PosSide, PositionReport, Symbol,
-};
+use codec::json::{CoinPush, Inbound, PositionPush};
+use codec::sbe::{AccountBalanceReport, Category, ExecType, HoldMode, PositionReport, Symbol};
 
 use super::ReportMsg;
 
@@ -128,13 +126,7 @@ fn ms_or(ms: u64, utc_ns: u64) -> u64 {
 
 /// PositionReport (PosReqID 0) of one `position` push item.
 pub fn position_report(p: &PositionPush<'_>, default_ns: u64) -> Option<PositionReport> {
-    let category = match p.category_or_inferred()? {
-        json::Category::Spot => Category::Spot,
-        json::Category::Margin => Category::Margin,
-        json::Category::UsdtFutures => Category::UsdtFutures,
-        json::Category::CoinFutures => Category::CoinFutures,
-        json::Category::UsdcFutures => Category::UsdcFutures,
-    };
+    let category: Category = p.category_or_inferred()?.into();
     let transact_time = if p.updated_time_ms == 0 {
         default_ns
     } else {
@@ -145,15 +137,8 @@ pub fn position_report(p: &PositionPush<'_>, default_ns: u64) -> Option<Position
         transact_time,
         symbol: Symbol::new(p.symbol).ok()?,
         category,
-        pos_side: match p.pos_side {
-            Some(json::PosSide::Long) => PosSide::Long,
-            Some(json::PosSide::Short) => PosSide::Short,
-            None => PosSide::None,
-        },
-        hold_mode: p.hold_mode.map(|h| match h {
-            json::HoldMode::OneWay => HoldMode::OneWay,
-            json::HoldMode::Hedge => HoldMode::Hedge,
-        }),
+        pos_side: p.pos_side.into(),
+        hold_mode: p.hold_mode.map(HoldMode::from),
         position_size: p.size,
         avg_px: p.avg_price.filter(|_| !p.size.is_zero()),
         unrealised_pnl: p.unrealised_pnl,
@@ -206,7 +191,7 @@ mod tests {
         assert_eq!(r.transact_time, 1758185294053 * 1_000_000);
         assert_eq!(r.symbol.as_str(), "BTCUSDT");
         assert_eq!(r.category, Category::UsdtFutures);
-        assert_eq!(r.pos_side, PosSide::Short);
+        assert_eq!(r.pos_side, codec::sbe::PosSide::Short);
         assert_eq!(r.hold_mode, Some(HoldMode::Hedge));
         assert_eq!(r.position_size, d("0.0002"));
         assert_eq!(r.avg_px, Some(d("117066.1")));

@@ -9,8 +9,8 @@ use std::time::SystemTime;
 
 use codec::sbe::{
     AccountRequestReport, AccountRequestType, AccountSettingsRequestDecoder, Category, HoldMode,
-    ItemStatus, MaxOpenAvailableRequestDecoder, OrdType, PosSide, SetHoldModeDecoder,
-    SetLeverageDecoder, Side, Symbol, Text,
+    ItemStatus, MaxOpenAvailableRequestDecoder, PosSide, SetHoldModeDecoder, SetLeverageDecoder,
+    Symbol, Text,
 };
 
 use crate::engine::io::IoCtx;
@@ -19,24 +19,6 @@ use crate::exchange::ExchangeError;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::Flow;
-
-/// Bitget REST spelling of a category.
-pub(in crate::engine) fn rest_category(c: Category) -> &'static str {
-    match c {
-        Category::Spot => "SPOT",
-        Category::Margin => "MARGIN",
-        Category::UsdtFutures => "USDT-FUTURES",
-        Category::CoinFutures => "COIN-FUTURES",
-        Category::UsdcFutures => "USDC-FUTURES",
-    }
-}
-
-fn hold_mode_str(h: HoldMode) -> &'static str {
-    match h {
-        HoldMode::OneWay => "one_way_mode",
-        HoldMode::Hedge => "hedge_mode",
-    }
-}
 
 fn non_empty(s: &Symbol) -> Option<&str> {
     Some(s.as_str()).filter(|s| !s.is_empty())
@@ -128,7 +110,7 @@ pub(in crate::engine) async fn on_set_leverage(conn: &mut Conn, m: &SetLeverageD
             let acc = ctx.accounts.get(ix).ok_or_else(no_account)?;
             acc.rest
                 .set_leverage(
-                    rest_category(category),
+                    codec::json::Category::from(category).as_rest_str(),
                     non_empty(&symbol),
                     non_empty(&coin),
                     leverage,
@@ -156,7 +138,10 @@ pub(in crate::engine) async fn on_set_hold_mode(conn: &mut Conn, m: &SetHoldMode
         move |ctx, ix| async move {
             let acc = ctx.accounts.get(ix).ok_or_else(no_account)?;
             acc.rest
-                .set_hold_mode(hold_mode_str(mode), SystemTime::now())
+                .set_hold_mode(
+                    codec::json::HoldMode::from(mode).as_str(),
+                    SystemTime::now(),
+                )
                 .await
         },
         move |rep, ()| rep.hold_mode = Some(mode),
@@ -169,14 +154,8 @@ pub(in crate::engine) async fn on_max_open_available(
     m: &MaxOpenAvailableRequestDecoder<'_>,
 ) {
     let (symbol, category, price, qty) = (m.symbol(), m.category(), m.price(), m.order_qty());
-    let side = match m.side() {
-        Side::Buy => "buy",
-        Side::Sell => "sell",
-    };
-    let ord_type = match m.ord_type() {
-        OrdType::Limit => "limit",
-        OrdType::Market => "market",
-    };
+    let side = codec::json::Side::from(m.side()).as_str();
+    let ord_type = codec::json::OrderType::from(m.ord_type()).as_str();
     let rep = base(
         m.request_id(),
         AccountRequestType::MaxOpenAvailable,
@@ -190,7 +169,7 @@ pub(in crate::engine) async fn on_max_open_available(
             let acc = ctx.accounts.get(ix).ok_or_else(no_account)?;
             acc.rest
                 .max_open_available(
-                    rest_category(category),
+                    codec::json::Category::from(category).as_rest_str(),
                     symbol.as_str(),
                     ord_type,
                     side,
@@ -234,7 +213,7 @@ pub(in crate::engine) async fn on_account_settings(
                 _ => None,
             };
             if let (Some(sym), Some(cat)) = (non_empty(&symbol), category) {
-                rep.leverage = s.leverage_of(rest_category(cat), sym);
+                rep.leverage = s.leverage_of(codec::json::Category::from(cat).as_rest_str(), sym);
             }
         },
     );

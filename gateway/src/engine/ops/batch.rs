@@ -253,7 +253,7 @@ fn account_check(
             let text = format!(
                 "account {} does not trade {}",
                 a.name,
-                crate::session::order_entry::bg_category(order.category).as_rest_str()
+                codec::json::Category::from(order.category).as_rest_str()
             );
             Err(Box::new(refuse_new(
                 order,

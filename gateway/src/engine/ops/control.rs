@@ -15,7 +15,6 @@ use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_cancel_all::cancel_all;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
-use crate::session::order_entry::bg_category;
 use crate::session::out::Flow;
 
 /// A KillSwitchRequest (operator sessions only). Activate: the accounts in scope refuse new
@@ -68,7 +67,12 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
             .filter(|a| only.is_none_or(|x| x == a.ix))
         {
             for c in &ctx.categories {
-                match cancel_all(&acc.rest, bg_category(*c).as_rest_str(), SystemTime::now()).await
+                match cancel_all(
+                    &acc.rest,
+                    codec::json::Category::from(*c).as_rest_str(),
+                    SystemTime::now(),
+                )
+                .await
                 {
                     Ok(o) => {
                         report.total_affected_orders += o.canceled;

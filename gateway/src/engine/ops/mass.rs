@@ -27,7 +27,6 @@ use crate::exchange::ExchangeError;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
-use crate::session::order_entry::bg_category;
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{MassCancelEvent, OrderFilter, OrderScope, OrderView, TrackerInput};
 
@@ -220,7 +219,7 @@ impl MassCancelJob {
             write_batch_cancel(
                 &mut json,
                 id_buf.format(req_id),
-                Some(bg_category(category)),
+                Some(category.into()),
                 &items,
             );
             let _ = self

@@ -13,7 +13,6 @@ use codec::sbe::{
 };
 use codec::Decimal;
 
-use super::account_requests::rest_category;
 use crate::engine::io::IoCtx;
 use crate::engine::settings::MoveSettings;
 use crate::engine::strategy_conn::Conn;
@@ -209,7 +208,7 @@ async fn checked_send(
     source: Option<usize>,
     req: &MoveReq,
 ) -> Result<MoveReply, Outcome> {
-    let category = rest_category(req.category);
+    let category = codec::json::Category::from(req.category).as_rest_str();
     if let Some(src) = source.and_then(|ix| ctx.accounts.get(ix)) {
         let mmr = src
             .rest
@@ -237,10 +236,7 @@ async fn checked_send(
         .iter()
         .map(|(symbol, side, qty)| MoveItem {
             symbol: symbol.clone(),
-            side: match side {
-                Side::Buy => "buy",
-                Side::Sell => "sell",
-            },
+            side: codec::json::Side::from(*side).as_str(),
             qty: *qty,
         })
         .collect();
