@@ -314,20 +314,13 @@ fn sbe_categories(
 ) -> Result<Vec<Category>, crate::config::ConfigError> {
     let mut categories = Vec::with_capacity(names.len());
     for c in names {
-        let category = match codec::json::Category::parse(c.as_bytes()) {
-            Some(codec::json::Category::Spot) => Category::Spot,
-            Some(codec::json::Category::Margin) => Category::Margin,
-            Some(codec::json::Category::UsdtFutures) => Category::UsdtFutures,
-            Some(codec::json::Category::CoinFutures) => Category::CoinFutures,
-            Some(codec::json::Category::UsdcFutures) => Category::UsdcFutures,
-            None => {
-                return Err(crate::config::ConfigError::Invalid {
-                    field,
-                    reason: format!("unknown category {c:?}"),
-                })
+        let category = codec::json::Category::parse(c.as_bytes()).ok_or_else(|| {
+            crate::config::ConfigError::Invalid {
+                field,
+                reason: format!("unknown category {c:?}"),
             }
-        };
-        categories.push(category);
+        })?;
+        categories.push(category.into());
     }
     Ok(categories)
 }
