@@ -22,6 +22,7 @@
 //! };
 //! ```
 
+mod code;
 pub mod enums;
 pub mod parse;
 mod raw;

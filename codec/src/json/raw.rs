@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use smallvec::SmallVec;
 
-use super::parse::Code;
+use super::code::Code;
 
 /// Visitor methods that turn every JSON scalar into `$value::default()`, for lenient shapes
 /// that only care about one JSON type.
