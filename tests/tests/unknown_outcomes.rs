@@ -236,6 +236,25 @@ fn with_pushes_paused_the_query_alone_reports_the_applied_place_and_cancel() {
     assert!(stats.resolved_applied >= 2, "{stats:?}");
 }
 
+/// Reads ExecutionReports until `n` orders have one each (a second one for an order fails), then
+/// checks that nothing more comes; returns ClOrdID → ExecType.
+fn one_outcome_each(
+    s: &mut Strategy,
+    n: usize,
+) -> std::collections::HashMap<u64, codec::sbe::ExecType> {
+    let mut outcome = std::collections::HashMap::new();
+    while outcome.len() < n {
+        let er = s.exec();
+        assert!(
+            outcome.insert(er.cl_ord_id, er.exec_type).is_none(),
+            "a second report for {}: {er:?}",
+            er.cl_ord_id
+        );
+    }
+    s.expect_silence(QUIET);
+    outcome
+}
+
 #[test]
 fn every_order_of_a_mixed_run_gets_exactly_one_outcome() {
     let h = start();
@@ -249,16 +268,7 @@ fn every_order_of_a_mixed_run_gets_exactly_one_outcome() {
         .unknown_outcome(Scope::All, 4, Some("place-order"), false)
         .unwrap();
     let cls: Vec<u64> = (0..12).map(|_| rest_buy(&mut s)).collect();
-    let mut outcome = std::collections::HashMap::new();
-    while outcome.len() < cls.len() {
-        let er = s.exec();
-        assert!(
-            outcome.insert(er.cl_ord_id, er.exec_type).is_none(),
-            "a second report for {}: {er:?}",
-            er.cl_ord_id
-        );
-    }
-    s.expect_silence(QUIET);
+    let outcome = one_outcome_each(&mut s, cls.len());
     let rejected: Vec<u64> = cls
         .iter()
         .copied()
@@ -296,16 +306,7 @@ fn many_unknown_outcomes_at_once_are_settled_from_the_lists_each_once() {
         .unknown_outcome(Scope::All, 8, Some("place-order"), false)
         .unwrap();
     let cls: Vec<u64> = (0..16).map(|_| rest_buy(&mut s)).collect();
-    let mut outcome = std::collections::HashMap::new();
-    while outcome.len() < cls.len() {
-        let er = s.exec();
-        assert!(
-            outcome.insert(er.cl_ord_id, er.exec_type).is_none(),
-            "a second report for {}: {er:?}",
-            er.cl_ord_id
-        );
-    }
-    s.expect_silence(QUIET);
+    let outcome = one_outcome_each(&mut s, cls.len());
     for (i, cl) in cls.iter().enumerate() {
         let want = if i < 8 {
             ExecType::New

@@ -43,6 +43,13 @@ pub struct Verdict {
 }
 
 impl Verdict {
+    /// Keeps the description `f` gives while fewer than 10 are kept.
+    fn example(&mut self, f: impl FnOnce() -> String) {
+        if self.examples.len() < 10 {
+            self.examples.push(f());
+        }
+    }
+
     /// Every order's fills and the account's total agree.
     pub fn fills_equal(&self) -> bool {
         self.fills_different == 0 && self.filled_reported == self.filled_at_exchange
@@ -136,14 +143,14 @@ pub async fn compare(
                     let status = x.status;
                     if m.filled_qty != x.cum_qty {
                         v.fills_different += 1;
-                        if v.examples.len() < 10 {
-                            v.examples.push(format!(
+                        v.example(|| {
+                            format!(
                                 "{}: exchange cumExecQty {} / fills reported Σ LastQty {}",
                                 oid.as_str(),
                                 x.cum_qty,
                                 m.filled_qty
-                            ));
-                        }
+                            )
+                        });
                     }
                     if status == m.status && x.cum_qty == m.cum_qty {
                         v.equal += 1;
@@ -155,8 +162,8 @@ pub async fn compare(
                         {
                             v.reports_missing += 1;
                         }
-                        if v.examples.len() < 10 {
-                            v.examples.push(format!(
+                        v.example(|| {
+                            format!(
                                 "{}: exchange {:?} cum {} / strategy {:?} cum {} (answered {}, new {})",
                                 oid.as_str(),
                                 status,
@@ -165,8 +172,8 @@ pub async fn compare(
                                 m.cum_qty,
                                 m.answered,
                                 m.got_new
-                            ));
-                        }
+                            )
+                        });
                     }
                 }
                 None => {
@@ -177,14 +184,14 @@ pub async fn compare(
                         v.refused_not_at_exchange += 1;
                     } else {
                         v.different += 1;
-                        if v.examples.len() < 10 {
-                            v.examples.push(format!(
+                        v.example(|| {
+                            format!(
                                 "{}: not at the exchange / strategy {:?} cum {}",
                                 oid.as_str(),
                                 m.status,
                                 m.cum_qty
-                            ));
-                        }
+                            )
+                        });
                     }
                 }
             }
