@@ -13,7 +13,6 @@ use std::fmt::Write as _;
 
 use crate::matching::{Book, Side};
 use crate::render::push_json_str;
-use crate::server::Shared;
 
 /// Levels a side of the `books` channel carries ("full depth").
 pub const FULL_DEPTH: usize = 1000;
@@ -28,6 +27,18 @@ pub(crate) fn book_levels(topic: &str) -> Option<usize> {
         "books" => Some(FULL_DEPTH),
         _ => None,
     }
+}
+
+/// One public depth subscription.
+#[derive(Debug, Clone)]
+pub(crate) struct BookSub {
+    pub(crate) book: usize,
+    pub(crate) levels: usize,
+    pub(crate) inst_type: String,
+    pub(crate) topic: String,
+    pub(crate) symbol: String,
+    /// What was sent so far.
+    pub(crate) state: DepthState,
 }
 
 /// What a depth subscription has been sent so far.
@@ -73,7 +84,7 @@ fn side_json(out: &mut String, book: &Book, levels: &[(i64, i64)]) {
 fn frame(
     book: &Book,
     action: &str,
-    sub: &crate::server::BookSub,
+    sub: &BookSub,
     asks: &[(i64, i64)],
     bids: &[(i64, i64)],
     pseq: u64,
@@ -98,53 +109,38 @@ fn frame(
     s
 }
 
-impl Shared {
-    /// Publishes depth: a snapshot to every subscription not served yet, and what changed to
-    /// the others (`only` = one connection).
-    pub(crate) fn push_books(&mut self, now_ms: u64, only: Option<u64>) {
-        let mut seq = self.book_seq;
-        for (id, c) in self.conns.iter_mut() {
-            if only.is_some_and(|o| o != *id) {
-                continue;
-            }
-            for sub in &mut c.books {
-                let Some(book) = self.venue.book(sub.book) else {
-                    continue;
-                };
-                let asks = book.depth(Side::Sell, sub.levels);
-                let bids = book.depth(Side::Buy, sub.levels);
-                let st = &sub.state;
-                let text =
-                    if !st.sent || (sub.topic != "books" && (asks != st.asks || bids != st.bids)) {
-                        seq += 1;
-                        frame(book, "snapshot", sub, &asks, &bids, st.seq, seq, now_ms)
-                    } else if sub.topic == "books" {
-                        let da = diff(&st.asks, &asks, Side::Sell);
-                        let db = diff(&st.bids, &bids, Side::Buy);
-                        if da.is_empty() && db.is_empty() {
-                            continue;
-                        }
-                        seq += 1;
-                        frame(book, "update", sub, &da, &db, st.seq, seq, now_ms)
-                    } else {
-                        continue;
-                    };
-                let st = &mut sub.state;
-                st.sent = true;
-                st.seq = seq;
-                st.asks = asks;
-                st.bids = bids;
-                // A closed receiver means the connection is going away.
-                let _ = c.tx.send(text);
-            }
+/// The next frame of one subscription for `book`: a snapshot if none was sent yet (and, for
+/// the fixed-level topics, whenever the levels changed), else the changed levels (`books`);
+/// `None` when there is nothing new. `seq` is the feed's sequence number, advanced per frame.
+pub(crate) fn next_frame(
+    sub: &mut BookSub,
+    book: &Book,
+    seq: &mut u64,
+    now_ms: u64,
+) -> Option<String> {
+    let asks = book.depth(Side::Sell, sub.levels);
+    let bids = book.depth(Side::Buy, sub.levels);
+    let st = &sub.state;
+    let text = if !st.sent || (sub.topic != "books" && (asks != st.asks || bids != st.bids)) {
+        *seq += 1;
+        frame(book, "snapshot", sub, &asks, &bids, st.seq, *seq, now_ms)
+    } else if sub.topic == "books" {
+        let da = diff(&st.asks, &asks, Side::Sell);
+        let db = diff(&st.bids, &bids, Side::Buy);
+        if da.is_empty() && db.is_empty() {
+            return None;
         }
-        self.book_seq = seq;
-    }
-
-    /// True when some connection subscribed to a depth channel.
-    pub(crate) fn has_book_subs(&self) -> bool {
-        self.conns.values().any(|c| !c.books.is_empty())
-    }
+        *seq += 1;
+        frame(book, "update", sub, &da, &db, st.seq, *seq, now_ms)
+    } else {
+        return None;
+    };
+    let st = &mut sub.state;
+    st.sent = true;
+    st.seq = *seq;
+    st.asks = asks;
+    st.bids = bids;
+    Some(text)
 }
 
 #[cfg(test)]

@@ -35,12 +35,8 @@ pub mod query_decode;
 pub mod ratelimit;
 pub mod render;
 mod rest;
-mod rest_account;
-mod rest_coins;
-mod rest_market;
-mod rest_moves;
-mod rest_trade;
 mod server;
+mod state;
 mod tls;
 pub mod venue;
 mod ws;
@@ -56,7 +52,7 @@ pub use config::{
 };
 pub use faults::{FaultControl, FaultError, Scope};
 pub use rest::instrument_json;
-pub use server::now_ms;
+pub use state::now_ms;
 
 /// Why the simulator could not start.
 #[derive(Debug, thiserror::Error)]

@@ -24,10 +24,11 @@ use tokio::sync::mpsc;
 
 use crate::auth::verify_login;
 use crate::config::Category;
+use crate::depth::{book_levels, BookSub};
 use crate::faults::{Control, Outbox, TradeFault};
 use crate::matching::AccountId;
 use crate::render::{control_error, push_json_str, trade_error};
-use crate::server::{book_levels, now_ms, AppState, BookSub, ConnEntry};
+use crate::state::{now_ms, AppState, ConnEntry};
 
 /// What to write back for one inbound frame.
 #[derive(Debug, Default)]
@@ -437,7 +438,7 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
             "Incorrect permissions, need trade permissions",
         ));
     }
-    if let Some(reply) = crate::rest_trade::ws_over_quota(state, owner, v) {
+    if let Some(reply) = crate::rest::reply::ws_over_quota(state, owner, v) {
         return Action::one(reply);
     }
     let now = now_ms();

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{Control, Scope, Target, TradeFault};
 use crate::render::control_error;
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// Why a fault could not be set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use super::{FaultControl, Scope};
-use crate::server::AppState;
+use crate::state::AppState;
 
 #[derive(Debug, Deserialize)]
 struct Request {

@@ -15,7 +15,7 @@ use axum::response::Response;
 
 use crate::config::InstrumentConfig;
 use crate::render::push_json_str;
-use crate::server::AppState;
+use crate::state::AppState;
 
 /// Query of the coin list: an optional coin filter (e.g. `BTC`).
 #[derive(Debug, serde::Deserialize)]
@@ -62,7 +62,7 @@ pub(crate) async fn coins(
     let sh = state.shared.lock();
     let data = coins_json(sh.venue.instruments(), q.coin.as_deref());
     drop(sh);
-    crate::rest::ok(&data)
+    super::reply::ok(&data)
 }
 
 #[cfg(test)]

@@ -31,13 +31,12 @@ use axum::response::Response;
 use codec::Decimal;
 use serde_json::Value;
 
+use super::reply::{authenticate_perm, error, ok, over_quota, parse_category, query_param};
 use crate::auth::RestRequest;
 use crate::config::{Category, HoldMode};
 use crate::matching::{AccountId, PosSide};
 use crate::ratelimit::{AccountKind, Endpoint};
-use crate::rest::{authenticate_perm, error, ok, query_param};
-use crate::rest_trade::over_quota;
-use crate::server::{now_ms, parse_category, AppState};
+use crate::state::{now_ms, AppState};
 
 /// Authenticates a signed GET, then takes one request from the account's per-UID quota of
 /// `path` (HTTP 429 when over it).

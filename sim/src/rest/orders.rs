@@ -5,39 +5,17 @@
 use std::sync::Arc;
 
 use axum::extract::{Query, RawQuery, State};
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 
-use crate::auth::{verify_rest, RestCredentials, RestRequest};
+use super::reply::{
+    authenticate, decoded_params, error, ok, over_quota, parse_category, query_param,
+    InstrumentsQuery,
+};
 use crate::config::InstrumentConfig;
-use crate::matching::AccountId;
 use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
-use crate::rest_trade::over_quota;
-use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
-
-pub(crate) fn json_response(status: StatusCode, body: String) -> Response {
-    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
-}
-
-/// An error envelope (`data: null`, string code).
-pub(crate) fn error(status: StatusCode, code: u32, msg: &str) -> Response {
-    let mut s = format!("{{\"code\":\"{code}\",\"msg\":");
-    push_json_str(&mut s, msg);
-    s.push_str(&format!(",\"requestTime\":{},\"data\":null}}", now_ms()));
-    json_response(status, s)
-}
-
-/// A success envelope around `data` (raw JSON).
-pub(crate) fn ok(data: &str) -> Response {
-    json_response(
-        StatusCode::OK,
-        format!(
-            "{{\"code\":\"00000\",\"msg\":\"success\",\"requestTime\":{},\"data\":{data}}}",
-            now_ms()
-        ),
-    )
-}
+use crate::state::{now_ms, AppState};
 
 /// One instruments object, every value a string (shape of `rest_instruments_usdt_futures.json`).
 pub fn instrument_json(i: &InstrumentConfig) -> String {
@@ -204,95 +182,6 @@ pub(crate) async fn orderbook(
 /// `GET /api/v3/public/time` → `data: {"serverTime":"<ms>"}`.
 pub(crate) async fn time() -> Response {
     ok(&format!("{{\"serverTime\":\"{}\"}}", now_ms()))
-}
-
-/// Any other path: HTTP 404 with code `40404`.
-pub(crate) async fn not_found() -> Response {
-    error(StatusCode::NOT_FOUND, 40404, "Request URL NOT FOUND")
-}
-
-/// Value of `key` in a query string (no decoding here: see `decoded_params`).
-pub(crate) fn query_param<'a>(query: &'a str, key: &str) -> Option<&'a str> {
-    query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == key)
-        .map(|(_, v)| v)
-}
-
-/// The query with its values percent-decoded (`clientOid=a%3Ab` → `clientOid=a:b`, as ccxt sends
-/// it), for reading parameters after the signature was checked over the raw query; unchanged
-/// when it does not decode. Bitget parameter values never contain `&` or `=`.
-fn decoded_params(query: String) -> String {
-    match crate::query_decode::decode(&query) {
-        Some(d) => d,
-        None => query,
-    }
-}
-
-/// Verifies the `ACCESS-*` headers of a signed GET; `Err` is the error response (HTTP 400).
-fn authenticate(
-    state: &AppState,
-    headers: &HeaderMap,
-    path: &str,
-    query: &str,
-) -> Result<AccountId, Box<Response>> {
-    authenticate_req(
-        state,
-        headers,
-        RestRequest {
-            method: "GET",
-            path,
-            query,
-            body: "",
-        },
-    )
-}
-
-/// Verifies the `ACCESS-*` headers of a signed request.
-pub(crate) fn authenticate_req(
-    state: &AppState,
-    headers: &HeaderMap,
-    req: RestRequest<'_>,
-) -> Result<AccountId, Box<Response>> {
-    authenticate_perm(state, headers, req, false)
-}
-
-/// Verifies the `ACCESS-*` headers of a signed request and, with `trade`, that the key may
-/// trade (`40014` otherwise); returns the account.
-pub(crate) fn authenticate_perm(
-    state: &AppState,
-    headers: &HeaderMap,
-    req: RestRequest<'_>,
-    trade: bool,
-) -> Result<AccountId, Box<Response>> {
-    let key = authenticate_key(state, headers, req)?;
-    let (owner, perms) = state.resolve(key);
-    if trade && !crate::config::can_trade(perms) {
-        return Err(Box::new(error(
-            StatusCode::BAD_REQUEST,
-            40014,
-            "Incorrect permissions, need trade permissions",
-        )));
-    }
-    Ok(owner)
-}
-
-/// Signature checks only: the key entry index.
-fn authenticate_key(
-    state: &AppState,
-    headers: &HeaderMap,
-    req: RestRequest<'_>,
-) -> Result<AccountId, Box<Response>> {
-    let h = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-    let cred = RestCredentials {
-        key: h("ACCESS-KEY"),
-        sign: h("ACCESS-SIGN"),
-        timestamp: h("ACCESS-TIMESTAMP"),
-        passphrase: h("ACCESS-PASSPHRASE"),
-    };
-    verify_rest(&state.accounts, cred, req, now_ms(), state.login_window_s)
-        .map_err(|e| Box::new(error(StatusCode::BAD_REQUEST, e.code(), &e.to_string())))
 }
 
 /// `GET /api/v3/trade/order-info?orderId=..|clientOid=..` (signed): the order object, open or

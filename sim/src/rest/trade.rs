@@ -23,14 +23,14 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
+use super::reply::{authenticate_perm, authenticate_req, error, ok, over_quota, parse_category};
 use crate::auth::RestRequest;
 use crate::config::Category;
 use crate::faults::TradeFault;
 use crate::matching::AccountId;
 use crate::ratelimit::{Endpoint, QueryKind};
 use crate::render::push_json_str;
-use crate::rest::{authenticate_perm, authenticate_req, error, ok};
-use crate::server::{now_ms, parse_category, AppState};
+use crate::state::{now_ms, AppState};
 use crate::venue::{PageQuery, TradeOutcome, Venue};
 
 /// A signed POST trade endpoint.
@@ -312,12 +312,9 @@ pub(crate) fn post_core(
 }
 
 /// Value of `key` in a raw query string, percent-decoded (as sent when it does not decode).
-pub(crate) fn query_param(query: &str, key: &str) -> Option<String> {
-    query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == key)
-        .map(|(_, v)| crate::query_decode::decode(v).unwrap_or_else(|| v.to_string()))
+fn query_param(query: &str, key: &str) -> Option<String> {
+    super::reply::query_param(query, key)
+        .map(|v| crate::query_decode::decode(v).unwrap_or_else(|| v.to_string()))
 }
 
 const DAY_MS: u64 = 24 * 3600 * 1000;
@@ -393,46 +390,6 @@ pub(crate) fn query_core(
             RestReply::Err(404, 40404, "Request URL NOT FOUND".into())
         }
     }
-}
-
-/// `Some(429 response)` when `owner` is over its quota for `ep` (reads the clock).
-pub(crate) fn over_quota(state: &AppState, owner: AccountId, ep: Endpoint) -> Option<Response> {
-    if state.limiter.lock().allow(owner, ep, now_ms()) {
-        None
-    } else {
-        state
-            .counters
-            .rate_limited
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        Some(error(
-            StatusCode::TOO_MANY_REQUESTS,
-            429,
-            "Too Many Requests",
-        ))
-    }
-}
-
-/// The WS error reply of a trade op over its per-UID quota (the same buckets as REST), or
-/// `None` when it may go on.
-pub(crate) fn ws_over_quota(state: &AppState, owner: AccountId, req: &Value) -> Option<String> {
-    let topic = req.get("topic").and_then(Value::as_str).unwrap_or("");
-    let ep = Endpoint::of_ws_topic(topic)?;
-    if state.limiter.lock().allow(owner, ep, now_ms()) {
-        return None;
-    }
-    state
-        .counters
-        .rate_limited
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let id_raw = match req.get("id") {
-        Some(v @ (Value::String(_) | Value::Number(_))) => v.to_string(),
-        _ => "\"\"".to_string(),
-    };
-    Some(crate::render::trade_error(
-        &id_raw,
-        429,
-        "Too Many Requests",
-    ))
 }
 
 /// Handler of every signed trade POST (`kind` picks the endpoint).

@@ -17,12 +17,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 
+use super::reply::{authenticate_perm, error, ok, over_quota, parse_category, query_param};
 use crate::auth::RestRequest;
 use crate::moves::{HistoryQuery, MoveError};
 use crate::ratelimit::{AccountKind, Endpoint};
-use crate::rest::{authenticate_perm, error, ok, query_param};
-use crate::rest_trade::over_quota;
-use crate::server::{parse_category, AppState};
+use crate::state::AppState;
 
 /// Now for the move rules: the simulator's injectable clock (`Sim::start_with_clock`; a
 /// `ManualClock` in tests) — the only place this module reads the time.

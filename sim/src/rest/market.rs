@@ -9,9 +9,9 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
+use super::reply::{error, ok, parse_category, InstrumentsQuery};
 use crate::render::push_json_str;
-use crate::rest::{error, ok};
-use crate::server::{now_ms, parse_category, AppState, InstrumentsQuery};
+use crate::state::{now_ms, AppState};
 
 /// The tickers handler. Missing or bad category → HTTP 400 `40017`; unknown symbol → `25100`.
 pub(crate) async fn tickers(
