@@ -239,7 +239,7 @@ pub struct SessionConfig {
     pub account: Option<String>,
     /// `trading` (default), `operator` or `drop_copy`.
     #[serde(default)]
-    pub role: crate::engine::SessionRole,
+    pub role: crate::types::SessionRole,
     /// Cancel the session's open orders when its connection ends without a Terminate from the
     /// strategy. Default true.
     #[serde(default = "default_true")]
@@ -266,12 +266,12 @@ pub enum OnBudgetExhausted {
 }
 
 impl SessionConfig {
-    /// The session's [`crate::engine::BudgetPolicy`].
-    pub fn budget_policy(&self) -> crate::engine::BudgetPolicy {
+    /// The session's [`crate::types::BudgetPolicy`].
+    pub fn budget_policy(&self) -> crate::types::BudgetPolicy {
         match self.on_budget_exhausted {
-            OnBudgetExhausted::Reject => crate::engine::BudgetPolicy::Reject,
+            OnBudgetExhausted::Reject => crate::types::BudgetPolicy::Reject,
             OnBudgetExhausted::Queue => {
-                crate::engine::BudgetPolicy::Queue(Duration::from_millis(self.queue_deadline_ms))
+                crate::types::BudgetPolicy::Queue(Duration::from_millis(self.queue_deadline_ms))
             }
         }
     }
@@ -883,7 +883,7 @@ passphrase = "p"
         assert_eq!(cfg.rate, crate::budget::RateConfig::bitget());
         assert_eq!(
             cfg.sessions[0].budget_policy(),
-            crate::engine::BudgetPolicy::Reject
+            crate::types::BudgetPolicy::Reject
         );
         // Without the environment the example lacks credentials.
         assert!(matches!(
@@ -962,7 +962,7 @@ passphrase = "p"
         let cfg = GatewayConfig::from_toml_str(&text).expect("valid");
         assert_eq!(
             cfg.sessions[0].budget_policy(),
-            crate::engine::BudgetPolicy::Queue(Duration::from_millis(250))
+            crate::types::BudgetPolicy::Queue(Duration::from_millis(250))
         );
         assert_eq!(cfg.rate.tier, crate::budget::Tier::Unlimited);
         let settings = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
@@ -1072,8 +1072,8 @@ position_updates = false
         assert!(cfg.exchange.secret.is_empty(), "legacy variables unused");
         assert_eq!(cfg.account_index(&cfg.sessions[0]).expect("default"), 0);
         assert_eq!(cfg.account_index(&cfg.sessions[1]).expect("named"), 1);
-        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Trading);
-        assert_eq!(cfg.sessions[1].role, crate::engine::SessionRole::DropCopy);
+        assert_eq!(cfg.sessions[0].role, crate::types::SessionRole::Trading);
+        assert_eq!(cfg.sessions[1].role, crate::types::SessionRole::DropCopy);
 
         let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
         assert_eq!(s.accounts.len(), 2);
@@ -1082,7 +1082,7 @@ position_updates = false
         assert_eq!(s.accounts[1].categories, vec![codec::sbe::Category::Spot]);
         assert!(s.accounts[0].categories.is_empty());
         assert_eq!(s.sessions[1].account, 1);
-        assert_eq!(s.sessions[1].role, crate::engine::SessionRole::DropCopy);
+        assert_eq!(s.sessions[1].role, crate::types::SessionRole::DropCopy);
         assert_eq!(s.sessions[0].account, 0);
     }
 
@@ -1099,12 +1099,12 @@ position_updates = false
             "credentials = \"tok\"\naccount = \"main\"\nrole = \"operator\"\n",
         ))
         .expect("valid");
-        assert_eq!(cfg.sessions[0].role, crate::engine::SessionRole::Operator);
+        assert_eq!(cfg.sessions[0].role, crate::types::SessionRole::Operator);
         let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
         assert_eq!(s.accounts[0].name, "main");
         assert_eq!(s.accounts[0].credentials.secret.expose(), "s");
         assert!(s.accounts[0].position_updates);
-        assert_eq!(s.sessions[0].role, crate::engine::SessionRole::Operator);
+        assert_eq!(s.sessions[0].role, crate::types::SessionRole::Operator);
     }
 
     #[test]

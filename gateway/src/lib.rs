@@ -22,3 +22,4 @@ pub mod replay;
 pub mod risk;
 pub mod session;
 pub mod tracker;
+pub mod types;

@@ -10,7 +10,7 @@ pub mod window;
 pub use config::{Limits, Overrides, RateConfig, Tier};
 pub use window::Window;
 
-use crate::engine::TradeOp;
+use crate::types::TradeOp;
 
 /// The endpoint buckets: name (as in [`crate::engine::NotSent::Throttled`] and
 /// RateBudgetEntry) and endpoint id. Connection buckets are [`CONNECTION_BUCKET`] with id

@@ -13,33 +13,10 @@ use crate::exchange::rest::RestClient;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
+pub use crate::types::{BudgetPolicy, TradeOp};
 
 /// Least time between two unasked RateBudgetReports to one session.
 const THROTTLE_REPORT_EVERY_NS: u64 = 1_000_000_000;
-
-/// How a trade op is classed for the rate budget (Bitget REST quota names, reference §2.4, §7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TradeOp {
-    /// `place-order`.
-    Place,
-    /// `batch-place` (≤ 20 orders).
-    BatchPlace,
-    /// `modify-order`.
-    Modify,
-    /// `batch-modify` (≤ 20 orders).
-    BatchModify,
-    /// `cancel-order`.
-    Cancel,
-    /// `batch-cancel` (≤ 20 orders).
-    BatchCancel,
-}
-
-impl TradeOp {
-    /// True for the cancel ops, which the rate budget never lets new orders starve.
-    pub fn is_cancel(self) -> bool {
-        matches!(self, TradeOp::Cancel | TradeOp::BatchCancel)
-    }
-}
 
 /// Why a trade op was not written (nothing reached the exchange: the request was not applied).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,16 +41,6 @@ impl NotSent {
             NotSent::Throttled { bucket } => crate::budget::throttled_text(bucket),
         }
     }
-}
-
-/// What a session does when the budget has no token: refuse at once, or wait up to a deadline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum BudgetPolicy {
-    /// Refuse at once (ThrottleLimitExceeded).
-    #[default]
-    Reject,
-    /// Wait for a token up to this long, then refuse.
-    Queue(std::time::Duration),
 }
 
 /// One account: name, REST client, WebSocket pool.

@@ -5,62 +5,12 @@ use std::net::SocketAddr;
 
 use codec::sbe::Category;
 
-use super::account::BudgetPolicy;
 use crate::budget::RateConfig;
 use crate::exchange::ws::ExchangeCredentials;
 use crate::idle::IdleStrategy;
 use crate::session::fixp::SessionLimits;
 use crate::tracker::TrackerThreadConfig;
-
-/// What a strategy session may do (configuration: `trading`, `operator`, `drop_copy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SessionRole {
-    /// Orders, batches, mass actions, max-open-available, settings and rate-budget requests.
-    #[default]
-    Trading,
-    /// Everything a trading session may do, plus SetLeverage, SetHoldMode, MovePositions and
-    /// KillSwitchRequest.
-    Operator,
-    /// Read-only: receives a copy of every ExecutionReport of its account (and the position and
-    /// account updates); every application message it sends is refused (BusinessMessageReject
-    /// NotAuthorized).
-    DropCopy,
-}
-
-/// A strategy session the gateway admits.
-#[derive(Debug, Clone)]
-pub struct SessionGrant {
-    /// FIXP SessionID the strategy negotiates with.
-    pub session_id: u64,
-    /// Credentials the strategy must present in Negotiate (compared in constant time).
-    pub credentials: String,
-    /// Index into [`EngineSettings::accounts`] of the account the session trades on.
-    pub account: usize,
-    /// What the session may do.
-    pub role: SessionRole,
-    /// What the session's requests do when the rate budget has no token.
-    pub budget: BudgetPolicy,
-    /// Pre-trade risk limits of the session (default: none).
-    pub risk: crate::risk::RiskLimits,
-    /// Cancel the session's open orders when its connection ends without a Terminate from the
-    /// strategy (dropped socket, keepalive timeout, protocol error). Default on.
-    pub cancel_on_disconnect: bool,
-}
-
-impl Default for SessionGrant {
-    fn default() -> Self {
-        SessionGrant {
-            session_id: 0,
-            credentials: String::new(),
-            account: 0,
-            role: SessionRole::default(),
-            budget: BudgetPolicy::default(),
-            risk: crate::risk::RiskLimits::default(),
-            cancel_on_disconnect: true,
-        }
-    }
-}
+pub use crate::types::{SessionGrant, SessionRole};
 
 /// One exchange account (API key) the gateway trades on: a master account or a sub-account.
 #[derive(Debug, Clone)]

@@ -15,7 +15,6 @@ use codec::sbe::{
 use codec::Decimal;
 
 use super::ReplayError;
-use crate::engine::SessionRole;
 use crate::exchange::rest_history::ExchangeFill;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::pretrade::{InstrumentRules, InstrumentTable};
@@ -24,6 +23,7 @@ use crate::tracker::{
     BatchItem, ExchangeState, ListDone, MassCancelEvent, NewOrder, OrderFilter, OrderScope,
     RequestKind, SentBatch, SentRequest, StateSource, TrackerInput,
 };
+use crate::types::SessionRole;
 use codec::sbe::Message;
 
 /// File header magic.

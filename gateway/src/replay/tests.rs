@@ -44,7 +44,7 @@ fn exchange_state_and_link_events_recorded_by_the_tracker_thread_replay_identica
     send(TrackerInput::SessionOpened {
         session_id: S,
         account: 0,
-        role: crate::engine::SessionRole::Trading,
+        role: crate::types::SessionRole::Trading,
         out,
     });
     send(TrackerInput::Sent(SentRequest {

@@ -10,7 +10,7 @@ use codec::{Decimal, Rounding};
 
 use super::check::{check_band, check_scope, OrderView, RiskReject, Scope, ScopeState};
 use super::config::{RiskLimits, RiskSettings};
-use crate::engine::SessionGrant;
+use crate::types::SessionGrant;
 
 /// Exponent marks are stored at (integer mantissa at 10^-9).
 const MARK_EXP: i8 = -9;

@@ -69,7 +69,7 @@ pub enum TrackerInput {
         /// Index of the account the session is bound to.
         account: usize,
         /// What the session may do (drop-copy sessions get every report of their account).
-        role: crate::engine::SessionRole,
+        role: crate::types::SessionRole,
         /// Its writer.
         out: Arc<SessionOut>,
     },

@@ -11,8 +11,8 @@ use codec::sbe::{AccountBalanceReport, Category, ExecType, HoldMode, PositionRep
 
 use super::ReportMsg;
 
-use crate::engine::SessionRole;
 use crate::session::out::SessionOut;
+use crate::types::SessionRole;
 
 /// One open session as the router knows it.
 #[derive(Debug)]
