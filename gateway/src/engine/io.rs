@@ -3,7 +3,7 @@
 //! runs start to finish on this thread.
 
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -15,9 +15,10 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 use super::account::AccountCtx;
+use super::ctx::{IoCtx, MovesState};
 use super::exchange_link::ExchangeLink;
 use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
-use super::settings::{EngineSettings, SessionGrant};
+use super::settings::EngineSettings;
 use super::strategy_conn;
 use super::GatewayError;
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
@@ -26,43 +27,8 @@ use crate::idle::IdleStrategy;
 use crate::metrics::{now_ns, LegHistograms};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
-use crate::session::fixp::SessionLimits;
-use crate::session::out::{Flow, SessionOut};
+use crate::session::out::Flow;
 use crate::tracker::TrackerInput;
-
-/// State shared by the io thread's tasks (single-threaded: `Rc`, `Cell`, `RefCell`).
-pub(super) struct IoCtx {
-    pub(super) grants: HashMap<u64, SessionGrant>,
-    pub(super) active: RefCell<HashSet<u64>>,
-    pub(super) outs: RefCell<Vec<Arc<SessionOut>>>,
-    /// Every granted session's state across its connections (writer, ClOrdIDs, inbound seq).
-    pub(super) sessions: RefCell<HashMap<u64, super::sessions::SessionSlot>>,
-    pub(super) limits: SessionLimits,
-    pub(super) max_frame_len: usize,
-    pub(super) instruments: InstrumentTable,
-    /// The exchange accounts, by index (sessions are bound to one).
-    pub(super) accounts: Vec<AccountCtx>,
-    pub(super) tracker_tx: Sender<TrackerInput>,
-    pub(super) legs: RefCell<LegHistograms>,
-    /// Pre-trade risk state (shared with the tracker).
-    pub(super) risk: Arc<RiskBook>,
-    /// Product lines whose instruments are loaded.
-    pub(super) categories: Vec<Category>,
-    /// Position-move state (UIDs, pacing) and settings.
-    pub(super) moves: super::ops::moves::MovesState,
-    next_req_id: Cell<u64>,
-    /// Order-entry recording (`[record]`), when on.
-    pub(super) record: Option<crate::replay::RecordTx>,
-}
-
-impl IoCtx {
-    /// The next trade-op `id` (gateway-wide, starts at 1).
-    pub(super) fn next_request_id(&self) -> u64 {
-        let id = self.next_req_id.get() + 1;
-        self.next_req_id.set(id);
-        id
-    }
-}
 
 /// Converts the exchange's instrument into the pre-trade rules; `None` for categories or
 /// symbols the strategy link cannot express.
@@ -273,7 +239,7 @@ pub(super) fn run(
             legs: RefCell::new(LegHistograms::default()),
             risk,
             categories: settings.exchange.categories.clone(),
-            moves: super::ops::moves::MovesState::new(&settings.moves),
+            moves: MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
             record,
         });

@@ -7,7 +7,7 @@ use std::time::Duration;
 use codec::sbe::Symbol;
 use codec::Decimal;
 
-use super::io::IoCtx;
+use super::ctx::IoCtx;
 
 /// Tickers path (public).
 pub const TICKERS_PATH: &str = "/api/v3/market/tickers";

@@ -12,6 +12,8 @@
 //! ```
 
 mod account;
+mod conn;
+mod ctx;
 mod exchange_link;
 mod io;
 mod marks;

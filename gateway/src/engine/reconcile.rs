@@ -5,7 +5,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::io::IoCtx;
+use super::ctx::IoCtx;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::{rest_history, rest_orders};
 use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};

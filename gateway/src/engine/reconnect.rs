@@ -15,8 +15,8 @@ use std::time::{Duration, SystemTime};
 use tokio::task::JoinHandle;
 use tokio_tungstenite::tungstenite::Message;
 
+use super::ctx::IoCtx;
 use super::exchange_link::LinkDown;
-use super::io::IoCtx;
 use crate::exchange::backoff::{Backoff, Jitter};
 use crate::exchange::ws::{self, ExchangeCredentials, PrivateWs, WsSource};
 use crate::exchange::ExchangeError;

@@ -29,7 +29,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::account::AccountCtx;
-use super::io::IoCtx;
+use super::ctx::IoCtx;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_history::{self, ExchangeFill};
 use crate::exchange::rest_orders::{self, OpenOrder, MAX_PAGES, PAGE_LIMIT};

@@ -17,7 +17,8 @@ use codec::Decimal;
 use tokio::net::TcpStream;
 
 use super::account::{AccountCtx, BudgetPolicy, NotSent, TradeOp};
-use super::io::IoCtx;
+use super::conn::Conn;
+use super::ctx::IoCtx;
 use super::ops;
 use super::settings::SessionRole;
 use crate::journal::record::Origin;
@@ -60,31 +61,6 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// One strategy connection's state on the io thread (the request handlers in
-/// [`super::ops`] work on it).
-pub(in crate::engine) struct Conn {
-    pub(in crate::engine) ctx: Rc<IoCtx>,
-    pub(in crate::engine) out: Arc<SessionOut>,
-    pub(in crate::engine) fixp: FixpSession,
-    pub(in crate::engine) entry: Option<OrderEntry>,
-    /// Index of the account the session is bound to (set at Negotiate).
-    pub(in crate::engine) account: usize,
-    /// What the session may do (set at Negotiate).
-    pub(in crate::engine) role: SessionRole,
-    /// What to do when the rate budget has no token (set at Negotiate).
-    pub(in crate::engine) budget: BudgetPolicy,
-    registered: bool,
-    /// A second handle of the socket, attached to the session's writer at Establish.
-    raw: Option<std::net::TcpStream>,
-    /// `out` is the session's writer (established) rather than this connection's own.
-    bound: bool,
-    /// The strategy sent Terminate (an orderly end: no cancel on disconnect).
-    strategy_terminated: bool,
-    logged_reject: bool,
-    /// Reused buffer for the trade op being written.
-    pub(in crate::engine) json: Vec<u8>,
 }
 
 enum Event {

@@ -13,8 +13,8 @@ use codec::sbe::{
     Symbol, Text,
 };
 
-use crate::engine::io::IoCtx;
-use crate::engine::strategy_conn::Conn;
+use crate::engine::conn::Conn;
+use crate::engine::ctx::IoCtx;
 use crate::exchange::ExchangeError;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};

@@ -16,7 +16,7 @@ use codec::sbe::OrdType;
 use codec::Decimal;
 
 use crate::engine::account::{NotSent, TradeOp};
-use crate::engine::strategy_conn::Conn;
+use crate::engine::conn::Conn;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::risk::OrderView;
 use crate::session::batch_entry::{
@@ -240,7 +240,7 @@ async fn run_list(
 /// The pre-trade risk check of an accepted place item (counted open when it passes).
 /// Refuses a place item for a category the session's account is not configured to trade.
 fn account_check(
-    ctx: &crate::engine::io::IoCtx,
+    ctx: &crate::engine::ctx::IoCtx,
     account: usize,
     item: AcceptedItem,
     utc: u64,
@@ -268,7 +268,7 @@ fn account_check(
 
 /// Pre-trade risk of a place item (reserves its counts when it passes).
 fn risk_check(
-    ctx: &crate::engine::io::IoCtx,
+    ctx: &crate::engine::ctx::IoCtx,
     session_id: u64,
     item: AcceptedItem,
     utc: u64,

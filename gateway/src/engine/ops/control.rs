@@ -10,7 +10,7 @@ use codec::sbe::{
     KillSwitchScope, RateBudgetRequestDecoder, Text,
 };
 
-use crate::engine::strategy_conn::Conn;
+use crate::engine::conn::Conn;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_cancel_all::cancel_all;
 use crate::journal::record::Origin;

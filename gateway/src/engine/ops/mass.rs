@@ -20,8 +20,8 @@ use codec::sbe::{
 use tokio::sync::oneshot;
 
 use crate::engine::account::{BudgetPolicy, NotSent, TradeOp};
-use crate::engine::io::IoCtx;
-use crate::engine::strategy_conn::Conn;
+use crate::engine::conn::Conn;
+use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_orders::unfilled_orders;
 use crate::exchange::ExchangeError;
 use crate::ids::ClientOid;

@@ -13,9 +13,9 @@ pub(super) mod moves;
 
 use codec::sbe::Message;
 
-use super::settings::SessionRole;
 #[allow(unused_imports)]
-use super::strategy_conn::Conn;
+use super::conn::Conn;
+use super::settings::SessionRole;
 
 /// Why a session of `role` may not send `msg` (`None`: it may).
 pub(super) fn refused_for_role(role: SessionRole, msg: &Message<'_>) -> Option<&'static str> {

@@ -2,7 +2,6 @@
 //! `POST /api/v3/account/move-positions` with the session account's key, answered by
 //! MovePositionsReport. Runs in a task on the io thread so the session keeps reading.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -13,37 +12,16 @@ use codec::sbe::{
 };
 use codec::Decimal;
 
-use crate::engine::io::IoCtx;
-use crate::engine::settings::MoveSettings;
-use crate::engine::strategy_conn::Conn;
+use crate::engine::conn::Conn;
+use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_account::{move_body, MoveItem, MoveReply};
 use crate::exchange::ExchangeError;
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::moves::{
-    check_header, check_items, check_mmr, reason_of_code, MoveHeader, MoveRefusal, Pacer,
-    SourcePosition,
+    check_header, check_items, check_mmr, reason_of_code, MoveHeader, MoveRefusal, SourcePosition,
 };
 use crate::session::out::{Flow, SessionOut};
-
-/// The io thread's move state: settings, the learnt UID of each account, the pacing.
-pub(in crate::engine) struct MovesState {
-    settings: MoveSettings,
-    /// UID of each account (by index), once learnt from `GET /api/v3/account/settings`.
-    uids: RefCell<Vec<Option<u64>>>,
-    pacer: RefCell<Pacer>,
-}
-
-impl MovesState {
-    /// Fresh state.
-    pub(in crate::engine) fn new(settings: &MoveSettings) -> MovesState {
-        MovesState {
-            settings: settings.clone(),
-            uids: RefCell::new(Vec::new()),
-            pacer: RefCell::new(Pacer::default()),
-        }
-    }
-}
 
 /// The UID of account `ix`, learnt once from its settings (`None`: unknown or not numeric).
 async fn account_uid(ctx: &IoCtx, ix: usize) -> Option<u64> {
