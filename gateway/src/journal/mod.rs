@@ -10,8 +10,8 @@
 //!
 //! Write path: the writer of a session ([`crate::session::out::SessionOut`]) encodes records
 //! under the lock it already holds to number and write the frame, and with a journal file
-//! appends them to the file (one `write(2)` into the page cache, about 1 µs on the reference
-//! machine) *before* the frame goes to the socket. Nothing on the order path fsyncs.
+//! appends them to the file (one `write(2)` into the page cache, 1.0-1.2 µs for 300
+//! bytes on the 2-vCPU reference machine) *before* the frame goes to the socket. Nothing on the order path fsyncs.
 //!
 //! Durability: a message the strategy received is in the file (the OS page cache), so it
 //! survives the gateway's SIGKILL, and a restarted gateway never gives a sequence number the

@@ -253,7 +253,7 @@ impl SessionOut {
         self.write_ahead(&mut inner);
     }
 
-    /// With a journal file: appends the pending records to it now (one `write`, ~1 µs, into
+    /// With a journal file: appends the pending records to it now (one `write`, 1.0-1.2 µs, into
     /// the page cache), before the caller writes the frame to the socket. Lock order: `inner`,
     /// then `journal`.
     fn write_ahead(&self, inner: &mut Inner) {

@@ -31,7 +31,9 @@ use axum::response::Response;
 use codec::Decimal;
 use serde_json::Value;
 
-use super::reply::{authenticate_perm, error, ok, over_quota, parse_category, query_param};
+use super::reply::{
+    authenticate, authenticate_perm, error, ok, over_quota, parse_category, query_param,
+};
 use crate::auth::RestRequest;
 use crate::config::{Category, HoldMode};
 use crate::matching::{AccountId, PosSide};
@@ -46,17 +48,7 @@ fn get_auth(
     path: &'static str,
     query: &str,
 ) -> Result<AccountId, Box<Response>> {
-    let owner = authenticate_perm(
-        state,
-        headers,
-        RestRequest {
-            method: "GET",
-            path,
-            query,
-            body: "",
-        },
-        false,
-    )?;
+    let owner = authenticate(state, headers, path, query)?;
     within_quota(state, owner, path)?;
     Ok(owner)
 }

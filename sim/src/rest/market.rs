@@ -9,7 +9,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 
-use super::reply::{error, ok, parse_category, InstrumentsQuery};
+use super::reply::{error, ok, required_category, InstrumentsQuery};
 use crate::render::push_json_str;
 use crate::state::{now_ms, AppState};
 
@@ -18,16 +18,9 @@ pub(crate) async fn tickers(
     State(state): State<Arc<AppState>>,
     Query(q): Query<InstrumentsQuery>,
 ) -> Response {
-    let category = match parse_category(q.category.as_deref()) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                40017,
-                "Parameter verification failed: category",
-            )
-        }
-        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    let category = match required_category(q.category.as_deref()) {
+        Ok(c) => c,
+        Err(r) => return *r,
     };
     let symbol = q.symbol.filter(|s| !s.is_empty());
     let sh = state.shared.lock();

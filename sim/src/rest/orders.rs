@@ -10,7 +10,7 @@ use axum::response::Response;
 
 use super::reply::{
     authenticate, decoded_params, error, ok, over_quota, parse_category, query_param,
-    InstrumentsQuery,
+    required_category, InstrumentsQuery,
 };
 use crate::config::InstrumentConfig;
 use crate::ratelimit::{Endpoint, QueryKind};
@@ -136,16 +136,9 @@ pub(crate) async fn orderbook(
     State(state): State<Arc<AppState>>,
     Query(q): Query<InstrumentsQuery>,
 ) -> Response {
-    let category = match parse_category(q.category.as_deref()) {
-        Ok(Some(c)) => c,
-        Ok(None) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                40017,
-                "Parameter verification failed: category",
-            )
-        }
-        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+    let category = match required_category(q.category.as_deref()) {
+        Ok(c) => c,
+        Err(r) => return *r,
     };
     let symbol = q.symbol.unwrap_or_default();
     let limit = match q.limit.as_deref() {

@@ -174,6 +174,19 @@ pub(crate) struct InstrumentsQuery {
     pub(crate) limit: Option<String>,
 }
 
+/// A required REST `category` query value; missing or unknown → HTTP 400 `40017`.
+pub(crate) fn required_category(s: Option<&str>) -> Result<Category, Box<Response>> {
+    match parse_category(s) {
+        Ok(Some(c)) => Ok(c),
+        Ok(None) => Err(Box::new(error(
+            StatusCode::BAD_REQUEST,
+            40017,
+            "Parameter verification failed: category",
+        ))),
+        Err(msg) => Err(Box::new(error(StatusCode::BAD_REQUEST, 40017, &msg))),
+    }
+}
+
 /// A REST `category` query value in either case; `Err` carries the error message.
 pub(crate) fn parse_category(s: Option<&str>) -> Result<Option<Category>, String> {
     match s {
