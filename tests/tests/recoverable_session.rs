@@ -7,7 +7,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use codec::sbe::{ExecType, OrdRejReason, OrdType, RetransmitRejectCode, Side, TimeInForce};
+use codec::sbe::{
+    Category, CxlRejReason, ExecType, OrdRejReason, OrdType, OrderCancelRequest,
+    RetransmitRejectCode, Side, Symbol, TimeInForce,
+};
 use e2e::{btc_order, credentials, quiet_sim_config, settings_for, Harness, Strategy, WAIT};
 use gateway::client::{ClientOptions, Received, StrategyClient};
 use gateway::engine::Gateway;
@@ -171,6 +174,49 @@ fn a_clordid_used_before_a_reconnect_is_refused_and_never_sent() {
         placed + 1,
         "the simulator saw one place for the reused ClOrdID's clientOid"
     );
+}
+
+/// What a strategy does after a reconnect with a cancel that got no answer: it sends the same
+/// request again. If the gateway had it, the resend is refused DuplicateClOrdID and never reaches
+/// the exchange; if not (the connection broke first), it is applied. (The soak strategy relies on
+/// this; before it resent such cancels, their orders held its window open until the run stalled.)
+#[test]
+fn a_cancel_resent_after_a_reconnect_is_refused_if_seen_and_applied_if_not() {
+    let h = Harness::quiet();
+    let mut s = h.client(2);
+    let (a, _) = rest_one(&mut s);
+    let (b, _) = rest_one(&mut s);
+    let cancel = |cl_ord_id: u64, orig_cl_ord_id: u64| OrderCancelRequest {
+        cl_ord_id,
+        orig_cl_ord_id,
+        transact_time: 0,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+    };
+    s.c.send_cancel(&cancel(100, a)).unwrap();
+    let er = s.exec();
+    assert_eq!((er.cl_ord_id, er.exec_type), (100, ExecType::Canceled));
+    s.c.terminate().unwrap();
+    drop(s);
+    let cancelled = h.sim().stats().orders_cancelled;
+
+    let mut s = reconnect(&h, 2);
+    // Seen before the reconnect: refused, not sent again.
+    s.c.send_cancel(&cancel(100, a)).unwrap();
+    let r = s.cancel_reject();
+    assert_eq!(
+        (r.cl_ord_id, r.orig_cl_ord_id, r.cxl_rej_reason),
+        (100, a, CxlRejReason::DuplicateClOrdID),
+        "{r:?}"
+    );
+    assert_eq!(h.sim().stats().orders_cancelled, cancelled);
+    // Never seen: applied.
+    s.c.send_cancel(&cancel(101, b)).unwrap();
+    let er = s.exec();
+    assert_eq!((er.cl_ord_id, er.exec_type), (101, ExecType::Canceled));
+    assert_eq!(h.sim().stats().orders_cancelled, cancelled + 1);
+    s.expect_silence(Duration::from_millis(200));
 }
 
 #[test]

@@ -374,6 +374,8 @@ fn add_stats(a: &mut SessionStats, b: &SessionStats) {
     a.seq_regressions += b.seq_regressions;
     a.seq_duplicates += b.seq_duplicates;
     a.repeats.extend(b.repeats.iter().cloned());
+    a.open_at_wind_down
+        .extend(b.open_at_wind_down.iter().cloned());
     a.filled_qty = a
         .filled_qty
         .checked_add(b.filled_qty)
@@ -438,6 +440,13 @@ pub fn print(o: &SoakOutcome) {
     }
     if o.stalled {
         println!("the order flow stalled: no order accepted for {STALL:?}");
+        println!(
+            "orders open when the wind-down began: {}",
+            s.open_at_wind_down.len()
+        );
+        for l in s.open_at_wind_down.iter().take(40) {
+            println!("  {l}");
+        }
     }
     println!("RESULT: {}", if o.passed() { "PASS" } else { "FAIL" });
 }

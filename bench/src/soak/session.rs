@@ -52,6 +52,8 @@ pub struct OrderModel {
     pub not_applied: bool,
     /// The NewOrderSingle, to send again if it got no answer.
     pub request: NewOrderSingle,
+    /// The last OrderCancelReject for this order: reason, exchange code and text.
+    pub last_cancel_reject: Option<String>,
 }
 
 impl OrderModel {
@@ -62,6 +64,13 @@ impl OrderModel {
             OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
         )
     }
+}
+
+/// A cancel or replace request, kept until it is answered (to send again after a reconnect).
+#[derive(Debug, Clone, Copy)]
+enum Amend {
+    Cancel(OrderCancelRequest),
+    Replace(OrderCancelReplaceRequest),
 }
 
 /// Counters of one session.
@@ -105,6 +114,8 @@ pub struct SessionStats {
     pub repeats: Vec<Repeat>,
     /// Σ LastQty over every fill reported (each ExecID once per order).
     pub filled_qty: Decimal,
+    /// Orders still open when the wind-down began, described (for a stalled run).
+    pub open_at_wind_down: Vec<String>,
 }
 
 /// What makes a report a repeat.
@@ -235,6 +246,9 @@ pub struct SoakSession {
     retry_pending: HashSet<u64>,
     /// Sequence numbers asked for again at the last re-establishment (retransmitted).
     retransmit_range: std::ops::Range<u64>,
+    /// Cancels and replaces sent and not yet answered (ExecutionReport or OrderCancelReject
+    /// with their ClOrdID), by ClOrdID → (root, request).
+    unanswered_amends: HashMap<u64, (u64, Amend)>,
 }
 
 const CONNECT_FOR: Duration = Duration::from_secs(90);
@@ -297,6 +311,7 @@ impl SoakSession {
             retry: std::collections::VecDeque::new(),
             retry_pending: HashSet::new(),
             retransmit_range: 0..0,
+            unanswered_amends: HashMap::new(),
         }
     }
 
@@ -370,6 +385,26 @@ impl SoakSession {
             self.stats.resent += 1;
             self.send(|c| c.send_new_order(&m))?;
         }
+        // Cancels and replaces that got no answer (sent on a connection that broke, or read by
+        // a gateway that was killed before it journaled them): the same ClOrdID again, while
+        // the order is open. A FIX client does the same; the gateway answers a request it had
+        // seen as a duplicate.
+        let orders = &self.orders;
+        self.unanswered_amends
+            .retain(|_, (root, _)| orders.get(root).is_some_and(|o| !o.terminal()));
+        let mut amends: Vec<(u64, Amend)> = self
+            .unanswered_amends
+            .iter()
+            .map(|(cl, (_, a))| (*cl, *a))
+            .collect();
+        amends.sort_by_key(|(cl, _)| *cl);
+        for (_, a) in amends {
+            self.stats.resent += 1;
+            match a {
+                Amend::Cancel(m) => self.send(|c| c.send_cancel(&m))?,
+                Amend::Replace(m) => self.send(|c| c.send_replace(&m))?,
+            }
+        }
         Ok(())
     }
 
@@ -439,6 +474,7 @@ impl SoakSession {
         match r {
             Received::Exec(er) => {
                 self.stats.execution_reports += 1;
+                self.unanswered_amends.remove(&er.cl_ord_id);
                 let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
                     self.stats.unknown += 1;
                     return;
@@ -539,6 +575,21 @@ impl SoakSession {
             }
             Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
+                self.unanswered_amends.remove(&r.cl_ord_id);
+                if let Some(o) = self
+                    .roots
+                    .get(&r.cl_ord_id)
+                    .copied()
+                    .and_then(|root| self.orders.get_mut(&root))
+                {
+                    o.last_cancel_reject = Some(format!(
+                        "{:?} to {:?} ({} {})",
+                        r.cxl_rej_reason,
+                        r.cxl_rej_response_to,
+                        r.exchange_code,
+                        r.text.as_str()
+                    ));
+                }
                 // Not applied (a link was down): the order, still open, is cancelled again a
                 // little later (one retry pending per order).
                 if r.cxl_rej_reason == CxlRejReason::NotApplied {
@@ -623,6 +674,7 @@ impl SoakSession {
                 resting,
                 not_applied: false,
                 request: msg,
+                last_cancel_reject: None,
             },
         );
         self.stats.orders_sent += 1;
@@ -649,6 +701,8 @@ impl SoakSession {
             category: m.category,
             side,
         };
+        self.unanswered_amends
+            .insert(cl, (root, Amend::Cancel(msg)));
         self.send(|c| c.send_cancel(&msg))
     }
 
@@ -674,6 +728,8 @@ impl SoakSession {
             side,
             auto_cancel: BoolFlag::No,
         };
+        self.unanswered_amends
+            .insert(cl, (root, Amend::Replace(msg)));
         self.send(|c| c.send_replace(&msg))
     }
 
@@ -770,6 +826,25 @@ impl SoakSession {
     /// Cancels every order still open and reads reports until all are finished (or nothing
     /// changes for `quiet`).
     pub fn wind_down(&mut self, quiet: Duration) -> Result<(), String> {
+        let mut open: Vec<(&u64, &OrderModel)> =
+            self.orders.iter().filter(|(_, o)| !o.terminal()).collect();
+        open.sort_by_key(|(k, _)| **k);
+        self.stats.open_at_wind_down = open
+            .into_iter()
+            .map(|(root, o)| {
+                format!(
+                    "session {} order {root}: {:?}, New {}, answered {}, resting {}, queued {}, retry {}, last cancel reject: {}",
+                    self.session_id,
+                    o.status,
+                    o.got_new,
+                    o.answered,
+                    o.resting,
+                    self.resting.contains(root),
+                    self.retry_pending.contains(root),
+                    o.last_cancel_reject.as_deref().unwrap_or("none")
+                )
+            })
+            .collect();
         let open: Vec<u64> = self
             .orders
             .iter()
