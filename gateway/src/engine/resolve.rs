@@ -9,8 +9,12 @@
 //! [`SWEEP_MIN`] or more are due at once (a link drop leaves every request in flight unknown: up
 //! to sessions × window of them), the worker lists the account's orders and fills instead
 //! (`unfilled-orders`, `history-orders` per category and `fills` since the oldest request's
-//! [`ResolveRequest::since_ms`]) and settles them all with one state: a handful of queries
-//! instead of one per order, so that resolution keeps up with any number of orders in flight.
+//! [`ResolveRequest::written_ms`], moved onto the exchange's clock by a bound of its offset,
+//! [`ClockOffset`]) and settles them all with one state: a handful of queries instead of one per
+//! order, so that resolution keeps up with any number of orders in flight. The offset is
+//! sampled from `GET /api/v3/public/time` when no bound is known and from every list's
+//! `updatedTime`s; without a bound the lists start 30 s before the write (the skew Bitget
+//! tolerates), which at high order rates reaches the pager's limit.
 //! An order the lists cannot vouch for (not a place, or lists cut at the pager's limit) is
 //! queried on its own.
 //!
@@ -33,7 +37,7 @@ use super::ctx::IoCtx;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_history::{self, ExchangeFill};
 use crate::exchange::rest_orders::{self, OpenOrder, MAX_PAGES, PAGE_LIMIT};
-use crate::tracker::{ExchangeState, ResolveRequest, StateSource, TrackerInput};
+use crate::tracker::{ClockOffset, ExchangeState, ResolveRequest, StateSource, TrackerInput};
 
 /// Least time between two queries of one account (10/s).
 pub const QUERY_INTERVAL: Duration = Duration::from_millis(100);
@@ -145,7 +149,7 @@ pub(super) async fn run(
                 req,
                 due: Instant::now(),
                 asked_again: false,
-                single: req.since_ms == 0,
+                single: req.written_ms == 0,
                 attempts: 0,
             });
         }
@@ -157,11 +161,20 @@ async fn worker(ctx: &IoCtx, pacer: &Pacer, q: &Queue, account: usize, grace: Du
     let Some(acc) = ctx.accounts.get(account) else {
         return;
     };
+    let mut offset = ClockOffset::default();
     loop {
         let due = merge_by_order(q.take_due().await);
         let (mut single, listed): (Vec<_>, Vec<_>) = due.into_iter().partition(|p| p.single);
         if listed.len() >= SWEEP_MIN {
-            single.extend(sweep(ctx, acc, pacer, q, account, listed, grace).await);
+            let sweep = Sweep {
+                ctx,
+                acc,
+                pacer,
+                q,
+                account,
+                grace,
+            };
+            single.extend(sweep.run(listed, &mut offset).await);
         } else {
             single.extend(listed);
         }
@@ -172,7 +185,7 @@ async fn worker(ctx: &IoCtx, pacer: &Pacer, q: &Queue, account: usize, grace: Du
 }
 
 /// One entry per order (requests for the same order are settled together): a place if any
-/// was, the oldest `since_ms`.
+/// was, the oldest `written_ms`.
 fn merge_by_order(due: Vec<Pending>) -> Vec<Pending> {
     let mut at: HashMap<String, usize> = HashMap::with_capacity(due.len());
     let mut out: Vec<Pending> = Vec::with_capacity(due.len());
@@ -183,7 +196,7 @@ fn merge_by_order(due: Vec<Pending>) -> Vec<Pending> {
                 m.req.place |= p.req.place;
                 m.asked_again &= p.asked_again;
                 m.single |= p.single;
-                m.req.since_ms = m.req.since_ms.min(p.req.since_ms);
+                m.req.written_ms = m.req.written_ms.min(p.req.written_ms);
             }
             None => {
                 at.insert(p.req.client_oid.as_str().to_owned(), out.len());
@@ -199,75 +212,146 @@ fn cut(n: usize) -> bool {
     n >= MAX_PAGES * PAGE_LIMIT
 }
 
-/// Settles `items` from the account's lists since the oldest `since_ms`; returns the requests
-/// to query one by one (the lists cannot vouch for them). Places not listed are asked again
-/// after `grace`, then settled as never created.
-async fn sweep(
-    ctx: &IoCtx,
-    acc: &AccountCtx,
-    pacer: &Pacer,
-    q: &Queue,
-    account: usize,
-    items: Vec<Pending>,
-    grace: Duration,
-) -> Vec<Pending> {
-    let since_ms = items.iter().map(|p| p.req.since_ms).min().unwrap_or(0);
-    let lists = list_account(ctx, acc, pacer, account, since_ms).await;
-    let (by_oid, mut fills, complete) = match lists {
-        Ok(l) => l,
-        Err(e) => {
-            tracing::warn!(account, error = %e, orders = items.len(), "resolve: listing the account failed, retrying");
-            let retry = Instant::now() + Duration::from_millis(250);
-            for mut p in items {
-                p.attempts += 1;
-                p.single = p.attempts >= MAX_ATTEMPTS / 2;
-                p.due = retry;
-                q.push(p);
-            }
-            return Vec::new();
-        }
-    };
-    let mut state = ExchangeState {
-        account,
-        source: StateSource::Resolution,
-        ..ExchangeState::default()
-    };
-    let mut single = Vec::new();
-    for mut p in items {
-        let oid = p.req.client_oid.as_str();
-        match by_oid.get(oid) {
-            Some(o) => state.orders.push(o.clone()),
-            None if !complete.orders || !p.req.place => {
-                p.single = true;
-                single.push(p);
-            }
-            None if !p.asked_again => {
-                p.asked_again = true;
-                p.due = Instant::now() + grace;
-                q.push(p);
-            }
-            None => state.not_found.push(oid.to_owned()),
-        }
-    }
-    if complete.fills {
-        let wanted: std::collections::HashSet<u64> =
-            state.orders.iter().map(|o| o.order_id).collect();
-        fills.retain(|f| wanted.contains(&f.order_id));
-        state.fills = fills;
-    } else {
-        for o in &state.orders {
-            state
-                .fills
-                .extend(order_fills(&acc.rest, pacer, account, o).await);
-        }
-    }
-    if !state.orders.is_empty() || !state.not_found.is_empty() {
-        let _ = ctx
-            .tracker_tx
-            .send(TrackerInput::ExchangeState { state, reply: None });
-    }
-    single
+/// Gateway UTC now, ms.
+fn utc_now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
+
+/// One sweep of an account: what it needs.
+struct Sweep<'a> {
+    ctx: &'a IoCtx,
+    acc: &'a AccountCtx,
+    pacer: &'a Pacer,
+    q: &'a Queue,
+    account: usize,
+    grace: Duration,
+}
+
+impl Sweep<'_> {
+    /// Samples the exchange's clock (`GET /api/v3/public/time`) into `offset`; a failure leaves
+    /// it unbounded (the lists then start 30 s earlier).
+    async fn sample_server_time(&self, offset: &mut ClockOffset) {
+        self.pacer.wait(self.account).await;
+        match self.acc.rest.public_get(SERVER_TIME_PATH).await {
+            Ok(data) => {
+                let read_ms = utc_now_ms();
+                let server_ms = data
+                    .get("serverTime")
+                    .and_then(|v| v.as_str().and_then(|s| s.parse().ok()).or(v.as_u64()))
+                    .unwrap_or(0);
+                offset.sample(server_ms, read_ms);
+            }
+            Err(e) => {
+                tracing::warn!(account = self.account, error = %e, "resolve: server time query failed")
+            }
+        }
+    }
+
+    /// Settles `items` from the account's lists since the oldest write (on the exchange's
+    /// clock, see [`ClockOffset::list_since_ms`]); returns the requests to query one by one (the
+    /// lists cannot vouch for them). Places not listed are asked again after `grace`, then
+    /// settled as never created.
+    async fn run(&self, items: Vec<Pending>, offset: &mut ClockOffset) -> Vec<Pending> {
+        let Sweep {
+            ctx,
+            acc,
+            pacer,
+            q,
+            account,
+            grace,
+        } = *self;
+        if offset.bound(utc_now_ms()).is_none() {
+            self.sample_server_time(offset).await;
+        }
+        let now_ms = utc_now_ms();
+        let since_ms = items
+            .iter()
+            .map(|p| offset.list_since_ms(p.req.written_ms, now_ms))
+            .min()
+            .unwrap_or(0);
+        let items_places = items.iter().filter(|p| p.req.place).count();
+        let started = Instant::now();
+        let lists = list_account(ctx, acc, pacer, account, since_ms).await;
+        let (by_oid, mut fills, complete) = match lists {
+            Ok(l) => {
+                // Every listed order's `updatedTime` was past on the exchange's clock when the
+                // lists were read.
+                let newest = l.0.values().map(|o| o.updated_time_ms).max().unwrap_or(0);
+                offset.sample(newest, utc_now_ms());
+                l
+            }
+            Err(e) => {
+                tracing::warn!(account, error = %e, orders = items.len(), "resolve: listing the account failed, retrying");
+                let retry = Instant::now() + Duration::from_millis(250);
+                for mut p in items {
+                    p.attempts += 1;
+                    p.single = p.attempts >= MAX_ATTEMPTS / 2;
+                    p.due = retry;
+                    q.push(p);
+                }
+                return Vec::new();
+            }
+        };
+        let mut state = ExchangeState {
+            account,
+            source: StateSource::Resolution,
+            ..ExchangeState::default()
+        };
+        let mut single = Vec::new();
+        for mut p in items {
+            let oid = p.req.client_oid.as_str();
+            match by_oid.get(oid) {
+                Some(o) => state.orders.push(o.clone()),
+                None if !complete.orders || !p.req.place => {
+                    p.single = true;
+                    single.push(p);
+                }
+                None if !p.asked_again => {
+                    p.asked_again = true;
+                    p.due = Instant::now() + grace;
+                    q.push(p);
+                }
+                None => state.not_found.push(oid.to_owned()),
+            }
+        }
+        if complete.fills {
+            let wanted: std::collections::HashSet<u64> =
+                state.orders.iter().map(|o| o.order_id).collect();
+            fills.retain(|f| wanted.contains(&f.order_id));
+            state.fills = fills;
+        } else {
+            for o in &state.orders {
+                state
+                    .fills
+                    .extend(order_fills(&acc.rest, pacer, account, o).await);
+            }
+        }
+        tracing::info!(
+            account,
+            found = state.orders.len(),
+            not_found = state.not_found.len(),
+            one_by_one = single.len(),
+            orders_listed = by_oid.len(),
+            lists_complete = complete.orders,
+            since_ms,
+            places = items_places,
+            offset_bound_ms = offset.bound(now_ms).unwrap_or(i64::MIN),
+            ms = started.elapsed().as_millis() as u64,
+            "resolve: settled from the account's lists"
+        );
+        if !state.orders.is_empty() || !state.not_found.is_empty() {
+            let _ = ctx
+                .tracker_tx
+                .send(TrackerInput::ExchangeState { state, reply: None });
+        }
+        single
+    }
+}
+
+/// Bitget's server time (`data.serverTime`, ms as a string; reference §2).
+const SERVER_TIME_PATH: &str = "/api/v3/public/time";
 
 /// Whether the lists were complete (not cut at the pager's limit).
 #[derive(Debug, Clone, Copy)]
@@ -355,10 +439,7 @@ async fn order_fills(
     if order.cum_qty.is_zero() {
         return Vec::new();
     }
-    let now_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64);
-    let since_ms = now_ms.saturating_sub(super::reconcile::MAX_LOOKBACK_MS);
+    let since_ms = utc_now_ms().saturating_sub(super::reconcile::MAX_LOOKBACK_MS);
     pacer.wait(account).await;
     match rest_history::fills(rest, Some(order.category), since_ms, Some(order.order_id)).await {
         Ok(fills) => fills,

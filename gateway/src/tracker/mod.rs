@@ -37,7 +37,7 @@ pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;
 pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
-pub use self::resolve::{Deadlines, ResolveRequest, UnknownCause};
+pub use self::resolve::{ClockOffset, Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};

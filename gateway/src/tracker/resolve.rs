@@ -73,18 +73,110 @@ pub struct ResolveRequest {
     /// The unresolved request is a place: a "not found" answer is asked again after a grace
     /// period before it counts as "never created".
     pub place: bool,
-    /// UTC ms from which the exchange's lists show the order: when its place was written, less
-    /// [`SINCE_MARGIN_MS`] (0 when unknown, e.g. an order restored after a restart). A resolver
-    /// that settles many orders at once lists the account's orders and fills from here instead
-    /// of querying each order.
-    pub since_ms: u64,
+    /// Gateway UTC ms at which the order's place was written (0 when unknown). A resolver that
+    /// settles many orders at once lists the account's orders and fills from there, moved by
+    /// the exchange's clock offset ([`ClockOffset::list_since_ms`]), instead of querying each
+    /// order. For an order restored after a restart it is the time of the last report
+    /// journaled before its ClOrdID (`journal::store::Recovered::unanswered_since_ms`).
+    pub written_ms: u64,
 }
 
 /// Margin taken before an order's place write when listing the exchange's orders for it, in
-/// ms: the largest clock skew between the gateway and the exchange that still trades (Bitget
-/// refuses a signed request whose timestamp is more than 30 s from its own, `40008`; reference
-/// §2 "Timestamp tolerance"), so the order's `cTime` is never before it.
+/// ms, while the exchange's clock offset is not known ([`ClockOffset`]): the largest clock skew
+/// between the gateway and the exchange that still trades (Bitget refuses a signed request
+/// whose timestamp is more than 30 s from its own, `40008`; reference §2 "Timestamp
+/// tolerance"), so the order's `cTime` is never before it.
 pub const SINCE_MARGIN_MS: u64 = 30_000;
+
+/// Margin taken before an order's place write, in ms, once the exchange's clock offset is
+/// bounded ([`ClockOffset`]): room for the gateway's own clock being slewed or stepped since
+/// the bound was measured.
+pub const SINCE_MARGIN_KNOWN_OFFSET_MS: u64 = 2_000;
+
+/// Length of one window of [`ClockOffset`] samples, ms: a bound older than two windows is
+/// dropped.
+pub const CLOCK_OFFSET_WINDOW_MS: u64 = 10_000;
+
+/// A lower bound of the exchange's clock offset (exchange UTC − gateway UTC, ms). Each sample is
+/// an exchange time that was already past when the gateway read it (the REST `serverTime` of
+/// `GET /api/v3/public/time`, an order's `updatedTime` in a list), less the gateway's UTC at
+/// the read, so no sample exceeds the offset. The largest sample of the current and the
+/// previous [`CLOCK_OFFSET_WINDOW_MS`] window is the bound; none while nothing was sampled in
+/// that time.
+///
+/// It lets a resolver list the exchange's orders from an order's write time plus the bound
+/// (less [`SINCE_MARGIN_KNOWN_OFFSET_MS`]) instead of less the 30 s [`SINCE_MARGIN_MS`]: at
+/// high order rates the lists since the write less 30 s grow to the pager's limit, and
+/// resolution falls behind the link drops that feed it.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ClockOffset {
+    /// Window number (gateway UTC ms / window) of `current`.
+    window: u64,
+    /// Largest sample of the current window.
+    current: Option<i64>,
+    /// Largest sample of the window before it.
+    previous: Option<i64>,
+}
+
+impl ClockOffset {
+    /// Takes one sample: exchange time `exchange_ms` (already past) read at gateway time
+    /// `read_utc_ms`. Zeros are ignored.
+    pub fn sample(&mut self, exchange_ms: u64, read_utc_ms: u64) {
+        let (Ok(created), Ok(read)) = (i64::try_from(exchange_ms), i64::try_from(read_utc_ms))
+        else {
+            return;
+        };
+        if created == 0 || read == 0 {
+            return;
+        }
+        let w = read_utc_ms / CLOCK_OFFSET_WINDOW_MS;
+        if w != self.window {
+            self.previous = if w == self.window.wrapping_add(1) {
+                self.current
+            } else {
+                None
+            };
+            self.current = None;
+            self.window = w;
+        }
+        let s = created - read;
+        self.current = Some(self.current.map_or(s, |c| c.max(s)));
+    }
+
+    /// The bound at gateway time `utc_ms` (ms), if a push was read in the current or the
+    /// previous window.
+    pub fn bound(&self, utc_ms: u64) -> Option<i64> {
+        let w = utc_ms / CLOCK_OFFSET_WINDOW_MS;
+        if w == self.window {
+            match (self.current, self.previous) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            }
+        } else if w == self.window.wrapping_add(1) {
+            self.current
+        } else {
+            None
+        }
+    }
+
+    /// The UTC ms (exchange clock) from which the exchange's lists show an order written at
+    /// gateway time `written_utc_ms`, judged at gateway time `now_utc_ms`: the write time plus
+    /// the bound less [`SINCE_MARGIN_KNOWN_OFFSET_MS`], or less [`SINCE_MARGIN_MS`] without a
+    /// bound; 0 when the write time is unknown (0).
+    pub fn list_since_ms(&self, written_utc_ms: u64, now_utc_ms: u64) -> u64 {
+        if written_utc_ms == 0 {
+            return 0;
+        }
+        match self.bound(now_utc_ms) {
+            Some(offset) => {
+                let since = i128::from(written_utc_ms) + i128::from(offset)
+                    - i128::from(SINCE_MARGIN_KNOWN_OFFSET_MS);
+                u64::try_from(since.max(0)).unwrap_or(0)
+            }
+            None => written_utc_ms.saturating_sub(SINCE_MARGIN_MS),
+        }
+    }
+}
 
 /// What the exchange shows of an order (REST order object), for settling its unresolved
 /// requests.
@@ -148,9 +240,9 @@ pub(super) struct Resolve {
     /// The latest (monotonic ns, UTC ns) pair the tracker was given (watchdog tick), to turn an
     /// order's monotonic write time into UTC.
     clock: Option<(u64, u64)>,
-    /// Orders restored after a restart without any report → the UTC ms their lists start from
-    /// (their write time is not known; see `restore`).
-    pub(super) restored_since_ms: HashMap<(u64, u64), u64>,
+    /// Orders restored after a restart without any report → the gateway UTC ms they were
+    /// written by (their write time is not known; see `restore`).
+    pub(super) restored_written_ms: HashMap<(u64, u64), u64>,
 }
 
 fn same_request(a: &RequestKind, b: &RequestKind) -> bool {
@@ -216,14 +308,13 @@ impl Tracker {
         if !pending.iter().any(|k| same_request(k, &kind)) {
             pending.push(kind);
         }
-        let since_ms = match (self.resolve.clock, self.order(session_id, root)) {
+        let written_ms = match (self.resolve.clock, self.order(session_id, root)) {
             (Some((mono, utc)), Some(o)) if o.t_written_ns != 0 => utc
                 .saturating_sub(mono.saturating_sub(o.t_written_ns))
-                .div_euclid(1_000_000)
-                .saturating_sub(SINCE_MARGIN_MS),
+                .div_euclid(1_000_000),
             _ => self
                 .resolve
-                .restored_since_ms
+                .restored_written_ms
                 .get(&(session_id, root))
                 .copied()
                 .unwrap_or(0),
@@ -233,7 +324,7 @@ impl Tracker {
             client_oid: ClientOid::new(session_id, root),
             cause,
             place: matches!(kind, RequestKind::New(_)),
-            since_ms,
+            written_ms,
         };
         if self.links_down.contains_key(&req.account) {
             self.resolve.held.push(req);

@@ -416,3 +416,47 @@ fn exchange_state_answers_are_applied_once() {
     assert_eq!((s.resolved_applied, s.resolved_not_applied), (1, 1));
     assert_eq!(r.t.unresolved(), 0);
 }
+
+/// An unknown place carries its write time in gateway UTC (from the monotonic write time and
+/// the last watchdog tick's clock pair), for the resolver to list from.
+#[test]
+fn unknown_places_carry_their_write_time_in_utc() {
+    const U0_MS: u64 = 1_800_000_000_000;
+    let mut r = Rig::new();
+    r.t.on_tick(T0 + 250 * MS, (U0_MS + 250) * MS);
+    r.sent(1, 10, new_kind(10));
+    r.frame(&unknown(1));
+    let written: Vec<u64> = r.t.drain_resolve_requests().map(|q| q.written_ms).collect();
+    assert_eq!(
+        written,
+        vec![U0_MS],
+        "written at T0, 250 ms before the tick"
+    );
+}
+
+/// Issue 10 (resolution fell behind at high rates): the resolver lists from the write time plus
+/// the exchange's clock offset bound less 2 s, not less 30 s.
+#[test]
+fn the_clock_offset_bound_keeps_the_largest_sample_of_two_windows_then_lapses() {
+    use super::resolve::{ClockOffset, CLOCK_OFFSET_WINDOW_MS as W};
+    let mut c = ClockOffset::default();
+    assert_eq!(c.bound(5 * W), None);
+    c.sample(5 * W + 300, 5 * W + 100); // +200
+    c.sample(5 * W + 150, 5 * W + 200); // −50
+    assert_eq!(c.bound(5 * W + 200), Some(200));
+    c.sample(6 * W + 10, 6 * W + 20); // −10, next window
+    assert_eq!(
+        c.bound(6 * W + 20),
+        Some(200),
+        "the previous window still counts"
+    );
+    assert_eq!(c.bound(7 * W), Some(-10), "only the last window's samples");
+    assert_eq!(c.bound(8 * W), None, "lapsed: no push for two windows");
+    assert_eq!(
+        c.list_since_ms(100_000, 8 * W),
+        70_000,
+        "30 s margin without a bound"
+    );
+    assert_eq!(c.list_since_ms(100_000, 6 * W), 100_000 + 200 - 2_000);
+    assert_eq!(c.list_since_ms(0, 6 * W), 0, "unknown write time");
+}

@@ -145,10 +145,9 @@ impl Tracker {
             let kind = RequestKind::New(blank_order(root));
             self.register(session_id, root, kind, 0);
             if let Some(ms) = unanswered_since_ms.get(&root).filter(|ms| **ms != 0) {
-                self.resolve.restored_since_ms.insert(
-                    (session_id, root),
-                    ms.saturating_sub(super::resolve::SINCE_MARGIN_MS),
-                );
+                self.resolve
+                    .restored_written_ms
+                    .insert((session_id, root), *ms);
             }
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);
         }
@@ -250,10 +249,7 @@ mod tests {
         assert_eq!(asks.len(), 1);
         assert_eq!(asks[0].client_oid, crate::ids::ClientOid::new(S, 4));
         assert_eq!(asks[0].cause, UnknownCause::Restart);
-        assert_eq!(
-            asks[0].since_ms,
-            1_700_000_000_000 - super::super::resolve::SINCE_MARGIN_MS
-        );
+        assert_eq!(asks[0].written_ms, 1_700_000_000_000);
         // Nothing is reported by the restore itself.
         assert!(t.drain_reports().next().is_none());
     }
