@@ -6,20 +6,16 @@
 //! another thread; the tracker thread ([`tracker`]) owns order state and writes
 //! ExecutionReports; a reporter thread prints and logs latency.
 
-pub mod budget;
 pub mod client;
 pub mod config;
 pub mod engine;
 pub mod exchange;
 pub mod fuzzing;
 pub mod idle;
-pub mod ids;
 pub mod journal;
 pub mod metrics;
-pub mod moves;
-pub mod pretrade;
 pub mod replay;
-pub mod risk;
 pub mod session;
 pub mod tracker;
-pub mod types;
+
+pub use gateway_core::{budget, ids, moves, pretrade, risk, types};

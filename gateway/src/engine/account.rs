@@ -10,10 +10,10 @@ use codec::sbe::{RateBudgetEntry, RateBudgetReport, Symbol};
 use super::exchange_link::ExchangeLink;
 use crate::budget::{AccountBudget, Blocked};
 use crate::exchange::rest::RestClient;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
 pub use crate::types::{BudgetPolicy, TradeOp};
+use gateway_core::journal::record::Origin;
 
 /// Least time between two unasked RateBudgetReports to one session.
 const THROTTLE_REPORT_EVERY_NS: u64 = 1_000_000_000;

@@ -21,12 +21,12 @@ use super::conn::Conn;
 use super::ctx::IoCtx;
 use super::ops;
 use super::settings::SessionRole;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
+use gateway_core::journal::record::Origin;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
 const TIMER_PERIOD: Duration = Duration::from_millis(20);

@@ -7,7 +7,6 @@ use std::time::SystemTime;
 
 use codec::json;
 use codec::sbe::{Category, Side, Symbol};
-use codec::Decimal;
 use serde_json::Value;
 
 use super::error::ExchangeError;
@@ -26,30 +25,7 @@ pub const FILLS_PATH: &str = "/api/v3/trade/fills";
 /// Bitget's "Order does not exist" code (order-info of an unknown order).
 pub const ORDER_NOT_FOUND: u32 = 25204;
 
-/// One fill as `GET /api/v3/trade/fills` lists it (reference §7, fill object).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExchangeFill {
-    /// `execId` (the fill id; 0 when not numeric).
-    pub exec_id: u64,
-    /// `orderId`.
-    pub order_id: u64,
-    /// `clientOid` (`""` when absent).
-    pub client_oid: String,
-    /// `category`.
-    pub category: Category,
-    /// `symbol`.
-    pub symbol: Symbol,
-    /// `side`.
-    pub side: Side,
-    /// `execPrice`.
-    pub exec_price: Decimal,
-    /// `execQty` (base coin).
-    pub exec_qty: Decimal,
-    /// `execValue` (quote coin; zero when absent).
-    pub exec_value: Decimal,
-    /// `createdTime` (the fill's time), ms.
-    pub exec_time_ms: u64,
-}
+pub use gateway_core::rest_objects::ExchangeFill;
 
 /// Parses one fill object.
 ///

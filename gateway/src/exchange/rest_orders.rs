@@ -20,40 +20,7 @@ pub const PAGE_LIMIT: usize = 100;
 /// Pages read at most by [`unfilled_orders`] (10 000 orders).
 pub const MAX_PAGES: usize = 100;
 
-/// One open order as the exchange lists it (REST order object, reference §7).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpenOrder {
-    /// `orderId`.
-    pub order_id: u64,
-    /// `clientOid` (`""` when absent).
-    pub client_oid: String,
-    /// `category`.
-    pub category: Category,
-    /// `symbol`.
-    pub symbol: Symbol,
-    /// `side`.
-    pub side: Side,
-    /// `orderType`.
-    pub ord_type: OrdType,
-    /// `timeInForce` (GTC when absent or not modelled).
-    pub time_in_force: TimeInForce,
-    /// `price` (`None` for market orders or `0`).
-    pub price: Option<Decimal>,
-    /// `qty`.
-    pub qty: Decimal,
-    /// `cumExecQty`.
-    pub cum_qty: Decimal,
-    /// `avgPrice` (`None` when 0).
-    pub avg_px: Option<Decimal>,
-    /// `orderStatus` as a FIX status.
-    pub status: OrdStatus,
-    /// `cumExecValue` (quote coin; zero when absent).
-    pub cum_value: Decimal,
-    /// `cancelReason` (`""` when absent; history and order-info only).
-    pub cancel_reason: String,
-    /// `updatedTime`, ms (0 when absent).
-    pub updated_time_ms: u64,
-}
+pub use gateway_core::rest_objects::OpenOrder;
 
 /// A string field (`""` when absent or not a string).
 pub(super) fn text<'a>(v: &'a Value, key: &str) -> &'a str {

@@ -22,7 +22,7 @@
 //! With no directory configured the journal lives in memory (retransmission works up to
 //! [`store::MEMORY_CAP`] bytes per session, a restart starts every session afresh).
 
-pub mod record;
+pub use gateway_core::journal::record;
 pub mod store;
 
 use std::path::PathBuf;

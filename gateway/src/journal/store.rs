@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use codec::frame::SOFH_LEN;
 use codec::sbe::{ExecutionReport, Message};
 
-use super::record::{Record, Records};
 use super::JournalError;
+use gateway_core::journal::record::{Record, Records};
 
 /// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent
 /// before cannot be retransmitted: RetransmitReject Unavailable) so a long run without a
@@ -152,8 +152,8 @@ impl Store {
 
     /// Appends a clock record (`utc_ms`): the session's records from here on are later.
     pub fn mark_clock(&mut self, utc_ms: u64) -> std::io::Result<()> {
-        let mut b = Vec::with_capacity(super::record::HEADER_LEN + 8);
-        super::record::put_clock(&mut b, utc_ms);
+        let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 8);
+        gateway_core::journal::record::put_clock(&mut b, utc_ms);
         self.append(&b)
     }
 
@@ -200,8 +200,8 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::super::record::{put_cl_ord_id, put_list_id, put_outbound, Origin};
     use super::*;
+    use gateway_core::journal::record::{put_cl_ord_id, put_list_id, put_outbound, Origin};
 
     #[test]
     fn a_file_journal_round_trips_and_drops_a_truncated_tail() {
@@ -287,7 +287,7 @@ mod tests {
         put_outbound(&mut b, 2, Origin::Push, &er_frame(3, 7_000));
         put_cl_ord_id(&mut b, 4, 4);
         put_cl_ord_id(&mut b, 5, 3);
-        super::super::record::put_clock(&mut b, 9_000);
+        gateway_core::journal::record::put_clock(&mut b, 9_000);
         put_cl_ord_id(&mut b, 6, 6);
         let (r, _) = recover(&b);
         // 1 and 3 were answered; 2 was used after the report at 5 000 ms, 4 after 7 000 ms,

@@ -5,9 +5,8 @@
 //! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
 
 pub mod clock;
-pub mod histograms;
+pub use gateway_core::metrics::{histograms, leg};
 pub mod interval_log;
-pub mod leg;
 
 pub use clock::{now_ns, utc_now_ns};
 pub use histograms::{

@@ -26,8 +26,8 @@ use codec::sbe::{
 };
 use parking_lot::Mutex;
 
-use crate::journal::record::{self, Origin, Record, Records};
 use crate::journal::store::Store;
+use gateway_core::journal::record::{self, Origin, Record, Records};
 
 /// Bytes of unsent frames after which the strategy is considered stuck and disconnected.
 pub const MAX_BACKLOG: usize = 8 << 20;

@@ -7,21 +7,10 @@
 //! ([`TrackerInput::Frame`]); the tracker parses the frame (simd-json, reused buffers), updates
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
-pub mod core;
-pub mod frames;
-mod lists;
-pub mod mass;
-pub mod order;
-pub mod reconcile;
-pub mod request;
-pub mod resolve;
-#[cfg(test)]
-mod resolve_tests;
-pub mod restore;
-mod risk_feed;
+pub use gateway_core::tracker::{
+    core, frames, mass, order, reconcile, request, resolve, restore, risk_feed,
+};
 pub mod routing;
-#[cfg(test)]
-mod tests;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -31,17 +20,16 @@ use std::time::Duration;
 use codec::json::JsonParser;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
-pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
-pub use self::lists::ListReport;
-pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
-pub use self::order::Order;
-pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
-pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
-pub use self::resolve::{ClockOffset, Deadlines, ResolveRequest, UnknownCause};
 use crate::idle::{IdleStep, IdleStrategy, Idler};
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::session::out::{Flow, SessionOut};
+use gateway_core::journal::record::Origin;
+pub use gateway_core::tracker::{
+    ApplySummary, BatchItem, ClockOffset, Deadlines, ExchangeState, ListDone, ListReport,
+    MassCancelEvent, NewOrder, Order, OrderFilter, OrderScope, OrderView, Report, ReportMsg,
+    RequestKind, ResolveRequest, SentBatch, SentRequest, StateSource, Tracker, TrackerStats,
+    UnknownCause, OUTCOME_UNKNOWN_CODES,
+};
 
 /// What the tracker thread consumes.
 #[derive(Debug)]

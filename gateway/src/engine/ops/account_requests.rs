@@ -16,9 +16,9 @@ use codec::sbe::{
 use crate::engine::conn::Conn;
 use crate::engine::ctx::IoCtx;
 use crate::exchange::ExchangeError;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::Flow;
+use gateway_core::journal::record::Origin;
 
 fn non_empty(s: &Symbol) -> Option<&str> {
     Some(s.as_str()).filter(|s| !s.is_empty())

@@ -13,9 +13,9 @@ use codec::sbe::{
 use crate::engine::conn::Conn;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::rest_cancel_all::cancel_all;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::Flow;
+use gateway_core::journal::record::Origin;
 
 /// A KillSwitchRequest (operator sessions only). Activate: the accounts in scope refuse new
 /// orders from now on (KillSwitch), then every open order of theirs is canceled per loaded

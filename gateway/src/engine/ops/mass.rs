@@ -25,10 +25,10 @@ use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_orders::unfilled_orders;
 use crate::exchange::ExchangeError;
 use crate::ids::ClientOid;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{MassCancelEvent, OrderFilter, OrderScope, OrderView, TrackerInput};
+use gateway_core::journal::record::Origin;
 
 /// Orders per `batch-cancel` op (exchange limit, reference §5).
 pub const BATCH_CANCEL_MAX: usize = 20;

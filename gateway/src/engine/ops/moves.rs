@@ -16,12 +16,12 @@ use crate::engine::conn::Conn;
 use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_account::{move_body, MoveItem, MoveReply};
 use crate::exchange::ExchangeError;
-use crate::journal::record::Origin;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::moves::{
     check_header, check_items, check_mmr, reason_of_code, MoveHeader, MoveRefusal, SourcePosition,
 };
 use crate::session::out::{Flow, SessionOut};
+use gateway_core::journal::record::Origin;
 
 /// The UID of account `ix`, learnt once from its settings (`None`: unknown or not numeric).
 async fn account_uid(ctx: &IoCtx, ix: usize) -> Option<u64> {

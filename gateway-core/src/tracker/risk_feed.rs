@@ -22,13 +22,14 @@ struct Open {
 
 /// Open orders as the risk book counts them, keyed by (SessionID, current ClOrdID).
 #[derive(Debug)]
-pub(super) struct RiskFeed {
+pub struct RiskFeed {
     book: Arc<RiskBook>,
     open: HashMap<(u64, u64), Open>,
 }
 
 impl RiskFeed {
-    pub(super) fn new(book: Arc<RiskBook>) -> Self {
+    /// A feed of `book` with no order open.
+    pub fn new(book: Arc<RiskBook>) -> Self {
         RiskFeed {
             book,
             open: HashMap::with_capacity(1024),
@@ -36,7 +37,7 @@ impl RiskFeed {
     }
 
     /// A new order was sent (the io thread already counted it in the book).
-    pub(super) fn on_new(&mut self, session_id: u64, n: &NewOrder) {
+    pub fn on_new(&mut self, session_id: u64, n: &NewOrder) {
         self.open.insert(
             (session_id, n.cl_ord_id),
             Open {
@@ -49,7 +50,7 @@ impl RiskFeed {
     }
 
     /// A report the tracker produced for `session_id`.
-    pub(super) fn on_report(&mut self, session_id: u64, msg: &ReportMsg) {
+    pub fn on_report(&mut self, session_id: u64, msg: &ReportMsg) {
         let ReportMsg::Exec(er) = msg else {
             return;
         };

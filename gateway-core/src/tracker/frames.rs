@@ -1,5 +1,5 @@
 //! The SBE frames the tracker thread writes for its reports, shared by the driver and the
-//! replay harness ([`crate::replay`]) so both encode the same bytes.
+//! replay harness (`gateway::replay`) so both encode the same bytes.
 
 use codec::sbe::{BoolFlag, ListStatus};
 

@@ -58,7 +58,7 @@ pub struct SessionGrant {
     pub session_id: u64,
     /// Credentials the strategy must present in Negotiate (compared in constant time).
     pub credentials: String,
-    /// Index into [`EngineSettings::accounts`] of the account the session trades on.
+    /// Index into `gateway::engine::EngineSettings::accounts` of the account the session trades on.
     pub account: usize,
     /// What the session may do.
     pub role: SessionRole,

@@ -28,9 +28,9 @@ use codec::Decimal;
 use super::core::{exec_report, ReportMsg, Tracker};
 use super::reconcile::{ApplySummary, ExchangeState};
 use super::request::RequestKind;
-use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
+use crate::rest_objects::OpenOrder;
 
 /// Default `[tracker] reply_timeout_ms`: a request without reply after this is unknown.
 pub const DEFAULT_REPLY_TIMEOUT_MS: u64 = 5_000;

@@ -358,8 +358,8 @@ fn modify_with_unknown_outcome_is_replaced_or_rejected_once() {
     assert!(r.frame(&push(10, "live")).is_empty());
 }
 
-fn exchange_order(cl: u64, status: OrdStatus) -> crate::exchange::rest_orders::OpenOrder {
-    crate::exchange::rest_orders::OpenOrder {
+fn exchange_order(cl: u64, status: OrdStatus) -> crate::rest_objects::OpenOrder {
+    crate::rest_objects::OpenOrder {
         order_id: 555,
         client_oid: oid(cl),
         category: Category::UsdtFutures,

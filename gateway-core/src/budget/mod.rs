@@ -12,7 +12,7 @@ pub use window::Window;
 
 use crate::types::TradeOp;
 
-/// The endpoint buckets: name (as in [`crate::engine::NotSent::Throttled`] and
+/// The endpoint buckets: name (as in `gateway::engine::NotSent::Throttled` and
 /// RateBudgetEntry) and endpoint id. Connection buckets are [`CONNECTION_BUCKET`] with id
 /// [`CONNECTION_ID_BASE`] + the connection's index.
 pub const ENDPOINTS: [(&str, u16); 6] = [

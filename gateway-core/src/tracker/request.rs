@@ -18,7 +18,7 @@ pub struct SentRequest {
     pub root: u64,
     /// What was asked.
     pub kind: RequestKind,
-    /// When the strategy frame was read (monotonic ns, see [`crate::metrics::now_ns`]).
+    /// When the strategy frame was read (monotonic ns, see `gateway::metrics::now_ns`).
     pub t_read_ns: u64,
     /// When the exchange frame was written (monotonic ns).
     pub t_written_ns: u64,

@@ -29,10 +29,10 @@ use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
 use super::request::{RequestKind, SentRequest};
 use super::resolve::{Resolve, UnknownCause};
-use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::journal::record::Origin;
 use crate::metrics::{Leg, LegHistograms};
+use crate::rest_objects::OpenOrder;
 
 /// Outcome-unknown codes (reference §8): the order may or may not exist; resolved by querying
 /// the order, never by resending.

@@ -18,9 +18,9 @@ use codec::Decimal;
 
 use super::core::{exec_report, Report, ReportMsg};
 use super::order::Order;
-use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
+use crate::rest_objects::OpenOrder;
 
 /// Whose orders a mass action covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,10 +16,10 @@ use codec::Decimal;
 
 use super::core::Tracker;
 use super::request::{NewOrder, RequestKind};
-use crate::exchange::rest_history::ExchangeFill;
-use crate::exchange::rest_orders::OpenOrder;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
+use crate::rest_objects::ExchangeFill;
+use crate::rest_objects::OpenOrder;
 
 /// The exchange's view of some orders of one account (from `unfilled-orders`, `history-orders`,
 /// `order-info` and `fills`).

@@ -1,0 +1,12 @@
+//! Latency legs of the order path and their HDR histograms (nanoseconds). The clock, the
+//! interval logs and the reporter are the shell's (`gateway::metrics`).
+//!
+//! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
+
+pub mod histograms;
+pub mod leg;
+
+pub use histograms::{
+    new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,
+};
+pub use leg::Leg;

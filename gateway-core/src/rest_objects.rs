@@ -1,0 +1,67 @@
+//! The exchange's REST objects as the core reads them: an order (`unfilled-orders`,
+//! `history-orders`, `order-info`) and a fill (`fills`), reference §7. The shell's REST client
+//! (`gateway::exchange`) parses the JSON into these; reconciliation, unknown-outcome resolution
+//! and mass status hand them to the tracker.
+
+use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, TimeInForce};
+use codec::Decimal;
+
+/// One open order as the exchange lists it (REST order object, reference §7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenOrder {
+    /// `orderId`.
+    pub order_id: u64,
+    /// `clientOid` (`""` when absent).
+    pub client_oid: String,
+    /// `category`.
+    pub category: Category,
+    /// `symbol`.
+    pub symbol: Symbol,
+    /// `side`.
+    pub side: Side,
+    /// `orderType`.
+    pub ord_type: OrdType,
+    /// `timeInForce` (GTC when absent or not modelled).
+    pub time_in_force: TimeInForce,
+    /// `price` (`None` for market orders or `0`).
+    pub price: Option<Decimal>,
+    /// `qty`.
+    pub qty: Decimal,
+    /// `cumExecQty`.
+    pub cum_qty: Decimal,
+    /// `avgPrice` (`None` when 0).
+    pub avg_px: Option<Decimal>,
+    /// `orderStatus` as a FIX status.
+    pub status: OrdStatus,
+    /// `cumExecValue` (quote coin; zero when absent).
+    pub cum_value: Decimal,
+    /// `cancelReason` (`""` when absent; history and order-info only).
+    pub cancel_reason: String,
+    /// `updatedTime`, ms (0 when absent).
+    pub updated_time_ms: u64,
+}
+
+/// One fill as `GET /api/v3/trade/fills` lists it (reference §7, fill object).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExchangeFill {
+    /// `execId` (the fill id; 0 when not numeric).
+    pub exec_id: u64,
+    /// `orderId`.
+    pub order_id: u64,
+    /// `clientOid` (`""` when absent).
+    pub client_oid: String,
+    /// `category`.
+    pub category: Category,
+    /// `symbol`.
+    pub symbol: Symbol,
+    /// `side`.
+    pub side: Side,
+    /// `execPrice`.
+    pub exec_price: Decimal,
+    /// `execQty` (base coin).
+    pub exec_qty: Decimal,
+    /// `execValue` (quote coin; zero when absent).
+    pub exec_value: Decimal,
+    /// `createdTime` (the fill's time), ms.
+    pub exec_time_ms: u64,
+}

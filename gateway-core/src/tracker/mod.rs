@@ -1,0 +1,28 @@
+//! The order tracker without I/O: [`Tracker`] owns every order's ids and state, takes the trade
+//! ops written (`on_sent`), the exchange's frames (`on_inbound`), REST state
+//! (`apply_exchange_state`) and ticks, each with its times as arguments, and queues the
+//! ExecutionReports, OrderCancelRejects and ListStatus it produces for the shell to drain and
+//! write. The thread that runs it is the shell's (`gateway::tracker`).
+
+pub mod core;
+pub mod frames;
+mod lists;
+pub mod mass;
+pub mod order;
+pub mod reconcile;
+pub mod request;
+pub mod resolve;
+#[cfg(test)]
+mod resolve_tests;
+pub mod restore;
+pub mod risk_feed;
+#[cfg(test)]
+mod tests;
+
+pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::lists::ListReport;
+pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
+pub use self::order::Order;
+pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
+pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
+pub use self::resolve::{ClockOffset, Deadlines, ResolveRequest, UnknownCause};
