@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use codec::Decimal;
 use serde::{Deserialize, Serialize};
 
-use crate::SimError;
+use crate::error::SimError;
 
 /// Bitget product line (`category`). WebSocket requests and pushes spell it lowercase
 /// (`usdt-futures`), REST uppercase (`USDT-FUTURES`).

@@ -27,6 +27,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod depth;
+mod error;
 pub mod faults;
 pub mod liquidity;
 pub mod matching;
@@ -54,19 +55,7 @@ pub use faults::{FaultControl, FaultError, Scope};
 pub use rest::instrument_json;
 pub use state::now_ms;
 
-/// Why the simulator could not start.
-#[derive(Debug, thiserror::Error)]
-pub enum SimError {
-    /// Invalid configuration.
-    #[error("config: {0}")]
-    Config(String),
-    /// The listen address could not be bound.
-    #[error("bind {0}: {1}")]
-    Bind(SocketAddr, std::io::Error),
-    /// Certificate generation or TLS setup failed.
-    #[error("tls: {0}")]
-    Tls(String),
-}
+pub use error::SimError;
 
 /// Counter snapshot (see [`SimHandle::stats`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

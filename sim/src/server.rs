@@ -17,13 +17,13 @@ use tokio::sync::watch;
 
 use crate::clock::Clock;
 use crate::config::{AccountConfig, Permission, SimConfig};
+use crate::error::SimError;
 use crate::liquidity::LiquiditySource;
 use crate::matching::AccountId;
 use crate::ratelimit::RateLimiter;
 use crate::rest::trade::PostKind;
 use crate::state::{now_ms, AppState, Shared};
 use crate::venue::{Counters, Venue};
-use crate::SimError;
 
 /// Runs every HTTP handler with the simulator's clock (and the manual-clock catch-up first).
 async fn with_clock(

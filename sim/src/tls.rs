@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use crate::SimError;
+use crate::error::SimError;
 
 /// Generates a certificate for `localhost`, `127.0.0.1` (and the listen IP when it is a
 /// specific address) and returns its PEM and a server config using it.

@@ -19,7 +19,7 @@
 use std::marker::PhantomData;
 
 use crate::frame::{write_sofh, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
-use crate::sbe::{DecodeError, FieldMeta, HEADER_LEN};
+use crate::sbe::header::{DecodeError, FieldMeta, HEADER_LEN};
 
 /// Length of the `groupSizeEncoding` dimension: blockLength u16 + numInGroup u16.
 pub const GROUP_HEADER_LEN: usize = 4;

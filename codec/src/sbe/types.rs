@@ -3,7 +3,7 @@
 //! where the field is a FIX field, FIXP for the session enums).
 
 use crate::decimal::Decimal;
-use crate::sbe::DecodeError;
+use crate::sbe::header::DecodeError;
 
 /// How one field type is laid out in a block. Implemented for the integer types, the decimals,
 /// [`Symbol`], [`Text`] and every enum (plain and `Option`).

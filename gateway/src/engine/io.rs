@@ -16,11 +16,11 @@ use tokio::sync::oneshot;
 
 use super::account::AccountCtx;
 use super::ctx::{IoCtx, MovesState};
+use super::error::GatewayError;
 use super::exchange_link::ExchangeLink;
 use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
 use super::settings::EngineSettings;
 use super::strategy_conn;
-use super::GatewayError;
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;

@@ -22,10 +22,10 @@
 //! With no directory configured the journal lives in memory (retransmission works up to
 //! [`store::MEMORY_CAP`] bytes per session, a restart starts every session afresh).
 
+pub mod error;
 pub use gateway_core::journal::record;
 pub mod store;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -38,21 +38,7 @@ use crate::session::out::SessionOut;
 /// is written ahead by the writer itself).
 pub const FLUSH_PERIOD: Duration = Duration::from_millis(1);
 
-/// Why the journal could not be opened or written.
-#[derive(Debug, thiserror::Error)]
-pub enum JournalError {
-    /// Reading, creating or writing a journal file failed.
-    #[error("journal {path}: {source}")]
-    Io {
-        /// The file or directory.
-        path: PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The file does not start with the journal magic.
-    #[error("{0} is not a gateway journal (bad magic)")]
-    NotAJournal(PathBuf),
-}
+pub use error::JournalError;
 
 /// The sessions whose buffered records the journal thread writes.
 pub type Registry = Arc<Mutex<Vec<Arc<SessionOut>>>>;

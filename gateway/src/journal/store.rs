@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use codec::frame::SOFH_LEN;
 use codec::sbe::{ExecutionReport, Message};
 
-use super::JournalError;
+use super::error::JournalError;
 use gateway_core::journal::record::{Record, Records};
 
 /// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::ConnFaults;
+use super::model::ConnFaults;
 
 /// Frames a connection holds back, with the time each is due.
 #[derive(Debug, Default)]
