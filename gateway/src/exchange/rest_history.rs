@@ -27,7 +27,7 @@ pub const FILLS_PATH: &str = "/api/v3/trade/fills";
 pub const ORDER_NOT_FOUND: u32 = 25204;
 
 /// One fill as `GET /api/v3/trade/fills` lists it (reference §7, fill object).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExchangeFill {
     /// `execId` (the fill id; 0 when not numeric).
     pub exec_id: u64,

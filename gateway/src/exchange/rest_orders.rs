@@ -21,7 +21,7 @@ pub const PAGE_LIMIT: usize = 100;
 pub const MAX_PAGES: usize = 100;
 
 /// One open order as the exchange lists it (REST order object, reference §7).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenOrder {
     /// `orderId`.
     pub order_id: u64,

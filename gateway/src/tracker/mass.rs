@@ -23,7 +23,7 @@ use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 
 /// Whose orders a mass action covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OrderScope {
     /// Orders of one session.
     Session(u64),
@@ -32,7 +32,7 @@ pub enum OrderScope {
 }
 
 /// Which open orders a mass action selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OrderFilter {
     /// Sessions covered.
     pub scope: OrderScope,

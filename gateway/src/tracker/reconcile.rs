@@ -23,7 +23,7 @@ use crate::journal::record::Origin;
 
 /// The exchange's view of some orders of one account (from `unfilled-orders`, `history-orders`,
 /// `order-info` and `fills`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExchangeState {
     /// Index of the account queried.
     pub account: usize,
@@ -41,7 +41,7 @@ pub struct ExchangeState {
 
 /// Why an [`ExchangeState`] was queried (its reports are journaled with the matching
 /// [`Origin`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StateSource {
     /// Reconciliation after the account's link came back.
     #[default]
