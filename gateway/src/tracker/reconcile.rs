@@ -61,25 +61,6 @@ impl StateSource {
             StateSource::Restart => Origin::Restart,
         }
     }
-
-    /// Its byte in a recording (0 reconnect, 1 restart, 2 resolution: a recording made when
-    /// this was the `adopt` flag reads the same).
-    pub fn to_u8(self) -> u8 {
-        match self {
-            StateSource::Reconnect => 0,
-            StateSource::Restart => 1,
-            StateSource::Resolution => 2,
-        }
-    }
-
-    /// The source of recording byte `b` (see [`StateSource::to_u8`]; unknown: reconnect).
-    pub fn from_u8(b: u8) -> StateSource {
-        match b {
-            1 => StateSource::Restart,
-            2 => StateSource::Resolution,
-            _ => StateSource::Reconnect,
-        }
-    }
 }
 
 /// What applying an [`ExchangeState`] changed.
