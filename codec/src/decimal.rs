@@ -542,6 +542,33 @@ impl From<i64> for Decimal {
     }
 }
 
+/// Compact formats (postcard, the replay recordings): the tuple `(mantissa i64, exponent i8)`.
+/// Human-readable formats (JSON, TOML): the decimal string (`"117066.1"`), scale kept.
+impl serde::Serialize for Decimal {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            s.collect_str(self)
+        } else {
+            (self.mantissa, self.exponent).serialize(s)
+        }
+    }
+}
+
+/// The inverse of the `Serialize` impl; an exponent outside −18..=18 or a malformed string is
+/// an error.
+impl<'de> serde::Deserialize<'de> for Decimal {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        if d.is_human_readable() {
+            let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+            s.parse().map_err(D::Error::custom)
+        } else {
+            let (mantissa, exponent) = <(i64, i8)>::deserialize(d)?;
+            Decimal::new(mantissa, exponent).map_err(D::Error::custom)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use codec::sbe::{Category, OrdRejReason, OrdType, Symbol, TimeInForce};
 use codec::Decimal;
 
 /// The trading rules of one instrument, in exact decimals.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct InstrumentRules {
     /// Product line.
     pub category: Category,

@@ -7,7 +7,7 @@ use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, TimeInForce};
 use codec::Decimal;
 
 /// One open order as the exchange lists it (REST order object, reference §7).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenOrder {
     /// `orderId`.
     pub order_id: u64,
@@ -42,7 +42,7 @@ pub struct OpenOrder {
 }
 
 /// One fill as `GET /api/v3/trade/fills` lists it (reference §7, fill object).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExchangeFill {
     /// `execId` (the fill id; 0 when not numeric).
     pub exec_id: u64,

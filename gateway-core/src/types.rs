@@ -36,7 +36,7 @@ pub enum BudgetPolicy {
 }
 
 /// What a strategy session may do (configuration: `trading`, `operator`, `drop_copy`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionRole {
     /// Orders, batches, mass actions, max-open-available, settings and rate-budget requests.

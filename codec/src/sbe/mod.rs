@@ -58,9 +58,27 @@ macro_rules! sbe_enum {
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[derive(serde::Serialize, serde::Deserialize)]
+        #[serde(into = "u8", try_from = "u8")]
         #[repr(u8)]
         pub enum $Name {
             $( $(#[$vmeta])* $Variant = $value, )+
+        }
+
+        /// The wire value (serde writes the enum as it).
+        impl From<$Name> for u8 {
+            fn from(v: $Name) -> u8 {
+                v.to_wire()
+            }
+        }
+
+        /// The variant of a wire value; a value outside the schema is
+        /// [`DecodeError::InvalidEnum`](crate::sbe::DecodeError).
+        impl TryFrom<u8> for $Name {
+            type Error = $crate::sbe::DecodeError;
+            fn try_from(value: u8) -> Result<Self, Self::Error> {
+                Self::from_wire(value).ok_or($crate::sbe::DecodeError::InvalidEnum { field: $xml, value })
+            }
         }
 
         impl $Name {
@@ -146,6 +164,7 @@ macro_rules! sbe_block {
     ) => {
         $(#[$meta])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        #[derive(serde::Serialize, serde::Deserialize)]
         pub struct $Name {
             $( $(#[$fmeta])* pub $field: $ty, )+
         }

@@ -224,6 +224,34 @@ impl std::fmt::Display for Symbol {
     }
 }
 
+/// Serialized as its text; deserializing checks it as [`Symbol::new`] does.
+impl serde::Serialize for Symbol {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Symbol {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(StrVisitor("a symbol", |s| {
+            Symbol::new(s).map_err(|e| e.to_string())
+        }))
+    }
+}
+
+/// Reads a string into `T` with a check (`.1`) that may refuse it; `.0` says what is expected.
+struct StrVisitor<T>(&'static str, fn(&str) -> Result<T, String>);
+
+impl<T> serde::de::Visitor<'_> for StrVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+    fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<T, E> {
+        (self.1)(v).map_err(E::custom)
+    }
+}
+
 impl WireField for Symbol {
     const SIZE: usize = Symbol::LEN;
     const XML_TYPE: &'static str = "Symbol";
@@ -301,6 +329,26 @@ impl std::fmt::Debug for Text {
 impl std::fmt::Display for Text {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// Serialized as its text; deserializing refuses a text that [`Text::new`] would cut (longer
+/// than 64 bytes, or holding a NUL).
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(StrVisitor("a text of at most 64 bytes", |s| {
+            if s.len() > Text::LEN || s.as_bytes().contains(&0) {
+                Err(format!("text of {} bytes does not fit char[64]", s.len()))
+            } else {
+                Ok(Text::new(s))
+            }
+        }))
     }
 }
 
@@ -702,6 +750,32 @@ mod tests {
         assert!(Decimal::check(&raw, "Price").is_err());
         raw[8] = (-18i8) as u8;
         assert!(Decimal::check(&raw, "Price").is_ok());
+    }
+
+    #[test]
+    fn serde_checks_what_the_wire_checks() {
+        use serde_json::{from_str, to_string};
+        // Enums as their wire value, values outside the schema refused.
+        assert_eq!(to_string(&ExecType::PendingNew).unwrap(), "65");
+        assert_eq!(from_str::<ExecType>("65").unwrap(), ExecType::PendingNew);
+        assert!(from_str::<ExecType>("51").is_err());
+        assert_eq!(to_string(&None::<Side>).unwrap(), "null");
+        // Symbols and texts as their text, refused where `new` would refuse or cut them.
+        let s = Symbol::new("BTCUSDT").unwrap();
+        assert_eq!(to_string(&s).unwrap(), r#""BTCUSDT""#);
+        assert_eq!(from_str::<Symbol>(r#""BTCUSDT""#).unwrap(), s);
+        assert!(from_str::<Symbol>(r#""0123456789abcdefg""#).is_err());
+        assert!(from_str::<Symbol>(r#""BTC€""#).is_err());
+        let t = Text::new("ok €");
+        assert_eq!(from_str::<Text>(&to_string(&t).unwrap()).unwrap(), t);
+        assert!(from_str::<Text>(&format!(r#""{}""#, "x".repeat(65))).is_err());
+        assert!(from_str::<Text>(r#""a\u0000b""#).is_err());
+        // Decimals: a string in human-readable formats, scale kept.
+        let d = Decimal::new(-1230, -3).unwrap();
+        assert_eq!(to_string(&d).unwrap(), r#""-1.230""#);
+        let back: Decimal = from_str(r#""-1.230""#).unwrap();
+        assert_eq!((back.mantissa(), back.exponent()), (-1230, -3));
+        assert!(from_str::<Decimal>(r#""1e5""#).is_err());
     }
 
     #[test]

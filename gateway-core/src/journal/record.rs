@@ -12,6 +12,13 @@
 //!   after it happened later; crash recovery dates the orders in flight by it).
 //!
 //! Unknown kinds are skipped by their length (room for later kinds).
+//!
+//! The bodies are laid out by hand, unlike the replay recordings' serde + postcard records
+//! (`gateway::replay`): journals written by older builds must stay readable, and their kind 1
+//! and 4 bodies (fixed-width `u64` LE, then the frame as the rest of the body, with no length
+//! of its own) are not the postcard encoding of any type, so this reader would stay for them
+//! anyway. The records are also written on the order path (under the session's writer lock)
+//! and read back zero-copy for retransmission.
 
 /// Kind of an outbound application message record.
 pub const KIND_OUTBOUND: u8 = 1;

@@ -23,7 +23,7 @@ use crate::journal::record::Origin;
 use crate::rest_objects::OpenOrder;
 
 /// Whose orders a mass action covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum OrderScope {
     /// Orders of one session.
     Session(u64),
@@ -32,7 +32,7 @@ pub enum OrderScope {
 }
 
 /// Which open orders a mass action selects.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OrderFilter {
     /// Sessions covered.
     pub scope: OrderScope,
@@ -161,7 +161,7 @@ fn foreign_report(eo: &OpenOrder, utc_ns: u64) -> ExecutionReport {
 }
 
 /// What the io thread tells the tracker about a mass cancel.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum MassCancelEvent {
     /// A mass cancel of `chunks` `batch-cancel` ops starts (sent before the first chunk).
     Start {
@@ -189,7 +189,7 @@ pub enum MassCancelEvent {
         /// The chunk's request id.
         req_id: u64,
         /// Why (e.g. `exchange connection down`).
-        text: &'static str,
+        text: Text,
     },
 }
 
@@ -256,7 +256,7 @@ impl MassCancels {
                 let m = self.masses.get_mut(&mass_id)?;
                 m.answered += 1;
                 if m.first_text.is_empty() {
-                    m.first_text = Text::new(text);
+                    m.first_text = text;
                 }
                 self.finish_if_done(mass_id, utc_ns, 0)
             }
@@ -424,7 +424,7 @@ mod tests {
         t.on_mass_cancel(
             MassCancelEvent::NotSent {
                 req_id: 10,
-                text: "exchange connection down",
+                text: codec::sbe::Text::new("exchange connection down"),
             },
             5,
         );

@@ -23,7 +23,7 @@ use crate::rest_objects::OpenOrder;
 
 /// The exchange's view of some orders of one account (from `unfilled-orders`, `history-orders`,
 /// `order-info` and `fills`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ExchangeState {
     /// Index of the account queried.
     pub account: usize,
@@ -41,7 +41,7 @@ pub struct ExchangeState {
 
 /// Why an [`ExchangeState`] was queried (its reports are journaled with the matching
 /// [`Origin`]).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum StateSource {
     /// Reconciliation after the account's link came back.
     #[default]
@@ -59,25 +59,6 @@ impl StateSource {
             StateSource::Reconnect => Origin::Reconcile,
             StateSource::Resolution => Origin::Resolve,
             StateSource::Restart => Origin::Restart,
-        }
-    }
-
-    /// Its byte in a recording (0 reconnect, 1 restart, 2 resolution: a recording made when
-    /// this was the `adopt` flag reads the same).
-    pub fn to_u8(self) -> u8 {
-        match self {
-            StateSource::Reconnect => 0,
-            StateSource::Restart => 1,
-            StateSource::Resolution => 2,
-        }
-    }
-
-    /// The source of recording byte `b` (see [`StateSource::to_u8`]; unknown: reconnect).
-    pub fn from_u8(b: u8) -> StateSource {
-        match b {
-            1 => StateSource::Restart,
-            2 => StateSource::Resolution,
-            _ => StateSource::Reconnect,
         }
     }
 }

@@ -8,7 +8,7 @@ use codec::Decimal;
 
 /// One trade op the io thread wrote to the exchange (sent to the tracker right after the write,
 /// so the tracker always learns of a request before its reply can be read).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct SentRequest {
     /// The trade op's `id` (gateway-wide counter; see [`crate::ids`]).
     pub req_id: u64,
@@ -25,7 +25,7 @@ pub struct SentRequest {
 }
 
 /// The three single-order trade ops.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub enum RequestKind {
     /// `place-order` from a NewOrderSingle.
     New(NewOrder),
@@ -46,7 +46,7 @@ pub enum RequestKind {
 }
 
 /// The order as the strategy asked for it (NewOrderSingle fields).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct NewOrder {
     /// ClOrdID (also the root).
     pub cl_ord_id: u64,
@@ -67,7 +67,7 @@ pub struct NewOrder {
 }
 
 /// One item of an exchange batch, in request order.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub struct BatchItem {
     /// Root ClOrdID of the order it concerns.
     pub root: u64,
@@ -77,7 +77,7 @@ pub struct BatchItem {
 
 /// One exchange batch (`batch-place`, `batch-modify`, `batch-cancel`) of a strategy list,
 /// written to the exchange (sent to the tracker right after the write).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct SentBatch {
     /// The trade op's `id`.
     pub req_id: u64,
@@ -93,7 +93,7 @@ pub struct SentBatch {
 
 /// The io thread is done with a strategy list: every exchange batch of it was written (or
 /// refused) and these items were refused before sending.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct ListDone {
     /// The strategy session.
     pub session_id: u64,

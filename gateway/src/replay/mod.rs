@@ -7,28 +7,37 @@
 //! [`replay_file`] feeds the inputs to a new tracker with the recorded times and compares each
 //! output byte for byte. Off by default; when off the tracker thread pays one branch per input.
 //!
-//! # File format (version 1, all integers little-endian)
+//! # File format (version 2)
 //!
-//! - header: `b"BGWREC"` then `u16` version;
-//! - records: `u32` length `n`, then `n` bytes: a `u8` kind and its body.
-//!   - kind 1, input: `u64` UTC ns the driver used, then the input (`u8` tag and fields, see
-//!     `format.rs`); tag 0 = an input that cannot be replayed (skipped and counted);
-//!   - kind 2, report: `u64` SessionID, then one SBE frame (SOFH included) as written;
-//!   - kind 3, open-order answer: `u64` SessionID, `u64` root ClOrdID, then the
-//!     ExecutionReport (OrderStatus) frame;
-//!   - kind 4, instruments (io stream): `u32` count, then per instrument category, symbol,
-//!     tick, lot, min qty, optional max qty, min notional, `u8` online;
-//!   - kind 5, order-entry reset (io stream): `u64` SessionID (session established);
-//!   - kind 6, order entry (io stream): `u64` SessionID, `u64` request id, `u64` UTC ns, the
-//!     strategy message as a length-prefixed SBE frame, `u8` 1 = sent (rest: trade-op JSON)
-//!     or 0 = refused (rest: the reject frame).
+//! - header: `b"BGWREC"` then `u16` LE version;
+//! - records: `u32` LE length `n`, then `n` bytes: the [postcard](https://docs.rs/postcard)
+//!   encoding of one [`Record`] (its first byte is the record kind, the variant index: 0 input,
+//!   1 report, 2 open order, 3 instruments, 4 entry reset, 5 order entry, 6 entry state).
+//!   The recorded types are defined once, with serde derives; `format.rs` says what changes
+//!   the format.
+//!   - input: UTC ns the driver used, then the [`RecordedInput`] (variant index, then its
+//!     fields; [`RecordedInput::Skipped`] = an input that cannot be replayed, skipped and
+//!     counted);
+//!   - report: SessionID, then one SBE frame (SOFH included) as written;
+//!   - open-order answer: SessionID, root ClOrdID, then the ExecutionReport (OrderStatus)
+//!     frame;
+//!   - instruments (io stream): the rules order entry checks against, sorted by category and
+//!     symbol;
+//!   - order-entry reset (io stream): SessionID (session established);
+//!   - order entry (io stream): SessionID, request id, UTC ns, the strategy message as an SBE
+//!     frame, then true and the trade-op JSON, or false and the reject frame;
+//!   - entry state (io stream): SessionID, the ClOrdID → root pairs and the ListIDs the
+//!     session's order entry already holds, sorted.
 //!
-//! Two streams share the file: the tracker thread's (kinds 1-3) and the io thread's order
-//! entry (kinds 4-6); each keeps its own order. Tracker outputs follow the input that produced
-//! them. The io stream covers [`OrderEntry`](crate::session::order_entry::OrderEntry) only
-//! (not the FIXP session layer, risk, budget or link state: a message refused by those never
-//! reaches order entry and is not recorded). A truncated last record (the gateway was
-//! killed mid-write) ends the file.
+//! Version 1 (hand-written records) is refused with [`ReplayError::Obsolete`]: record again
+//! with this build.
+//!
+//! Two streams share the file: the tracker thread's (inputs, reports, open orders) and the io
+//! thread's order entry (the others); each keeps its own order. Tracker outputs follow the
+//! input that produced them. The io stream covers
+//! [`OrderEntry`](crate::session::order_entry::OrderEntry) only (not the FIXP session layer,
+//! risk, budget or link state: a message refused by those never reaches order entry and is not
+//! recorded). A truncated last record (the gateway was killed mid-write) ends the file.
 
 mod format;
 mod recorder;
@@ -57,6 +66,13 @@ pub enum ReplayError {
     /// The header names a version this build does not read.
     #[error("recording version {0} is not supported (this build reads {VERSION})")]
     Version(u16),
+    /// The header names an older version, whose format this build no longer reads (version 1:
+    /// hand-written records): record the scenario again with this build.
+    #[error(
+        "recording version {0} is an older format this build no longer reads (it reads version \
+         {VERSION}): re-record it with this build"
+    )]
+    Obsolete(u16),
     /// A record's body does not decode.
     #[error("record {index} is malformed: {what}")]
     Malformed {

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Sender;
 
-use super::format::{self, MAGIC, VERSION};
+use super::format::{Record, RecordedInput, MAGIC, VERSION};
 use crate::session::order_entry::EntryOutcome;
 use crate::tracker::TrackerInput;
 
@@ -27,41 +27,33 @@ pub struct RecordTx {
     tx: Sender<Vec<u8>>,
 }
 
-fn start() -> Vec<u8> {
-    let mut rec = Vec::with_capacity(128);
-    rec.extend_from_slice(&[0; 4]);
-    rec
-}
-
 impl RecordTx {
-    fn send(&self, mut rec: Vec<u8>) {
-        let len = u32::try_from(rec.len().saturating_sub(4)).unwrap_or(u32::MAX);
-        if let Some(head) = rec.get_mut(..4) {
-            head.copy_from_slice(&len.to_le_bytes());
+    /// Encodes `rec` (length prefix and postcard body) and hands it to the writer thread.
+    fn send(&self, rec: &Record) {
+        let mut buf = Vec::with_capacity(128);
+        if rec.encode(&mut buf) {
+            let _ = self.tx.send(buf);
         }
-        let _ = self.tx.send(rec);
     }
 
     /// Records the instrument rules order entry checks against.
     pub fn instruments(&self, table: &crate::pretrade::InstrumentTable) {
-        let mut rec = start();
-        format::encode_instruments(&mut rec, table);
-        self.send(rec);
+        self.send(&Record::instruments(table));
     }
 
     /// Records that session `session_id` was established with a fresh order-entry state.
     pub fn entry_reset(&self, session_id: u64) {
-        let mut rec = start();
-        format::encode_entry_reset(&mut rec, session_id);
-        self.send(rec);
+        self.send(&Record::EntryReset { session_id });
     }
 
     /// Records that session `session_id` was established with the order-entry state it already
     /// had (`roots`: ClOrdID → root, `list_ids`; both sorted).
     pub fn entry_state(&self, session_id: u64, roots: &[(u64, u64)], list_ids: &[u64]) {
-        let mut rec = start();
-        format::encode_entry_state(&mut rec, session_id, roots, list_ids);
-        self.send(rec);
+        self.send(&Record::EntryState {
+            session_id,
+            roots: roots.to_vec(),
+            list_ids: list_ids.to_vec(),
+        });
     }
 
     /// Records one single-order message through order entry: the message, the request id and
@@ -76,9 +68,8 @@ impl RecordTx {
         outcome: &EntryOutcome,
         json: &[u8],
     ) {
-        let mut rec = start();
-        if format::encode_order_entry(&mut rec, session_id, req_id, utc_ns, msg, outcome, json) {
-            self.send(rec);
+        if let Some(rec) = Record::order_entry(session_id, req_id, utc_ns, msg, outcome, json) {
+            self.send(&rec);
         }
     }
 }
@@ -129,7 +120,7 @@ impl Recorder {
         self.tx.clone()
     }
 
-    fn send(&self, rec: Vec<u8>) {
+    fn send(&self, rec: &Record) {
         if let Some(tx) = &self.tx {
             tx.send(rec);
         }
@@ -138,26 +129,27 @@ impl Recorder {
     /// Records an input the tracker is about to handle with the wall clock `utc_ns` and the
     /// monotonic `mono_ns` (ns; only ExchangeState uses it) the driver passes to the core.
     pub fn input(&self, input: &TrackerInput, utc_ns: u64, mono_ns: u64) {
-        let mut rec = start();
-        if format::encode_input(&mut rec, input, utc_ns, mono_ns) {
-            self.send(rec);
+        if let Some(input) = RecordedInput::of(input, mono_ns) {
+            self.send(&Record::Input { utc_ns, input });
         }
     }
 
     /// Records a frame written to session `session_id`; `encode` appends the frame.
     pub fn report(&self, session_id: u64, encode: impl FnOnce(&mut Vec<u8>)) {
-        let mut rec = start();
-        format::encode_report(&mut rec, session_id, &[]);
-        encode(&mut rec);
-        self.send(rec);
+        let mut frame = Vec::with_capacity(256);
+        encode(&mut frame);
+        self.send(&Record::Report { session_id, frame });
     }
 
     /// Records one order of an open-orders answer; `encode` appends its frame.
     pub fn open_order(&self, session_id: u64, root: u64, encode: impl FnOnce(&mut Vec<u8>)) {
-        let mut rec = start();
-        format::encode_open_order(&mut rec, session_id, root, &[]);
-        encode(&mut rec);
-        self.send(rec);
+        let mut frame = Vec::with_capacity(256);
+        encode(&mut frame);
+        self.send(&Record::OpenOrder {
+            session_id,
+            root,
+            frame,
+        });
     }
 }
 

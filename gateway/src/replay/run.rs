@@ -441,7 +441,7 @@ mod tests {
         #[test]
         fn framed_arbitrary_records_do_not_panic(
             recs in proptest::collection::vec(proptest::collection::vec(proptest::num::u8::ANY, 0..96), 0..12),
-            kinds in proptest::collection::vec(1u8..=6, 12),
+            kinds in proptest::collection::vec(0u8..=7, 12),
         ) {
             let mut b = header();
             for (rec, kind) in recs.iter().zip(&kinds) {
@@ -467,6 +467,9 @@ mod tests {
         let mut b = format::MAGIC.to_vec();
         b.extend_from_slice(&9u16.to_le_bytes());
         assert!(matches!(replay_bytes(&b), Err(ReplayError::Version(9))));
+        let mut b = format::MAGIC.to_vec();
+        b.extend_from_slice(&1u16.to_le_bytes());
+        assert!(matches!(replay_bytes(&b), Err(ReplayError::Obsolete(1))));
         let mut b = header();
         b.extend_from_slice(&[2, 0, 0, 0, 1, 0]);
         assert!(matches!(
@@ -479,16 +482,14 @@ mod tests {
     fn an_output_the_tracker_does_not_make_is_a_mismatch() {
         // One SessionClosed input followed by a report it cannot have produced.
         let mut b = header();
-        let mut rec = vec![format::KIND_INPUT];
-        rec.extend_from_slice(&5u64.to_le_bytes());
-        rec.push(6);
-        rec.extend_from_slice(&1u64.to_le_bytes());
-        b.extend_from_slice(&(rec.len() as u32).to_le_bytes());
-        b.extend_from_slice(&rec);
-        let mut out = Vec::new();
-        format::encode_report(&mut out, 1, &[0, 0, 0, 14, 0xeb, 0x50]);
-        b.extend_from_slice(&(out.len() as u32).to_le_bytes());
-        b.extend_from_slice(&out);
+        let input = RecordedInput::SessionClosed { session_id: 1 };
+        assert!(Record::Input { utc_ns: 5, input }.encode(&mut b));
+        let frame = vec![0, 0, 0, 14, 0xeb, 0x50];
+        assert!(Record::Report {
+            session_id: 1,
+            frame
+        }
+        .encode(&mut b));
         let r = replay_bytes(&b).unwrap();
         assert_eq!((r.inputs, r.outputs, r.mismatched_inputs), (1, 1, 1));
         let m = r.first_mismatch.unwrap();

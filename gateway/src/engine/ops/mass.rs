@@ -241,7 +241,7 @@ impl MassCancelJob {
                         .tracker_tx
                         .send(TrackerInput::MassCancel(MassCancelEvent::NotSent {
                             req_id,
-                            text: why.text(),
+                            text: Text::new(why.text()),
                         }));
             }
         }
