@@ -20,9 +20,6 @@ use std::path::{Path, PathBuf};
 /// - the tracker: one type, `Tracker`, whose `impl` is split by concern over files; `core.rs`
 ///   holds the other files' state types as fields, and they add methods to `Tracker` and use
 ///   `core`'s report helpers (to cut: each concern's state and logic apart from `impl Tracker`).
-/// - gateway `replay/` ↔ the tracker thread: `replay/mod.rs` holds the error type its parts
-///   use, and the recorder takes `TrackerInput` while the tracker thread owns a recorder (the
-///   replay format is being rewritten onto serde, issue 11 item 5).
 /// - sim `venue/`: the same shape as the tracker: `Venue`'s `impl` is split over
 ///   `account_ops.rs` and `queries.rs`, which use `mod.rs`'s types.
 const KNOWN: &[&[&str]] = &[
@@ -33,13 +30,6 @@ const KNOWN: &[&[&str]] = &[
         "gateway-core/src/tracker/reconcile.rs",
         "gateway-core/src/tracker/resolve.rs",
         "gateway-core/src/tracker/restore.rs",
-    ],
-    &[
-        "gateway/src/replay/format.rs",
-        "gateway/src/replay/mod.rs",
-        "gateway/src/replay/recorder.rs",
-        "gateway/src/replay/run.rs",
-        "gateway/src/tracker/mod.rs",
     ],
     &[
         "sim/src/venue/account_ops.rs",

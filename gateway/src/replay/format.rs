@@ -13,20 +13,17 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ReplayError;
+use super::error::ReplayError;
 use crate::exchange::rest_orders::OpenOrder;
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::session::order_entry::EntryOutcome;
 use crate::tracker::{
-    ExchangeState, ListDone, MassCancelEvent, OrderFilter, SentBatch, SentRequest, TrackerInput,
+    ExchangeState, ListDone, MassCancelEvent, OrderFilter, SentBatch, SentRequest,
 };
 use crate::types::SessionRole;
 use codec::sbe::{ExecutionReport, Message};
 
-/// File header magic.
-pub const MAGIC: &[u8; 6] = b"BGWREC";
-/// Format version this build writes and reads (1: hand-written records, no longer read).
-pub const VERSION: u16 = 2;
+pub use super::header::{MAGIC, VERSION};
 /// Bytes of a record's length prefix (`u32` LE).
 const LEN_PREFIX: usize = 4;
 
@@ -35,13 +32,13 @@ const LEN_PREFIX: usize = 4;
 /// Variant order is part of the format (see the module docs): add new variants at the end.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum RecordedInput {
-    /// [`TrackerInput::Sent`].
+    /// [`TrackerInput::Sent`](crate::tracker::TrackerInput::Sent).
     Sent(SentRequest),
-    /// [`TrackerInput::SentBatch`].
+    /// [`TrackerInput::SentBatch`](crate::tracker::TrackerInput::SentBatch).
     SentBatch(SentBatch),
-    /// [`TrackerInput::ListDone`].
+    /// [`TrackerInput::ListDone`](crate::tracker::TrackerInput::ListDone).
     ListDone(ListDone),
-    /// [`TrackerInput::Frame`].
+    /// [`TrackerInput::Frame`](crate::tracker::TrackerInput::Frame).
     Frame {
         /// Account index.
         account: usize,
@@ -50,7 +47,7 @@ pub enum RecordedInput {
         /// Monotonic read time, ns.
         t_read_ns: u64,
     },
-    /// [`TrackerInput::SessionOpened`] (without the writer).
+    /// [`TrackerInput::SessionOpened`](crate::tracker::TrackerInput::SessionOpened) (without the writer).
     SessionOpened {
         /// SessionID.
         session_id: u64,
@@ -59,42 +56,42 @@ pub enum RecordedInput {
         /// Role.
         role: SessionRole,
     },
-    /// [`TrackerInput::SessionClosed`].
+    /// [`TrackerInput::SessionClosed`](crate::tracker::TrackerInput::SessionClosed).
     SessionClosed {
         /// SessionID.
         session_id: u64,
     },
-    /// [`TrackerInput::OpenOrders`] (the answer is recorded as open-order records).
+    /// [`TrackerInput::OpenOrders`](crate::tracker::TrackerInput::OpenOrders) (the answer is recorded as open-order records).
     OpenOrders {
         /// Which orders.
         filter: OrderFilter,
         /// The exchange's open orders, when given.
         exchange: Option<Vec<OpenOrder>>,
     },
-    /// [`TrackerInput::MassCancel`].
+    /// [`TrackerInput::MassCancel`](crate::tracker::TrackerInput::MassCancel).
     MassCancel(MassCancelEvent),
-    /// [`TrackerInput::ExchangeState`] (without the reply channel).
+    /// [`TrackerInput::ExchangeState`](crate::tracker::TrackerInput::ExchangeState) (without the reply channel).
     ExchangeState {
         /// The exchange's view.
         state: ExchangeState,
         /// The monotonic time (ns) the driver passed with it.
         t_read_ns: u64,
     },
-    /// [`TrackerInput::LinkDown`].
+    /// [`TrackerInput::LinkDown`](crate::tracker::TrackerInput::LinkDown).
     LinkDown {
         /// Account index.
         account: usize,
         /// Monotonic ns.
         t_ns: u64,
     },
-    /// [`TrackerInput::LinkUp`].
+    /// [`TrackerInput::LinkUp`](crate::tracker::TrackerInput::LinkUp).
     LinkUp {
         /// Account index.
         account: usize,
         /// Monotonic ns.
         t_ns: u64,
     },
-    /// [`TrackerInput::Restore`] (roots sorted by ClOrdID).
+    /// [`TrackerInput::Restore`](crate::tracker::TrackerInput::Restore) (roots sorted by ClOrdID).
     Restore {
         /// SessionID.
         session_id: u64,
@@ -107,77 +104,6 @@ pub enum RecordedInput {
     },
     /// An input this version cannot replay (skipped).
     Skipped,
-}
-
-impl RecordedInput {
-    /// The recorded form of `input`, handed to the core with the monotonic time `mono_ns`
-    /// (kept for ExchangeState); `None` for an input that is not recorded (Shutdown). Maps
-    /// are sorted so that the same input always gives the same bytes.
-    pub(super) fn of(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInput> {
-        fn sorted(map: &std::collections::HashMap<u64, u64>) -> Vec<(u64, u64)> {
-            let mut v: Vec<(u64, u64)> = map.iter().map(|(k, v)| (*k, *v)).collect();
-            v.sort_unstable();
-            v
-        }
-        Some(match input {
-            TrackerInput::Sent(r) => RecordedInput::Sent(*r),
-            TrackerInput::SentBatch(b) => RecordedInput::SentBatch(b.clone()),
-            TrackerInput::ListDone(d) => RecordedInput::ListDone(d.clone()),
-            TrackerInput::Frame {
-                account,
-                text,
-                t_read_ns,
-            } => RecordedInput::Frame {
-                account: *account,
-                text: text.clone(),
-                t_read_ns: *t_read_ns,
-            },
-            TrackerInput::SessionOpened {
-                session_id,
-                account,
-                role,
-                ..
-            } => RecordedInput::SessionOpened {
-                session_id: *session_id,
-                account: *account,
-                role: *role,
-            },
-            TrackerInput::SessionClosed { session_id } => RecordedInput::SessionClosed {
-                session_id: *session_id,
-            },
-            TrackerInput::OpenOrders {
-                filter, exchange, ..
-            } => RecordedInput::OpenOrders {
-                filter: *filter,
-                exchange: exchange.clone(),
-            },
-            TrackerInput::MassCancel(ev) => RecordedInput::MassCancel(*ev),
-            TrackerInput::ExchangeState { state, .. } => RecordedInput::ExchangeState {
-                state: state.clone(),
-                t_read_ns: mono_ns,
-            },
-            TrackerInput::LinkDown { account, t_ns } => RecordedInput::LinkDown {
-                account: *account,
-                t_ns: *t_ns,
-            },
-            TrackerInput::LinkUp { account, t_ns } => RecordedInput::LinkUp {
-                account: *account,
-                t_ns: *t_ns,
-            },
-            TrackerInput::Restore {
-                session_id,
-                roots,
-                reports,
-                unanswered_since_ms,
-            } => RecordedInput::Restore {
-                session_id: *session_id,
-                roots: sorted(roots),
-                reports: reports.clone(),
-                unanswered_since_ms: sorted(unanswered_since_ms),
-            },
-            TrackerInput::Shutdown => return None,
-        })
-    }
 }
 
 /// One record of a recording.

@@ -39,7 +39,9 @@
 //! risk, budget or link state: a message refused by those never reaches order entry and is not
 //! recorded). A truncated last record (the gateway was killed mid-write) ends the file.
 
+mod error;
 mod format;
+mod header;
 mod recorder;
 mod run;
 #[cfg(test)]
@@ -49,36 +51,4 @@ pub use self::format::{Record, RecordedInput, MAGIC, VERSION};
 pub use self::recorder::{RecordTx, Recorder};
 pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport, Stream};
 
-/// Why a recording could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ReplayError {
-    /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    Read {
-        /// The file.
-        path: std::path::PathBuf,
-        /// The OS error.
-        source: std::io::Error,
-    },
-    /// The file does not start with the `BGWREC` header.
-    #[error("not a gateway recording (bad header)")]
-    BadHeader,
-    /// The header names a version this build does not read.
-    #[error("recording version {0} is not supported (this build reads {VERSION})")]
-    Version(u16),
-    /// The header names an older version, whose format this build no longer reads (version 1:
-    /// hand-written records): record the scenario again with this build.
-    #[error(
-        "recording version {0} is an older format this build no longer reads (it reads version \
-         {VERSION}): re-record it with this build"
-    )]
-    Obsolete(u16),
-    /// A record's body does not decode.
-    #[error("record {index} is malformed: {what}")]
-    Malformed {
-        /// Index of the record (0 = first after the header).
-        index: u64,
-        /// What was wrong.
-        what: &'static str,
-    },
-}
+pub use error::ReplayError;

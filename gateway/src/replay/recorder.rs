@@ -9,7 +9,6 @@ use crossbeam_channel::Sender;
 
 use super::format::{Record, RecordedInput, MAGIC, VERSION};
 use crate::session::order_entry::EntryOutcome;
-use crate::tracker::TrackerInput;
 
 /// Writes a recording (format in [`crate::replay`]). Dropping it flushes and closes the file
 /// once every [`RecordTx`] is gone too.
@@ -126,12 +125,10 @@ impl Recorder {
         }
     }
 
-    /// Records an input the tracker is about to handle with the wall clock `utc_ns` and the
-    /// monotonic `mono_ns` (ns; only ExchangeState uses it) the driver passes to the core.
-    pub fn input(&self, input: &TrackerInput, utc_ns: u64, mono_ns: u64) {
-        if let Some(input) = RecordedInput::of(input, mono_ns) {
-            self.send(&Record::Input { utc_ns, input });
-        }
+    /// Records an input (in its recorded form) the tracker is about to handle with the wall
+    /// clock `utc_ns` the driver passes to the core.
+    pub fn input(&self, input: RecordedInput, utc_ns: u64) {
+        self.send(&Record::Input { utc_ns, input });
     }
 
     /// Records a frame written to session `session_id`; `encode` appends the frame.

@@ -7,8 +7,8 @@ use std::path::Path;
 use codec::json::JsonParser;
 use codec::sbe::Message;
 
+use super::error::ReplayError;
 use super::format::{self, Record, RecordedInput};
-use super::ReplayError;
 use crate::pretrade::InstrumentTable;
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::tracker::{frames, Tracker};

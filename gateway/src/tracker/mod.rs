@@ -22,6 +22,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::idle::{IdleStep, IdleStrategy, Idler};
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
+use crate::replay::RecordedInput;
 use crate::session::out::{Flow, SessionOut};
 use gateway_core::journal::record::Origin;
 pub use gateway_core::tracker::{
@@ -243,7 +244,9 @@ impl Driver {
             _ => 0,
         };
         if let Some(rec) = &self.recorder {
-            rec.input(&input, utc, mono);
+            if let Some(recorded) = recorded(&input, mono) {
+                rec.input(recorded, utc);
+            }
         }
         match input {
             TrackerInput::Sent(req) => {
@@ -519,3 +522,72 @@ const TICK_EVERY_INPUTS: u32 = 1024;
 
 /// Upper bound on how long [`TrackerHandle::shutdown`] may take when the thread is parked.
 pub const SHUTDOWN_LATENCY: Duration = crate::idle::PARK_TIMEOUT;
+
+/// The recorded form of `input` (what a replay recording keeps of it), handed to the core with the monotonic time `mono_ns`
+/// (kept for ExchangeState); `None` for an input that is not recorded (Shutdown). Maps
+/// are sorted so that the same input always gives the same bytes.
+fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInput> {
+    fn sorted(map: &std::collections::HashMap<u64, u64>) -> Vec<(u64, u64)> {
+        let mut v: Vec<(u64, u64)> = map.iter().map(|(k, v)| (*k, *v)).collect();
+        v.sort_unstable();
+        v
+    }
+    Some(match input {
+        TrackerInput::Sent(r) => RecordedInput::Sent(*r),
+        TrackerInput::SentBatch(b) => RecordedInput::SentBatch(b.clone()),
+        TrackerInput::ListDone(d) => RecordedInput::ListDone(d.clone()),
+        TrackerInput::Frame {
+            account,
+            text,
+            t_read_ns,
+        } => RecordedInput::Frame {
+            account: *account,
+            text: text.clone(),
+            t_read_ns: *t_read_ns,
+        },
+        TrackerInput::SessionOpened {
+            session_id,
+            account,
+            role,
+            ..
+        } => RecordedInput::SessionOpened {
+            session_id: *session_id,
+            account: *account,
+            role: *role,
+        },
+        TrackerInput::SessionClosed { session_id } => RecordedInput::SessionClosed {
+            session_id: *session_id,
+        },
+        TrackerInput::OpenOrders {
+            filter, exchange, ..
+        } => RecordedInput::OpenOrders {
+            filter: *filter,
+            exchange: exchange.clone(),
+        },
+        TrackerInput::MassCancel(ev) => RecordedInput::MassCancel(*ev),
+        TrackerInput::ExchangeState { state, .. } => RecordedInput::ExchangeState {
+            state: state.clone(),
+            t_read_ns: mono_ns,
+        },
+        TrackerInput::LinkDown { account, t_ns } => RecordedInput::LinkDown {
+            account: *account,
+            t_ns: *t_ns,
+        },
+        TrackerInput::LinkUp { account, t_ns } => RecordedInput::LinkUp {
+            account: *account,
+            t_ns: *t_ns,
+        },
+        TrackerInput::Restore {
+            session_id,
+            roots,
+            reports,
+            unanswered_since_ms,
+        } => RecordedInput::Restore {
+            session_id: *session_id,
+            roots: sorted(roots),
+            reports: reports.clone(),
+            unanswered_since_ms: sorted(unanswered_since_ms),
+        },
+        TrackerInput::Shutdown => return None,
+    })
+}

@@ -1,0 +1,6 @@
+//! A recording's file header: magic and format version (below the format and its errors).
+
+/// File header magic.
+pub const MAGIC: &[u8; 6] = b"BGWREC";
+/// Format version this build writes and reads (1: hand-written records, no longer read).
+pub const VERSION: u16 = 2;
