@@ -645,6 +645,7 @@ mod tests {
 
     #[test]
     fn tracker_inputs_are_recorded_with_sorted_maps_and_the_driver_time() {
+        use crate::tracker::TrackerInput;
         let roots: HashMap<u64, u64> = [(9, 9), (4, 3), (3, 3), (7, 7), (1, 1)].into();
         let restore = |roots: HashMap<u64, u64>| TrackerInput::Restore {
             session_id: 6,
@@ -652,7 +653,7 @@ mod tests {
             reports: vec![er(3, 0, ExecType::New, OrdStatus::New)],
             unanswered_since_ms: [(9, 1_700), (7, 1_600)].into(),
         };
-        let got = RecordedInput::of(&restore(roots.clone()), 0).unwrap();
+        let got = crate::tracker::recorded(&restore(roots.clone()), 0).unwrap();
         let RecordedInput::Restore {
             roots: r,
             unanswered_since_ms,
@@ -666,7 +667,7 @@ mod tests {
         // Same input, same bytes (whatever the map's iteration order).
         let bytes = |i: &TrackerInput| {
             let mut b = Vec::new();
-            let input = RecordedInput::of(i, 0).unwrap();
+            let input = crate::tracker::recorded(i, 0).unwrap();
             assert!(Record::Input { utc_ns: 1, input }.encode(&mut b));
             b
         };
@@ -680,12 +681,12 @@ mod tests {
             state: exchange_state(),
             reply: None,
         };
-        let got = RecordedInput::of(&state, 99).unwrap();
+        let got = crate::tracker::recorded(&state, 99).unwrap();
         assert!(matches!(
             got,
             RecordedInput::ExchangeState { t_read_ns: 99, .. }
         ));
-        assert!(RecordedInput::of(&TrackerInput::Shutdown, 1).is_none());
+        assert!(crate::tracker::recorded(&TrackerInput::Shutdown, 1).is_none());
     }
 
     #[test]

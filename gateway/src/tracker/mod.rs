@@ -526,7 +526,7 @@ pub const SHUTDOWN_LATENCY: Duration = crate::idle::PARK_TIMEOUT;
 /// The recorded form of `input` (what a replay recording keeps of it), handed to the core with the monotonic time `mono_ns`
 /// (kept for ExchangeState); `None` for an input that is not recorded (Shutdown). Maps
 /// are sorted so that the same input always gives the same bytes.
-fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInput> {
+pub(crate) fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInput> {
     fn sorted(map: &std::collections::HashMap<u64, u64>) -> Vec<(u64, u64)> {
         let mut v: Vec<(u64, u64)> = map.iter().map(|(k, v)| (*k, *v)).collect();
         v.sort_unstable();
