@@ -7,81 +7,17 @@
 //! channel (their entries say Accepted with the code). A list's ListStatus is released once the
 //! io thread said it is done ([`ListDone`]) and every batch it wrote has its reply.
 
-use std::collections::HashMap;
-
 use codec::json::TradeReply;
 use codec::sbe::{ItemStatus, ListStatusEntry, OrdRejReason, Text};
 
 use super::core::{Tracker, OUTCOME_UNKNOWN_CODES};
-use super::request::{BatchItem, ListDone, RequestKind, SentBatch};
+use super::request::{BatchItem, ListDone, SentBatch};
 use super::resolve::UnknownCause;
 use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::Leg;
 
-/// The results of one strategy list, ready to be written as ListStatus messages.
-#[derive(Debug, Clone)]
-pub struct ListReport {
-    /// Destination session.
-    pub session_id: u64,
-    /// The strategy's ListID.
-    pub list_id: u64,
-    /// Template id of the list answered.
-    pub ref_msg_type: u16,
-    /// One entry per item (refused ones first, then per exchange batch in reply order).
-    pub entries: Vec<ListStatusEntry>,
-}
-
-#[derive(Debug)]
-struct BatchInFlight {
-    session_id: u64,
-    list_id: u64,
-    items: Vec<BatchItem>,
-    t_written_ns: u64,
-}
-
-#[derive(Debug, Default)]
-struct OpenList {
-    entries: Vec<ListStatusEntry>,
-    answered: u32,
-    /// Set by [`ListDone`]: (batches written, template id).
-    done: Option<(u32, u16)>,
-}
-
-/// The tracker's list state.
-#[derive(Debug, Default)]
-pub(super) struct Lists {
-    in_flight: HashMap<u64, BatchInFlight>,
-    open: HashMap<(u64, u64), OpenList>,
-    out: Vec<ListReport>,
-}
-
-fn item_cl_ord_id(kind: &RequestKind) -> u64 {
-    match kind {
-        RequestKind::New(n) => n.cl_ord_id,
-        RequestKind::Replace { cl_ord_id, .. } | RequestKind::Cancel { cl_ord_id } => *cl_ord_id,
-    }
-}
-
-impl Lists {
-    /// Releases the list's ListStatus when it is complete.
-    fn release_if_complete(&mut self, key: (u64, u64)) {
-        let complete = self
-            .open
-            .get(&key)
-            .is_some_and(|l| matches!(l.done, Some((sent, _)) if l.answered >= sent));
-        if !complete {
-            return;
-        }
-        if let Some(list) = self.open.remove(&key) {
-            self.out.push(ListReport {
-                session_id: key.0,
-                list_id: key.1,
-                ref_msg_type: list.done.map_or(0, |(_, t)| t),
-                entries: list.entries,
-            });
-        }
-    }
-}
+pub use super::list_state::ListReport;
+use super::list_state::{item_cl_ord_id, BatchInFlight};
 
 impl Tracker {
     /// An exchange batch of a list was written.

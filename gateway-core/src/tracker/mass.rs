@@ -16,8 +16,8 @@ use codec::sbe::{
 };
 use codec::Decimal;
 
-use super::core::{exec_report, Report, ReportMsg};
 use super::order::Order;
+use super::report::{exec_report, Report, ReportMsg};
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 use crate::rest_objects::OpenOrder;

@@ -5,11 +5,14 @@
 //! write. The thread that runs it is the shell's (`gateway::tracker`).
 
 pub mod core;
+pub mod exchange_state;
 pub mod frames;
+mod list_state;
 mod lists;
 pub mod mass;
 pub mod order;
 pub mod reconcile;
+pub mod report;
 pub mod request;
 pub mod resolve;
 #[cfg(test)]
@@ -18,6 +21,7 @@ pub mod restore;
 pub mod risk_feed;
 #[cfg(test)]
 mod tests;
+pub mod unknown;
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
 pub use self::lists::ListReport;

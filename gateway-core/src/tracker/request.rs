@@ -137,3 +137,23 @@ impl NewOrder {
         }
     }
 }
+
+/// The order details of a NewOrderSingle known only by its ClOrdID (filled in when the exchange
+/// shows the order).
+pub(super) fn blank_order(cl_ord_id: u64) -> NewOrder {
+    NewOrder {
+        cl_ord_id,
+        category: Category::UsdtFutures,
+        symbol: Symbol::EMPTY,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        price: None,
+        qty: Decimal::ZERO,
+    }
+}
+
+/// True for an order registered by [`blank_order`] whose details the exchange has not given yet.
+pub(super) fn is_blank(symbol: &Symbol, qty: Decimal) -> bool {
+    symbol.as_str().is_empty() && qty.is_zero()
+}

@@ -9,13 +9,11 @@
 
 use std::collections::HashMap;
 
-use codec::sbe::{
-    Category, ExecType, ExecutionReport, OrdRejReason, OrdType, Side, Symbol, TimeInForce,
-};
+use codec::sbe::{ExecType, ExecutionReport, OrdRejReason};
 use codec::Decimal;
 
 use super::core::Tracker;
-use super::request::{NewOrder, RequestKind};
+use super::request::{blank_order, NewOrder, RequestKind};
 use super::resolve::UnknownCause;
 
 /// What [`Tracker::restore_session`] rebuilt.
@@ -27,21 +25,6 @@ pub struct RestoreSummary {
     pub open: u64,
     /// Orders without any report, queried at the exchange.
     pub unanswered: u64,
-}
-
-/// The order details of a NewOrderSingle known only by its ClOrdID (filled in when the exchange
-/// shows the order).
-pub(super) fn blank_order(cl_ord_id: u64) -> NewOrder {
-    NewOrder {
-        cl_ord_id,
-        category: Category::UsdtFutures,
-        symbol: Symbol::EMPTY,
-        side: Side::Buy,
-        ord_type: OrdType::Limit,
-        time_in_force: TimeInForce::Gtc,
-        price: None,
-        qty: Decimal::ZERO,
-    }
 }
 
 impl Tracker {
@@ -155,15 +138,11 @@ impl Tracker {
     }
 }
 
-/// True for an order registered by [`blank_order`] whose details the exchange has not given yet.
-pub(super) fn is_blank(symbol: &Symbol, qty: Decimal) -> bool {
-    symbol.as_str().is_empty() && qty.is_zero()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::request::is_blank;
     use super::*;
-    use codec::sbe::{OrdStatus, Text};
+    use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, Text, TimeInForce};
 
     const S: u64 = 9;
 

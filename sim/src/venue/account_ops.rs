@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use codec::Decimal;
 
+use super::params::EntryOrder;
 use super::{BookEntry, Push, Topic, TradeOutcome, Venue};
 use crate::accounts::num::div;
 use crate::accounts::{AccountError, Accounts, Marks, OrderCheck};
@@ -369,14 +370,4 @@ impl Venue {
         s.push_str("\"}");
         s
     }
-}
-
-/// The account-relevant fields of a new order.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct EntryOrder {
-    pub(super) side: Side,
-    pub(super) qty: Decimal,
-    pub(super) price: Option<Decimal>,
-    pub(super) pos_side: Option<PosSide>,
-    pub(super) reduce_only: bool,
 }

@@ -34,10 +34,11 @@ use crate::render::{self, ReplyItem};
 mod account_ops;
 mod history;
 mod moves_ops;
-use account_ops::EntryOrder;
 use history::History;
+use params::EntryOrder;
+mod params;
 mod queries;
-pub use queries::{CancelResult, PageQuery};
+pub use params::{CancelResult, PageQuery};
 
 /// Which private topic a push belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

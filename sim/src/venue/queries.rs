@@ -9,6 +9,7 @@ use crate::config::Category;
 use crate::matching::{AccountId, CancelReason, Fill, Reject};
 use crate::render;
 
+use super::params::{CancelResult, PageQuery};
 use super::{bump, TradeOutcome, Venue};
 
 /// Bounded memory of account fills (newest at the back; exec ids increase).
@@ -29,34 +30,6 @@ impl FillLog {
     }
 }
 
-/// Filters and page of a history / fills query (already validated by the transport).
-#[derive(Debug, Clone, Copy)]
-pub struct PageQuery<'a> {
-    /// Category filter.
-    pub category: Option<Category>,
-    /// Symbol filter (`None` = all).
-    pub symbol: Option<&'a str>,
-    /// Order filter (fills only).
-    pub order_id: Option<u64>,
-    /// Window start, ms (inclusive; on `createdTime`).
-    pub start_ms: u64,
-    /// Window end, ms (inclusive).
-    pub end_ms: u64,
-    /// Page size, 1..=100.
-    pub limit: usize,
-    /// Only ids below this one (`orderId` for orders, `execId` for fills).
-    pub cursor: Option<u64>,
-}
-
-impl PageQuery<'_> {
-    fn keeps(&self, id: u64, category: Category, symbol: &str, t_ms: u64) -> bool {
-        self.cursor.is_none_or(|c| id < c)
-            && self.category.is_none_or(|c| c == category)
-            && self.symbol.is_none_or(|s| s.is_empty() || s == symbol)
-            && (self.start_ms..=self.end_ms).contains(&t_ms)
-    }
-}
-
 /// `{"list":[..],"cursor":".."}` from rendered items and their ids.
 fn page_json(items: &[(u64, String)], limit: usize) -> String {
     let mut s = String::from("{\"list\":[");
@@ -74,17 +47,6 @@ fn page_json(items: &[(u64, String)], limit: usize) -> String {
     }
     s.push_str("\"}");
     s
-}
-
-/// One result of `cancel-symbol-order`.
-#[derive(Debug, Clone)]
-pub struct CancelResult {
-    /// Order id.
-    pub order_id: u64,
-    /// Client order id.
-    pub client_oid: String,
-    /// `None` = cancelled; otherwise why not.
-    pub error: Option<Reject>,
 }
 
 impl Venue {

@@ -1,0 +1,95 @@
+//! What the tracker produces for the strategy sessions: the reports it queues ([`Report`],
+//! [`ReportMsg`]) stamped with the input path that produced them, and the ExecutionReport built
+//! from an order's state. Below every part of the tracker that reports.
+
+use codec::sbe::{ExecType, ExecutionReport, OrderCancelReject, OrderMassCancelReport, Text};
+
+use super::order::Order;
+use crate::journal::record::Origin;
+
+/// Outcome-unknown codes (reference §8): the order may or may not exist; resolved by querying
+/// the order, never by resending.
+pub const OUTCOME_UNKNOWN_CODES: [u32; 3] = [40010, 40725, 45001];
+
+/// A message for one strategy session.
+#[derive(Debug, Clone, Copy)]
+pub enum ReportMsg {
+    /// ExecutionReport.
+    Exec(ExecutionReport),
+    /// OrderCancelReject.
+    CancelReject(OrderCancelReject),
+    /// OrderMassCancelReport.
+    MassCancel(OrderMassCancelReport),
+}
+
+/// A report and whom it is for.
+#[derive(Debug, Clone, Copy)]
+pub struct Report {
+    /// Destination session.
+    pub session_id: u64,
+    /// The message.
+    pub msg: ReportMsg,
+    /// Monotonic read time of the exchange frame that caused it (for the "push read →
+    /// ExecutionReport written" leg).
+    pub cause_t_read_ns: u64,
+    /// The input path that produced it (journaled beside the message).
+    pub origin: Origin,
+}
+
+/// The reports an input produces, stamped with the path of the input being applied.
+#[derive(Debug)]
+pub(super) struct Reports {
+    /// The reports queued, oldest first.
+    pub(super) list: Vec<Report>,
+    /// Path of the input being applied (set by each entry point).
+    pub(super) origin: Origin,
+}
+
+impl Default for Reports {
+    fn default() -> Self {
+        Reports {
+            list: Vec::with_capacity(64),
+            origin: Origin::Push,
+        }
+    }
+}
+
+impl Reports {
+    /// Queues `msg` for `session_id`, caused by a frame read at `t_read_ns` (0: none).
+    pub(super) fn push(&mut self, session_id: u64, msg: ReportMsg, t_read_ns: u64) {
+        self.list.push(Report {
+            session_id,
+            msg,
+            cause_t_read_ns: t_read_ns,
+            origin: self.origin,
+        });
+    }
+}
+
+/// An ExecutionReport with the order's current ids, prices and quantities.
+pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
+    ExecutionReport {
+        cl_ord_id: o.cl_ord_id,
+        orig_cl_ord_id: 0,
+        order_id: o.order_id,
+        exec_id: 0,
+        transact_time: utc_ns,
+        price: o.price,
+        order_qty: o.qty,
+        last_qty: None,
+        last_px: None,
+        cum_qty: o.cum_qty,
+        leaves_qty: o.leaves_qty(),
+        avg_px: o.avg_px(),
+        exchange_code: 0,
+        symbol: o.symbol,
+        category: o.category,
+        side: o.side,
+        ord_type: o.ord_type,
+        time_in_force: o.time_in_force,
+        exec_type,
+        ord_status: o.status,
+        ord_rej_reason: None,
+        text: Text::new(""),
+    }
+}
