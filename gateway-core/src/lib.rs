@@ -15,6 +15,7 @@ pub mod journal;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;
+pub mod replay;
 pub mod rest_objects;
 pub mod risk;
 pub mod session;

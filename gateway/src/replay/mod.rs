@@ -39,16 +39,11 @@
 //! risk, budget or link state: a message refused by those never reaches order entry and is not
 //! recorded). A truncated last record (the gateway was killed mid-write) ends the file.
 
-mod error;
-mod format;
-mod header;
 mod recorder;
 mod run;
 #[cfg(test)]
 mod tests;
 
-pub use self::format::{Record, RecordedInput, MAGIC, VERSION};
 pub use self::recorder::{RecordTx, Recorder};
 pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport, Stream};
-
-pub use error::ReplayError;
+pub use gateway_core::replay::{Record, RecordedInput, ReplayError, MAGIC, VERSION};

@@ -7,8 +7,8 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Sender;
 
-use super::format::{Record, RecordedInput, MAGIC, VERSION};
 use crate::session::order_entry::EntryOutcome;
+use gateway_core::replay::{Record, RecordedInput, MAGIC, VERSION};
 
 /// Writes a recording (format in [`crate::replay`]). Dropping it flushes and closes the file
 /// once every [`RecordTx`] is gone too.

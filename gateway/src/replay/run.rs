@@ -7,11 +7,10 @@ use std::path::Path;
 use codec::json::JsonParser;
 use codec::sbe::Message;
 
-use super::error::ReplayError;
-use super::format::{self, Record, RecordedInput};
 use crate::pretrade::InstrumentTable;
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::tracker::{frames, Tracker};
+use gateway_core::replay::{body, records, Record, RecordedInput, ReplayError};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -125,7 +124,7 @@ pub fn replay_file(path: &Path) -> Result<ReplayReport, ReplayError> {
 
 /// Replays a recording held in memory (see [`replay_file`]).
 pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
-    let body = format::body(file)?;
+    let body = body(file)?;
     let mut r = Replayer {
         tracker: Tracker::new(),
         parser: JsonParser::new(),
@@ -138,7 +137,7 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
     let mut report = ReplayReport::default();
     let mut expected: Vec<Output> = Vec::new();
     let mut started = false;
-    for rec in format::records(body) {
+    for rec in records(body) {
         match rec? {
             Record::Input { utc_ns, input } => {
                 if started {
@@ -400,7 +399,7 @@ impl Replayer {
 /// Every record of a recording held in memory (for tools and tests).
 /// Errors: bad header, malformed record.
 pub fn records_of(file: &[u8]) -> Result<Vec<Record>, ReplayError> {
-    format::records(format::body(file)?).collect()
+    records(body(file)?).collect()
 }
 
 #[cfg(test)]
@@ -408,8 +407,8 @@ mod tests {
     use super::*;
 
     fn header() -> Vec<u8> {
-        let mut b = format::MAGIC.to_vec();
-        b.extend_from_slice(&format::VERSION.to_le_bytes());
+        let mut b = gateway_core::replay::MAGIC.to_vec();
+        b.extend_from_slice(&gateway_core::replay::VERSION.to_le_bytes());
         b
     }
 
@@ -464,10 +463,10 @@ mod tests {
     #[test]
     fn bad_header_version_and_record_are_errors_not_panics() {
         assert!(matches!(replay_bytes(b"nope"), Err(ReplayError::BadHeader)));
-        let mut b = format::MAGIC.to_vec();
+        let mut b = gateway_core::replay::MAGIC.to_vec();
         b.extend_from_slice(&9u16.to_le_bytes());
         assert!(matches!(replay_bytes(&b), Err(ReplayError::Version(9))));
-        let mut b = format::MAGIC.to_vec();
+        let mut b = gateway_core::replay::MAGIC.to_vec();
         b.extend_from_slice(&1u16.to_le_bytes());
         assert!(matches!(replay_bytes(&b), Err(ReplayError::Obsolete(1))));
         let mut b = header();

@@ -591,3 +591,87 @@ pub(crate) fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInp
         TrackerInput::Shutdown => return None,
     })
 }
+
+#[cfg(test)]
+mod recorded_tests {
+    use std::collections::HashMap;
+
+    use codec::sbe::{
+        Category, ExecType, ExecutionReport, OrdStatus, OrdType, Side, Symbol, Text, TimeInForce,
+    };
+
+    use super::{recorded, ExchangeState, TrackerInput};
+    use crate::replay::{Record, RecordedInput};
+
+    fn er(cl: u64, orig: u64, exec_type: ExecType, status: OrdStatus) -> ExecutionReport {
+        ExecutionReport {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            order_id: 500 + cl,
+            exec_id: 0,
+            transact_time: 1_000_000 + cl,
+            price: None,
+            order_qty: "0.002".parse().unwrap(),
+            last_qty: None,
+            last_px: None,
+            cum_qty: codec::Decimal::ZERO,
+            leaves_qty: "0.002".parse().unwrap(),
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Sell,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            exec_type,
+            ord_status: status,
+            ord_rej_reason: None,
+            text: Text::new(""),
+        }
+    }
+
+    #[test]
+    fn tracker_inputs_are_recorded_with_sorted_maps_and_the_driver_time() {
+        let roots: HashMap<u64, u64> = [(9, 9), (4, 3), (3, 3), (7, 7), (1, 1)].into();
+        let restore = |roots: HashMap<u64, u64>| TrackerInput::Restore {
+            session_id: 6,
+            roots,
+            reports: vec![er(3, 0, ExecType::New, OrdStatus::New)],
+            unanswered_since_ms: [(9, 1_700), (7, 1_600)].into(),
+        };
+        let got = recorded(&restore(roots.clone()), 0).unwrap();
+        let RecordedInput::Restore {
+            roots: r,
+            unanswered_since_ms,
+            ..
+        } = &got
+        else {
+            panic!("{got:?}");
+        };
+        assert_eq!(r, &[(1, 1), (3, 3), (4, 3), (7, 7), (9, 9)]);
+        assert_eq!(unanswered_since_ms, &[(7, 1_600), (9, 1_700)]);
+        // Same input, same bytes (whatever the map's iteration order).
+        let bytes = |i: &TrackerInput| {
+            let mut b = Vec::new();
+            let input = recorded(i, 0).unwrap();
+            assert!(Record::Input { utc_ns: 1, input }.encode(&mut b));
+            b
+        };
+        let mut pairs: Vec<(u64, u64)> = roots.iter().map(|(k, v)| (*k, *v)).collect();
+        pairs.reverse();
+        let mut again: HashMap<u64, u64> = HashMap::with_capacity(64);
+        again.extend(pairs);
+        assert_eq!(bytes(&restore(roots)), bytes(&restore(again)));
+
+        let state = TrackerInput::ExchangeState {
+            state: ExchangeState::default(),
+            reply: None,
+        };
+        let got = recorded(&state, 99).unwrap();
+        assert!(matches!(
+            got,
+            RecordedInput::ExchangeState { t_read_ns: 99, .. }
+        ));
+        assert!(recorded(&TrackerInput::Shutdown, 1).is_none());
+    }
+}

@@ -1,4 +1,4 @@
-//! Record encoding and decoding (layout in the module docs of [`crate::replay`]).
+//! Record encoding and decoding (the file layout: `gateway::replay`'s module docs).
 //!
 //! Every record body is the [postcard](https://docs.rs/postcard) encoding of one [`Record`]:
 //! the recorded types are defined once, with serde derives (the tracker's inputs, the
@@ -14,8 +14,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ReplayError;
-use crate::exchange::rest_orders::OpenOrder;
 use crate::pretrade::{InstrumentRules, InstrumentTable};
+use crate::rest_objects::OpenOrder;
 use crate::session::order_entry::EntryOutcome;
 use crate::tracker::{
     ExchangeState, ListDone, MassCancelEvent, OrderFilter, SentBatch, SentRequest,
@@ -32,13 +32,13 @@ const LEN_PREFIX: usize = 4;
 /// Variant order is part of the format (see the module docs): add new variants at the end.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum RecordedInput {
-    /// [`TrackerInput::Sent`](crate::tracker::TrackerInput::Sent).
+    /// `gateway::tracker::TrackerInput::Sent`.
     Sent(SentRequest),
-    /// [`TrackerInput::SentBatch`](crate::tracker::TrackerInput::SentBatch).
+    /// `gateway::tracker::TrackerInput::SentBatch`.
     SentBatch(SentBatch),
-    /// [`TrackerInput::ListDone`](crate::tracker::TrackerInput::ListDone).
+    /// `gateway::tracker::TrackerInput::ListDone`.
     ListDone(ListDone),
-    /// [`TrackerInput::Frame`](crate::tracker::TrackerInput::Frame).
+    /// `gateway::tracker::TrackerInput::Frame`.
     Frame {
         /// Account index.
         account: usize,
@@ -47,7 +47,7 @@ pub enum RecordedInput {
         /// Monotonic read time, ns.
         t_read_ns: u64,
     },
-    /// [`TrackerInput::SessionOpened`](crate::tracker::TrackerInput::SessionOpened) (without the writer).
+    /// `gateway::tracker::TrackerInput::SessionOpened` (without the writer).
     SessionOpened {
         /// SessionID.
         session_id: u64,
@@ -56,42 +56,42 @@ pub enum RecordedInput {
         /// Role.
         role: SessionRole,
     },
-    /// [`TrackerInput::SessionClosed`](crate::tracker::TrackerInput::SessionClosed).
+    /// `gateway::tracker::TrackerInput::SessionClosed`.
     SessionClosed {
         /// SessionID.
         session_id: u64,
     },
-    /// [`TrackerInput::OpenOrders`](crate::tracker::TrackerInput::OpenOrders) (the answer is recorded as open-order records).
+    /// `gateway::tracker::TrackerInput::OpenOrders` (the answer is recorded as open-order records).
     OpenOrders {
         /// Which orders.
         filter: OrderFilter,
         /// The exchange's open orders, when given.
         exchange: Option<Vec<OpenOrder>>,
     },
-    /// [`TrackerInput::MassCancel`](crate::tracker::TrackerInput::MassCancel).
+    /// `gateway::tracker::TrackerInput::MassCancel`.
     MassCancel(MassCancelEvent),
-    /// [`TrackerInput::ExchangeState`](crate::tracker::TrackerInput::ExchangeState) (without the reply channel).
+    /// `gateway::tracker::TrackerInput::ExchangeState` (without the reply channel).
     ExchangeState {
         /// The exchange's view.
         state: ExchangeState,
         /// The monotonic time (ns) the driver passed with it.
         t_read_ns: u64,
     },
-    /// [`TrackerInput::LinkDown`](crate::tracker::TrackerInput::LinkDown).
+    /// `gateway::tracker::TrackerInput::LinkDown`.
     LinkDown {
         /// Account index.
         account: usize,
         /// Monotonic ns.
         t_ns: u64,
     },
-    /// [`TrackerInput::LinkUp`](crate::tracker::TrackerInput::LinkUp).
+    /// `gateway::tracker::TrackerInput::LinkUp`.
     LinkUp {
         /// Account index.
         account: usize,
         /// Monotonic ns.
         t_ns: u64,
     },
-    /// [`TrackerInput::Restore`](crate::tracker::TrackerInput::Restore) (roots sorted by ClOrdID).
+    /// `gateway::tracker::TrackerInput::Restore` (roots sorted by ClOrdID).
     Restore {
         /// SessionID.
         session_id: u64,
@@ -191,7 +191,7 @@ impl Record {
     }
 
     /// The instruments record of `table` (rules sorted by category and symbol).
-    pub(super) fn instruments(table: &InstrumentTable) -> Record {
+    pub fn instruments(table: &InstrumentTable) -> Record {
         let mut rules: Vec<InstrumentRules> = table.rules().cloned().collect();
         rules.sort_unstable_by_key(|r| (r.category.to_wire(), r.symbol));
         Record::Instruments(rules)
@@ -201,7 +201,7 @@ impl Record {
     /// and UTC ns it was given, and what it produced (the trade-op JSON in `json` for
     /// [`EntryOutcome::Send`], the reject frame otherwise). `None` for a message that is not a
     /// single-order request.
-    pub(super) fn order_entry(
+    pub fn order_entry(
         session_id: u64,
         req_id: u64,
         utc_ns: u64,
@@ -263,7 +263,7 @@ fn why(e: &postcard::Error) -> &'static str {
 
 /// Checks the header; returns the records part. A version 1 file (hand-written records) is
 /// [`ReplayError::Obsolete`].
-pub(super) fn body(file: &[u8]) -> Result<&[u8], ReplayError> {
+pub fn body(file: &[u8]) -> Result<&[u8], ReplayError> {
     let rest = file
         .strip_prefix(MAGIC.as_slice())
         .ok_or(ReplayError::BadHeader)?;
@@ -278,7 +278,7 @@ pub(super) fn body(file: &[u8]) -> Result<&[u8], ReplayError> {
 }
 
 /// Iterates the records of `body` (after the header). A truncated last record ends it.
-pub(super) fn records(body: &[u8]) -> impl Iterator<Item = Result<Record, ReplayError>> + '_ {
+pub fn records(body: &[u8]) -> impl Iterator<Item = Result<Record, ReplayError>> + '_ {
     let mut rest = body;
     let mut index = 0u64;
     std::iter::from_fn(move || {
@@ -294,7 +294,6 @@ pub(super) fn records(body: &[u8]) -> impl Iterator<Item = Result<Record, Replay
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
 
     use codec::sbe::{
         Category, ExecType, ItemStatus, ListStatusEntry, MassCancelRequestType, OrdRejReason,
@@ -303,7 +302,7 @@ mod tests {
     use codec::Decimal;
 
     use super::*;
-    use crate::exchange::rest_history::ExchangeFill;
+    use crate::rest_objects::ExchangeFill;
     use crate::tracker::{BatchItem, NewOrder, OrderScope, RequestKind, StateSource};
 
     fn d(s: &str) -> Decimal {
@@ -641,52 +640,6 @@ mod tests {
             let n = records(&file[..file.len() - cut]).count();
             assert_eq!(n, recs.len() - 1, "cut {cut}");
         }
-    }
-
-    #[test]
-    fn tracker_inputs_are_recorded_with_sorted_maps_and_the_driver_time() {
-        use crate::tracker::TrackerInput;
-        let roots: HashMap<u64, u64> = [(9, 9), (4, 3), (3, 3), (7, 7), (1, 1)].into();
-        let restore = |roots: HashMap<u64, u64>| TrackerInput::Restore {
-            session_id: 6,
-            roots,
-            reports: vec![er(3, 0, ExecType::New, OrdStatus::New)],
-            unanswered_since_ms: [(9, 1_700), (7, 1_600)].into(),
-        };
-        let got = crate::tracker::recorded(&restore(roots.clone()), 0).unwrap();
-        let RecordedInput::Restore {
-            roots: r,
-            unanswered_since_ms,
-            ..
-        } = &got
-        else {
-            panic!("{got:?}");
-        };
-        assert_eq!(r, &[(1, 1), (3, 3), (4, 3), (7, 7), (9, 9)]);
-        assert_eq!(unanswered_since_ms, &[(7, 1_600), (9, 1_700)]);
-        // Same input, same bytes (whatever the map's iteration order).
-        let bytes = |i: &TrackerInput| {
-            let mut b = Vec::new();
-            let input = crate::tracker::recorded(i, 0).unwrap();
-            assert!(Record::Input { utc_ns: 1, input }.encode(&mut b));
-            b
-        };
-        let mut pairs: Vec<(u64, u64)> = roots.iter().map(|(k, v)| (*k, *v)).collect();
-        pairs.reverse();
-        let mut again: HashMap<u64, u64> = HashMap::with_capacity(64);
-        again.extend(pairs);
-        assert_eq!(bytes(&restore(roots)), bytes(&restore(again)));
-
-        let state = TrackerInput::ExchangeState {
-            state: exchange_state(),
-            reply: None,
-        };
-        let got = crate::tracker::recorded(&state, 99).unwrap();
-        assert!(matches!(
-            got,
-            RecordedInput::ExchangeState { t_read_ns: 99, .. }
-        ));
-        assert!(crate::tracker::recorded(&TrackerInput::Shutdown, 1).is_none());
     }
 
     #[test]
