@@ -101,6 +101,8 @@ pub enum RecordedInput {
         reports: Vec<ExecutionReport>,
         /// Unanswered root ClOrdIDs → UTC ms, sorted.
         unanswered_since_ms: Vec<(u64, u64)>,
+        /// Unanswered cancel and replace ClOrdIDs, sorted (format 3).
+        unanswered_amends: Vec<u64>,
     },
     /// An input this version cannot replay (skipped).
     Skipped,
@@ -530,6 +532,7 @@ mod tests {
                     er(4, 3, ExecType::Replaced, OrdStatus::New),
                 ],
                 unanswered_since_ms: vec![(7, 1_600), (9, 1_700)],
+                unanswered_amends: vec![4, 8],
             },
             RecordedInput::Skipped,
         ];

@@ -3,4 +3,4 @@
 /// File header magic.
 pub const MAGIC: &[u8; 6] = b"BGWREC";
 /// Format version this build writes and reads (1: hand-written records, no longer read).
-pub const VERSION: u16 = 2;
+pub const VERSION: u16 = 3;

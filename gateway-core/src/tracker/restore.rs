@@ -23,7 +23,8 @@ pub struct RestoreSummary {
     pub orders: u64,
     /// Of which not finished.
     pub open: u64,
-    /// Orders without any report, queried at the exchange.
+    /// Orders without any report, and cancels / replaces without any answer, queried at the
+    /// exchange.
     pub unanswered: u64,
 }
 
@@ -32,14 +33,16 @@ impl Tracker {
     /// ExecutionReports, in sequence order); `roots` maps every ClOrdID the session used to the
     /// root ClOrdID of its order; `unanswered_since_ms` gives, for roots no report names, the
     /// UTC ms from which the exchange's lists show the order (their resolution lists the
-    /// account from there when many are due at once). The session must be opened first (its
-    /// account is known).
+    /// account from there when many are due at once); `unanswered_amends` are cancel and replace
+    /// ClOrdIDs no report names, each resolved so that it gets one answer. The session must be
+    /// opened first (its account is known).
     pub fn restore_session(
         &mut self,
         session_id: u64,
         roots: &HashMap<u64, u64>,
         reports: &[ExecutionReport],
         unanswered_since_ms: &HashMap<u64, u64>,
+        unanswered_amends: &[u64],
     ) -> RestoreSummary {
         let mut sum = RestoreSummary::default();
         for er in reports {
@@ -134,6 +137,22 @@ impl Tracker {
             }
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);
         }
+        // Cancels and replaces accepted but never answered (the ClOrdID is journaled before the
+        // op is written, so a kill in between leaves them): resolved like a cancel, so each gets
+        // one answer: Canceled when the exchange shows the order cancelled, else an
+        // OrderCancelReject (NotApplied, or TooLateToCancel once the order is finished).
+        for &cl in unanswered_amends {
+            let Some(&root) = roots.get(&cl) else {
+                continue;
+            };
+            let Some(o) = self.orders_mut().get_mut(&(session_id, root)) else {
+                continue;
+            };
+            o.pending_cancel = Some(cl);
+            sum.unanswered += 1;
+            let kind = RequestKind::Cancel { cl_ord_id: cl };
+            self.mark_unknown(session_id, root, kind, UnknownCause::Restart);
+        }
         sum
     }
 }
@@ -205,7 +224,7 @@ mod tests {
             er(2, 0, ExecType::Canceled, OrdStatus::Canceled, "0"),
         ];
         let since: HashMap<u64, u64> = [(4, 1_700_000_000_000)].into();
-        let sum = t.restore_session(S, &roots, &reports, &since);
+        let sum = t.restore_session(S, &roots, &reports, &since, &[]);
         assert_eq!(
             sum,
             RestoreSummary {
@@ -230,6 +249,47 @@ mod tests {
         assert_eq!(asks[0].cause, UnknownCause::Restart);
         assert_eq!(asks[0].written_ms, 1_700_000_000_000);
         // Nothing is reported by the restore itself.
+        assert!(t.drain_reports().next().is_none());
+    }
+
+    /// Issue 10, cause 7: a cancel accepted (journaled) right before a SIGKILL and never
+    /// answered is resolved after the restart, so it gets exactly one answer.
+    #[test]
+    fn a_cancel_without_any_answer_is_resolved_after_a_restart() {
+        use super::super::report::ReportMsg;
+        use super::super::unknown::ExchangeView;
+        use codec::sbe::CxlRejReason;
+        let mut t = Tracker::new();
+        t.on_session_opened(S, 0);
+        // Order 1 rests (New); cancel 6 of it was journaled and got no report.
+        let roots: HashMap<u64, u64> = [(1, 1), (6, 1)].into();
+        let reports = [er(1, 0, ExecType::New, OrdStatus::New, "0")];
+        let sum = t.restore_session(S, &roots, &reports, &HashMap::new(), &[6]);
+        assert_eq!((sum.orders, sum.open, sum.unanswered), (1, 1, 1));
+        let asks: Vec<_> = t.drain_resolve_requests().collect();
+        assert_eq!(asks.len(), 1);
+        assert_eq!(asks[0].client_oid, crate::ids::ClientOid::new(S, 1));
+        assert!(!asks[0].place);
+        assert_eq!(asks[0].cause, UnknownCause::Restart);
+        assert!(t.drain_reports().next().is_none());
+        // The exchange shows the order still open: the cancel was not applied.
+        let oid = crate::ids::ClientOid::new(S, 1);
+        let view = ExchangeView {
+            status: OrdStatus::New,
+            price: Some(d("100")),
+            qty: d("2"),
+        };
+        t.resolve_after_state([(oid.as_str(), view)], std::iter::empty(), 9);
+        let out: Vec<_> = t.drain_reports().map(|r| r.msg).collect();
+        let [ReportMsg::CancelReject(r)] = out[..] else {
+            panic!("{out:?}");
+        };
+        assert_eq!(
+            (r.cl_ord_id, r.cxl_rej_reason),
+            (6, CxlRejReason::NotApplied)
+        );
+        // Once only.
+        t.resolve_after_state([(oid.as_str(), view)], std::iter::empty(), 9);
         assert!(t.drain_reports().next().is_none());
     }
 }

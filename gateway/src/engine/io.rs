@@ -287,6 +287,7 @@ pub(super) fn run(
                         roots: rec.roots,
                         reports: rec.reports,
                         unanswered_since_ms: rec.unanswered_since_ms,
+                        unanswered_amends: rec.unanswered_amends,
                     });
                 }
             }

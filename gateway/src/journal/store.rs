@@ -54,6 +54,10 @@ pub struct Recovered {
     /// sent after it, so the exchange's lists from there on (less a margin) show it if it
     /// exists.
     pub unanswered_since_ms: HashMap<u64, u64>,
+    /// ClOrdIDs of cancels and replaces (not roots) that no ExecutionReport or
+    /// OrderCancelReject names, sorted: accepted (journaled ahead of the write) when the gateway
+    /// stopped, their outcome unknown. Crash recovery resolves each, so it gets one answer.
+    pub unanswered_amends: Vec<u64>,
 }
 
 /// Rebuilds a session's state from its records (the bytes after the magic).
@@ -64,16 +68,23 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
     };
     let mut it = Records::new(records);
     let mut last_report_ms = 0u64;
+    // ClOrdIDs some report (ExecutionReport or OrderCancelReject) names.
+    let mut answered: HashSet<u64> = HashSet::new();
     for rec in it.by_ref() {
         match rec {
             Record::Outbound { seq, frame, .. } => {
                 r.next_seq = r.next_seq.max(seq.saturating_add(1));
-                if let Some(Ok(Message::ExecutionReport(er))) =
-                    frame.get(SOFH_LEN..).map(codec::sbe::decode)
-                {
-                    let er = er.to_owned();
-                    last_report_ms = last_report_ms.max(er.transact_time / 1_000_000);
-                    r.reports.push(er);
+                match frame.get(SOFH_LEN..).map(codec::sbe::decode) {
+                    Some(Ok(Message::ExecutionReport(er))) => {
+                        let er = er.to_owned();
+                        last_report_ms = last_report_ms.max(er.transact_time / 1_000_000);
+                        answered.insert(er.cl_ord_id);
+                        r.reports.push(er);
+                    }
+                    Some(Ok(Message::OrderCancelReject(ocr))) => {
+                        answered.insert(ocr.to_owned().cl_ord_id);
+                    }
+                    _ => {}
                 }
             }
             Record::ClOrdId { cl_ord_id, root } => {
@@ -97,6 +108,13 @@ pub fn recover(records: &[u8]) -> (Recovered, usize) {
         }
         r.unanswered_since_ms.remove(&er.cl_ord_id);
     }
+    r.unanswered_amends = r
+        .roots
+        .iter()
+        .filter(|(cl, root)| cl != root && !answered.contains(cl))
+        .map(|(cl, _)| *cl)
+        .collect();
+    r.unanswered_amends.sort_unstable();
     (r, it.valid_len())
 }
 
@@ -296,6 +314,38 @@ mod tests {
             r.unanswered_since_ms,
             [(2, 5_000), (4, 7_000), (6, 9_000)].into()
         );
+    }
+
+    /// Issue 10, cause 7: a cancel or replace ClOrdID that no ExecutionReport or
+    /// OrderCancelReject names is listed for resolution; answered ones are not.
+    #[test]
+    fn cancels_and_replaces_without_any_answer_are_listed() {
+        use codec::sbe::{CxlRejReason, CxlRejResponseTo, OrdStatus, OrderCancelReject, Text};
+        let mut ocr = Vec::new();
+        OrderCancelReject {
+            cl_ord_id: 5,
+            orig_cl_ord_id: 1,
+            order_id: 0,
+            transact_time: 0,
+            exchange_code: 0,
+            ord_status: OrdStatus::New,
+            cxl_rej_response_to: CxlRejResponseTo::OrderCancelRequest,
+            cxl_rej_reason: CxlRejReason::NotApplied,
+            text: Text::new("x"),
+        }
+        .encode_frame(&mut ocr);
+        let mut b = Vec::new();
+        put_cl_ord_id(&mut b, 1, 1);
+        put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 5_000));
+        put_cl_ord_id(&mut b, 3, 1); // answered by an ExecutionReport
+        put_outbound(&mut b, 2, Origin::Push, &er_frame(3, 6_000));
+        put_cl_ord_id(&mut b, 5, 1); // answered by an OrderCancelReject
+        put_outbound(&mut b, 3, Origin::OrderEntry, &ocr);
+        put_cl_ord_id(&mut b, 9, 1); // no answer
+        put_cl_ord_id(&mut b, 7, 1); // no answer
+        let (r, _) = recover(&b);
+        assert_eq!(r.unanswered_amends, [7, 9]);
+        assert!(r.unanswered_since_ms.is_empty());
     }
 
     #[test]

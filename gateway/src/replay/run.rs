@@ -296,11 +296,17 @@ impl Replayer {
                 roots,
                 reports,
                 unanswered_since_ms,
+                unanswered_amends,
             } => {
                 let roots: HashMap<u64, u64> = roots.into_iter().collect();
                 let since: HashMap<u64, u64> = unanswered_since_ms.into_iter().collect();
-                self.tracker
-                    .restore_session(session_id, &roots, &reports, &since);
+                self.tracker.restore_session(
+                    session_id,
+                    &roots,
+                    &reports,
+                    &since,
+                    &unanswered_amends,
+                );
             }
             RecordedInput::Skipped => return false,
         }

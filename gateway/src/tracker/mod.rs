@@ -99,6 +99,9 @@ pub enum TrackerInput {
         /// Root ClOrdIDs no report names → UTC ms from which the exchange's lists show them
         /// (see [`crate::journal::store::Recovered::unanswered_since_ms`]).
         unanswered_since_ms: HashMap<u64, u64>,
+        /// Cancel and replace ClOrdIDs no report names (see
+        /// [`crate::journal::store::Recovered::unanswered_amends`]).
+        unanswered_amends: Vec<u64>,
     },
     /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
     LinkDown {
@@ -336,12 +339,14 @@ impl Driver {
                 roots,
                 reports,
                 unanswered_since_ms,
+                unanswered_amends,
             } => {
                 let sum = self.tracker.restore_session(
                     session_id,
                     &roots,
                     &reports,
                     &unanswered_since_ms,
+                    &unanswered_amends,
                 );
                 tracing::info!(
                     session_id,
@@ -582,11 +587,13 @@ pub(crate) fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInp
             roots,
             reports,
             unanswered_since_ms,
+            unanswered_amends,
         } => RecordedInput::Restore {
             session_id: *session_id,
             roots: sorted(roots),
             reports: reports.clone(),
             unanswered_since_ms: sorted(unanswered_since_ms),
+            unanswered_amends: unanswered_amends.clone(),
         },
         TrackerInput::Shutdown => return None,
     })
@@ -638,6 +645,7 @@ mod recorded_tests {
             roots,
             reports: vec![er(3, 0, ExecType::New, OrdStatus::New)],
             unanswered_since_ms: [(9, 1_700), (7, 1_600)].into(),
+            unanswered_amends: vec![12],
         };
         let got = recorded(&restore(roots.clone()), 0).unwrap();
         let RecordedInput::Restore {
