@@ -7,7 +7,7 @@
 //! [`replay_file`] feeds the inputs to a new tracker with the recorded times and compares each
 //! output byte for byte. Off by default; when off the tracker thread pays one branch per input.
 //!
-//! # File format (version 2)
+//! # File format (version 3)
 //!
 //! - header: `b"BGWREC"` then `u16` LE version;
 //! - records: `u32` LE length `n`, then `n` bytes: the [postcard](https://docs.rs/postcard)
@@ -29,8 +29,8 @@
 //!   - entry state (io stream): SessionID, the ClOrdID → root pairs and the ListIDs the
 //!     session's order entry already holds, sorted.
 //!
-//! Version 1 (hand-written records) is refused with [`ReplayError::Obsolete`]: record again
-//! with this build.
+//! Older versions (1: hand-written records; 2: Restore without the unanswered cancel and
+//! replace ClOrdIDs) are refused with [`ReplayError::Obsolete`]: record again with this build.
 //!
 //! Two streams share the file: the tracker thread's (inputs, reports, open orders) and the io
 //! thread's order entry (the others); each keeps its own order. Tracker outputs follow the
