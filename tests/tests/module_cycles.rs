@@ -9,6 +9,9 @@
 //! The crate graph itself is acyclic by construction (cargo refuses a circle); this looks
 //! inside each crate. It is the equivalent of `cargo modules dependencies --acyclic`, without
 //! a tool to install.
+//!
+//! To see what ties a circle: `MODULE_CYCLES_DEBUG=1` prints the edges inside each circle found,
+//! `MODULE_CYCLES_TRACE=1` every edge with the path that made it (run with `--nocapture`).
 #![allow(clippy::expect_used, clippy::unwrap_used)]
 
 use std::collections::{BTreeSet, HashMap};
