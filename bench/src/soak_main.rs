@@ -53,6 +53,10 @@ struct Args {
     /// Print progress.
     #[arg(long, short)]
     verbose: bool,
+    /// Record each gateway process's tracker inputs and outputs (`record-1.bgwrec`, and
+    /// `record-2.bgwrec` after the restart, in the work directory) for `gateway-replay`.
+    #[arg(long)]
+    record: bool,
 }
 
 fn main() {
@@ -86,6 +90,7 @@ fn main() {
         work_dir: args.work_dir,
         gateway_exe,
         verbose: args.verbose,
+        record: args.record,
     };
     if let Some(size) = args.sweep {
         let passed = bench::soak::sweep::run(size, &opts, args.sweep_seed_offset);

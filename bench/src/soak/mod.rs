@@ -52,6 +52,9 @@ pub struct SoakOptions {
     pub gateway_exe: PathBuf,
     /// Print progress.
     pub verbose: bool,
+    /// Record each gateway process's tracker inputs and outputs for replay, to
+    /// `<work_dir>/record-<n>.bgwrec` (`n` = 1, then 2 after the restart).
+    pub record: bool,
 }
 
 /// What the run counted.
@@ -92,6 +95,7 @@ impl SoakOutcome {
             && self.strategy.unknown == 0
             && self.strategy.seq_regressions == 0
             && self.exchange_duplicates == 0
+            && self.strategy.amends_unanswered_count == 0
             && self.verdict.fills_equal()
     }
 }
@@ -100,7 +104,13 @@ fn credentials(session_id: u64) -> String {
     format!("soak-{session_id}")
 }
 
-fn gateway_config(opts: &SoakOptions, sim: &sim::SimHandle, ca_path: &std::path::Path) -> String {
+/// The gateway's configuration for its `process`-th start (1, then 2 after the SIGKILL).
+fn gateway_config(
+    opts: &SoakOptions,
+    sim: &sim::SimHandle,
+    ca_path: &std::path::Path,
+    process: u32,
+) -> String {
     let mut s = String::new();
     s.push_str("[strategy]\nlisten = \"127.0.0.1:0\"\nkeepalive_min_ms = 100\n\n");
     for i in 1..=opts.sessions as u64 {
@@ -129,6 +139,14 @@ fn gateway_config(opts: &SoakOptions, sim: &sim::SimHandle, ca_path: &std::path:
         "[journal]\ndir = \"{}\"\n",
         opts.work_dir.join("journal").display()
     ));
+    if opts.record {
+        s.push_str(&format!(
+            "\n[record]\npath = \"{}\"\n",
+            opts.work_dir
+                .join(format!("record-{process}.bgwrec"))
+                .display()
+        ));
+    }
     s
 }
 
@@ -162,7 +180,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     let ca_path = opts.work_dir.join("sim-ca.pem");
     std::fs::write(&ca_path, sim.ca_cert_pem()).map_err(|e| e.to_string())?;
     let config_path = opts.work_dir.join("gateway.toml");
-    std::fs::write(&config_path, gateway_config(opts, &sim, &ca_path))
+    std::fs::write(&config_path, gateway_config(opts, &sim, &ca_path, 1))
         .map_err(|e| e.to_string())?;
     let log_path = opts.work_dir.join("gateway.log");
     let _ = std::fs::remove_file(&log_path);
@@ -290,6 +308,10 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
                 g.kill9();
                 out.kills += 1;
                 ctl.restarted.store(true, Ordering::Relaxed);
+                if opts.record {
+                    std::fs::write(&config_path, gateway_config(opts, &sim, &ca_path, 2))
+                        .map_err(|e| e.to_string())?;
+                }
                 let g = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
                 *ctl.addr.lock() = g.addr;
                 gw = Some(g);
@@ -376,6 +398,9 @@ fn add_stats(a: &mut SessionStats, b: &SessionStats) {
     a.repeats.extend(b.repeats.iter().cloned());
     a.open_at_wind_down
         .extend(b.open_at_wind_down.iter().cloned());
+    a.amends_unanswered_count += b.amends_unanswered_count;
+    a.amends_unanswered
+        .extend(b.amends_unanswered.iter().copied());
     a.filled_qty = a
         .filled_qty
         .checked_add(b.filled_qty)
@@ -424,6 +449,16 @@ pub fn print(o: &SoakOutcome) {
         "orders sent twice to the exchange (repeated clientOids): {}",
         o.exchange_duplicates
     );
+    println!(
+        "cancels and replaces never answered (no ExecutionReport or OrderCancelReject with their ClOrdID): {}",
+        s.amends_unanswered_count
+    );
+    for (session, cl, root) in s.amends_unanswered.iter().take(20) {
+        println!(
+            "  unanswered: session {session} ClOrdID {cl} of order {root} (clientOid {})",
+            gateway::ids::ClientOid::new(*session, *root).as_str()
+        );
+    }
     println!(
         "fills: {} orders whose reported fills differ from the exchange's cumExecQty; Σ LastQty reported {} / Σ execQty at the exchange {} ({} fills): {}",
         v.fills_different,

@@ -114,6 +114,10 @@ pub struct SessionStats {
     pub repeats: Vec<Repeat>,
     /// Σ LastQty over every fill reported (each ExecID once per order).
     pub filled_qty: Decimal,
+    /// Cancels and replaces never answered (SessionID, ClOrdID, root; at most 20 listed).
+    pub amends_unanswered: Vec<(u64, u64, u64)>,
+    /// How many cancels and replaces were never answered.
+    pub amends_unanswered_count: u64,
     /// Orders still open when the wind-down began, described (for a stalled run).
     pub open_at_wind_down: Vec<String>,
 }
@@ -249,6 +253,10 @@ pub struct SoakSession {
     /// Cancels and replaces sent and not yet answered (ExecutionReport or OrderCancelReject
     /// with their ClOrdID), by ClOrdID → (root, request).
     unanswered_amends: HashMap<u64, (u64, Amend)>,
+    /// Every cancel and replace ClOrdID sent and not yet answered by an ExecutionReport or an
+    /// OrderCancelReject carrying it (unlike `unanswered_amends`, kept after its order ends:
+    /// each request gets exactly one answer).
+    amends_open: std::collections::BTreeSet<u64>,
 }
 
 const CONNECT_FOR: Duration = Duration::from_secs(90);
@@ -312,6 +320,7 @@ impl SoakSession {
             retry_pending: HashSet::new(),
             retransmit_range: 0..0,
             unanswered_amends: HashMap::new(),
+            amends_open: std::collections::BTreeSet::new(),
         }
     }
 
@@ -475,6 +484,7 @@ impl SoakSession {
             Received::Exec(er) => {
                 self.stats.execution_reports += 1;
                 self.unanswered_amends.remove(&er.cl_ord_id);
+                self.amends_open.remove(&er.cl_ord_id);
                 let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
                     self.stats.unknown += 1;
                     return;
@@ -576,6 +586,7 @@ impl SoakSession {
             Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
                 self.unanswered_amends.remove(&r.cl_ord_id);
+                self.amends_open.remove(&r.cl_ord_id);
                 if let Some(o) = self
                     .roots
                     .get(&r.cl_ord_id)
@@ -703,6 +714,7 @@ impl SoakSession {
         };
         self.unanswered_amends
             .insert(cl, (root, Amend::Cancel(msg)));
+        self.amends_open.insert(cl);
         self.send(|c| c.send_cancel(&msg))
     }
 
@@ -730,6 +742,7 @@ impl SoakSession {
         };
         self.unanswered_amends
             .insert(cl, (root, Amend::Replace(msg)));
+        self.amends_open.insert(cl);
         self.send(|c| c.send_replace(&msg))
     }
 
@@ -885,6 +898,16 @@ impl SoakSession {
         while Instant::now() < end {
             self.pump(Duration::from_millis(20))?;
         }
+        self.stats.amends_unanswered_count = self.amends_open.len() as u64;
+        self.stats.amends_unanswered = self
+            .amends_open
+            .iter()
+            .take(20)
+            .map(|cl| {
+                let root = self.roots.get(cl).copied().unwrap_or(0);
+                (self.session_id, *cl, root)
+            })
+            .collect();
         if let Some(c) = self.client.as_mut() {
             let _ = c.terminate();
         }

@@ -86,7 +86,7 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
         Ok(out) => {
             let v = &out.verdict;
             format!(
-                "{head}: {:>5} accepted, {:>3} drops, {} kill, {:>2} strategy drops; {} different, {} lost, {} repeated, {} repeated clientOids, fills {}; {:.1} s: {}",
+                "{head}: {:>5} accepted, {:>3} drops, {} kill, {:>2} strategy drops; {} different, {} lost, {} repeated, {} repeated clientOids, {} unanswered amends, fills {}; {:.1} s: {}",
                 out.accepted,
                 out.drops,
                 out.kills,
@@ -95,6 +95,7 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
                 v.reports_missing,
                 out.strategy.repeated,
                 out.exchange_duplicates,
+                out.strategy.amends_unanswered_count,
                 if v.fills_equal() { "equal" } else { "DIFFERENT" },
                 out.elapsed.as_secs_f64(),
                 if out.passed() { "PASS" } else { "FAIL" }
@@ -109,6 +110,7 @@ pub fn run(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> bool {
     let started = Instant::now();
     let runs = configurations(size, base, seed_offset);
     let (mut accepted, mut different, mut lost, mut repeated, mut dups) = (0, 0, 0, 0, 0);
+    let mut unanswered = 0;
     let (mut passed, mut fills_equal) = (0usize, 0usize);
     let mut filled = Decimal::ZERO;
     for (i, o) in runs.iter().enumerate() {
@@ -120,6 +122,7 @@ pub fn run(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> bool {
             lost += out.verdict.reports_missing;
             repeated += out.strategy.repeated;
             dups += out.exchange_duplicates;
+            unanswered += out.strategy.amends_unanswered_count;
             filled = filled
                 .checked_add(out.verdict.filled_reported)
                 .unwrap_or(filled);
@@ -133,7 +136,7 @@ pub fn run(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> bool {
     }
     let all = passed == runs.len();
     println!(
-        "sweep: {} runs, {accepted} orders accepted, {different} different, {lost} lost, {repeated} repeated, {dups} repeated clientOids, fills equal in {fills_equal}/{} runs (Σ LastQty {}), {:.1?}: {}",
+        "sweep: {} runs, {accepted} orders accepted, {different} different, {lost} lost, {repeated} repeated, {dups} repeated clientOids, {unanswered} unanswered amends, fills equal in {fills_equal}/{} runs (Σ LastQty {}), {:.1?}: {}",
         runs.len(),
         runs.len(),
         filled.normalized(),

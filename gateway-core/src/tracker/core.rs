@@ -23,12 +23,13 @@ use codec::sbe::{
     OrderCancelReject, Text,
 };
 use codec::Decimal;
+use smallvec::SmallVec;
 
 use super::list_state::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
 pub(super) use super::report::{exec_report, Reports};
-pub use super::report::{Report, ReportMsg, OUTCOME_UNKNOWN_CODES};
+pub use super::report::{Report, ReportMsg, ORDER_NOT_FOUND, OUTCOME_UNKNOWN_CODES};
 use super::request::{RequestKind, SentRequest};
 use super::unknown::{Resolve, UnknownCause};
 use crate::ids::{parse_request_id, ClientOid};
@@ -62,6 +63,10 @@ pub struct TrackerStats {
     pub watchdog_ack_without_push: u64,
     /// Watchdog: order pushes whose request's reply did not come within the push deadline.
     pub watchdog_push_without_reply: u64,
+    /// Orders open here that the exchange did not show (left out of a reconciliation's lists,
+    /// or said ended by a cancel's or modify's "Order does not exist" with no push to say how):
+    /// queried by clientOid.
+    pub not_shown: u64,
     /// ExecutionReports produced.
     pub execution_reports: u64,
     /// OrderCancelRejects produced.
@@ -273,8 +278,8 @@ impl Tracker {
                     cum_value: Decimal::ZERO,
                     exchange_cum_qty: Decimal::ZERO,
                     exec_ids: Default::default(),
-                    pending_replace: None,
-                    pending_cancel: None,
+                    pending_replaces: SmallVec::new(),
+                    pending_cancels: SmallVec::new(),
                     held_terminal: None,
                 });
             }
@@ -284,16 +289,21 @@ impl Tracker {
                 qty,
             } => {
                 if let Some(o) = self.orders.get_mut(&key) {
-                    o.pending_replace = Some(PendingReplace {
-                        cl_ord_id,
-                        price,
-                        qty,
-                    });
+                    if o.replace_pending(cl_ord_id).is_none() {
+                        o.pending_replaces.push(PendingReplace {
+                            cl_ord_id,
+                            price,
+                            qty,
+                            accepted: false,
+                        });
+                    }
                 }
             }
             RequestKind::Cancel { cl_ord_id } => {
                 if let Some(o) = self.orders.get_mut(&key) {
-                    o.pending_cancel = Some(cl_ord_id);
+                    if !o.cancel_pending(cl_ord_id) {
+                        o.pending_cancels.push(cl_ord_id);
+                    }
                 }
             }
         }
@@ -459,8 +469,13 @@ impl Tracker {
                 }
             }
             RequestKind::Replace { cl_ord_id, .. } => {
-                if code != 0 {
-                    order.pending_replace = None;
+                if code == 0 {
+                    order.accept_replace(cl_ord_id);
+                }
+                // Refused, or accepted after the order ended (its end was reported first):
+                // answered with OrderCancelReject (TooLateToCancel once ended).
+                let answer = code != 0 || order.is_terminal();
+                if answer && order.take_replace(cl_ord_id) {
                     push_cancel_reject(
                         &mut self.reports,
                         &mut self.stats,
@@ -475,8 +490,9 @@ impl Tracker {
                 }
             }
             RequestKind::Cancel { cl_ord_id } => {
-                if code != 0 {
-                    order.pending_cancel = None;
+                // Refused, or still unanswered once the order ended another way (a fill).
+                let answer = code != 0 || order.is_terminal();
+                if answer && order.take_cancel(cl_ord_id) {
                     push_cancel_reject(
                         &mut self.reports,
                         &mut self.stats,
@@ -491,7 +507,15 @@ impl Tracker {
                 }
             }
         }
-        Some(order.order_id)
+        let id = order.order_id;
+        let gone =
+            code == ORDER_NOT_FOUND && !order.is_terminal() && !matches!(kind, RequestKind::New(_));
+        if gone {
+            // The exchange says the order has ended; the order channel should say how. If it
+            // has not within the push deadline, the order is queried (`on_tick`).
+            self.resolve.gone.push(((session_id, root), t_read_ns));
+        }
+        Some(id)
     }
 
     fn acknowledge(
@@ -524,10 +548,17 @@ impl Tracker {
         if push.cum_exec_qty > order.exchange_cum_qty {
             order.exchange_cum_qty = push.cum_exec_qty;
         }
-        if let Some(pr) = order.pending_replace {
-            let price_matches = pr.price.is_none() || pr.price == push.price;
-            if price_matches && pr.qty == push.qty && push.order_status != BgStatus::Cancelled {
-                order.pending_replace = None;
+        // The modify this push shows (the oldest whose price and quantity it carries).
+        let shown = order
+            .pending_replaces
+            .iter()
+            .copied()
+            .find(|pr| (pr.price.is_none() || pr.price == push.price) && pr.qty == push.qty);
+        if let Some(pr) = shown {
+            // A cancelled order showing the modify's values: applied before the cancel when the
+            // exchange has accepted it (reported Replaced, then Canceled).
+            if push.order_status != BgStatus::Cancelled || pr.accepted {
+                order.take_replace(pr.cl_ord_id);
                 let orig = order.cl_ord_id;
                 order.cl_ord_id = pr.cl_ord_id;
                 order.price = push.price.or(order.price);
@@ -569,12 +600,42 @@ impl Tracker {
         order.status = OrdStatus::Canceled;
         let orig = order.cl_ord_id;
         let mut er = exec_report(order, ExecType::Canceled, utc_ns);
-        if let Some(cancel_id) = order.pending_cancel.take() {
+        if !order.pending_cancels.is_empty() {
+            // The oldest cancel is the one the exchange applied; a later one gets its own
+            // answer (its reply, or its resolution).
+            let cancel_id = order.pending_cancels.remove(0);
             er.cl_ord_id = cancel_id;
             er.orig_cl_ord_id = orig;
         }
         er.text = Text::new(reason.as_str());
         push_exec(reports, stats, order.session_id, er, t_read_ns);
+        Self::answer_after_end(order, reports, stats, t_read_ns, utc_ns);
+    }
+
+    /// The order has just ended: each modify the exchange had accepted but no order update
+    /// showed gets OrderCancelReject TooLateToCancel (nothing else will answer it). Modifies
+    /// and cancels not yet replied to are answered by their reply.
+    fn answer_after_end(
+        order: &mut Order,
+        reports: &mut Reports,
+        stats: &mut TrackerStats,
+        t_read_ns: u64,
+        utc_ns: u64,
+    ) {
+        while let Some(ix) = order.pending_replaces.iter().position(|p| p.accepted) {
+            let pr = order.pending_replaces.remove(ix);
+            push_cancel_reject(
+                reports,
+                stats,
+                order,
+                pr.cl_ord_id,
+                CxlRejResponseTo::OrderCancelReplaceRequest,
+                0,
+                "order ended before the modification was shown",
+                utc_ns,
+                t_read_ns,
+            );
+        }
     }
 
     pub(super) fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
@@ -626,6 +687,9 @@ impl Tracker {
             er,
             t_read_ns,
         );
+        if order.status == OrdStatus::Filled {
+            Self::answer_after_end(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
+        }
         Self::release_terminal(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
     }
 }

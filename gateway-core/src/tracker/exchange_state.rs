@@ -61,4 +61,7 @@ pub struct ApplySummary {
     pub adopted: u64,
     /// clientOids the exchange did not know.
     pub not_found: u64,
+    /// Orders open here that a reconciliation's lists left out, queued to be queried by
+    /// clientOid.
+    pub not_shown: u64,
 }

@@ -4,6 +4,8 @@
 //! ExecutionReports, OrderCancelRejects and ListStatus it produces for the shell to drain and
 //! write. The thread that runs it is the shell's (`gateway::tracker`).
 
+#[cfg(test)]
+mod answer_tests;
 pub mod core;
 pub mod exchange_state;
 pub mod frames;

@@ -18,6 +18,9 @@ pub struct PendingReplace {
     pub price: Option<Decimal>,
     /// Requested quantity.
     pub qty: Decimal,
+    /// The exchange accepted it (reply code 0): it was applied before anything that ends the
+    /// order afterwards.
+    pub accepted: bool,
 }
 
 /// Why an order ended, held back until the fills the exchange counted have all arrived.
@@ -96,15 +99,53 @@ pub struct Order {
     pub exchange_cum_qty: Decimal,
     /// `execId`s counted (fill de-duplication).
     pub exec_ids: SmallVec<[u64; 4]>,
-    /// A modify in flight.
-    pub pending_replace: Option<PendingReplace>,
-    /// ClOrdID of a cancel in flight.
-    pub pending_cancel: Option<u64>,
+    /// Modifies sent and not yet answered, oldest first (a strategy may send another before
+    /// the first is answered; each gets exactly one answer).
+    pub pending_replaces: SmallVec<[PendingReplace; 2]>,
+    /// ClOrdIDs of the cancels sent and not yet answered, oldest first (the Canceled report
+    /// answers the oldest; each later one gets its own answer).
+    pub pending_cancels: SmallVec<[u64; 2]>,
     /// A terminal state the exchange reported before all its fills arrived.
     pub held_terminal: Option<HeldTerminal>,
 }
 
 impl Order {
+    /// Whether cancel `cl_ord_id` is sent and not yet answered.
+    pub fn cancel_pending(&self, cl_ord_id: u64) -> bool {
+        self.pending_cancels.contains(&cl_ord_id)
+    }
+
+    /// Removes cancel `cl_ord_id` from the unanswered ones; true when it was there.
+    pub fn take_cancel(&mut self, cl_ord_id: u64) -> bool {
+        let before = self.pending_cancels.len();
+        self.pending_cancels.retain(|c| *c != cl_ord_id);
+        self.pending_cancels.len() != before
+    }
+
+    /// Modify `cl_ord_id`, while sent and not yet answered.
+    pub fn replace_pending(&self, cl_ord_id: u64) -> Option<PendingReplace> {
+        self.pending_replaces
+            .iter()
+            .find(|p| p.cl_ord_id == cl_ord_id)
+            .copied()
+    }
+
+    /// Marks modify `cl_ord_id` accepted by the exchange.
+    pub fn accept_replace(&mut self, cl_ord_id: u64) {
+        for p in self.pending_replaces.iter_mut() {
+            if p.cl_ord_id == cl_ord_id {
+                p.accepted = true;
+            }
+        }
+    }
+
+    /// Removes modify `cl_ord_id` from the unanswered ones; true when it was there.
+    pub fn take_replace(&mut self, cl_ord_id: u64) -> bool {
+        let before = self.pending_replaces.len();
+        self.pending_replaces.retain(|p| p.cl_ord_id != cl_ord_id);
+        self.pending_replaces.len() != before
+    }
+
     /// LeavesQty: `qty − CumQty` while open (never negative), 0 once terminal.
     pub fn leaves_qty(&self) -> Decimal {
         if self.is_terminal() {

@@ -103,6 +103,9 @@ impl Tracker {
             };
             self.on_order_push(t_read_ns, &push);
         }
+        if state.source != StateSource::Resolution {
+            sum.not_shown = self.query_not_shown(state);
+        }
         sum.new_fills = applied_fills;
         sum.not_found = state.not_found.len() as u64;
         sum.reports = self.stats.execution_reports + self.stats.cancel_rejects - reports_before;
@@ -111,6 +114,34 @@ impl Tracker {
         self.stats.unknown_pushes = unknown_before;
         self.stats.duplicate_fills = dups_before;
         sum
+    }
+
+    /// After a reconciliation (`state` lists the account's open orders and the orders created
+    /// since some time): each order of that account still open here that the lists leave out
+    /// ended while the link was down but was created before the lists' window (the history
+    /// list filters on creation time), so it is queried by clientOid
+    /// ([`UnknownCause::NotShown`](super::unknown::UnknownCause::NotShown)). Returns how many.
+    fn query_not_shown(&mut self, state: &ExchangeState) -> u64 {
+        let shown: std::collections::HashSet<(u64, u64)> = state
+            .orders
+            .iter()
+            .filter_map(|o| ClientOid::parse(&o.client_oid))
+            .collect();
+        let mut missing: Vec<(u64, u64)> = self
+            .orders()
+            .filter(|o| {
+                !o.is_terminal()
+                    && self.account_of(o.session_id) == state.account
+                    && !shown.contains(&(o.session_id, o.root))
+            })
+            .map(|o| (o.session_id, o.root))
+            .collect();
+        missing.sort_unstable();
+        let before = self.stats.not_shown;
+        for (session_id, root) in missing {
+            self.resolve_not_shown(session_id, root);
+        }
+        self.stats.not_shown - before
     }
 
     /// Gives an order known only by its ClOrdID (crash recovery, see `restore`) the details the

@@ -11,6 +11,10 @@ use crate::journal::record::Origin;
 /// the order, never by resending.
 pub const OUTCOME_UNKNOWN_CODES: [u32; 3] = [40010, 40725, 45001];
 
+/// Bitget's "Order does not exist" code (reference §8): the answer to `order-info` for an
+/// unknown clientOid, and to a cancel or modify of an order that has already ended.
+pub const ORDER_NOT_FOUND: u32 = 25204;
+
 /// A message for one strategy session.
 #[derive(Debug, Clone, Copy)]
 pub enum ReportMsg {

@@ -102,6 +102,33 @@ impl Tracker {
         }
     }
 
+    /// Queries order (`session_id`, `root`), open here, that the exchange does not show
+    /// ([`UnknownCause::NotShown`]), unless a query of it is already due. Its state, once
+    /// applied, reports how it ended.
+    pub(super) fn resolve_not_shown(&mut self, session_id: u64, root: u64) {
+        let key = (session_id, root);
+        if self.order(session_id, root).is_none_or(|o| o.is_terminal())
+            || self.resolve.unresolved.contains_key(&key)
+        {
+            return;
+        }
+        self.stats.not_shown += 1;
+        self.resolve.unresolved.insert(key, Vec::new());
+        let req = ResolveRequest {
+            account: self.account_of(session_id),
+            client_oid: ClientOid::new(session_id, root),
+            cause: UnknownCause::NotShown,
+            place: false,
+            // Queried on its own: the lists of a sweep would not show it either.
+            written_ms: 0,
+        };
+        if self.links_down.contains_key(&req.account) {
+            self.resolve.held.push(req);
+        } else {
+            self.resolve.out.push(req);
+        }
+    }
+
     /// A replied request whose order push the watchdog awaits (place accepted, cancel or
     /// modify accepted).
     pub(super) fn watch_reply(&mut self, session_id: u64, root: u64, kind: RequestKind, t: u64) {
@@ -194,6 +221,21 @@ impl Tracker {
         });
         watch.append(&mut self.resolve.watch);
         self.resolve.watch = watch;
+        // Orders the exchange said had ended, still open here.
+        let mut gone = std::mem::take(&mut self.resolve.gone);
+        let mut due = Vec::new();
+        gone.retain(|&(key, t)| {
+            if now_ns.saturating_sub(t) < push_ns {
+                return true;
+            }
+            due.push(key);
+            false
+        });
+        gone.append(&mut self.resolve.gone);
+        self.resolve.gone = gone;
+        for (session_id, root) in due {
+            self.resolve_not_shown(session_id, root);
+        }
         for w in flagged {
             self.stats.watchdog_ack_without_push += 1;
             tracing::warn!(
@@ -271,17 +313,23 @@ impl Tracker {
                     }
                 }
                 RequestKind::Cancel { cl_ord_id } => {
-                    if order.pending_cancel != Some(cl_ord_id) {
+                    if !order.cancel_pending(cl_ord_id) {
+                        // Answered already (its reply, or the Canceled report).
                         applied += 1;
                         continue;
                     }
-                    if found.is_some_and(|v| v.status == OrdStatus::Canceled) {
-                        // The Canceled report comes from the state (held until its fills).
+                    let first = order.pending_cancels.first() == Some(&cl_ord_id);
+                    if first
+                        && !order.is_terminal()
+                        && found.is_some_and(|v| v.status == OrdStatus::Canceled)
+                    {
+                        // The Canceled report comes from the state (held until its fills) and
+                        // answers the oldest cancel: this one.
                         applied += 1;
                         continue;
                     }
                     not_applied += 1;
-                    order.pending_cancel = None;
+                    order.take_cancel(cl_ord_id);
                     reports.push(not_applied_reject(
                         order,
                         cl_ord_id,
@@ -294,21 +342,19 @@ impl Tracker {
                     price,
                     qty,
                 } => {
-                    let pending = order
-                        .pending_replace
-                        .is_some_and(|p| p.cl_ord_id == cl_ord_id);
+                    let pending = order.replace_pending(cl_ord_id).is_some();
                     let shown = found.is_some_and(|v| {
                         (price.is_none() || price == v.price)
                             && qty == v.qty
                             && v.status != OrdStatus::Canceled
                     });
-                    if !pending || shown {
+                    if !pending || (shown && !order.is_terminal()) {
                         // Shown: the Replaced report comes with the state's order update.
                         applied += 1;
                         continue;
                     }
                     not_applied += 1;
-                    order.pending_replace = None;
+                    order.take_replace(cl_ord_id);
                     reports.push(not_applied_reject(
                         order,
                         cl_ord_id,
@@ -333,11 +379,9 @@ impl Tracker {
 fn shows_request(o: &super::order::Order, kind: &RequestKind) -> bool {
     match kind {
         RequestKind::New(_) => o.pushed,
-        RequestKind::Cancel { cl_ord_id } => {
-            o.is_terminal() || o.pending_cancel != Some(*cl_ord_id)
-        }
+        RequestKind::Cancel { cl_ord_id } => o.is_terminal() || !o.cancel_pending(*cl_ord_id),
         RequestKind::Replace { cl_ord_id, .. } => {
-            o.is_terminal() || o.pending_replace.is_none_or(|p| p.cl_ord_id != *cl_ord_id)
+            o.is_terminal() || o.replace_pending(*cl_ord_id).is_none()
         }
     }
 }

@@ -11,11 +11,11 @@ use super::request::{BatchItem, NewOrder, RequestKind, SentBatch, SentRequest};
 use super::resolve::{Deadlines, ExchangeView, UnknownCause, NOT_APPLIED_TEXT};
 use crate::ids::ClientOid;
 
-const S: u64 = 7;
-const MS: u64 = 1_000_000;
-const T0: u64 = 1_000 * MS;
+pub(super) const S: u64 = 7;
+pub(super) const MS: u64 = 1_000_000;
+pub(super) const T0: u64 = 1_000 * MS;
 
-fn new_kind(cl: u64) -> RequestKind {
+pub(super) fn new_kind(cl: u64) -> RequestKind {
     RequestKind::New(NewOrder {
         cl_ord_id: cl,
         category: Category::UsdtFutures,
@@ -28,13 +28,13 @@ fn new_kind(cl: u64) -> RequestKind {
     })
 }
 
-struct Rig {
-    t: Tracker,
+pub(super) struct Rig {
+    pub(super) t: Tracker,
     p: JsonParser,
 }
 
 impl Rig {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let mut t = Tracker::new();
         t.on_session_opened(S, 0);
         t.set_deadlines(Deadlines {
@@ -47,7 +47,7 @@ impl Rig {
         }
     }
 
-    fn sent(&mut self, req_id: u64, root: u64, kind: RequestKind) {
+    pub(super) fn sent(&mut self, req_id: u64, root: u64, kind: RequestKind) {
         self.t.on_sent(SentRequest {
             req_id,
             session_id: S,
@@ -58,24 +58,24 @@ impl Rig {
         });
     }
 
-    fn frame_at(&mut self, t: u64, json: &str) -> Vec<ReportMsg> {
+    pub(super) fn frame_at(&mut self, t: u64, json: &str) -> Vec<ReportMsg> {
         let inbound = self.p.parse(json.as_bytes()).unwrap();
         self.t.on_inbound(t, 5, &inbound);
         self.t.drain_reports().map(|r| r.msg).collect()
     }
 
-    fn frame(&mut self, json: &str) -> Vec<ReportMsg> {
+    pub(super) fn frame(&mut self, json: &str) -> Vec<ReportMsg> {
         self.frame_at(T0 + MS, json)
     }
 
-    fn requests(&mut self) -> Vec<(String, UnknownCause, bool)> {
+    pub(super) fn requests(&mut self) -> Vec<(String, UnknownCause, bool)> {
         self.t
             .drain_resolve_requests()
             .map(|r| (r.client_oid.as_str().to_owned(), r.cause, r.place))
             .collect()
     }
 
-    fn resolve(&mut self, found: &[(&str, &str)], not_found: &[&str]) -> Vec<ReportMsg> {
+    pub(super) fn resolve(&mut self, found: &[(&str, &str)], not_found: &[&str]) -> Vec<ReportMsg> {
         let view = |status: &str| ExchangeView {
             status: match status {
                 "cancelled" => OrdStatus::Canceled,
@@ -94,11 +94,11 @@ impl Rig {
     }
 }
 
-fn oid(cl: u64) -> String {
+pub(super) fn oid(cl: u64) -> String {
     ClientOid::new(S, cl).as_str().to_owned()
 }
 
-fn ack(req_id: u64, cl: u64) -> String {
+pub(super) fn ack(req_id: u64, cl: u64) -> String {
     format!(
         r#"{{"event":"trade","id":"{req_id}","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"BTCUSDT","orderId":"555","clientOid":"{}","cTime":"1"}}],"code":"0","msg":"Success","ts":"1"}}"#,
         oid(cl)
@@ -109,7 +109,7 @@ fn unknown(req_id: u64) -> String {
     format!(r#"{{"code":"40010","msg":"Request timed out","id":"{req_id}","event":"error"}}"#)
 }
 
-fn push(cl: u64, status: &str) -> String {
+pub(super) fn push(cl: u64, status: &str) -> String {
     format!(
         r#"{{"action":"snapshot","arg":{{"instType":"UTA","topic":"order"}},"data":[{{"category":"usdt-futures","symbol":"BTCUSDT","orderId":"555","clientOid":"{}","price":"100","qty":"1","orderType":"limit","timeInForce":"gtc","side":"buy","cumExecQty":"0","cumExecValue":"0","avgPrice":"0","orderStatus":"{status}","cancelReason":"","feeDetail":[],"createdTime":"1","updatedTime":"2"}}],"ts":3}}"#,
         oid(cl)
@@ -358,7 +358,7 @@ fn modify_with_unknown_outcome_is_replaced_or_rejected_once() {
     assert!(r.frame(&push(10, "live")).is_empty());
 }
 
-fn exchange_order(cl: u64, status: OrdStatus) -> crate::rest_objects::OpenOrder {
+pub(super) fn exchange_order(cl: u64, status: OrdStatus) -> crate::rest_objects::OpenOrder {
     crate::rest_objects::OpenOrder {
         order_id: 555,
         client_oid: oid(cl),

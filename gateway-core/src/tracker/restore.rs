@@ -113,8 +113,8 @@ impl Tracker {
                 o.exchange_cum_qty = o.cum_qty;
             }
             o.status = er.ord_status;
-            o.pending_cancel = None;
-            o.pending_replace = None;
+            o.pending_cancels.clear();
+            o.pending_replaces.clear();
         }
         sum.open = self
             .orders()
@@ -148,7 +148,9 @@ impl Tracker {
             let Some(o) = self.orders_mut().get_mut(&(session_id, root)) else {
                 continue;
             };
-            o.pending_cancel = Some(cl);
+            if !o.cancel_pending(cl) {
+                o.pending_cancels.push(cl);
+            }
             sum.unanswered += 1;
             let kind = RequestKind::Cancel { cl_ord_id: cl };
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);

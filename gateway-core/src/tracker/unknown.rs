@@ -39,6 +39,11 @@ pub enum UnknownCause {
     /// The gateway restarted after the ClOrdID was accepted and before any report for it was
     /// journaled (crash recovery).
     Restart,
+    /// The exchange does not show an order open here: a reconciliation's lists leave it out
+    /// (it ended while the link was down, and was created before the history list's window),
+    /// or a cancel or modify of it was answered "Order does not exist" and no push ended it
+    /// within the push deadline. Its state is queried by clientOid.
+    NotShown,
 }
 
 /// One order to query at the exchange by clientOid.
@@ -213,6 +218,11 @@ pub(super) struct Resolve {
     /// Orders with requests whose outcome is unknown, and those requests.
     pub(super) unresolved: HashMap<(u64, u64), Vec<RequestKind>>,
     pub(super) watch: Vec<Watch>,
+    /// Orders whose cancel or modify was answered "Order does not exist"
+    /// ([`ORDER_NOT_FOUND`](super::report::ORDER_NOT_FOUND)), with the reply's read time
+    /// (monotonic ns): still open after the push deadline, they are queried
+    /// ([`UnknownCause::NotShown`]).
+    pub(super) gone: Vec<((u64, u64), u64)>,
     pub(super) out: Vec<ResolveRequest>,
     /// Requests held while their account's link is down (released on LinkUp).
     pub(super) held: Vec<ResolveRequest>,

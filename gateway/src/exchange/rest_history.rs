@@ -22,8 +22,7 @@ pub const HISTORY_ORDERS_PATH: &str = "/api/v3/trade/history-orders";
 /// Path of the fills query.
 pub const FILLS_PATH: &str = "/api/v3/trade/fills";
 
-/// Bitget's "Order does not exist" code (order-info of an unknown order).
-pub const ORDER_NOT_FOUND: u32 = 25204;
+pub use gateway_core::tracker::report::ORDER_NOT_FOUND;
 
 pub use gateway_core::rest_objects::ExchangeFill;
 

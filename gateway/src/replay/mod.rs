@@ -43,7 +43,9 @@ mod recorder;
 mod run;
 #[cfg(test)]
 mod tests;
+mod trace;
 
 pub use self::recorder::{RecordTx, Recorder};
 pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport, Stream};
+pub use self::trace::order_trace;
 pub use gateway_core::replay::{Record, RecordedInput, ReplayError, MAGIC, VERSION};

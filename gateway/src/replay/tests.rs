@@ -127,3 +127,44 @@ fn exchange_state_and_link_events_recorded_by_the_tracker_thread_replay_identica
     assert!(report.is_identical(), "{report}");
     assert_eq!((report.inputs, report.skipped, report.outputs), (5, 0, 2));
 }
+
+/// `gateway-replay --order`: the trace of an order of the reconnect golden names its place,
+/// the exchange's answer, the link drop, the reconciliation's state and its reports, in order.
+#[test]
+fn an_order_is_traced_through_a_recording() {
+    let file = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/golden/exchange_reconnect.bgwrec"),
+    )
+    .unwrap();
+    let (session, root) = records_of(&file)
+        .unwrap()
+        .into_iter()
+        .find_map(|r| match r {
+            Record::Input {
+                input: super::RecordedInput::Sent(s),
+                ..
+            } => Some((s.session_id, s.root)),
+            _ => None,
+        })
+        .unwrap();
+    let lines = super::order_trace(&file, session, root).unwrap();
+    for l in &lines {
+        println!("{l}");
+    }
+    let at = |what: &str| {
+        lines
+            .iter()
+            .position(|l| l.contains(what))
+            .unwrap_or_else(|| panic!("no line with {what:?} in {lines:#?}"))
+    };
+    assert!(at("sent request") < at("exchange frame"));
+    assert!(at("exchange frame") < at("report ExecutionReport New"));
+    // Filled while the link was down: the reconciliation's state shows it and reports it.
+    assert!(at("link down") < at("exchange state (Reconnect"));
+    assert!(at("exchange state (Reconnect") < at("report ExecutionReport Fill Filled"));
+    assert!(at("report ExecutionReport Fill Filled") < at("link up"));
+    // Another order's frames are not in it.
+    let other = ClientOid::new(session, root + 1000);
+    assert!(!lines.iter().any(|l| l.contains(other.as_str())));
+}
