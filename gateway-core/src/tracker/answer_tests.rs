@@ -249,3 +249,31 @@ fn a_modify_the_order_never_showed_before_it_ended_gets_too_late_to_cancel() {
     );
     assert!(r.frame(&push_at("101", "filled", "1")).is_empty());
 }
+
+/// The sweep's unanswered modify: modifies 21 and 23 ask for the same price; 21 is shown and
+/// reported Replaced, 23's outcome is unknown and the exchange's state, showing that price,
+/// settles it. The values were 21's doing (the exchange refuses a modify to the values the
+/// order already has, 25571): 23 gets OrderCancelReject NotApplied, once.
+#[test]
+fn a_modify_to_values_an_earlier_modify_set_is_not_applied() {
+    let mut r = Rig::new();
+    r.sent(1, 10, new_kind(10));
+    r.frame(&ack(1, 10));
+    r.sent(2, 10, replace_kind(21, "101"));
+    r.sent(3, 10, replace_kind(23, "101"));
+    r.frame(&modify_ok(2, 10));
+    let out = r.frame(&push_at("101", "live", "0"));
+    assert_eq!(answers(&out), vec![(21, "Replaced".to_owned())]);
+    r.frame(r#"{"code":"40010","msg":"Request timed out","id":"3","event":"error"}"#);
+    let mut shown = exchange_order(10, OrdStatus::New);
+    shown.price = Some("101".parse().unwrap());
+    r.t.on_exchange_state(
+        T0 + 5 * MS,
+        9,
+        &state(vec![shown.clone()], StateSource::Resolution),
+    );
+    let out: Vec<_> = r.t.drain_reports().map(|x| x.msg).collect();
+    assert_eq!(answers(&out), vec![(23, "Reject NotApplied 0".to_owned())]);
+    r.t.on_exchange_state(T0 + 6 * MS, 9, &state(vec![shown], StateSource::Resolution));
+    assert_eq!(r.t.drain_reports().count(), 0);
+}

@@ -548,12 +548,14 @@ impl Tracker {
         if push.cum_exec_qty > order.exchange_cum_qty {
             order.exchange_cum_qty = push.cum_exec_qty;
         }
-        // The modify this push shows (the oldest whose price and quantity it carries).
-        let shown = order
-            .pending_replaces
-            .iter()
-            .copied()
-            .find(|pr| (pr.price.is_none() || pr.price == push.price) && pr.qty == push.qty);
+        // The modify this push shows: the oldest whose price and quantity it carries, among
+        // those that change something (the exchange refuses a modify to the values the order
+        // has, 25571: such a modify is never shown).
+        let (price, qty) = (order.price, order.qty);
+        let shown = order.pending_replaces.iter().copied().find(|pr| {
+            let changes = pr.price.is_some_and(|p| Some(p) != price) || pr.qty != qty;
+            changes && (pr.price.is_none() || pr.price == push.price) && pr.qty == push.qty
+        });
         if let Some(pr) = shown {
             // A cancelled order showing the modify's values: applied before the cancel when the
             // exchange has accepted it (reported Replaced, then Canceled).

@@ -256,13 +256,14 @@ impl Tracker {
         state: &ExchangeState,
     ) -> ApplySummary {
         let summary = self.apply_exchange_state(t_read_ns, utc_ns, state);
-        self.resolve_after_state(
+        self.settle_all(
             state
                 .orders
                 .iter()
                 .map(|o| (o.client_oid.as_str(), ExchangeView::from(o))),
             state.not_found.iter().map(String::as_str),
             utc_ns,
+            true,
         );
         summary
     }
@@ -278,15 +279,36 @@ impl Tracker {
         not_found: impl IntoIterator<Item = &'a str>,
         utc_ns: u64,
     ) {
+        self.settle_all(found, not_found, utc_ns, false);
+    }
+
+    /// [`Tracker::resolve_after_state`]; `state_applied`: the orders' states were applied
+    /// just before (by [`Tracker::on_exchange_state`]), so a modify they showed has had its
+    /// Replaced report, and one still unanswered was not applied, whatever the values show
+    /// (an earlier modify to the same values took them: the exchange refuses the later one,
+    /// 25571).
+    fn settle_all<'a>(
+        &mut self,
+        found: impl IntoIterator<Item = (&'a str, ExchangeView)>,
+        not_found: impl IntoIterator<Item = &'a str>,
+        utc_ns: u64,
+        state_applied: bool,
+    ) {
         for (oid, view) in found {
-            self.settle(oid, Some(view), utc_ns);
+            self.settle(oid, Some(view), utc_ns, state_applied);
         }
         for oid in not_found {
-            self.settle(oid, None, utc_ns);
+            self.settle(oid, None, utc_ns, state_applied);
         }
     }
 
-    fn settle(&mut self, client_oid: &str, found: Option<ExchangeView>, utc_ns: u64) {
+    fn settle(
+        &mut self,
+        client_oid: &str,
+        found: Option<ExchangeView>,
+        utc_ns: u64,
+        state_applied: bool,
+    ) {
         let Some(key) = ClientOid::parse(client_oid) else {
             return;
         };
@@ -348,7 +370,7 @@ impl Tracker {
                             && qty == v.qty
                             && v.status != OrdStatus::Canceled
                     });
-                    if !pending || (shown && !order.is_terminal()) {
+                    if !pending || (shown && !order.is_terminal() && !state_applied) {
                         // Shown: the Replaced report comes with the state's order update.
                         applied += 1;
                         continue;

@@ -321,7 +321,13 @@ fn batch_items_with_unknown_outcome_and_timed_out_batches_are_resolved() {
 #[test]
 fn modify_with_unknown_outcome_is_replaced_or_rejected_once() {
     let mut r = Rig::new();
-    r.sent(1, 10, new_kind(10));
+    // Placed for 2, modified to 1 (a modify to the values the order has is refused by the
+    // exchange, 25571, and never shown).
+    let RequestKind::New(mut placed) = new_kind(10) else {
+        unreachable!()
+    };
+    placed.qty = "2".parse().unwrap();
+    r.sent(1, 10, RequestKind::New(placed));
     r.frame(&ack(1, 10));
     let modify = |cl| RequestKind::Replace {
         cl_ord_id: cl,
