@@ -10,6 +10,7 @@
 //! Model: quinn-proto under quinn, rustls' connection state (`shared/DESIGN.md` §2).
 
 pub mod budget;
+pub mod decision;
 pub mod ids;
 pub mod journal;
 pub mod metrics;

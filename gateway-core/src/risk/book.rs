@@ -345,27 +345,6 @@ impl RiskBook {
         Ok(())
     }
 
-    /// Gives back what [`RiskBook::check_new`] counted for `order` of `session_id` when the
-    /// [`Reserved`] token is no longer at hand (a batch item whose batch was not written).
-    pub fn release_order(
-        &self,
-        session_id: u64,
-        category: Category,
-        symbol: &Symbol,
-        order: &OrderView,
-    ) {
-        let (instrument, lots) = match self.instrument(category, symbol) {
-            Some((t, i)) => (Some(i), Self::to_lots(t, i, order.qty)),
-            None => (None, 0),
-        };
-        self.release(Reserved {
-            session_id,
-            instrument,
-            side: order.side,
-            lots,
-        });
-    }
-
     /// Gives back what [`RiskBook::check_new`] counted for an order that was not sent.
     pub fn release(&self, r: Reserved) {
         let Some(sess) = self.sessions.get(&r.session_id) else {

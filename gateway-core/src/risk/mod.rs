@@ -13,4 +13,4 @@ pub mod report;
 pub use self::book::{Reserved, RiskBook, RiskInstrument};
 pub use self::check::{OrderView, RiskReject, Scope};
 pub use self::config::{RiskConfig, RiskLimits, RiskSettings};
-pub use self::report::{order_view, rejected_report};
+pub use self::report::order_view;

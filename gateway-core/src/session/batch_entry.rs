@@ -7,13 +7,14 @@ use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
     BoolFlag, Category, CxlRejReason, CxlRejResponseTo, ItemStatus, ListStatusEntry,
     NewOrderListEntryDecoder, OrdRejReason, OrdStatus, OrdType, OrderCancelListEntryDecoder,
-    OrderCancelReject, OrderCancelReplaceListEntryDecoder, PosSide, StpMode, Symbol, Text,
+    OrderCancelReject, OrderCancelReplaceListEntryDecoder, PosSide, Side, StpMode, Symbol, Text,
 };
 use codec::Decimal;
 
 use super::order_entry::{place_order_args, OrderEntry};
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::{InstrumentTable, PretradeReject};
+use crate::risk::Reserved;
 use crate::tracker::{NewOrder, ReportMsg, RequestKind};
 
 /// Most items of one Bitget batch trade op (reference §5.1).
@@ -47,6 +48,8 @@ pub struct AcceptedItem {
     pub category: Category,
     /// Symbol.
     pub symbol: Symbol,
+    /// Side of the order.
+    pub side: Side,
     /// Root ClOrdID of the order the item concerns.
     pub root: u64,
     /// OrigClOrdID of a modify or cancel item (0 for a place item).
@@ -55,6 +58,9 @@ pub struct AcceptedItem {
     pub kind: RequestKind,
     /// Op-specific fields.
     pub extras: ItemExtras,
+    /// A place item's risk reservation, once the decision made it (given back if its batch is
+    /// not written).
+    pub reserved: Option<Reserved>,
 }
 
 impl AcceptedItem {
@@ -208,6 +214,8 @@ impl OrderEntry {
         Ok(AcceptedItem {
             category: order.category,
             symbol: order.symbol,
+            side: order.side,
+            reserved: None,
             root: order.cl_ord_id,
             orig_cl_ord_id: 0,
             kind: RequestKind::New(order),
@@ -250,6 +258,8 @@ impl OrderEntry {
         Ok(AcceptedItem {
             category: e.category(),
             symbol: e.symbol(),
+            side: e.side(),
+            reserved: None,
             root,
             orig_cl_ord_id: orig,
             kind: RequestKind::Replace {
@@ -289,6 +299,8 @@ impl OrderEntry {
         Ok(AcceptedItem {
             category: e.category(),
             symbol: e.symbol(),
+            side: e.side(),
+            reserved: None,
             root,
             orig_cl_ord_id: orig,
             kind: RequestKind::Cancel { cl_ord_id: cl },

@@ -13,35 +13,13 @@ use crate::exchange::rest::RestClient;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
 pub use crate::types::{BudgetPolicy, TradeOp};
+use gateway_core::decision::AccountGate;
 use gateway_core::journal::record::Origin;
 
 /// Least time between two unasked RateBudgetReports to one session.
 const THROTTLE_REPORT_EVERY_NS: u64 = 1_000_000_000;
 
-/// Why a trade op was not written (nothing reached the exchange: the request was not applied).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NotSent {
-    /// The account's connections are down.
-    Down,
-    /// The write failed (the link is now down).
-    WriteFailed,
-    /// The rate budget had no token in time; `bucket` names the bucket that was empty.
-    Throttled {
-        /// Bucket name, e.g. `place-order` or `ws-connection`.
-        bucket: &'static str,
-    },
-}
-
-impl NotSent {
-    /// Text for the strategy's reject.
-    pub fn text(self) -> &'static str {
-        match self {
-            NotSent::Down => "exchange connection down",
-            NotSent::WriteFailed => "exchange write failed",
-            NotSent::Throttled { bucket } => crate::budget::throttled_text(bucket),
-        }
-    }
-}
+pub use gateway_core::decision::NotSent;
 
 /// One account: name, REST client, WebSocket pool.
 pub(super) struct AccountCtx {
@@ -71,21 +49,49 @@ impl std::fmt::Debug for AccountCtx {
     }
 }
 
-impl AccountCtx {
-    /// True when the account is configured to trade `category` (checked before an order is
-    /// sent; batch handlers should check each item).
-    pub(in crate::engine) fn trades(&self, category: codec::sbe::Category) -> bool {
+/// What the order decision (`gateway_core::decision`) needs of the account.
+impl AccountGate for AccountCtx {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Configured to trade `category` (every loaded category when the account names none).
+    fn trades(&self, category: codec::sbe::Category) -> bool {
         self.categories.is_empty() || self.categories.contains(&category)
     }
 
+    fn is_up(&self) -> bool {
+        AccountCtx::is_up(self)
+    }
+}
+
+impl AccountCtx {
     /// True while the primary connection (the one with the subscriptions) is usable.
     pub(super) fn is_up(&self) -> bool {
         self.links.first().is_some_and(ExchangeLink::is_up)
     }
 
-    /// Writes one trade op on a connection of the pool, once the rate budget allows it under
-    /// `policy`. `Err` means nothing was written: the request was not applied.
+    /// Writes one trade op of `session_id` on a connection of the pool, once the rate budget
+    /// allows it under `policy`: the one send of every order-carrying request (single orders,
+    /// list batches, mass-cancel chunks). `Err` means nothing was written: the request was not
+    /// applied (answer it with `decision::Refusal::not_sent`); a throttled session is also sent
+    /// an unasked RateBudgetReport on `out` ([`AccountCtx::note_throttled`]).
     pub(super) async fn send_trade(
+        &self,
+        op: TradeOp,
+        policy: BudgetPolicy,
+        json: &[u8],
+        session_id: u64,
+        out: &SessionOut,
+    ) -> Result<(), NotSent> {
+        let sent = self.write_trade(op, policy, json).await;
+        if matches!(sent, Err(NotSent::Throttled { .. })) {
+            self.note_throttled(session_id, out);
+        }
+        sent
+    }
+
+    async fn write_trade(
         &self,
         op: TradeOp,
         policy: BudgetPolicy,
@@ -152,7 +158,7 @@ impl AccountCtx {
 
     /// After a request of `session_id` was throttled: sends it an unasked RateBudgetReport the
     /// first time, then at most once per second.
-    pub(in crate::engine) fn note_throttled(&self, session_id: u64, out: &SessionOut) {
+    fn note_throttled(&self, session_id: u64, out: &SessionOut) {
         let now = now_ns();
         {
             let mut last = self.throttle_reports.borrow_mut();

@@ -9,14 +9,12 @@ use std::time::Duration;
 
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, BusinessMessageReject, BusinessRejectReason, CxlRejReason, CxlRejResponseTo,
-    EstablishmentAck, ExecType, ExecutionReport, Message, NegotiationRejectCode, OrdRejReason,
-    OrdStatus, OrdType, OrderCancelReject, TerminationCode, Text,
+    self, BusinessMessageReject, BusinessRejectReason, EstablishmentAck, Message,
+    NegotiationRejectCode, TerminationCode, Text,
 };
-use codec::Decimal;
 use tokio::net::TcpStream;
 
-use super::account::{AccountCtx, BudgetPolicy, NotSent, TradeOp};
+use super::account::{AccountCtx, BudgetPolicy, TradeOp};
 use super::conn::Conn;
 use super::ctx::IoCtx;
 use super::ops;
@@ -26,6 +24,7 @@ use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply,
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
+use gateway_core::decision::{check_after_entry, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
@@ -448,7 +447,8 @@ impl Conn {
         self.journal_fresh();
     }
 
-    /// The single-order path: order entry (checks, JSON), WebSocket write, then the tracker.
+    /// The single-order path: order entry (identity, instrument rules, JSON), then the account
+    /// and risk (`gateway_core::decision`), journal, WebSocket write, then the tracker.
     async fn on_single_order(&mut self, msg: Message<'_>, t_read: u64) {
         let Some(entry) = self.entry.as_mut() else {
             return;
@@ -457,12 +457,23 @@ impl Conn {
         let Some(account) = self.ctx.accounts.get(self.account) else {
             return;
         };
+        let session_id = self.fixp.session_id();
         let req_id = self.ctx.next_request_id();
         self.json.clear();
-        let op = match &msg {
-            Message::OrderCancelRequest(_) => TradeOp::Cancel,
-            Message::OrderCancelReplaceRequest(_) => TradeOp::Modify,
-            _ => TradeOp::Place,
+        let (op, request) = match &msg {
+            Message::NewOrderSingle(m) => (
+                TradeOp::Place,
+                Request::new(0, m.category(), m.symbol(), m.side()),
+            ),
+            Message::OrderCancelRequest(m) => (
+                TradeOp::Cancel,
+                Request::new(m.orig_cl_ord_id(), m.category(), m.symbol(), m.side()),
+            ),
+            Message::OrderCancelReplaceRequest(m) => (
+                TradeOp::Modify,
+                Request::new(m.orig_cl_ord_id(), m.category(), m.symbol(), m.side()),
+            ),
+            _ => return,
         };
         let outcome = match &msg {
             Message::NewOrderSingle(m) => {
@@ -474,6 +485,19 @@ impl Conn {
             }
             _ => return,
         };
+        // The decision: order entry said Send; then the account and risk. The order's
+        // identity was checked first (a repeated ClOrdID is answered DuplicateOrder whatever
+        // the link's state: a NotApplied for it would contradict the order it names).
+        let decided = match &outcome {
+            EntryOutcome::Send { root, kind } => {
+                let req = request.accepted(kind);
+                match check_after_entry(&req, account, &self.ctx.risk, session_id) {
+                    Ok(reserved) => Ok((*root, *kind, reserved)),
+                    Err(refusal) => Err(refusal.report(&req, utc)),
+                }
+            }
+            EntryOutcome::Reject(report) => Err(*report),
+        };
         if entry.has_fresh() {
             // Journaled before the trade op is written (a buffer append under the writer's
             // uncontended lock; the journal thread does the file write).
@@ -481,114 +505,42 @@ impl Conn {
             entry.take_fresh(|c, l| out.journal_ids(c, l));
         }
         if let Some(rec) = &self.ctx.record {
-            let session_id = self.fixp.session_id();
             rec.order_entry(session_id, req_id, utc, &msg, &outcome, &self.json);
         }
-        match outcome {
-            EntryOutcome::Send { root, kind } => {
-                // The order's identity was checked first (a repeated ClOrdID is answered
-                // DuplicateOrder whatever the link's state: a NotApplied for it would contradict
-                // the order it names); then the account, risk and the link.
-                if let Some(r) = self.account_refusal(&msg, &kind, utc) {
-                    self.write_report(&r);
-                    return;
-                }
-                let reserved = match &kind {
-                    RequestKind::New(n) => {
-                        let session_id = self.fixp.session_id();
-                        let view = crate::risk::order_view(n);
-                        match self
-                            .ctx
-                            .risk
-                            .check_new(session_id, n.category, &n.symbol, &view)
-                        {
-                            Ok(r) => Some(r),
-                            Err(rej) => {
-                                self.write_report(&crate::risk::rejected_report(n, utc, &rej));
-                                return;
-                            }
-                        }
-                    }
-                    _ => None,
-                };
-                let sent = account.send_trade(op, self.budget, &self.json).await;
-                if let Err(why) = sent {
-                    if matches!(why, NotSent::Throttled { .. }) {
-                        account.note_throttled(self.fixp.session_id(), &self.out);
-                    }
-                    if let Some(r) = reserved {
-                        self.ctx.risk.release(r);
-                    }
-                    if let Some(r) = not_applied(&msg, utc, why) {
-                        self.write_report(&r);
-                    }
-                } else {
-                    let t_written = now_ns();
-                    self.ctx
-                        .legs
-                        .borrow_mut()
-                        .record(Leg::StrategyToExchange, t_written.saturating_sub(t_read));
-                    let _ = self.ctx.tracker_tx.send(TrackerInput::Sent(SentRequest {
-                        req_id,
-                        session_id: self.fixp.session_id(),
-                        root,
-                        kind,
-                        t_read_ns: t_read,
-                        t_written_ns: t_written,
-                    }));
-                }
+        let (root, kind, reserved) = match decided {
+            Ok(d) => d,
+            Err(report) => {
+                self.write_report(&report);
+                return;
             }
-            EntryOutcome::Reject(report) => {
+        };
+        let sent = account
+            .send_trade(op, self.budget, &self.json, session_id, &self.out)
+            .await;
+        match sent {
+            Err(why) => {
+                if let Some(r) = reserved {
+                    self.ctx.risk.release(r);
+                }
+                let report = Refusal::not_sent(why).report(&request.accepted(&kind), utc);
                 self.write_report(&report);
             }
-        }
-    }
-
-    /// Why the account refuses a request the order entry accepted (category not traded, replace
-    /// over a risk limit, link down or reconciling), as the report to answer; `None` when it
-    /// may go on to the risk reservation and the send.
-    fn account_refusal(
-        &self,
-        msg: &Message<'_>,
-        kind: &RequestKind,
-        utc: u64,
-    ) -> Option<ReportMsg> {
-        let account = self.ctx.accounts.get(self.account)?;
-        if let RequestKind::New(n) = kind {
-            if !account.trades(n.category) {
-                return account_refuses_category(msg, utc, &account.name);
-            }
-        }
-        if let Message::OrderCancelReplaceRequest(m) = msg {
-            let view = crate::risk::OrderView {
-                side: m.side(),
-                ord_type: OrdType::Limit,
-                price: m.price(),
-                qty: m.order_qty().unwrap_or(Decimal::ZERO),
-            };
-            let session_id = self.fixp.session_id();
-            if let Err(rej) =
+            Ok(()) => {
+                let t_written = now_ns();
                 self.ctx
-                    .risk
-                    .check_replace(session_id, m.category(), &m.symbol(), &view)
-            {
-                return Some(ReportMsg::CancelReject(OrderCancelReject {
-                    cl_ord_id: m.cl_ord_id(),
-                    orig_cl_ord_id: m.orig_cl_ord_id(),
-                    order_id: 0,
-                    transact_time: utc,
-                    exchange_code: 0,
-                    ord_status: OrdStatus::Rejected,
-                    cxl_rej_response_to: CxlRejResponseTo::OrderCancelReplaceRequest,
-                    cxl_rej_reason: CxlRejReason::Other,
-                    text: Text::new(&rej.text),
+                    .legs
+                    .borrow_mut()
+                    .record(Leg::StrategyToExchange, t_written.saturating_sub(t_read));
+                let _ = self.ctx.tracker_tx.send(TrackerInput::Sent(SentRequest {
+                    req_id,
+                    session_id,
+                    root,
+                    kind,
+                    t_read_ns: t_read,
+                    t_written_ns: t_written,
                 }));
             }
         }
-        if !account.is_up() {
-            return not_applied(msg, utc, NotSent::Down);
-        }
-        None
     }
 
     fn on_timer(&mut self) -> bool {
@@ -660,103 +612,37 @@ impl Conn {
     }
 }
 
-/// The answer to an application message that was not sent (FIXP idempotent flow: the request
-/// was not applied); a throttled request says so (ThrottleLimitExceeded).
-pub(in crate::engine) fn not_applied(
-    msg: &Message<'_>,
-    utc_ns: u64,
-    why: NotSent,
-) -> Option<ReportMsg> {
-    let text = why.text();
-    let throttled = matches!(why, NotSent::Throttled { .. });
-    match msg {
-        Message::NewOrderSingle(m) => Some(ReportMsg::Exec(ExecutionReport {
-            cl_ord_id: m.cl_ord_id(),
-            orig_cl_ord_id: 0,
-            order_id: 0,
-            exec_id: 0,
-            transact_time: utc_ns,
-            price: if m.ord_type() == OrdType::Market {
-                None
-            } else {
-                m.price()
-            },
-            order_qty: m.order_qty(),
-            last_qty: None,
-            last_px: None,
-            cum_qty: Decimal::ZERO,
-            leaves_qty: Decimal::ZERO,
-            avg_px: None,
-            exchange_code: 0,
-            symbol: m.symbol(),
-            category: m.category(),
-            side: m.side(),
-            ord_type: m.ord_type(),
-            time_in_force: m.time_in_force(),
-            exec_type: ExecType::Rejected,
-            ord_status: OrdStatus::Rejected,
-            ord_rej_reason: Some(if throttled {
-                OrdRejReason::ThrottleLimitExceeded
-            } else {
-                OrdRejReason::NotApplied
-            }),
-            text: Text::new(text),
-        })),
-        Message::OrderCancelRequest(m) => Some(cancel_not_applied(
-            m.cl_ord_id(),
-            m.orig_cl_ord_id(),
-            CxlRejResponseTo::OrderCancelRequest,
-            utc_ns,
-            why,
-        )),
-        Message::OrderCancelReplaceRequest(m) => Some(cancel_not_applied(
-            m.cl_ord_id(),
-            m.orig_cl_ord_id(),
-            CxlRejResponseTo::OrderCancelReplaceRequest,
-            utc_ns,
-            why,
-        )),
-        _ => None,
-    }
+/// What the decision needs of a single message besides order entry's outcome.
+#[derive(Debug, Clone, Copy)]
+struct Request {
+    orig_cl_ord_id: u64,
+    category: codec::sbe::Category,
+    symbol: codec::sbe::Symbol,
+    side: codec::sbe::Side,
 }
 
-/// The reject of an order for a category the session's account is not configured to trade
-/// (UnknownSymbol, text naming the account).
-pub(in crate::engine) fn account_refuses_category(
-    msg: &Message<'_>,
-    utc_ns: u64,
-    account: &str,
-) -> Option<ReportMsg> {
-    let mut r = not_applied(msg, utc_ns, NotSent::Down)?;
-    if let ReportMsg::Exec(er) = &mut r {
-        er.ord_rej_reason = Some(OrdRejReason::UnknownSymbol);
-        er.text = Text::new(&format!(
-            "account {account} does not trade {}",
-            codec::json::Category::from(er.category).as_rest_str()
-        ));
+impl Request {
+    fn new(
+        orig_cl_ord_id: u64,
+        category: codec::sbe::Category,
+        symbol: codec::sbe::Symbol,
+        side: codec::sbe::Side,
+    ) -> Self {
+        Request {
+            orig_cl_ord_id,
+            category,
+            symbol,
+            side,
+        }
     }
-    Some(r)
-}
 
-fn cancel_not_applied(
-    cl: u64,
-    orig: u64,
-    to: CxlRejResponseTo,
-    utc_ns: u64,
-    why: NotSent,
-) -> ReportMsg {
-    ReportMsg::CancelReject(OrderCancelReject {
-        cl_ord_id: cl,
-        orig_cl_ord_id: orig,
-        order_id: 0,
-        transact_time: utc_ns,
-        exchange_code: 0,
-        ord_status: OrdStatus::Rejected,
-        cxl_rej_response_to: to,
-        cxl_rej_reason: match why {
-            NotSent::Throttled { .. } => CxlRejReason::ThrottleLimitExceeded,
-            _ => CxlRejReason::NotApplied,
-        },
-        text: Text::new(why.text()),
-    })
+    fn accepted<'k>(&self, kind: &'k RequestKind) -> Accepted<'k> {
+        Accepted {
+            kind,
+            orig_cl_ord_id: self.orig_cl_ord_id,
+            category: self.category,
+            symbol: self.symbol,
+            side: self.side,
+        }
+    }
 }

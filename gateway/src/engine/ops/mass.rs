@@ -19,7 +19,7 @@ use codec::sbe::{
 };
 use tokio::sync::oneshot;
 
-use crate::engine::account::{BudgetPolicy, NotSent, TradeOp};
+use crate::engine::account::{BudgetPolicy, TradeOp};
 use crate::engine::conn::Conn;
 use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_orders::unfilled_orders;
@@ -230,12 +230,15 @@ impl MassCancelJob {
                     req_id,
                 }));
             if let Err(why) = account
-                .send_trade(TradeOp::BatchCancel, self.budget, &json)
+                .send_trade(
+                    TradeOp::BatchCancel,
+                    self.budget,
+                    &json,
+                    self.session_id,
+                    &self.out,
+                )
                 .await
             {
-                if matches!(why, NotSent::Throttled { .. }) {
-                    account.note_throttled(self.session_id, &self.out);
-                }
                 let _ =
                     self.ctx
                         .tracker_tx
