@@ -15,8 +15,8 @@
 //! decision: the shell passes what it knows of the account ([`AccountGate`]) and the time.
 
 use codec::sbe::{
-    Category, CxlRejReason, CxlRejResponseTo, OrdRejReason, OrdStatus, OrdType, OrderCancelReject,
-    Side, Symbol, Text,
+    Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdStatus, OrdType,
+    OrderCancelReject, Side, Symbol, Text,
 };
 
 use crate::risk::{OrderView, Reserved, RiskBook, RiskReject};
@@ -73,6 +73,30 @@ pub struct Accepted<'a> {
     pub side: Side,
 }
 
+impl<'a> Accepted<'a> {
+    /// A single message (NewOrderSingle, OrderCancelRequest, OrderCancelReplaceRequest) order
+    /// entry accepted as `kind`; `None` for another message.
+    pub fn of_message(msg: &Message<'_>, kind: &'a RequestKind) -> Option<Accepted<'a>> {
+        let (orig_cl_ord_id, category, symbol, side) = match msg {
+            Message::NewOrderSingle(m) => (0, m.category(), m.symbol(), m.side()),
+            Message::OrderCancelRequest(m) => {
+                (m.orig_cl_ord_id(), m.category(), m.symbol(), m.side())
+            }
+            Message::OrderCancelReplaceRequest(m) => {
+                (m.orig_cl_ord_id(), m.category(), m.symbol(), m.side())
+            }
+            _ => return None,
+        };
+        Some(Accepted {
+            kind,
+            orig_cl_ord_id,
+            category,
+            symbol,
+            side,
+        })
+    }
+}
+
 impl<'a> From<&'a AcceptedItem> for Accepted<'a> {
     /// A list item as the decision sees it.
     fn from(item: &'a AcceptedItem) -> Self {
@@ -86,8 +110,9 @@ impl<'a> From<&'a AcceptedItem> for Accepted<'a> {
     }
 }
 
-/// Why a request is refused after order entry, as its answer says it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a request is refused after order entry, as its answer says it (recorded for replay:
+/// `replay::Record::OrderEntry::refusal`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Refusal {
     /// OrdRejReason of a place's ExecutionReport Rejected (and of a list item's entry).
     pub ord: OrdRejReason,

@@ -78,9 +78,14 @@ fn recording_path(name: &str) -> PathBuf {
 /// `golden`, and returns its bytes.
 fn check_recording(name: &str, golden: bool, path: &std::path::Path) -> Vec<u8> {
     let bytes = std::fs::read(path).expect("recording written");
-    let _ = std::fs::remove_file(path);
     let report = replay_bytes(&bytes).expect("recording reads");
-    assert!(report.is_identical(), "{name}: {report}");
+    // A recording that does not replay is kept for `gateway-replay`.
+    assert!(
+        report.is_identical(),
+        "{name}: {report}\n(recording kept at {})",
+        path.display()
+    );
+    let _ = std::fs::remove_file(path);
     assert!(report.inputs > 0 && report.outputs > 0, "{name}: {report}");
     assert_eq!(report.skipped, 0, "{name}: {report}");
     assert!(
@@ -495,6 +500,181 @@ fn changes_while_down_reported_after_a_restart_replay_identically() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The refusals after order entry of a recording (ClOrdID order kept), as (OrdRejReason,
+/// text).
+fn recorded_refusals(bytes: &[u8]) -> Vec<(OrdRejReason, String)> {
+    records_of(bytes)
+        .expect("records")
+        .into_iter()
+        .filter_map(|r| match r {
+            Record::OrderEntry {
+                refusal: Some(r), ..
+            } => Some((r.ord, r.text)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A risk rule refuses an order order entry accepted: the recording holds the refusal and the
+/// replay answers it with the same bytes (issue 11, item 3).
+#[test]
+fn a_risk_refusal_replays_identically() {
+    let bytes = record_with(
+        "risk_refusal",
+        true,
+        quiet_sim_config(),
+        |s| {
+            s.sessions[0].risk = gateway::risk::RiskLimits {
+                max_order_qty: Some(d("0.002")),
+                ..Default::default()
+            };
+        },
+        |_| {},
+        |h| {
+            let mut s = h.client(1);
+            s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.005");
+            let er = s.exec();
+            assert_eq!(
+                (er.exec_type, er.ord_rej_reason),
+                (ExecType::Rejected, Some(OrdRejReason::RiskLimit))
+            );
+            let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+            assert_eq!(s.exec().exec_type, ExecType::New);
+            cancel(&mut s, cl, Side::Buy);
+            assert_eq!(s.exec().exec_type, ExecType::Canceled);
+        },
+    );
+    assert_eq!(
+        recorded_refusals(&bytes),
+        vec![(
+            OrdRejReason::RiskLimit,
+            "risk: session.max_order_qty 0.005 > 0.002".to_owned()
+        )]
+    );
+}
+
+/// The kill switch refuses new orders until released; both refusals replay identically.
+#[test]
+fn kill_switch_refusals_replay_identically() {
+    use codec::sbe::{KillSwitchAction, KillSwitchRequest, KillSwitchScope};
+    let bytes = record_with(
+        "kill_switch",
+        true,
+        quiet_sim_config(),
+        |s| {
+            for g in &mut s.sessions {
+                if g.session_id == 4 {
+                    g.role = gateway::engine::SessionRole::Operator;
+                }
+            }
+        },
+        |_| {},
+        |h| {
+            let mut op = h.client(4);
+            let mut s = h.client(1);
+            let switch = |op: &mut Strategy, id, action| {
+                op.c.send_frame(|b| {
+                    KillSwitchRequest {
+                        request_id: id,
+                        transact_time: 0,
+                        kill_switch_scope: KillSwitchScope::Account,
+                        kill_switch_action: action,
+                    }
+                    .encode_frame(b)
+                })
+                .expect("send");
+                match op.next_message() {
+                    Received::KillSwitchReport(r) => assert_eq!(r.request_id, id),
+                    other => panic!("expected KillSwitchReport, got {other:?}"),
+                }
+            };
+            switch(&mut op, 1, KillSwitchAction::Activate);
+            for _ in 0..2 {
+                s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+                let er = s.exec();
+                assert_eq!(er.ord_rej_reason, Some(OrdRejReason::KillSwitch));
+            }
+            switch(&mut op, 2, KillSwitchAction::Release);
+            let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+            assert_eq!(s.exec().exec_type, ExecType::New);
+            // Nothing left open: no cancel on disconnect racing the session's close.
+            cancel(&mut s, cl, Side::Buy);
+            assert_eq!(s.exec().exec_type, ExecType::Canceled);
+        },
+    );
+    let refusals = recorded_refusals(&bytes);
+    assert_eq!(refusals.len(), 2, "{refusals:?}");
+    assert!(refusals
+        .iter()
+        .all(|(r, t)| *r == OrdRejReason::KillSwitch && t == "kill switch on"));
+}
+
+/// The rate budget refuses a burst beyond the place-order quota (policy Reject): the
+/// ThrottleLimitExceeded answers replay identically.
+#[test]
+fn rate_budget_refusals_replay_identically() {
+    let mut cfg = quiet_sim_config();
+    cfg.max_msgs_per_s = 10;
+    cfg.rate_limits.enabled = true;
+    let bytes = record_with(
+        "budget_refusal",
+        true,
+        cfg,
+        |s| {
+            s.rate = gateway::budget::RateConfig::bitget();
+            for a in &mut s.accounts {
+                a.connections = 2;
+            }
+        },
+        |_| {},
+        |h| {
+            let mut s = h.client(1);
+            let n = 13;
+            for _ in 0..n {
+                s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+            }
+            let (mut new, mut throttled) = (Vec::new(), 0);
+            while new.len() + throttled < n {
+                match s.next_message() {
+                    Received::Exec(er) if er.exec_type == ExecType::New => new.push(er.cl_ord_id),
+                    Received::Exec(er) => {
+                        assert_eq!(er.ord_rej_reason, Some(OrdRejReason::ThrottleLimitExceeded));
+                        throttled += 1;
+                    }
+                    Received::RateBudgetReport(..) => {}
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            assert!(
+                throttled > 0 && new.len() >= 10,
+                "{new:?} new, {throttled} throttled"
+            );
+            // Nothing left open (no cancel on disconnect racing the session's close): each
+            // resting order cancelled once the quota window has passed.
+            std::thread::sleep(Duration::from_millis(1_200));
+            for cl in new {
+                cancel(&mut s, cl, Side::Buy);
+                loop {
+                    match s.next_message() {
+                        Received::Exec(er) => {
+                            assert_eq!(er.exec_type, ExecType::Canceled, "{er:?}");
+                            break;
+                        }
+                        Received::RateBudgetReport(..) => {}
+                        other => panic!("unexpected {other:?}"),
+                    }
+                }
+            }
+        },
+    );
+    let refusals = recorded_refusals(&bytes);
+    assert!(!refusals.is_empty());
+    assert!(refusals
+        .iter()
+        .all(|(r, t)| *r == OrdRejReason::ThrottleLimitExceeded
+            && t == "rate budget exhausted: place-order"));
+}
+
 #[test]
 fn a_changed_output_byte_is_reported_as_a_mismatch() {
     let mut bytes = record_as("tamper", false, |_| {}, fills_replace_cancel);
@@ -527,7 +707,7 @@ fn golden_recordings_replay_identically() {
         .filter(|p| p.extension().is_some_and(|x| x == "bgwrec"))
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "golden recordings: {files:?}");
+    assert!(files.len() >= 9, "golden recordings: {files:?}");
     for f in files {
         let report = replay_file(&f).expect("golden reads");
         assert!(report.is_identical(), "{}: {report}", f.display());
@@ -546,7 +726,7 @@ fn golden_recordings_round_trip_byte_for_byte() {
         .filter(|p| p.extension().is_some_and(|x| x == "bgwrec"))
         .collect();
     files.sort();
-    assert!(files.len() >= 6, "golden recordings: {files:?}");
+    assert!(files.len() >= 9, "golden recordings: {files:?}");
     for f in files {
         let bytes = std::fs::read(&f).expect("golden reads");
         let mut again = gateway::replay::MAGIC.to_vec();

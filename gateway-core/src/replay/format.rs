@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::ReplayError;
+use crate::decision::{Accepted, Refusal};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::rest_objects::OpenOrder;
 use crate::session::order_entry::EntryOutcome;
@@ -156,8 +157,11 @@ pub enum Record {
         msg: Vec<u8>,
         /// True: `out` is the trade-op JSON; false: `out` is the reject frame.
         sent: bool,
-        /// What order entry produced.
+        /// What order entry produced, or the answer to `refusal`.
         out: Vec<u8>,
+        /// The refusal after order entry accepted it (account, risk, rate budget, write:
+        /// `crate::decision`), whose answer `out` then is (format 4).
+        refusal: Option<Refusal>,
     },
     /// A session was established with the order-entry state it already had (a reconnect, or
     /// the state rebuilt from its journal after a restart) (io stream).
@@ -199,10 +203,11 @@ impl Record {
         Record::Instruments(rules)
     }
 
-    /// The record of one single-order message through order entry: `msg` with the request id
-    /// and UTC ns it was given, and what it produced (the trade-op JSON in `json` for
-    /// [`EntryOutcome::Send`], the reject frame otherwise). `None` for a message that is not a
-    /// single-order request.
+    /// The record of one single-order message through order entry and the decision: `msg`
+    /// with the request id and UTC ns it was given, and what came of it: the trade-op JSON in
+    /// `json` for [`EntryOutcome::Send`] when nothing refused it after order entry, else the
+    /// answer frame (order entry's reject, or the answer to `refusal`). `None` for a message
+    /// that is not a single-order request.
     pub fn order_entry(
         session_id: u64,
         req_id: u64,
@@ -210,6 +215,7 @@ impl Record {
         msg: &Message<'_>,
         outcome: &EntryOutcome,
         json: &[u8],
+        refusal: Option<&Refusal>,
     ) -> Option<Record> {
         let mut frame = Vec::with_capacity(128);
         match msg {
@@ -218,14 +224,7 @@ impl Record {
             Message::OrderCancelReplaceRequest(m) => m.to_owned().encode_frame(&mut frame),
             _ => return None,
         }
-        let (sent, out) = match outcome {
-            EntryOutcome::Send { .. } => (true, json.to_vec()),
-            EntryOutcome::Reject(report) => {
-                let mut out = Vec::new();
-                crate::tracker::frames::encode_report(report, &mut out);
-                (false, out)
-            }
-        };
+        let (sent, out) = entry_result(msg, outcome, json, refusal, utc_ns);
         Some(Record::OrderEntry {
             session_id,
             req_id,
@@ -233,8 +232,34 @@ impl Record {
             msg: frame,
             sent,
             out,
+            refusal: refusal.cloned(),
         })
     }
+}
+
+/// What a single-order message came to, as [`Record::OrderEntry`] holds it: (true, the
+/// trade-op JSON) when sent, else (false, the answer frame): order entry's reject, or the
+/// answer to `refusal` of the request order entry accepted. Recording and replay both use it.
+pub fn entry_result(
+    msg: &Message<'_>,
+    outcome: &EntryOutcome,
+    json: &[u8],
+    refusal: Option<&Refusal>,
+    utc_ns: u64,
+) -> (bool, Vec<u8>) {
+    let mut out = Vec::new();
+    match (outcome, refusal) {
+        (EntryOutcome::Send { .. }, None) => return (true, json.to_vec()),
+        (EntryOutcome::Send { kind, .. }, Some(r)) => {
+            if let Some(req) = Accepted::of_message(msg, kind) {
+                crate::tracker::frames::encode_report(&r.report(&req, utc_ns), &mut out);
+            }
+        }
+        (EntryOutcome::Reject(report), _) => {
+            crate::tracker::frames::encode_report(report, &mut out);
+        }
+    }
+    (false, out)
 }
 
 /// Decodes one record body (the bytes after its length prefix); every byte must belong to it.
@@ -607,6 +632,20 @@ mod tests {
                 msg: vec![1, 2, 3],
                 sent: true,
                 out: br#"{"op":"trade"}"#.to_vec(),
+                refusal: None,
+            },
+            Record::OrderEntry {
+                session_id: 4,
+                req_id: 9,
+                utc_ns: 1_700_000_000_000_000_001,
+                msg: vec![1, 2, 3],
+                sent: false,
+                out: vec![4, 5],
+                refusal: Some(crate::decision::Refusal {
+                    ord: codec::sbe::OrdRejReason::KillSwitch,
+                    cxl: codec::sbe::CxlRejReason::Other,
+                    text: "kill switch on".into(),
+                }),
             },
             Record::EntryState {
                 session_id: 4,

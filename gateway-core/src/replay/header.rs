@@ -3,5 +3,6 @@
 /// File header magic.
 pub const MAGIC: &[u8; 6] = b"BGWREC";
 /// Format version this build writes and reads (1: hand-written records; 2: Restore without
-/// the unanswered cancels and replaces; neither is read any more).
-pub const VERSION: u16 = 3;
+/// the unanswered cancels and replaces; 3: order entry without the decision's refusal; none
+/// is read any more).
+pub const VERSION: u16 = 4;

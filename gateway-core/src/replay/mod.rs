@@ -9,5 +9,5 @@ mod format;
 mod header;
 
 pub use error::ReplayError;
-pub use format::{body, records, Record, RecordedInput};
+pub use format::{body, entry_result, records, Record, RecordedInput};
 pub use header::{MAGIC, VERSION};

@@ -23,7 +23,7 @@ use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
-use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
+use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
 use gateway_core::decision::{check_after_entry, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
 
@@ -460,19 +460,10 @@ impl Conn {
         let session_id = self.fixp.session_id();
         let req_id = self.ctx.next_request_id();
         self.json.clear();
-        let (op, request) = match &msg {
-            Message::NewOrderSingle(m) => (
-                TradeOp::Place,
-                Request::new(0, m.category(), m.symbol(), m.side()),
-            ),
-            Message::OrderCancelRequest(m) => (
-                TradeOp::Cancel,
-                Request::new(m.orig_cl_ord_id(), m.category(), m.symbol(), m.side()),
-            ),
-            Message::OrderCancelReplaceRequest(m) => (
-                TradeOp::Modify,
-                Request::new(m.orig_cl_ord_id(), m.category(), m.symbol(), m.side()),
-            ),
+        let op = match &msg {
+            Message::NewOrderSingle(_) => TradeOp::Place,
+            Message::OrderCancelRequest(_) => TradeOp::Cancel,
+            Message::OrderCancelReplaceRequest(_) => TradeOp::Modify,
             _ => return,
         };
         let outcome = match &msg {
@@ -489,14 +480,14 @@ impl Conn {
         // identity was checked first (a repeated ClOrdID is answered DuplicateOrder whatever
         // the link's state: a NotApplied for it would contradict the order it names).
         let decided = match &outcome {
-            EntryOutcome::Send { root, kind } => {
-                let req = request.accepted(kind);
-                match check_after_entry(&req, account, &self.ctx.risk, session_id) {
+            EntryOutcome::Send { root, kind } => match Accepted::of_message(&msg, kind) {
+                Some(req) => match check_after_entry(&req, account, &self.ctx.risk, session_id) {
                     Ok(reserved) => Ok((*root, *kind, reserved)),
-                    Err(refusal) => Err(refusal.report(&req, utc)),
-                }
-            }
-            EntryOutcome::Reject(report) => Err(*report),
+                    Err(refusal) => Err(Some(refusal)),
+                },
+                None => return,
+            },
+            EntryOutcome::Reject(_) => Err(None),
         };
         if entry.has_fresh() {
             // Journaled before the trade op is written (a buffer append under the writer's
@@ -504,13 +495,20 @@ impl Conn {
             let out = &self.out;
             entry.take_fresh(|c, l| out.journal_ids(c, l));
         }
-        if let Some(rec) = &self.ctx.record {
-            rec.order_entry(session_id, req_id, utc, &msg, &outcome, &self.json);
-        }
         let (root, kind, reserved) = match decided {
             Ok(d) => d,
-            Err(report) => {
-                self.write_report(&report);
+            Err(refusal) => {
+                self.record_entry(session_id, req_id, utc, &msg, &outcome, refusal.as_ref());
+                let report = match (&outcome, &refusal) {
+                    (EntryOutcome::Reject(report), _) => Some(*report),
+                    (EntryOutcome::Send { kind, .. }, Some(r)) => {
+                        Accepted::of_message(&msg, kind).map(|req| r.report(&req, utc))
+                    }
+                    (EntryOutcome::Send { .. }, None) => None,
+                };
+                if let Some(report) = report {
+                    self.write_report(&report);
+                }
                 return;
             }
         };
@@ -522,10 +520,14 @@ impl Conn {
                 if let Some(r) = reserved {
                     self.ctx.risk.release(r);
                 }
-                let report = Refusal::not_sent(why).report(&request.accepted(&kind), utc);
-                self.write_report(&report);
+                let refusal = Refusal::not_sent(why);
+                self.record_entry(session_id, req_id, utc, &msg, &outcome, Some(&refusal));
+                if let Some(req) = Accepted::of_message(&msg, &kind) {
+                    self.write_report(&refusal.report(&req, utc));
+                }
             }
             Ok(()) => {
+                self.record_entry(session_id, req_id, utc, &msg, &outcome, None);
                 let t_written = now_ns();
                 self.ctx
                     .legs
@@ -540,6 +542,22 @@ impl Conn {
                     t_written_ns: t_written,
                 }));
             }
+        }
+    }
+
+    /// Records (when recording) a single-order message, order entry's outcome and the refusal
+    /// after it, once the decision and the send are done.
+    fn record_entry(
+        &self,
+        session_id: u64,
+        req_id: u64,
+        utc: u64,
+        msg: &Message<'_>,
+        outcome: &EntryOutcome,
+        refusal: Option<&Refusal>,
+    ) {
+        if let Some(rec) = &self.ctx.record {
+            rec.order_entry(session_id, req_id, utc, msg, outcome, &self.json, refusal);
         }
     }
 
@@ -609,40 +627,5 @@ impl Conn {
             .outs
             .borrow_mut()
             .retain(|o| !Arc::ptr_eq(o, &self.out));
-    }
-}
-
-/// What the decision needs of a single message besides order entry's outcome.
-#[derive(Debug, Clone, Copy)]
-struct Request {
-    orig_cl_ord_id: u64,
-    category: codec::sbe::Category,
-    symbol: codec::sbe::Symbol,
-    side: codec::sbe::Side,
-}
-
-impl Request {
-    fn new(
-        orig_cl_ord_id: u64,
-        category: codec::sbe::Category,
-        symbol: codec::sbe::Symbol,
-        side: codec::sbe::Side,
-    ) -> Self {
-        Request {
-            orig_cl_ord_id,
-            category,
-            symbol,
-            side,
-        }
-    }
-
-    fn accepted<'k>(&self, kind: &'k RequestKind) -> Accepted<'k> {
-        Accepted {
-            kind,
-            orig_cl_ord_id: self.orig_cl_ord_id,
-            category: self.category,
-            symbol: self.symbol,
-            side: self.side,
-        }
     }
 }

@@ -7,7 +7,7 @@
 //! [`replay_file`] feeds the inputs to a new tracker with the recorded times and compares each
 //! output byte for byte. Off by default; when off the tracker thread pays one branch per input.
 //!
-//! # File format (version 3)
+//! # File format (version 4)
 //!
 //! - header: `b"BGWREC"` then `u16` LE version;
 //! - records: `u32` LE length `n`, then `n` bytes: the [postcard](https://docs.rs/postcard)
@@ -25,19 +25,25 @@
 //!     symbol;
 //!   - order-entry reset (io stream): SessionID (session established);
 //!   - order entry (io stream): SessionID, request id, UTC ns, the strategy message as an SBE
-//!     frame, then true and the trade-op JSON, or false and the reject frame;
+//!     frame, then true and the trade-op JSON, or false and the answer frame, then the
+//!     refusal after order entry if any (`decision::Refusal`: account, risk, kill switch,
+//!     rate budget, write; version 4), recorded once the decision and the send are done;
 //!   - entry state (io stream): SessionID, the ClOrdID → root pairs and the ListIDs the
 //!     session's order entry already holds, sorted.
 //!
 //! Older versions (1: hand-written records; 2: Restore without the unanswered cancel and
-//! replace ClOrdIDs) are refused with [`ReplayError::Obsolete`]: record again with this build.
+//! replace ClOrdIDs; 3: order entry without the refusal) are refused with
+//! [`ReplayError::Obsolete`]: record again with this build.
 //!
 //! Two streams share the file: the tracker thread's (inputs, reports, open orders) and the io
 //! thread's order entry (the others); each keeps its own order. Tracker outputs follow the
 //! input that produced them. The io stream covers
-//! [`OrderEntry`](crate::session::order_entry::OrderEntry) only (not the FIXP session layer,
-//! risk, budget or link state: a message refused by those never reaches order entry and is not
-//! recorded). A truncated last record (the gateway was killed mid-write) ends the file.
+//! [`OrderEntry`](crate::session::order_entry::OrderEntry) and the answer to a refusal after
+//! it: the refusal itself (what the account, the risk book or the rate budget said) is an input
+//! the recording holds, as it holds exchange frames; the replay checks that order entry accepted
+//! the request and that the answer is the same bytes. Not covered: the FIXP session layer (a
+//! message it refuses never reaches order entry). A truncated last record (the gateway was
+//! killed mid-write) ends the file.
 
 mod recorder;
 mod run;

@@ -55,9 +55,11 @@ impl RecordTx {
         });
     }
 
-    /// Records one single-order message through order entry: the message, the request id and
-    /// UTC time (ns) it was given, and what it produced (the trade-op JSON in `json` for
-    /// [`EntryOutcome::Send`], the reject frame otherwise).
+    /// Records one single-order message through order entry and the decision: the message,
+    /// the request id and UTC time (ns) it was given, order entry's outcome (with the trade-op
+    /// JSON in `json`), and the refusal after order entry if there was one (account, risk,
+    /// rate budget, write; see [`Record::order_entry`]).
+    #[allow(clippy::too_many_arguments)]
     pub fn order_entry(
         &self,
         session_id: u64,
@@ -66,8 +68,11 @@ impl RecordTx {
         msg: &codec::sbe::Message<'_>,
         outcome: &EntryOutcome,
         json: &[u8],
+        refusal: Option<&gateway_core::decision::Refusal>,
     ) {
-        if let Some(rec) = Record::order_entry(session_id, req_id, utc_ns, msg, outcome, json) {
+        if let Some(rec) =
+            Record::order_entry(session_id, req_id, utc_ns, msg, outcome, json, refusal)
+        {
             self.send(&rec);
         }
     }

@@ -8,9 +8,10 @@ use codec::json::JsonParser;
 use codec::sbe::Message;
 
 use crate::pretrade::InstrumentTable;
-use crate::session::order_entry::{EntryOutcome, OrderEntry};
+use crate::session::order_entry::OrderEntry;
 use crate::tracker::{frames, Tracker};
-use gateway_core::replay::{body, records, Record, RecordedInput, ReplayError};
+use gateway_core::decision::Refusal;
+use gateway_core::replay::{body, entry_result, records, Record, RecordedInput, ReplayError};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -189,10 +190,11 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
                 msg,
                 sent,
                 out,
+                refusal,
             } => {
                 let index = report.entry_calls;
                 report.entry_calls += 1;
-                let got = r.order_entry(session_id, req_id, utc_ns, &msg);
+                let got = r.order_entry(session_id, req_id, utc_ns, &msg, refusal.as_ref());
                 if got.as_ref() != Some(&(sent, out.clone())) {
                     report.mismatched_entry_calls += 1;
                     if report.first_mismatch.is_none() {
@@ -314,13 +316,16 @@ impl Replayer {
     }
 
     /// Runs one recorded single-order message through the session's order entry as the io
-    /// thread does; `None` when the message does not decode.
+    /// thread does, then applies the recorded refusal after order entry (account, risk, rate
+    /// budget: inputs the recording holds, as it holds exchange frames) and answers it as the
+    /// io thread does; `None` when the message does not decode.
     fn order_entry(
         &mut self,
         session_id: u64,
         req_id: u64,
         utc: u64,
         frame: &[u8],
+        refusal: Option<&Refusal>,
     ) -> Option<(bool, Vec<u8>)> {
         let msg = codec::sbe::decode(frame.get(codec::frame::SOFH_LEN..)?).ok()?;
         let entry = self
@@ -338,14 +343,7 @@ impl Replayer {
             }
             _ => return None,
         };
-        Some(match outcome {
-            EntryOutcome::Send { .. } => (true, self.json.clone()),
-            EntryOutcome::Reject(report) => {
-                let mut out = Vec::new();
-                frames::encode_report(&report, &mut out);
-                (false, out)
-            }
-        })
+        Some(entry_result(&msg, &outcome, &self.json, refusal, utc))
     }
 
     fn drain(&mut self, utc: u64) {
