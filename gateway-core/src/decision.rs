@@ -15,8 +15,7 @@
 //! decision: the shell passes what it knows of the account ([`AccountGate`]) and the time.
 
 use codec::sbe::{
-    Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdStatus, OrdType,
-    OrderCancelReject, Side, Symbol, Text,
+    Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdType, Side, Symbol,
 };
 
 use crate::risk::{OrderView, Reserved, RiskBook, RiskReject};
@@ -150,25 +149,10 @@ impl Refusal {
         }
     }
 
-    /// The answer to `req` (single message): ExecutionReport Rejected for a place,
-    /// OrderCancelReject (OrdStatus Rejected) for a modify or cancel.
+    /// The answer to `req`: ExecutionReport Rejected for a place, OrderCancelReject
+    /// (OrdStatus Rejected) for a modify or cancel.
     pub fn report(&self, req: &Accepted<'_>, utc_ns: u64) -> ReportMsg {
-        match req.kind {
-            RequestKind::New(n) => ReportMsg::Exec(n.rejected(self.ord, &self.text, utc_ns)),
-            RequestKind::Replace { cl_ord_id, .. } | RequestKind::Cancel { cl_ord_id } => {
-                ReportMsg::CancelReject(OrderCancelReject {
-                    cl_ord_id: *cl_ord_id,
-                    orig_cl_ord_id: req.orig_cl_ord_id,
-                    order_id: 0,
-                    transact_time: utc_ns,
-                    exchange_code: 0,
-                    ord_status: OrdStatus::Rejected,
-                    cxl_rej_response_to: response_to(req.kind),
-                    cxl_rej_reason: self.cxl,
-                    text: Text::new(&self.text),
-                })
-            }
-        }
+        self.list_item(req, utc_ns).report
     }
 
     /// The answer to `req` as a list item: its report and its Rejected ListStatus entry.
@@ -187,6 +171,27 @@ impl Refusal {
             }
         }
     }
+}
+
+/// Requests whose op was not written (`why`): each place's risk reservation is given back to
+/// `risk`, and each request gets its answer (NotApplied, or ThrottleLimitExceeded), in order.
+/// The one path after a failed send, for a single message (one request) and a list batch.
+pub fn not_sent<'a>(
+    requests: impl IntoIterator<Item = (Accepted<'a>, Option<Reserved>)>,
+    why: NotSent,
+    risk: &RiskBook,
+    utc_ns: u64,
+) -> Vec<RefusedItem> {
+    let refusal = Refusal::not_sent(why);
+    requests
+        .into_iter()
+        .map(|(req, reserved)| {
+            if let Some(r) = reserved {
+                risk.release(r);
+            }
+            refusal.list_item(&req, utc_ns)
+        })
+        .collect()
 }
 
 /// Which request an OrderCancelReject answers.
@@ -318,6 +323,36 @@ mod tests {
             check_after_entry(&accepted(&cancel), &up, &risk, 1).map(|r| r.is_some()),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn a_request_not_sent_gives_its_reservation_back_and_is_answered() {
+        let grant = crate::types::SessionGrant {
+            session_id: 1,
+            ..Default::default()
+        };
+        let risk = RiskBook::new(&[grant], 1, &crate::risk::RiskSettings::default());
+        let up = Gate { up: true };
+        let futures = place(Category::UsdtFutures);
+        let reserved = check_after_entry(&accepted(&futures), &up, &risk, 1).unwrap();
+        assert!(reserved.is_some());
+        assert_eq!(risk.session_open_orders(1), 1);
+        let cancel = RequestKind::Cancel { cl_ord_id: 9 };
+        let answers = not_sent(
+            [(accepted(&futures), reserved), (accepted(&cancel), None)],
+            NotSent::WriteFailed,
+            &risk,
+            4,
+        );
+        assert_eq!(risk.session_open_orders(1), 0, "reservation given back");
+        let [a, b] = &answers[..] else {
+            panic!("{answers:?}")
+        };
+        assert!(matches!(a.report, ReportMsg::Exec(er)
+            if er.cl_ord_id == 7 && er.ord_rej_reason == Some(OrdRejReason::NotApplied)));
+        assert!(matches!(b.report, ReportMsg::CancelReject(c)
+            if c.cl_ord_id == 9 && c.cxl_rej_reason == CxlRejReason::NotApplied
+                && c.text.as_str() == "exchange write failed"));
     }
 
     #[test]

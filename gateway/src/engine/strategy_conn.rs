@@ -24,7 +24,7 @@ use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply,
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
-use gateway_core::decision::{check_after_entry, Accepted, Refusal};
+use gateway_core::decision::{check_after_entry, not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
@@ -517,13 +517,12 @@ impl Conn {
             .await;
         match sent {
             Err(why) => {
-                if let Some(r) = reserved {
-                    self.ctx.risk.release(r);
-                }
                 let refusal = Refusal::not_sent(why);
                 self.record_entry(session_id, req_id, utc, &msg, &outcome, Some(&refusal));
                 if let Some(req) = Accepted::of_message(&msg, &kind) {
-                    self.write_report(&refusal.report(&req, utc));
+                    for item in not_sent([(req, reserved)], why, &self.ctx.risk, utc) {
+                        self.write_report(&item.report);
+                    }
                 }
             }
             Ok(()) => {

@@ -10,7 +10,7 @@ use codec::sbe::{
     BusinessRejectReason, Message, NewOrderList, NewOrderListDecoder, OrderCancelList,
     OrderCancelListDecoder, OrderCancelReplaceList, OrderCancelReplaceListDecoder,
 };
-use gateway_core::decision::{check_after_entry, Accepted, Refusal};
+use gateway_core::decision::{check_after_entry, not_sent, Accepted, Refusal};
 
 use crate::engine::account::{NotSent, TradeOp};
 use crate::engine::conn::Conn;
@@ -196,13 +196,8 @@ async fn run_list(
                 }));
             }
             Err(why) => {
-                let refusal = Refusal::not_sent(why);
-                let utc = utc_now_ns();
-                for item in &chunk {
-                    if let Some(r) = item.reserved {
-                        ctx.risk.release(r);
-                    }
-                    let r = refusal.list_item(&Accepted::from(item), utc);
+                let items = chunk.iter().map(|i| (Accepted::from(i), i.reserved));
+                for r in not_sent(items, why, &ctx.risk, utc_now_ns()) {
                     conn.write_report(&r.report);
                     refused.push(r.entry);
                 }
