@@ -46,12 +46,21 @@
 //! killed mid-write) ends the file.
 
 mod recorder;
-mod run;
 #[cfg(test)]
 mod tests;
-mod trace;
 
 pub use self::recorder::{RecordTx, Recorder};
-pub use self::run::{records_of, replay_bytes, replay_file, Mismatch, ReplayReport, Stream};
-pub use self::trace::order_trace;
+pub use gateway_core::replay::{
+    order_trace, records_of, replay_bytes, Mismatch, ReplayReport, Stream,
+};
 pub use gateway_core::replay::{Record, RecordedInput, ReplayError, MAGIC, VERSION};
+
+/// Replays the recording at `path` ([`replay_bytes`], in `gateway_core::replay`). Errors:
+/// unreadable file, bad header, malformed record.
+pub fn replay_file(path: &std::path::Path) -> Result<ReplayReport, ReplayError> {
+    let bytes = std::fs::read(path).map_err(|source| ReplayError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    replay_bytes(&bytes)
+}

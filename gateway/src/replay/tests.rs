@@ -168,3 +168,18 @@ fn an_order_is_traced_through_a_recording() {
     let other = ClientOid::new(session, root + 1000);
     assert!(!lines.iter().any(|l| l.contains(other.as_str())));
 }
+
+#[test]
+fn record_path_comes_from_the_record_section_and_is_off_by_default() {
+    let base = "[[session]]\nsession_id = 1\ncredentials = \"tok\"\n\
+                    [exchange]\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n";
+    let settings = |text: &str| {
+        let cfg = crate::config::GatewayConfig::from_toml_str(text).unwrap();
+        crate::engine::EngineSettings::from_config(&cfg).unwrap()
+    };
+    assert_eq!(settings(base).record, None);
+    let on = settings(&format!("{base}[record]\npath = \"/tmp/x.bgwrec\"\n"));
+    assert_eq!(on.record, Some(std::path::PathBuf::from("/tmp/x.bgwrec")));
+    let bad = format!("{base}[record]\nfile = \"x\"\n");
+    assert!(crate::config::GatewayConfig::from_toml_str(&bad).is_err());
+}

@@ -2,16 +2,15 @@
 //! makes is compared byte for byte with the recorded one.
 
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 use codec::json::JsonParser;
 use codec::sbe::Message;
 
+use super::{body, entry_result, records, Record, RecordedInput, ReplayError};
+use crate::decision::Refusal;
 use crate::pretrade::InstrumentTable;
 use crate::session::order_entry::OrderEntry;
 use crate::tracker::{frames, Tracker};
-use gateway_core::decision::Refusal;
-use gateway_core::replay::{body, entry_result, records, Record, RecordedInput, ReplayError};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,16 +113,8 @@ impl std::fmt::Display for ReplayReport {
     }
 }
 
-/// Replays the recording at `path`. Errors: unreadable file, bad header, malformed record.
-pub fn replay_file(path: &Path) -> Result<ReplayReport, ReplayError> {
-    let bytes = std::fs::read(path).map_err(|source| ReplayError::Read {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    replay_bytes(&bytes)
-}
-
-/// Replays a recording held in memory (see [`replay_file`]).
+/// Replays a recording held in memory (the shell's `gateway::replay::replay_file` reads one
+/// from a file). Errors: bad header, malformed record.
 pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
     let body = body(file)?;
     let mut r = Replayer {
@@ -411,24 +402,9 @@ mod tests {
     use super::*;
 
     fn header() -> Vec<u8> {
-        let mut b = gateway_core::replay::MAGIC.to_vec();
-        b.extend_from_slice(&gateway_core::replay::VERSION.to_le_bytes());
+        let mut b = super::super::MAGIC.to_vec();
+        b.extend_from_slice(&super::super::VERSION.to_le_bytes());
         b
-    }
-
-    #[test]
-    fn record_path_comes_from_the_record_section_and_is_off_by_default() {
-        let base = "[[session]]\nsession_id = 1\ncredentials = \"tok\"\n\
-                    [exchange]\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n";
-        let settings = |text: &str| {
-            let cfg = crate::config::GatewayConfig::from_toml_str(text).unwrap();
-            crate::engine::EngineSettings::from_config(&cfg).unwrap()
-        };
-        assert_eq!(settings(base).record, None);
-        let on = settings(&format!("{base}[record]\npath = \"/tmp/x.bgwrec\"\n"));
-        assert_eq!(on.record, Some(std::path::PathBuf::from("/tmp/x.bgwrec")));
-        let bad = format!("{base}[record]\nfile = \"x\"\n");
-        assert!(crate::config::GatewayConfig::from_toml_str(&bad).is_err());
     }
 
     proptest::proptest! {
@@ -467,10 +443,10 @@ mod tests {
     #[test]
     fn bad_header_version_and_record_are_errors_not_panics() {
         assert!(matches!(replay_bytes(b"nope"), Err(ReplayError::BadHeader)));
-        let mut b = gateway_core::replay::MAGIC.to_vec();
+        let mut b = super::super::MAGIC.to_vec();
         b.extend_from_slice(&9u16.to_le_bytes());
         assert!(matches!(replay_bytes(&b), Err(ReplayError::Version(9))));
-        let mut b = gateway_core::replay::MAGIC.to_vec();
+        let mut b = super::super::MAGIC.to_vec();
         b.extend_from_slice(&1u16.to_le_bytes());
         assert!(matches!(replay_bytes(&b), Err(ReplayError::Obsolete(1))));
         let mut b = header();

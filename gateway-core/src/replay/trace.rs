@@ -6,8 +6,8 @@
 
 use std::fmt::Write as _;
 
+use crate::ids::ClientOid;
 use codec::sbe::{decode, Message};
-use gateway_core::ids::ClientOid;
 
 use super::{records_of, Record, RecordedInput, ReplayError};
 
