@@ -1,0 +1,90 @@
+//! The small sections: `[record]`, `[journal]`, `[moves]`, `[tracker]`, `[io]`, `[metrics]`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+pub use crate::idle::IdleStrategy;
+
+/// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RecordConfig {
+    /// File to write (created or truncated at start). Absent: no recording.
+    pub path: Option<std::path::PathBuf>,
+}
+
+/// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JournalConfig {
+    /// Directory of the per-session journal files (`session-<id>.journal`), created if
+    /// missing. Default none: journals are kept in memory only (a restart starts afresh).
+    pub dir: Option<PathBuf>,
+}
+
+/// `[moves]`: who may move positions (MovePositions).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MovesConfig {
+    /// Names of the master accounts (e.g. `["main"]`): only their keys may move positions.
+    /// Default none (every MovePositions is refused NotMasterAccount).
+    pub master_accounts: Vec<String>,
+    /// UIDs of further accounts of the master-sub system without a key in the gateway.
+    pub extra_uids: Vec<u64>,
+}
+
+/// `[tracker]`: the thread that owns order state.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrackerConfig {
+    /// CPU index to pin the thread to. Default none (not pinned).
+    pub core: Option<usize>,
+    /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
+    pub idle: IdleStrategy,
+    /// A trade op without reply after this many ms has an unknown outcome (the order is
+    /// queried by clientOid, never resent). Default 5000.
+    pub reply_timeout_ms: Option<u64>,
+    /// Watchdog: a trade reply without the order's push, or the reverse, after this many ms
+    /// is flagged and the order queried. Default 3000.
+    pub push_deadline_ms: Option<u64>,
+}
+
+/// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct IoConfig {
+    /// CPU index to pin the thread to. Default none (not pinned).
+    pub core: Option<usize>,
+    /// `"spin"` busy-polls the io thread's event loop (lowest latency, burns a core); any
+    /// other value lets it sleep in epoll. Default `"park"`.
+    pub idle: IdleStrategy,
+}
+
+/// `[metrics]`: latency reports.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsConfig {
+    /// Interval between percentile log lines and interval-log entries, ms. Default 10000;
+    /// must be ≥ 1.
+    pub report_interval_ms: u64,
+    /// HdrHistogram interval log (V2) to write. Default none (no file).
+    pub hlog_path: Option<PathBuf>,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            report_interval_ms: 10_000,
+            hlog_path: None,
+        }
+    }
+}
+
+impl MetricsConfig {
+    /// `report_interval_ms` as a `Duration`.
+    pub fn report_interval(&self) -> Duration {
+        Duration::from_millis(self.report_interval_ms)
+    }
+}
