@@ -14,7 +14,6 @@ use codec::sbe::{
     OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use codec::Decimal;
-use gateway::client::{ClientOptions, Received, StrategyClient};
 use gateway::engine::{AccountSettings, EngineSettings, ExchangeSettings, Gateway, SessionGrant};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
@@ -23,6 +22,7 @@ use gateway::metrics::{Leg, LegHistograms};
 use gateway::session::fixp::SessionLimits;
 use gateway::tracker::TrackerThreadConfig;
 use hdrhistogram::Histogram;
+use strategy_client::{ClientOptions, Received, StrategyClient};
 
 /// Options of one demo run.
 #[derive(Debug, Clone)]
@@ -203,7 +203,7 @@ impl Flow {
     fn request(
         &mut self,
         cl: u64,
-        send: impl FnOnce(&mut StrategyClient) -> Result<(), gateway::client::ClientError>,
+        send: impl FnOnce(&mut StrategyClient) -> Result<(), strategy_client::ClientError>,
     ) -> Result<(), String> {
         let t0 = Instant::now();
         send(&mut self.client).map_err(|e| e.to_string())?;

@@ -6,7 +6,6 @@
 //! another thread; the tracker thread ([`tracker`]) owns order state and writes
 //! ExecutionReports; a reporter thread prints and logs latency.
 
-pub mod client;
 pub mod config;
 pub mod engine;
 pub mod exchange;

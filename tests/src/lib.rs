@@ -8,7 +8,6 @@ use codec::sbe::{
     StpMode, Symbol, TimeInForce,
 };
 use codec::Decimal;
-use gateway::client::{ClientOptions, Received, StrategyClient};
 use gateway::engine::{
     AccountSettings, EngineSettings, ExchangeSettings, Gateway, GatewayError, SessionGrant,
 };
@@ -17,6 +16,7 @@ use gateway::exchange::ws::ExchangeCredentials;
 use gateway::idle::IdleStrategy;
 use gateway::session::fixp::SessionLimits;
 use gateway::tracker::TrackerThreadConfig;
+use strategy_client::{ClientOptions, Received, StrategyClient};
 
 /// How long a test waits for an expected message.
 pub const WAIT: Duration = Duration::from_secs(10);

@@ -14,9 +14,9 @@ use e2e::{
     btc_order, d, master_account_credentials, master_and_sub_sim_config, sub_account_credentials,
     Harness, Strategy,
 };
-use gateway::client::Received;
 use gateway::engine::{AccountSettings, SessionRole};
 use gateway::exchange::ExchangeError;
+use strategy_client::Received;
 
 /// Master trading session.
 const MASTER: u64 = 1;

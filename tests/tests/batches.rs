@@ -9,7 +9,7 @@ use codec::sbe::{
     OrderCancelReplaceListEntry, OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use e2e::{d, Harness, Strategy};
-use gateway::client::Received;
+use strategy_client::Received;
 
 fn sym(s: &str) -> Symbol {
     Symbol::new(s).expect("symbol")

@@ -13,12 +13,12 @@ use e2e::{
     d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config, settings_for,
     sub_account_credentials, Harness, Strategy,
 };
-use gateway::client::Received;
 use gateway::engine::{EngineSettings, Gateway};
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::ids::ClientOid;
 use gateway::journal::record::put_cl_ord_id;
 use gateway::journal::store::{session_path, MAGIC};
+use strategy_client::Received;
 
 fn journaled(s: &mut EngineSettings, dir: PathBuf) {
     s.journal_dir = Some(dir);

@@ -8,9 +8,9 @@ use std::time::{Duration, Instant, SystemTime};
 
 use codec::sbe::{ExecType, OrdRejReason, OrdStatus, Side, TimeInForce};
 use e2e::{d, Harness, Strategy};
-use gateway::client::Received;
 use gateway::engine::{EngineSettings, ReconnectStats};
 use sim::Scope;
+use strategy_client::Received;
 
 /// The demo master account's uid (the gateway trades it).
 const MASTER_UID: &str = "1000000001";

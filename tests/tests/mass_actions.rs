@@ -14,11 +14,11 @@ use codec::sbe::{
     OrderMassStatusRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use e2e::{d, Harness, Strategy};
-use gateway::client::Received;
 use gateway::exchange::rest_orders::{unfilled_orders, OpenOrder};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::exchange::{tls, RestClient};
+use strategy_client::Received;
 
 fn sym(s: &str) -> Symbol {
     Symbol::new(s).unwrap()

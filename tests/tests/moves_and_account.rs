@@ -16,13 +16,13 @@ use codec::sbe::{
 };
 use codec::Decimal;
 use e2e::{d, settings_for, start_sim_with_clock, Harness, Strategy};
-use gateway::client::Received;
 use gateway::engine::{AccountSettings, SessionRole, UtcClock};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::exchange::{client_config, RestClient};
 use sim::config::{AccountConfig, CoinBalance};
 use sim::{Clock, ManualClock};
+use strategy_client::Received;
 
 /// 2026-11-28 10:00:00.000 UTC.
 const TEN: u64 = 1_795_860_000_000;

@@ -12,8 +12,8 @@ use codec::sbe::{
 };
 use e2e::{quiet_sim_config, Harness, Strategy};
 use gateway::budget::RateConfig;
-use gateway::client::Received;
 use gateway::engine::BudgetPolicy;
+use strategy_client::Received;
 
 /// A simulator with Bitget's limits on; a gateway on the default tier with `connections`
 /// connections, session 1 rejecting and session 2 queueing (5 s) when the budget is empty.

@@ -12,8 +12,8 @@ use codec::sbe::{
     RetransmitRejectCode, Side, Symbol, TimeInForce,
 };
 use e2e::{btc_order, credentials, quiet_sim_config, settings_for, Harness, Strategy, WAIT};
-use gateway::client::{ClientOptions, Received, StrategyClient};
 use gateway::engine::Gateway;
+use strategy_client::{ClientOptions, Received, StrategyClient};
 
 /// Settings tweak: journal in `dir`; no position / balance channels, so that the only
 /// application messages are the test's own reports (exact sequence numbers).

@@ -18,11 +18,11 @@ use e2e::{
     btc_order, d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config,
     settings_for, sub_account_credentials, Harness, Strategy,
 };
-use gateway::client::Received;
 use gateway::engine::{EngineSettings, Gateway};
 use gateway::ids::ClientOid;
 use gateway::replay::{records_of, replay_bytes, replay_file, Record, RecordedInput};
 use sim::faults::Scope;
+use strategy_client::Received;
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("golden")

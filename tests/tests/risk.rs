@@ -9,12 +9,12 @@ use codec::sbe::{
     OrdRejReason, OrdType, OrderCancelRequest, Side, Symbol, TimeInForce,
 };
 use e2e::{btc_order, d, quiet_sim_config, settings_for, start_sim, Harness, Strategy};
-use gateway::client::Received;
 use gateway::engine::{AccountSettings, EngineSettings, SessionRole};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::exchange::{client_config, RestClient};
 use gateway::risk::RiskLimits;
+use strategy_client::Received;
 
 /// Session 4 is the operator of account 0; sessions 5..=8 trade on account 1 ("b").
 const OPERATOR: u64 = 4;

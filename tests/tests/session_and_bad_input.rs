@@ -9,7 +9,7 @@ use codec::sbe::{
     NegotiationRejectCode, OrdRejReason, OrdType, Side, TerminationCode, Text, TimeInForce,
 };
 use e2e::{btc_order, credentials, Harness, WAIT};
-use gateway::client::{ClientError, ClientOptions, Received, StrategyClient};
+use strategy_client::{ClientError, ClientOptions, Received, StrategyClient};
 
 fn opts(session_id: u64, creds: &str, keepalive_ms: u32) -> ClientOptions {
     ClientOptions {

@@ -360,7 +360,7 @@ fn list_outcome(
     Vec<codec::sbe::ListStatusEntry>,
     std::collections::HashMap<u64, codec::sbe::ExecutionReport>,
 ) {
-    use gateway::client::Received;
+    use strategy_client::Received;
     let mut entries = Vec::new();
     let mut last = false;
     let mut execs = std::collections::HashMap::new();

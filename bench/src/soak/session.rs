@@ -14,10 +14,10 @@ use codec::sbe::{
     OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
 };
 use codec::Decimal;
-use gateway::client::{ClientError, ClientOptions, Received, StrategyClient};
 use parking_lot::Mutex;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use strategy_client::{ClientError, ClientOptions, Received, StrategyClient};
 
 use crate::demo::{price_at, Market};
 

@@ -138,7 +138,10 @@ pub struct StrategyClient {
 pub const READ_POLL: Duration = Duration::from_millis(2);
 
 fn now_utc_ns() -> u64 {
-    crate::metrics::utc_now_ns()
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
 }
 
 impl StrategyClient {
