@@ -870,7 +870,10 @@ impl SoakSession {
         let mut last_change = Instant::now();
         let mut last_count = self.stats.app_messages;
         let mut resent_cancels = false;
-        while self.orders.values().any(|o| !o.terminal()) {
+        // Until every order ended and every cancel and replace was answered (an answer may come
+        // after its order's end: a resolution after the reply timeout), or nothing changes for
+        // `quiet`.
+        while self.orders.values().any(|o| !o.terminal()) || !self.amends_open.is_empty() {
             self.pump(Duration::from_millis(20))?;
             if self.stats.app_messages != last_count {
                 last_count = self.stats.app_messages;

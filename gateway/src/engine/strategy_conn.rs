@@ -312,8 +312,9 @@ impl Conn {
         true
     }
 
-    /// Journals the ClOrdIDs and ListIDs the last request used.
-    fn journal_fresh(&mut self) {
+    /// Journals the ClOrdIDs and ListIDs the last request used (before its op is written: a
+    /// restart then knows every ClOrdID that may have reached the exchange).
+    pub(in crate::engine) fn journal_fresh(&mut self) {
         if let Some(entry) = self.entry.as_mut() {
             if entry.has_fresh() {
                 let out = &self.out;

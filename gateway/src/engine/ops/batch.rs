@@ -164,6 +164,9 @@ async fn run_list(
             }
         }
     }
+    // The list's ClOrdIDs and ListID are journaled before its first batch is written, as a
+    // single order's are.
+    conn.journal_fresh();
     let mut batches_sent = 0u32;
     for (category, chunk) in exchange_batches(accepted) {
         let req_id = ctx.next_request_id();
