@@ -527,7 +527,6 @@ impl Conn {
                 }
             }
             Ok(()) => {
-                self.record_entry(session_id, req_id, utc, &msg, &outcome, None);
                 let t_written = now_ns();
                 self.ctx
                     .legs
@@ -541,6 +540,8 @@ impl Conn {
                     t_read_ns: t_read,
                     t_written_ns: t_written,
                 }));
+                // Off the order path: after the write and the tracker's Sent.
+                self.record_entry(session_id, req_id, utc, &msg, &outcome, None);
             }
         }
     }
