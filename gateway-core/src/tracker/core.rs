@@ -27,7 +27,7 @@ use smallvec::SmallVec;
 
 use super::list_state::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
-use super::order::{CancelText, HeldTerminal, Order, PendingReplace};
+use super::order::{shows_modify, CancelText, HeldTerminal, Order, PendingReplace};
 pub(super) use super::report::{exec_report, Reports};
 pub use super::report::{Report, ReportMsg, ORDER_NOT_FOUND, OUTCOME_UNKNOWN_CODES};
 use super::request::{RequestKind, SentRequest};
@@ -554,7 +554,7 @@ impl Tracker {
         let (price, qty) = (order.price, order.qty);
         let shown = order.pending_replaces.iter().copied().find(|pr| {
             let changes = pr.price.is_some_and(|p| Some(p) != price) || pr.qty != qty;
-            changes && (pr.price.is_none() || pr.price == push.price) && pr.qty == push.qty
+            changes && shows_modify(pr.price, pr.qty, push.price, push.qty)
         });
         if let Some(pr) = shown {
             // A cancelled order showing the modify's values: applied before the cancel when the

@@ -23,6 +23,18 @@ pub struct PendingReplace {
     pub accepted: bool,
 }
 
+/// Whether an order showing `price` and `qty` (an order push, or the exchange's order object)
+/// shows a modify that asked for `asked_price` (`None`: unchanged) and `asked_qty`. The order
+/// push and the resolution of an unknown modify both decide with it.
+pub fn shows_modify(
+    asked_price: Option<Decimal>,
+    asked_qty: Decimal,
+    price: Option<Decimal>,
+    qty: Decimal,
+) -> bool {
+    (asked_price.is_none() || asked_price == price) && asked_qty == qty
+}
+
 /// Why an order ended, held back until the fills the exchange counted have all arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeldTerminal {

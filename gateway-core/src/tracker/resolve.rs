@@ -23,6 +23,7 @@ use codec::sbe::{
 
 use super::core::{exec_report, ReportMsg, Tracker};
 use super::exchange_state::{ApplySummary, ExchangeState};
+use super::order::shows_modify;
 use super::request::RequestKind;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
@@ -366,9 +367,7 @@ impl Tracker {
                 } => {
                     let pending = order.replace_pending(cl_ord_id).is_some();
                     let shown = found.is_some_and(|v| {
-                        (price.is_none() || price == v.price)
-                            && qty == v.qty
-                            && v.status != OrdStatus::Canceled
+                        shows_modify(price, qty, v.price, v.qty) && v.status != OrdStatus::Canceled
                     });
                     if !pending || (shown && !order.is_terminal() && !state_applied) {
                         // Shown: the Replaced report comes with the state's order update.
