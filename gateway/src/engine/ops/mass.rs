@@ -1,21 +1,19 @@
-//! OrderMassCancelRequest (by session, symbol, side or account) and OrderMassStatusRequest
-//! (the tracker's view, optionally refreshed from `unfilled-orders`).
+//! OrderMassCancelRequest (by session, symbol, side or account), cancel on disconnect, and
+//! OrderMassStatusRequest (the tracker's view, optionally refreshed from `unfilled-orders`).
 //!
-//! Scopes: Session = this session's orders; Symbol and Side = this session's orders of that
-//! symbol / side; Account = the orders of every session bound to the session's account. The
-//! Category filter narrows any scope. Only orders the tracker knows are cancelled, each by
-//! clientOid in `batch-cancel` ops (≤ 20 orders, one category per op); the tracker answers
-//! OrderMassCancelReport once every op is answered.
+//! A mass cancel is decided in `gateway_core::decision::mass` (scope, symbol, account link,
+//! the `batch-cancel` ops); this file asks the tracker for the selected orders and writes the
+//! ops. The tracker answers OrderMassCancelReport once every op is answered.
 
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use codec::json::{write_batch_cancel, CancelOrder};
 use codec::sbe::{
-    Category, ExecutionReport, ItemStatus, MassCancelRejectReason, MassCancelRequestType,
-    MassCancelResponse, MassStatusReqType, OrderMassCancelReport, OrderMassCancelRequestDecoder,
-    OrderMassStatusEnd, OrderMassStatusRequestDecoder, Symbol, Text,
+    ExecutionReport, ItemStatus, MassStatusReqType, OrderMassCancelReport,
+    OrderMassCancelRequestDecoder, OrderMassStatusEnd, OrderMassStatusRequestDecoder, Text,
+};
+use gateway_core::decision::mass::{
+    mass_cancel_filter, plan_mass_cancel, MassCancel, MassDecision,
 };
 use tokio::sync::oneshot;
 
@@ -24,14 +22,10 @@ use crate::engine::conn::Conn;
 use crate::engine::ctx::IoCtx;
 use crate::exchange::rest_orders::unfilled_orders;
 use crate::exchange::ExchangeError;
-use crate::ids::ClientOid;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{MassCancelEvent, OrderFilter, OrderScope, OrderView, TrackerInput};
 use gateway_core::journal::record::Origin;
-
-/// Orders per `batch-cancel` op (exchange limit, reference §5).
-pub const BATCH_CANCEL_MAX: usize = 20;
 
 /// An OrderMassCancelRequest.
 pub(in crate::engine) async fn on_mass_cancel(
@@ -39,65 +33,26 @@ pub(in crate::engine) async fn on_mass_cancel(
     m: &OrderMassCancelRequestDecoder<'_>,
     _t_read: u64,
 ) {
+    let req = MassCancel::of_request(m);
     let session_id = conn.fixp.session_id();
-    let request_type = m.mass_cancel_request_type();
-    let cl_ord_id = m.cl_ord_id();
-    let symbol = Some(m.symbol()).filter(|s| !s.is_empty());
-    let reject = |reason, text: &str| OrderMassCancelReport {
-        cl_ord_id,
-        transact_time: utc_now_ns(),
-        total_affected_orders: 0,
-        exchange_code: 0,
-        mass_cancel_request_type: request_type,
-        mass_cancel_response: MassCancelResponse::Rejected,
-        mass_cancel_reject_reason: Some(reason),
-        text: Text::new(text),
-    };
-    let (scope, symbol, side) = match request_type {
-        MassCancelRequestType::Session => (OrderScope::Session(session_id), None, None),
-        MassCancelRequestType::Account => (OrderScope::Account(conn.account), None, None),
-        MassCancelRequestType::Symbol => {
-            let Some(sym) = symbol else {
-                let r = reject(MassCancelRejectReason::InvalidSecurity, "Symbol required");
-                send(&conn.out, |b| r.encode_frame(b));
-                return;
-            };
-            (OrderScope::Session(session_id), Some(sym), None)
-        }
-        MassCancelRequestType::Side => {
-            let Some(side) = m.side() else {
-                let r = reject(MassCancelRejectReason::Other, "Side required");
-                send(&conn.out, |b| r.encode_frame(b));
-                return;
-            };
-            (OrderScope::Session(session_id), symbol, Some(side))
-        }
-    };
-    if let Some(sym) = &symbol {
-        if !conn.ctx.instruments.knows_symbol(sym, m.category()) {
-            let text = format!("unknown symbol: {}", sym.as_str());
-            let r = reject(MassCancelRejectReason::InvalidSecurity, &text);
-            send(&conn.out, |b| r.encode_frame(b));
-            return;
-        }
-    }
-    let filter = OrderFilter {
-        scope,
-        symbol,
-        category: m.category(),
-        side,
-    };
-    let job = MassCancelJob {
-        ctx: Rc::clone(&conn.ctx),
-        out: Arc::clone(&conn.out),
-        account: conn.account,
-        budget: conn.budget,
+    match mass_cancel_filter(
+        &req,
         session_id,
-        cl_ord_id,
-        request_type,
-        filter,
-    };
-    tokio::task::spawn_local(job.run());
+        conn.account,
+        &conn.ctx.instruments,
+        utc_now_ns(),
+    ) {
+        Ok(filter) => spawn_mass_cancel(
+            Rc::clone(&conn.ctx),
+            Arc::clone(&conn.out),
+            conn.account,
+            conn.budget,
+            session_id,
+            req,
+            filter,
+        ),
+        Err(report) => send_report(&conn.out, &report),
+    }
 }
 
 /// Cancel on disconnect: the open orders of `session_id`, whose connection ended without a
@@ -110,145 +65,85 @@ pub(in crate::engine) fn cancel_on_disconnect(
     account: usize,
     session_id: u64,
 ) {
-    let job = MassCancelJob {
-        ctx,
-        out,
-        account,
-        // Cancels have their own buckets and reserve; wait for them rather than give up.
-        budget: BudgetPolicy::Queue(std::time::Duration::from_secs(5)),
-        session_id,
-        cl_ord_id: 0,
-        request_type: MassCancelRequestType::Session,
-        filter: OrderFilter {
-            scope: OrderScope::Session(session_id),
-            symbol: None,
-            category: None,
-            side: None,
-        },
+    let req = MassCancel::on_disconnect();
+    let filter = match mass_cancel_filter(&req, session_id, account, &ctx.instruments, 0) {
+        Ok(filter) => filter,
+        // Scope Session needs nothing a request could lack.
+        Err(_) => return,
     };
-    tokio::task::spawn_local(job.run());
+    // Cancels have their own buckets and reserve; wait for them rather than give up.
+    let budget = BudgetPolicy::Queue(std::time::Duration::from_secs(5));
+    spawn_mass_cancel(ctx, out, account, budget, session_id, req, filter);
 }
 
-struct MassCancelJob {
+/// Asks the tracker for the orders `filter` selects, then carries out the decision: the
+/// answer, or the `batch-cancel` ops written one after the other under `budget`.
+fn spawn_mass_cancel(
     ctx: Rc<IoCtx>,
     out: Arc<SessionOut>,
     account: usize,
     budget: BudgetPolicy,
     session_id: u64,
-    cl_ord_id: u64,
-    request_type: MassCancelRequestType,
+    req: MassCancel,
     filter: OrderFilter,
-}
-
-impl MassCancelJob {
-    fn report(&self, affected: u32, reason: Option<MassCancelRejectReason>, text: &str) {
-        let r = OrderMassCancelReport {
-            cl_ord_id: self.cl_ord_id,
-            transact_time: utc_now_ns(),
-            total_affected_orders: affected,
-            exchange_code: 0,
-            mass_cancel_request_type: self.request_type,
-            mass_cancel_response: match reason {
-                Some(_) => MassCancelResponse::Rejected,
-                None => crate::tracker::mass::scope_response(self.request_type),
-            },
-            mass_cancel_reject_reason: reason,
-            text: Text::new(text),
-        };
-        send(&self.out, |b| r.encode_frame(b));
-    }
-
-    async fn run(self) {
-        let Some(views) = query(&self.ctx, self.filter, None).await else {
-            self.report(0, Some(MassCancelRejectReason::Other), "tracker stopped");
-            return;
-        };
-        let Some(account) = self.ctx.accounts.get(self.account) else {
-            self.report(0, Some(MassCancelRejectReason::Other), "no account");
-            return;
-        };
-        if views.is_empty() {
-            self.report(0, None, "");
-            return;
-        }
-        if !account.is_up() {
-            self.report(
-                0,
-                Some(MassCancelRejectReason::NotApplied),
-                "exchange connection down",
+) {
+    tokio::task::spawn_local(async move {
+        let Some(views) = query(&ctx, filter, None).await else {
+            let r = req.reject(
+                codec::sbe::MassCancelRejectReason::Other,
+                "tracker stopped",
+                utc_now_ns(),
             );
+            send_report(&out, &r);
             return;
-        }
-        let mut by_category: BTreeMap<u8, (Category, Vec<(ClientOid, Symbol)>)> = BTreeMap::new();
-        for v in &views {
-            let c = v.report.category;
-            by_category
-                .entry(c as u8)
-                .or_insert_with(|| (c, Vec::new()))
-                .1
-                .push((ClientOid::new(v.session_id, v.root), v.report.symbol));
-        }
-        let chunks: Vec<(Category, &[(ClientOid, Symbol)])> = by_category
-            .values()
-            .flat_map(|(c, orders)| orders.chunks(BATCH_CANCEL_MAX).map(move |ch| (*c, ch)))
-            .collect();
-        let mass_id = self.ctx.next_request_id();
-        let _ = self
-            .ctx
+        };
+        let Some(acc) = ctx.accounts.get(account) else {
+            let r = req.reject(
+                codec::sbe::MassCancelRejectReason::Other,
+                "no account",
+                utc_now_ns(),
+            );
+            send_report(&out, &r);
+            return;
+        };
+        let chunks = match plan_mass_cancel(&req, &views, acc, utc_now_ns()) {
+            MassDecision::Answer(r) => return send_report(&out, &r),
+            MassDecision::Send(chunks) => chunks,
+        };
+        let mass_id = ctx.next_request_id();
+        let _ = ctx
             .tracker_tx
             .send(TrackerInput::MassCancel(MassCancelEvent::Start {
                 mass_id,
-                session_id: self.session_id,
-                cl_ord_id: self.cl_ord_id,
-                request_type: self.request_type,
+                session_id,
+                cl_ord_id: req.cl_ord_id,
+                request_type: req.request_type,
                 chunks: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
             }));
         let mut json = Vec::with_capacity(4096);
-        let mut id_buf = itoa::Buffer::new();
-        for (category, orders) in chunks {
-            let req_id = self.ctx.next_request_id();
-            let items: Vec<CancelOrder<'_>> = orders
-                .iter()
-                .map(|(oid, sym)| CancelOrder {
-                    symbol: Some(sym.as_str()),
-                    order_id: None,
-                    client_oid: Some(oid.as_str()),
-                })
-                .collect();
+        for chunk in &chunks {
+            let req_id = ctx.next_request_id();
             json.clear();
-            write_batch_cancel(
-                &mut json,
-                id_buf.format(req_id),
-                Some(category.into()),
-                &items,
-            );
-            let _ = self
-                .ctx
+            chunk.write_json(&mut json, req_id);
+            let _ = ctx
                 .tracker_tx
                 .send(TrackerInput::MassCancel(MassCancelEvent::Chunk {
                     mass_id,
                     req_id,
                 }));
-            if let Err(why) = account
-                .send_trade(
-                    TradeOp::BatchCancel,
-                    self.budget,
-                    &json,
-                    self.session_id,
-                    &self.out,
-                )
+            if let Err(why) = acc
+                .send_trade(TradeOp::BatchCancel, budget, &json, session_id, &out)
                 .await
             {
-                let _ =
-                    self.ctx
-                        .tracker_tx
-                        .send(TrackerInput::MassCancel(MassCancelEvent::NotSent {
-                            req_id,
-                            text: Text::new(why.text()),
-                        }));
+                let _ = ctx
+                    .tracker_tx
+                    .send(TrackerInput::MassCancel(MassCancelEvent::NotSent {
+                        req_id,
+                        text: Text::new(why.text()),
+                    }));
             }
         }
-    }
+    });
 }
 
 /// An OrderMassStatusRequest.
@@ -349,6 +244,10 @@ fn status_end(out: &SessionOut, req_id: u64, reports: u32, result: Result<(), (u
         text: Text::new(text),
     };
     send(out, |b| end.encode_frame(b));
+}
+
+fn send_report(out: &SessionOut, r: &OrderMassCancelReport) {
+    send(out, |b| r.encode_frame(b));
 }
 
 fn send(out: &SessionOut, encode: impl FnOnce(&mut Vec<u8>)) -> bool {

@@ -14,6 +14,8 @@
 //! [`Refusal::list_item`] for a list item) and nothing is sent. Everything here is a pure
 //! decision: the shell passes what it knows of the account ([`AccountGate`]) and the time.
 
+pub mod mass;
+
 use codec::sbe::{
     Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdType, Side, Symbol,
 };
