@@ -15,6 +15,7 @@
 //! decision: the shell passes what it knows of the account ([`AccountGate`]) and the time.
 
 pub mod mass;
+pub mod single;
 
 use codec::sbe::{
     Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdType, Side, Symbol,

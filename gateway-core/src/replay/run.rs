@@ -4,7 +4,6 @@
 use std::collections::{HashMap, HashSet};
 
 use codec::json::JsonParser;
-use codec::sbe::Message;
 
 use super::{body, entry_result, records, Record, RecordedInput, ReplayError};
 use crate::decision::Refusal;
@@ -324,16 +323,7 @@ impl Replayer {
             .entry(session_id)
             .or_insert_with(|| OrderEntry::new(session_id));
         self.json.clear();
-        let outcome = match &msg {
-            Message::NewOrderSingle(m) => {
-                entry.on_new_order(m, &self.instruments, req_id, &mut self.json, utc)
-            }
-            Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
-            Message::OrderCancelReplaceRequest(m) => {
-                entry.on_replace(m, &self.instruments, req_id, &mut self.json, utc)
-            }
-            _ => return None,
-        };
+        let (_, outcome) = entry.on_single(&msg, &self.instruments, req_id, &mut self.json, utc)?;
         Some(entry_result(&msg, &outcome, &self.json, refusal, utc))
     }
 

@@ -8,15 +8,16 @@ use std::collections::{HashMap, HashSet};
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
-    BoolFlag, CxlRejReason, CxlRejResponseTo, NewOrderSingleDecoder, OrdRejReason, OrdStatus,
-    OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder, OrderCancelRequestDecoder,
-    PosSide, StpMode, Text,
+    BoolFlag, CxlRejReason, CxlRejResponseTo, Message, NewOrderSingleDecoder, OrdRejReason,
+    OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
+    OrderCancelRequestDecoder, PosSide, StpMode, Text,
 };
 use codec::Decimal;
 
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::InstrumentTable;
 use crate::tracker::{NewOrder, ReportMsg, RequestKind};
+use crate::types::TradeOp;
 
 /// What the order path decided for one application message.
 #[derive(Debug)]
@@ -124,6 +125,32 @@ impl OrderEntry {
         let mut lists: Vec<u64> = self.list_ids.iter().copied().collect();
         lists.sort_unstable();
         (roots, lists)
+    }
+
+    /// A single-order message (NewOrderSingle, OrderCancelRequest, OrderCancelReplaceRequest)
+    /// through its entry step, with the rate-budget class of its op; `None` for another message.
+    pub fn on_single(
+        &mut self,
+        msg: &Message<'_>,
+        instruments: &InstrumentTable,
+        req_id: u64,
+        json_out: &mut Vec<u8>,
+        utc_ns: u64,
+    ) -> Option<(TradeOp, EntryOutcome)> {
+        Some(match msg {
+            Message::NewOrderSingle(m) => (
+                TradeOp::Place,
+                self.on_new_order(m, instruments, req_id, json_out, utc_ns),
+            ),
+            Message::OrderCancelRequest(m) => {
+                (TradeOp::Cancel, self.on_cancel(m, req_id, json_out, utc_ns))
+            }
+            Message::OrderCancelReplaceRequest(m) => (
+                TradeOp::Modify,
+                self.on_replace(m, instruments, req_id, json_out, utc_ns),
+            ),
+            _ => return None,
+        })
     }
 
     /// A NewOrderSingle: duplicate and pre-trade checks, then `place-order` into `json_out`.

@@ -12,8 +12,7 @@ use super::accounts::{AccountConfig, ExchangeConfig};
 use super::env::{account_env_var, ENV_API_KEY, ENV_API_PASSPHRASE, ENV_API_SECRET};
 use super::error::{invalid, ConfigError};
 use super::limits::{
-    KNOWN_CATEGORIES, MAX_CONNECTIONS_PER_ACCOUNT, MAX_CREDENTIALS_LEN, MAX_FRAME_LEN_LIMIT,
-    MIN_FRAME_LEN_LIMIT,
+    MAX_CONNECTIONS_PER_ACCOUNT, MAX_CREDENTIALS_LEN, MAX_FRAME_LEN_LIMIT, MIN_FRAME_LEN_LIMIT,
 };
 use super::sections::{
     IoConfig, JournalConfig, MetricsConfig, MovesConfig, RecordConfig, TrackerConfig,
@@ -216,14 +215,17 @@ impl GatewayConfig {
             return Err(invalid("exchange.categories", "empty"));
         }
         for c in &mut x.categories {
-            let upper = c.to_ascii_uppercase();
-            if !KNOWN_CATEGORIES.contains(&upper.as_str()) {
+            let Some(known) = codec::json::Category::parse(c.as_bytes()) else {
+                let known: Vec<&str> = codec::json::Category::ALL
+                    .iter()
+                    .map(|k| k.as_rest_str())
+                    .collect();
                 return Err(invalid(
                     "exchange.categories",
-                    format!("unknown category {c:?} (known: {KNOWN_CATEGORIES:?})"),
+                    format!("unknown category {c:?} (known: {known:?})"),
                 ));
-            }
-            *c = upper;
+            };
+            *c = known.as_rest_str().to_owned();
         }
         if self.accounts.is_empty() {
             if x.api_key.is_empty() {

@@ -6,14 +6,5 @@ pub const MAX_FRAME_LEN_LIMIT: usize = 1 << 20;
 pub const MIN_FRAME_LEN_LIMIT: usize = 64;
 /// Longest session credentials accepted (bytes): the SBE `Text` field is `char[64]`.
 pub const MAX_CREDENTIALS_LEN: usize = 64;
-/// REST category names Bitget UTA accepts (reference §7).
-pub const KNOWN_CATEGORIES: [&str; 5] = [
-    "SPOT",
-    "MARGIN",
-    "USDT-FUTURES",
-    "COIN-FUTURES",
-    "USDC-FUTURES",
-];
-
 /// Largest `account.connections` accepted.
 pub const MAX_CONNECTIONS_PER_ACCOUNT: usize = 20;

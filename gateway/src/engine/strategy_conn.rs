@@ -14,7 +14,7 @@ use codec::sbe::{
 };
 use tokio::net::TcpStream;
 
-use super::account::{AccountCtx, BudgetPolicy, TradeOp};
+use super::account::{AccountCtx, BudgetPolicy};
 use super::conn::Conn;
 use super::ctx::IoCtx;
 use super::ops;
@@ -24,7 +24,8 @@ use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply,
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut};
 use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
-use gateway_core::decision::{check_after_entry, not_sent, Accepted, Refusal};
+use gateway_core::decision::single::{decide_single, Decided, Verdict};
+use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
@@ -461,34 +462,18 @@ impl Conn {
         let session_id = self.fixp.session_id();
         let req_id = self.ctx.next_request_id();
         self.json.clear();
-        let op = match &msg {
-            Message::NewOrderSingle(_) => TradeOp::Place,
-            Message::OrderCancelRequest(_) => TradeOp::Cancel,
-            Message::OrderCancelReplaceRequest(_) => TradeOp::Modify,
-            _ => return,
-        };
-        let outcome = match &msg {
-            Message::NewOrderSingle(m) => {
-                entry.on_new_order(m, &self.ctx.instruments, req_id, &mut self.json, utc)
-            }
-            Message::OrderCancelRequest(m) => entry.on_cancel(m, req_id, &mut self.json, utc),
-            Message::OrderCancelReplaceRequest(m) => {
-                entry.on_replace(m, &self.ctx.instruments, req_id, &mut self.json, utc)
-            }
-            _ => return,
-        };
-        // The decision: order entry said Send; then the account and risk. The order's
-        // identity was checked first (a repeated ClOrdID is answered DuplicateOrder whatever
-        // the link's state: a NotApplied for it would contradict the order it names).
-        let decided = match &outcome {
-            EntryOutcome::Send { root, kind } => match Accepted::of_message(&msg, kind) {
-                Some(req) => match check_after_entry(&req, account, &self.ctx.risk, session_id) {
-                    Ok(reserved) => Ok((*root, *kind, reserved)),
-                    Err(refusal) => Err(Some(refusal)),
-                },
-                None => return,
-            },
-            EntryOutcome::Reject(_) => Err(None),
+        let Some(Decided { outcome, verdict }) = decide_single(
+            entry,
+            &msg,
+            &self.ctx.instruments,
+            account,
+            &self.ctx.risk,
+            session_id,
+            req_id,
+            &mut self.json,
+            utc,
+        ) else {
+            return;
         };
         if entry.has_fresh() {
             // Journaled before the trade op is written (a buffer append under the writer's
@@ -496,20 +481,16 @@ impl Conn {
             let out = &self.out;
             entry.take_fresh(|c, l| out.journal_ids(c, l));
         }
-        let (root, kind, reserved) = match decided {
-            Ok(d) => d,
-            Err(refusal) => {
+        let (op, root, kind, reserved) = match verdict {
+            Verdict::Send {
+                op,
+                root,
+                kind,
+                reserved,
+            } => (op, root, kind, reserved),
+            Verdict::Answer { report, refusal } => {
                 self.record_entry(session_id, req_id, utc, &msg, &outcome, refusal.as_ref());
-                let report = match (&outcome, &refusal) {
-                    (EntryOutcome::Reject(report), _) => Some(*report),
-                    (EntryOutcome::Send { kind, .. }, Some(r)) => {
-                        Accepted::of_message(&msg, kind).map(|req| r.report(&req, utc))
-                    }
-                    (EntryOutcome::Send { .. }, None) => None,
-                };
-                if let Some(report) = report {
-                    self.write_report(&report);
-                }
+                self.write_report(&report);
                 return;
             }
         };
