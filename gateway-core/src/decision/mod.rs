@@ -13,7 +13,12 @@
 //! A request refused at any step gets one answer ([`Refusal::report`], or
 //! [`Refusal::list_item`] for a list item) and nothing is sent. Everything here is a pure
 //! decision: the shell passes what it knows of the account ([`AccountGate`]) and the time.
+//!
+//! Per request kind: [`single::decide_single`] (one message, Send or Answer),
+//! [`list::decide_list_items`] (every item of a list), [`mass`] (a mass cancel and cancel on
+//! disconnect: scope, account link, `batch-cancel` ops).
 
+pub mod list;
 pub mod mass;
 pub mod single;
 

@@ -10,7 +10,8 @@ use codec::sbe::{
     BusinessRejectReason, Message, NewOrderList, NewOrderListDecoder, OrderCancelList,
     OrderCancelListDecoder, OrderCancelReplaceList, OrderCancelReplaceListDecoder,
 };
-use gateway_core::decision::{check_after_entry, not_sent, Accepted, Refusal};
+use gateway_core::decision::list::{decide_list_items, ListItems};
+use gateway_core::decision::{not_sent, Accepted};
 
 use crate::engine::account::{NotSent, TradeOp};
 use crate::engine::conn::Conn;
@@ -137,32 +138,14 @@ async fn run_list(
     let session_id = conn.fixp.session_id();
     let ctx = std::rc::Rc::clone(&conn.ctx);
     let account = ctx.accounts.get(conn.account);
-    let mut refused = Vec::new();
-    let mut accepted = Vec::with_capacity(items.len());
-    for item in items {
-        let mut item = match item {
-            Ok(a) => a,
-            Err(r) => {
-                conn.write_report(&r.report);
-                refused.push(r.entry);
-                continue;
-            }
-        };
-        let decided = match account {
-            Some(acc) => check_after_entry(&Accepted::from(&item), acc, &ctx.risk, session_id),
-            None => Err(Refusal::not_sent(NotSent::Down)),
-        };
-        match decided {
-            Ok(reserved) => {
-                item.reserved = reserved;
-                accepted.push(item);
-            }
-            Err(refusal) => {
-                let r = refusal.list_item(&Accepted::from(&item), utc);
-                conn.write_report(&r.report);
-                refused.push(r.entry);
-            }
-        }
+    let ListItems {
+        accepted,
+        refused: refused_items,
+    } = decide_list_items(items, account, &ctx.risk, session_id, utc);
+    let mut refused = Vec::with_capacity(refused_items.len());
+    for r in refused_items {
+        conn.write_report(&r.report);
+        refused.push(r.entry);
     }
     // The list's ClOrdIDs and ListID are journaled before its first batch is written, as a
     // single order's are.
