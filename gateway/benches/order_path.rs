@@ -3,8 +3,8 @@
 //!
 //! - `outbound/*`: everything between the strategy socket read and the WebSocket write, for one
 //!   encoded SOFH frame: `peek_frame` + `sbe::decode` + `FixpSession::on_message` (established
-//!   session) + `OrderEntry::on_*` (duplicate and pre-trade checks, trade-op JSON into a reused
-//!   `Vec`). `outbound/place_order_json` is the JSON writer alone, like-for-like with
+//!   session) + `decision::single::decide_single` (order entry's duplicate and pre-trade checks
+//!   and trade-op JSON into a reused `Vec`, then the account gate and the risk reservation). `outbound/place_order_json` is the JSON writer alone, like-for-like with
 //!   `baseline/new_order_serde_json`.
 //! - `inbound/*`: the tracker's work: `JsonParser::parse` (simd-json, reused buffers) +
 //!   `Tracker::on_inbound` + `encode_frame` of every resulting report into a reused `Vec`.
@@ -38,9 +38,13 @@ use codec::Decimal;
 use criterion::{criterion_main, Bencher, Criterion, Throughput};
 use gateway::ids::{format_request_id, ClientOid};
 use gateway::pretrade::{InstrumentRules, InstrumentTable};
+use gateway::risk::{RiskBook, RiskSettings};
 use gateway::session::fixp::{Authorizer, FixpSession, SessionAction, SessionLimits};
-use gateway::session::order_entry::{EntryOutcome, OrderEntry};
+use gateway::session::order_entry::OrderEntry;
 use gateway::tracker::{NewOrder, ReportMsg, RequestKind, SentRequest, Tracker};
+use gateway::types::SessionGrant;
+use gateway_core::decision::single::{decide_single, Verdict};
+use gateway_core::decision::AccountGate;
 use serde_json::json;
 
 /// Orders per chunk of the outbound benches: the session's order-entry state (ClOrdID map,
@@ -150,8 +154,24 @@ impl Authorizer for AllowAll {
 struct IoThread {
     fixp: FixpSession,
     instruments: InstrumentTable,
+    risk: RiskBook,
     json: Vec<u8>,
     now_ns: u64,
+}
+
+/// The account as the decision sees it: trades everything, link up.
+struct Up;
+
+impl AccountGate for Up {
+    fn name(&self) -> &str {
+        "main"
+    }
+    fn trades(&self, _: Category) -> bool {
+        true
+    }
+    fn is_up(&self) -> bool {
+        true
+    }
 }
 
 impl IoThread {
@@ -187,15 +207,23 @@ impl IoThread {
         IoThread {
             fixp,
             instruments: instruments(),
+            risk: RiskBook::new(
+                &[SessionGrant {
+                    session_id: SESSION,
+                    ..Default::default()
+                }],
+                1,
+                &RiskSettings::default(),
+            ),
             json: Vec::with_capacity(512),
             now_ns: 3,
         }
     }
 
-    /// One strategy frame, from the bytes read off the socket to the trade op in `self.json`
-    /// (what `engine::strategy_conn` does between the read and `send_text`).
+    /// One strategy frame, from the bytes read off the socket to the decision and the trade op
+    /// in `self.json` (what `engine::strategy_conn` does between the read and `send_text`).
     #[inline]
-    fn on_frame(&mut self, entry: &mut OrderEntry, buf: &[u8], req_id: u64) -> EntryOutcome {
+    fn on_frame(&mut self, entry: &mut OrderEntry, buf: &[u8], req_id: u64) -> Verdict {
         let len = match peek_frame(buf, DEFAULT_MAX_FRAME_LEN) {
             Ok(Some(len)) => len,
             other => panic!("not a whole frame: {other:?}"),
@@ -208,15 +236,20 @@ impl IoThread {
             panic!("not an application message");
         };
         self.json.clear();
-        match msg {
-            Message::NewOrderSingle(m) => {
-                entry.on_new_order(&m, &self.instruments, req_id, &mut self.json, UTC_NS)
-            }
-            Message::OrderCancelRequest(m) => entry.on_cancel(&m, req_id, &mut self.json, UTC_NS),
-            Message::OrderCancelReplaceRequest(m) => {
-                entry.on_replace(&m, &self.instruments, req_id, &mut self.json, UTC_NS)
-            }
-            other => panic!("unexpected {}", other.name()),
+        let decided = decide_single(
+            entry,
+            &msg,
+            &self.instruments,
+            &Up,
+            &self.risk,
+            SESSION,
+            req_id,
+            &mut self.json,
+            UTC_NS,
+        );
+        match decided {
+            Some(d) => d.verdict,
+            None => panic!("unexpected {}", msg.name()),
         }
     }
 
@@ -224,10 +257,10 @@ impl IoThread {
     #[inline]
     fn send(&mut self, entry: &mut OrderEntry, buf: &[u8], req_id: u64) {
         match self.on_frame(entry, buf, req_id) {
-            EntryOutcome::Send { root, .. } => {
-                black_box(root);
+            Verdict::Send { root, reserved, .. } => {
+                black_box((root, reserved));
             }
-            EntryOutcome::Reject(r) => panic!("rejected: {r:?}"),
+            Verdict::Answer { report, .. } => panic!("rejected: {report:?}"),
         }
         black_box(self.json.len());
     }
