@@ -14,15 +14,12 @@ use codec::sbe::{
     OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use codec::Decimal;
-use gateway::engine::{AccountSettings, EngineSettings, ExchangeSettings, Gateway, SessionGrant};
-use gateway::exchange::sign::Secret;
-use gateway::exchange::ws::ExchangeCredentials;
 use gateway::idle::IdleStrategy;
 use gateway::metrics::{Leg, LegHistograms};
-use gateway::session::fixp::SessionLimits;
-use gateway::tracker::TrackerThreadConfig;
 use hdrhistogram::Histogram;
-use strategy_client::{ClientOptions, Received, StrategyClient};
+use strategy_client::{Received, StrategyClient};
+
+use crate::rig::{Rig, RigOptions};
 
 /// Options of one demo run.
 #[derive(Debug, Clone)]
@@ -368,79 +365,17 @@ pub fn price_at(m: &Market, factor: &str) -> Decimal {
 
 /// Starts the simulator and the gateway, runs the flow, stops everything.
 pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .thread_name("sim")
-        .build()
-        .map_err(|e| e.to_string())?;
-    let sim_cfg = sim::SimConfig::demo();
-    let markets = markets(&sim_cfg);
-    if markets.is_empty() {
-        return Err("the simulator configuration has no liquid symbol".into());
-    }
-    let sim = rt
-        .block_on(sim::Sim::start(sim_cfg))
-        .map_err(|e| format!("simulator: {e}"))?;
     let session_id = 7;
-    let settings = EngineSettings {
-        strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
-        max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
-        limits: SessionLimits::default(),
-        sessions: vec![SessionGrant {
-            session_id,
-            credentials: "demo-strategy".into(),
-            ..SessionGrant::default()
-        }],
-        accounts: vec![AccountSettings::new(
-            "main",
-            ExchangeCredentials {
-                api_key: "bg_demo_key".into(),
-                secret: Secret::new("demo-secret"),
-                passphrase: Secret::new("demo-pass"),
-            },
-        )],
-        exchange: ExchangeSettings {
-            ws_private_url: sim.ws_private_url(),
-            rest_url: sim.rest_url(),
-            extra_ca_pem: Some(sim.ca_cert_pem()),
-            ping_interval_ms: 20_000,
-            pong_timeout_ms: 10_000,
-            connect_timeout_ms: 10_000,
-            silence_timeout_ms: 45_000,
-            reconnect_min_ms: 200,
-            reconnect_max_ms: 10_000,
-            categories: vec![Category::UsdtFutures, Category::Spot],
-        },
-        io_core: opts.pin.then_some(0),
-        io_idle: opts.idle,
-        tracker: TrackerThreadConfig {
-            core: opts.pin.then_some(1),
-            idle: opts.idle,
-            report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
-            ..TrackerThreadConfig::default()
-        },
+    let rig = Rig::start(&RigOptions {
+        sessions: vec![session_id],
+        idle: opts.idle,
+        pin: opts.pin,
+        report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
-        // The demo measures latency, not the venue's quotas (its simulator enforces none).
-        rate: gateway::budget::RateConfig::unlimited(),
-        risk: Default::default(),
-        moves: Default::default(),
-        journal_dir: None,
-        record: None,
-    };
-    let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
-    let client = StrategyClient::connect(
-        gw.strategy_addr(),
-        &ClientOptions {
-            session_id,
-            credentials: "demo-strategy".into(),
-            keepalive_ms: 1_000,
-            auto_keepalive: true,
-            timeout: Duration::from_secs(5),
-        },
-    )
-    .map_err(|e| format!("strategy connect: {e}"))?;
+    })?;
+    let markets = rig.markets.clone();
+    let client = rig.connect(session_id, true)?;
     let mut flow = Flow {
         client,
         next_cl: 0,
@@ -523,8 +458,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
     })();
     let elapsed = started.elapsed();
     let _ = flow.client.terminate();
-    let report = gw.shutdown();
-    rt.block_on(sim.shutdown());
+    let report = rig.shutdown();
     result?;
 
     let mut final_states: HashMap<&'static str, usize> = HashMap::new();

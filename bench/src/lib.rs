@@ -1,5 +1,7 @@
 //! Demo strategy, load generator and same-run baselines for the order gateway.
 
 pub mod demo;
+pub mod load;
 pub mod relay;
+pub mod rig;
 pub mod soak;

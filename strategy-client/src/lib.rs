@@ -269,6 +269,20 @@ impl StrategyClient {
         Ok(())
     }
 
+    /// A second writer on the same connection, for a strategy that sends from one thread and
+    /// reads ([`StrategyClient::recv`]) on another (an open-loop load generator). Frames are
+    /// written whole by either writer; to keep them from interleaving, send Sequence keepalives
+    /// from one of them only (connect with `auto_keepalive: false` and send them from the
+    /// sender, [`ClientSender::send_frame`]).
+    ///
+    /// Errors: the socket cannot be duplicated (`ClientError::Io`).
+    pub fn sender(&self) -> Result<ClientSender, ClientError> {
+        Ok(ClientSender {
+            stream: self.stream.try_clone()?,
+            wbuf: Vec::with_capacity(512),
+        })
+    }
+
     /// Writes raw bytes (for tests of bad input).
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
         self.stream.write_all(bytes)?;
@@ -426,4 +440,37 @@ impl StrategyClient {
 
 fn template_of(m: &Message<'_>) -> u16 {
     m.template_id()
+}
+
+/// A writer on an established session's connection ([`StrategyClient::sender`]): frames only,
+/// no reading.
+#[derive(Debug)]
+pub struct ClientSender {
+    stream: TcpStream,
+    wbuf: Vec<u8>,
+}
+
+impl ClientSender {
+    /// Encodes one frame with `encode` and writes it whole.
+    pub fn send_frame(&mut self, encode: impl FnOnce(&mut Vec<u8>)) -> Result<(), ClientError> {
+        self.wbuf.clear();
+        encode(&mut self.wbuf);
+        self.stream.write_all(&self.wbuf)?;
+        Ok(())
+    }
+
+    /// Sends a NewOrderSingle.
+    pub fn send_new_order(&mut self, m: &NewOrderSingle) -> Result<(), ClientError> {
+        self.send_frame(|b| m.encode_frame(b))
+    }
+
+    /// Sends an OrderCancelRequest.
+    pub fn send_cancel(&mut self, m: &OrderCancelRequest) -> Result<(), ClientError> {
+        self.send_frame(|b| m.encode_frame(b))
+    }
+
+    /// Sends a Sequence (FIXP keepalive).
+    pub fn send_keepalive(&mut self) -> Result<(), ClientError> {
+        self.send_frame(|b| Sequence { next_seq_no: 1 }.encode_frame(b))
+    }
 }

@@ -1,0 +1,501 @@
+//! `load`: the open-loop load generator (issue 12, item 1). N strategy sessions send at a fixed
+//! aggregate rate, constant or Poisson arrivals, for a set time; every latency is measured from
+//! the request's *intended* send time, so a stalled gateway (or a late generator) shows in the
+//! figures instead of slowing the arrivals down (no coordinated omission; wrk2, and
+//! HdrHistogram's expected-interval correction).
+//!
+//! Each session alternates two requests: a NewOrderSingle (a limit buy far below the market,
+//! which rests) and, one arrival later, the OrderCancelRequest of that order, so the open
+//! orders stay bounded. A request is answered by the first report carrying its ClOrdID: New
+//! (or Rejected) for the place, Canceled (or OrderCancelReject) for the cancel. A request with
+//! no answer within [`DRAIN`] of the step's end is lost.
+//!
+//! One sender thread drives every session (it sleeps when the next arrival is far, then spins;
+//! its own lateness is reported as "sender lag"); one receiver thread per session reads.
+//! The rate steps up by a factor until p99 or loss breaks the bound; the highest rate that
+//! held is the maximum sustainable rate, then 10 %, 50 % and 90 % of it are run again.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use codec::sbe::{
+    BoolFlag, NewOrderSingle, OrdType, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
+};
+use gateway::idle::IdleStrategy;
+use hdrhistogram::Histogram;
+use rand::{Rng, SeedableRng};
+use strategy_client::{ClientSender, Received, StrategyClient};
+
+use crate::demo::{price_at, Market};
+use crate::rig::{Rig, RigOptions};
+
+/// How long after a step's last arrival its answers are waited for.
+pub const DRAIN: Duration = Duration::from_secs(2);
+
+/// A gap shorter than this is spun (with yields), not slept: a sleep wakes ~50-60 µs late.
+const SPIN_BELOW: Duration = Duration::from_micros(150);
+
+/// Arrival process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrivals {
+    /// Evenly spaced.
+    Constant,
+    /// Exponential gaps (a Poisson process), seeded.
+    Poisson,
+}
+
+/// Options of one load run.
+#[derive(Debug, Clone)]
+pub struct LoadOptions {
+    /// Strategy sessions.
+    pub sessions: usize,
+    /// Arrival process.
+    pub arrivals: Arrivals,
+    /// Explicit rates (requests/s, all sessions together); empty: step up from `start_rate`.
+    pub rates: Vec<u64>,
+    /// First rate of the step-up, requests/s.
+    pub start_rate: u64,
+    /// Each step's rate is the previous one × this.
+    pub step_factor: f64,
+    /// The step-up stops at this rate.
+    pub max_rate: u64,
+    /// Duration of each step.
+    pub step: Duration,
+    /// A step holds when its p99 (from intended send time) is at most this and nothing is
+    /// lost or rejected.
+    pub p99_bound: Duration,
+    /// Seed of the Poisson arrivals.
+    pub seed: u64,
+    /// Idle strategy of the gateway's threads.
+    pub idle: IdleStrategy,
+    /// Pin the gateway's threads.
+    pub pin: bool,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions {
+            sessions: 4,
+            arrivals: Arrivals::Constant,
+            rates: Vec::new(),
+            start_rate: 2_000,
+            step_factor: 1.5,
+            max_rate: 200_000,
+            step: Duration::from_secs(3),
+            p99_bound: Duration::from_millis(1),
+            seed: 1,
+            idle: IdleStrategy::Park,
+            pin: false,
+        }
+    }
+}
+
+/// What one step measured.
+#[derive(Debug, Clone)]
+pub struct StepResult {
+    /// Offered rate, requests/s.
+    pub rate: u64,
+    /// Requests sent.
+    pub sent: u64,
+    /// Requests sent per second of the step.
+    pub sent_per_s: f64,
+    /// Requests answered.
+    pub answered: u64,
+    /// Requests never answered.
+    pub lost: u64,
+    /// Answers that refused the request (Rejected ExecutionReport, OrderCancelReject,
+    /// BusinessMessageReject).
+    pub rejected: u64,
+    /// Latency from intended send time to the answer, ns.
+    pub latency: Histogram<u64>,
+    /// Actual minus intended send time, ns.
+    pub sender_lag: Histogram<u64>,
+    /// p99 within the bound and nothing lost or rejected.
+    pub held: bool,
+}
+
+/// A whole run: the step-up, then the runs at fractions of the maximum.
+#[derive(Debug)]
+pub struct LoadOutcome {
+    /// Every step of the step-up, in order.
+    pub steps: Vec<StepResult>,
+    /// The highest rate that held (0 when none did).
+    pub max_sustained: u64,
+    /// The runs at 10 %, 50 % and 90 % of `max_sustained`.
+    pub fractions: Vec<(u32, StepResult)>,
+}
+
+/// One session's state shared between the sender and its receiver for one step.
+struct StepShared {
+    /// ClOrdID of arrival 0 of this step.
+    base: u64,
+    /// Intended send time + 1 (ns since the run's epoch) of each arrival; 0 = not sent.
+    intended: Vec<AtomicU64>,
+    /// Arrivals sent.
+    sent: AtomicU64,
+    /// The sender is done with the step.
+    done: AtomicBool,
+}
+
+struct Session {
+    /// `None` while a receiver thread holds it for a step.
+    client: Option<StrategyClient>,
+    sender: ClientSender,
+    next_cl: u64,
+    market: Market,
+}
+
+struct ReceiverResult {
+    client: StrategyClient,
+    latency: Histogram<u64>,
+    answered: u64,
+    rejected: u64,
+}
+
+fn hist() -> Histogram<u64> {
+    // 1 ns .. 60 s, 3 significant digits; cannot fail with these bounds.
+    Histogram::new_with_bounds(1, 60_000_000_000, 3).expect("valid histogram bounds")
+}
+
+fn ns_since(epoch: Instant) -> u64 {
+    u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Reads answers until every sent arrival is answered or the drain deadline passes.
+fn receive(mut client: StrategyClient, shared: Arc<StepShared>, epoch: Instant) -> ReceiverResult {
+    let mut latency = hist();
+    let mut seen = vec![false; shared.intended.len()];
+    let (mut answered, mut rejected) = (0u64, 0u64);
+    let mut drain_deadline: Option<Instant> = None;
+    loop {
+        let got = client.recv(Duration::from_millis(20));
+        let now = ns_since(epoch);
+        let (cl, refused) = match got {
+            Ok(Some(Received::Exec(er))) => (
+                er.cl_ord_id,
+                er.ord_status == codec::sbe::OrdStatus::Rejected,
+            ),
+            Ok(Some(Received::CancelReject(r))) => (r.cl_ord_id, true),
+            Ok(Some(Received::BusinessReject(r))) => (r.business_reject_ref_id, true),
+            Ok(Some(_)) | Ok(None) => (0, false),
+            Err(_) => break,
+        };
+        if let Some(k) = cl
+            .checked_sub(shared.base)
+            .and_then(|k| usize::try_from(k).ok())
+            .filter(|k| *k < seen.len())
+        {
+            let t = shared.intended[k].load(Ordering::Acquire);
+            if !seen[k] && t != 0 {
+                seen[k] = true;
+                answered += 1;
+                rejected += u64::from(refused);
+                let _ = latency.record(now.saturating_sub(t - 1).max(1));
+            }
+        }
+        if shared.done.load(Ordering::Acquire) {
+            if answered >= shared.sent.load(Ordering::Acquire) {
+                break;
+            }
+            let deadline = *drain_deadline.get_or_insert_with(|| Instant::now() + DRAIN);
+            if Instant::now() >= deadline {
+                break;
+            }
+        }
+    }
+    ReceiverResult {
+        client,
+        latency,
+        answered,
+        rejected,
+    }
+}
+
+/// Gap to the next arrival of one session, ns.
+fn gap_ns(arrivals: Arrivals, per_session_rate: f64, rng: &mut rand_chacha::ChaCha8Rng) -> f64 {
+    let mean = 1e9 / per_session_rate;
+    match arrivals {
+        Arrivals::Constant => mean,
+        Arrivals::Poisson => {
+            let u: f64 = rng.random::<f64>();
+            -mean * (1.0 - u).ln()
+        }
+    }
+}
+
+/// Runs one step at `rate` requests/s.
+fn run_step(
+    sessions: &mut [Session],
+    opts: &LoadOptions,
+    rate: u64,
+    epoch: Instant,
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> Result<StepResult, String> {
+    let n = sessions.len();
+    let per_session_rate = rate as f64 / n as f64;
+    let step_ns = opts.step.as_nanos() as f64;
+    // Room for every arrival of the step (Poisson: well above the mean count).
+    let expected = per_session_rate * opts.step.as_secs_f64();
+    let capacity = (expected * 1.5 + 64.0) as usize;
+    let mut shared = Vec::with_capacity(n);
+    let mut receivers = Vec::with_capacity(n);
+    for s in sessions.iter_mut() {
+        let st = Arc::new(StepShared {
+            base: s.next_cl,
+            intended: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+            sent: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        });
+        s.next_cl += capacity as u64;
+        shared.push(Arc::clone(&st));
+        // The receiver owns the client for the step and gives it back.
+        let client = s.client.take().ok_or("a session's client is missing")?;
+        receivers.push(
+            std::thread::Builder::new()
+                .name("load-recv".into())
+                .spawn(move || receive(client, st, epoch))
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let mut lag = hist();
+    let mut next: Vec<f64> = (0..n)
+        .map(|_| gap_ns(opts.arrivals, per_session_rate, rng) * 0.5)
+        .collect();
+    let mut count = vec![0usize; n];
+    let start_ns = ns_since(epoch);
+    let start = Instant::now();
+    let mut send_error = None;
+    while let Some((s, t)) = next
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| **t < step_ns && count[*i] < capacity)
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .map(|(i, t)| (i, *t))
+    {
+        let due = Duration::from_nanos(t as u64);
+        loop {
+            let now = start.elapsed();
+            if now >= due {
+                break;
+            }
+            let left = due - now;
+            if left > SPIN_BELOW {
+                std::thread::sleep(left - SPIN_BELOW / 2);
+            } else {
+                std::thread::yield_now();
+            }
+        }
+        let k = count[s];
+        let intended = start_ns + t as u64;
+        let st = &shared[s];
+        st.intended[k].store(intended + 1, Ordering::Release);
+        let session = &mut sessions[s];
+        let cl = st.base + k as u64;
+        let sent = if k.is_multiple_of(2) {
+            let m = session.market;
+            session.sender.send_new_order(&NewOrderSingle {
+                cl_ord_id: cl,
+                transact_time: gateway::metrics::utc_now_ns(),
+                price: Some(price_at(&m, "0.9")),
+                order_qty: m.qty,
+                symbol: m.symbol,
+                category: m.category,
+                side: Side::Buy,
+                ord_type: OrdType::Limit,
+                time_in_force: TimeInForce::Gtc,
+                pos_side: PosSide::None,
+                reduce_only: BoolFlag::No,
+                stp_mode: StpMode::Default,
+            })
+        } else {
+            let m = session.market;
+            session.sender.send_cancel(&OrderCancelRequest {
+                cl_ord_id: cl,
+                orig_cl_ord_id: cl - 1,
+                transact_time: gateway::metrics::utc_now_ns(),
+                symbol: m.symbol,
+                category: m.category,
+                side: Side::Buy,
+            })
+        };
+        let _ = lag.record(ns_since(epoch).saturating_sub(intended).max(1));
+        if let Err(e) = sent {
+            send_error = Some(format!("send: {e}"));
+            break;
+        }
+        count[s] += 1;
+        st.sent.store(count[s] as u64, Ordering::Release);
+        next[s] = t + gap_ns(opts.arrivals, per_session_rate, rng);
+    }
+    let elapsed = start.elapsed();
+    for st in &shared {
+        st.done.store(true, Ordering::Release);
+    }
+    let mut latency = hist();
+    let (mut answered, mut rejected) = (0u64, 0u64);
+    for (s, r) in sessions.iter_mut().zip(receivers) {
+        let r = r.join().map_err(|_| "a receiver panicked".to_string())?;
+        s.client = Some(r.client);
+        let _ = latency.add(&r.latency);
+        answered += r.answered;
+        rejected += r.rejected;
+    }
+    if let Some(e) = send_error {
+        return Err(e);
+    }
+    // A keepalive per session between steps (arrivals stop while the results are read).
+    for s in sessions.iter_mut() {
+        s.sender
+            .send_keepalive()
+            .map_err(|e| format!("keepalive: {e}"))?;
+    }
+    let sent: u64 = count.iter().map(|c| *c as u64).sum();
+    let lost = sent.saturating_sub(answered);
+    let held = lost == 0
+        && rejected == 0
+        && sent > 0
+        && latency.value_at_quantile(0.99) <= opts.p99_bound.as_nanos() as u64;
+    Ok(StepResult {
+        rate,
+        sent,
+        sent_per_s: sent as f64 / elapsed.as_secs_f64().max(1e-9),
+        answered,
+        lost,
+        rejected,
+        latency,
+        sender_lag: lag,
+        held,
+    })
+}
+
+/// Starts the rig, runs the step-up and the fractions, stops the rig.
+///
+/// Errors: the rig did not start, a session did not connect, or a send failed.
+pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayReport), String> {
+    if opts.sessions == 0 {
+        return Err("at least one session".into());
+    }
+    let ids: Vec<u64> = (1..=opts.sessions as u64).map(|i| 100 + i).collect();
+    let rig = Rig::start(&RigOptions {
+        sessions: ids.clone(),
+        idle: opts.idle,
+        pin: opts.pin,
+        report_interval_ms: 60_000,
+        print_reports: false,
+        hlog_path: None,
+    })?;
+    let result = (|| {
+        let mut sessions = Vec::with_capacity(ids.len());
+        for (i, id) in ids.iter().enumerate() {
+            let client = rig.connect(*id, false)?;
+            let sender = client.sender().map_err(|e| e.to_string())?;
+            sessions.push(Session {
+                client: Some(client),
+                sender,
+                next_cl: 1,
+                market: rig.markets[i % rig.markets.len()],
+            });
+        }
+        let epoch = Instant::now();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+        let mut steps = Vec::new();
+        let mut max_sustained = 0;
+        let mut rate = opts.start_rate.max(1);
+        let explicit = !opts.rates.is_empty();
+        let mut explicit_rates = opts.rates.iter().copied();
+        loop {
+            let r = if explicit {
+                match explicit_rates.next() {
+                    Some(r) => r,
+                    None => break,
+                }
+            } else {
+                rate
+            };
+            let step = run_step(&mut sessions, opts, r, epoch, &mut rng)?;
+            print_step(&step);
+            let held = step.held;
+            if held {
+                max_sustained = max_sustained.max(r);
+            }
+            steps.push(step);
+            if !explicit {
+                let next = (rate as f64 * opts.step_factor).round() as u64;
+                if !held || next > opts.max_rate || next <= rate {
+                    break;
+                }
+                rate = next;
+            }
+        }
+        let mut fractions = Vec::new();
+        if max_sustained > 0 && !explicit {
+            println!("-- at 10 %, 50 % and 90 % of {max_sustained} requests/s:");
+            for pct in [10u32, 50, 90] {
+                let r = (max_sustained * u64::from(pct) / 100).max(1);
+                let step = run_step(&mut sessions, opts, r, epoch, &mut rng)?;
+                print_step(&step);
+                fractions.push((pct, step));
+            }
+        }
+        for c in sessions.iter_mut().filter_map(|s| s.client.as_mut()) {
+            let _ = c.terminate();
+        }
+        Ok(LoadOutcome {
+            steps,
+            max_sustained,
+            fractions,
+        })
+    })();
+    let report = rig.shutdown();
+    result.map(|o| (o, report))
+}
+
+fn us(ns: u64) -> f64 {
+    ns as f64 / 1_000.0
+}
+
+/// The header of the step table.
+pub fn print_header(opts: &LoadOptions) {
+    println!(
+        "== open-loop load: {} sessions, {:?} arrivals, {:?} per step, bound p99 ≤ {:?}, no loss",
+        opts.sessions, opts.arrivals, opts.step, opts.p99_bound
+    );
+    println!("   latency from the intended send time to the answer (µs); sender lag = actual − intended send time");
+    println!(
+        "{:>9} {:>9} {:>9} {:>6} {:>6} {:>9} {:>9} {:>9} {:>9} {:>9} {:>11}  held",
+        "rate/s", "sent/s", "sent", "lost", "rej", "p50", "p90", "p99", "p99.9", "max", "lag p99"
+    );
+}
+
+/// One row of the step table.
+pub fn print_step(s: &StepResult) {
+    let h = &s.latency;
+    println!(
+        "{:>9} {:>9.0} {:>9} {:>6} {:>6} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>11.1}  {}",
+        s.rate,
+        s.sent_per_s,
+        s.sent,
+        s.lost,
+        s.rejected,
+        us(h.value_at_quantile(0.50)),
+        us(h.value_at_quantile(0.90)),
+        us(h.value_at_quantile(0.99)),
+        us(h.value_at_quantile(0.999)),
+        us(h.max()),
+        us(s.sender_lag.value_at_quantile(0.99)),
+        if s.held { "yes" } else { "NO" }
+    );
+}
+
+/// The summary after the table.
+pub fn print_summary(o: &LoadOutcome) {
+    if o.max_sustained == 0 {
+        println!("maximum sustainable rate: none of the rates held");
+    } else {
+        println!(
+            "maximum sustainable rate: {} requests/s (p99 within the bound, nothing lost or refused)",
+            o.max_sustained
+        );
+    }
+}

@@ -1,0 +1,108 @@
+//! `load`: the open-loop load generator. Starts the venue simulator and the gateway, steps the
+//! aggregate request rate up until p99 (from the intended send time) or loss breaks the bound,
+//! prints the latency-vs-throughput table, the maximum sustainable rate and the figures at 10 %,
+//! 50 % and 90 % of it (see `bench/src/load.rs`).
+
+use std::time::Duration;
+
+use bench::load::{Arrivals, LoadOptions};
+use clap::{Parser, ValueEnum};
+use gateway::idle::IdleStrategy;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ArrivalsArg {
+    /// Evenly spaced arrivals.
+    Constant,
+    /// Exponential gaps (Poisson process).
+    Poisson,
+}
+
+/// Command-line options.
+#[derive(Debug, Parser)]
+#[command(
+    name = "load",
+    about = "Open-loop load through gateway + simulator: latency vs throughput"
+)]
+struct Args {
+    /// Strategy sessions sending in parallel.
+    #[arg(long, default_value_t = 4)]
+    sessions: usize,
+    /// Arrival process.
+    #[arg(long, value_enum, default_value = "constant")]
+    arrivals: ArrivalsArg,
+    /// Run these rates (requests/s, comma-separated) instead of stepping up.
+    #[arg(long, value_delimiter = ',')]
+    rates: Vec<u64>,
+    /// First rate of the step-up (requests/s).
+    #[arg(long, default_value_t = 2_000)]
+    start_rate: u64,
+    /// Factor between steps.
+    #[arg(long, default_value_t = 1.5)]
+    step_factor: f64,
+    /// Highest rate tried (requests/s).
+    #[arg(long, default_value_t = 200_000)]
+    max_rate: u64,
+    /// Seconds per step.
+    #[arg(long, default_value_t = 3.0)]
+    step_secs: f64,
+    /// p99 bound in µs (a step holds when its p99 is within it and nothing is lost or refused).
+    #[arg(long, default_value_t = 1_000)]
+    p99_bound_us: u64,
+    /// Seed of the Poisson arrivals.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Busy-poll the gateway's io and tracker threads.
+    #[arg(long)]
+    spin: bool,
+    /// Pin the gateway's io thread to core 0 and its tracker to core 1.
+    #[arg(long)]
+    pin: bool,
+}
+
+fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let a = Args::parse();
+    if !(a.step_secs > 0.0 && a.step_secs <= 600.0) || a.step_factor <= 1.0 {
+        eprintln!("load: --step-secs must be in (0, 600] and --step-factor above 1");
+        std::process::exit(2);
+    }
+    let opts = LoadOptions {
+        sessions: a.sessions,
+        arrivals: match a.arrivals {
+            ArrivalsArg::Constant => Arrivals::Constant,
+            ArrivalsArg::Poisson => Arrivals::Poisson,
+        },
+        rates: a.rates,
+        start_rate: a.start_rate,
+        step_factor: a.step_factor,
+        max_rate: a.max_rate,
+        step: Duration::from_secs_f64(a.step_secs),
+        p99_bound: Duration::from_micros(a.p99_bound_us),
+        seed: a.seed,
+        idle: if a.spin {
+            IdleStrategy::Spin
+        } else {
+            IdleStrategy::Park
+        },
+        pin: a.pin,
+    };
+    bench::load::print_header(&opts);
+    match bench::load::run(&opts) {
+        Ok((outcome, report)) => {
+            bench::load::print_summary(&outcome);
+            println!();
+            println!("Gateway legs over the whole run (µs):");
+            println!("{}", report.legs.table());
+        }
+        Err(e) => {
+            eprintln!("load failed: {e}");
+            std::process::exit(2);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The bench rig: the venue simulator (TLS, on its own one-worker runtime) and the gateway
+//! (io and tracker threads) started in one process for the demo and the load generator, with
+//! the strategy sessions they use. Rate budgets are off (the simulator enforces no quota in
+//! its demo configuration): the benches measure latency and throughput, not the venue's quotas.
+
+use std::time::Duration;
+
+use codec::sbe::Category;
+use gateway::engine::{
+    AccountSettings, EngineSettings, ExchangeSettings, Gateway, GatewayReport, SessionGrant,
+};
+use gateway::exchange::sign::Secret;
+use gateway::exchange::ws::ExchangeCredentials;
+use gateway::idle::IdleStrategy;
+use gateway::session::fixp::SessionLimits;
+use gateway::tracker::TrackerThreadConfig;
+use strategy_client::{ClientOptions, StrategyClient};
+
+use crate::demo::{markets, Market};
+
+/// How to start the rig.
+#[derive(Debug, Clone)]
+pub struct RigOptions {
+    /// Strategy SessionIDs to grant (credentials `strategy-<id>`).
+    pub sessions: Vec<u64>,
+    /// Idle strategy of the gateway's io and tracker threads.
+    pub idle: IdleStrategy,
+    /// Pin the gateway's io thread to core 0 and its tracker to core 1.
+    pub pin: bool,
+    /// Tracker report interval (ms) for periodic tables.
+    pub report_interval_ms: u64,
+    /// Print every report the tracker writes.
+    pub print_reports: bool,
+    /// HdrHistogram interval log path.
+    pub hlog_path: Option<std::path::PathBuf>,
+}
+
+/// A running simulator and gateway.
+pub struct Rig {
+    rt: tokio::runtime::Runtime,
+    sim: sim::SimHandle,
+    gw: Gateway,
+    /// The instruments the simulator keeps liquid.
+    pub markets: Vec<Market>,
+}
+
+/// Credentials of a rig session.
+pub fn credentials(session_id: u64) -> String {
+    format!("strategy-{session_id}")
+}
+
+impl Rig {
+    /// Starts the simulator (demo configuration) and the gateway.
+    ///
+    /// Errors: a text naming what did not start.
+    pub fn start(opts: &RigOptions) -> Result<Rig, String> {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .thread_name("sim")
+            .build()
+            .map_err(|e| e.to_string())?;
+        let sim_cfg = sim::SimConfig::demo();
+        let markets = markets(&sim_cfg);
+        if markets.is_empty() {
+            return Err("the simulator configuration has no liquid symbol".into());
+        }
+        let sim = rt
+            .block_on(sim::Sim::start(sim_cfg))
+            .map_err(|e| format!("simulator: {e}"))?;
+        let settings = EngineSettings {
+            strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
+            max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
+            limits: SessionLimits::default(),
+            sessions: opts
+                .sessions
+                .iter()
+                .map(|&session_id| SessionGrant {
+                    session_id,
+                    credentials: credentials(session_id),
+                    ..SessionGrant::default()
+                })
+                .collect(),
+            accounts: vec![AccountSettings::new(
+                "main",
+                ExchangeCredentials {
+                    api_key: "bg_demo_key".into(),
+                    secret: Secret::new("demo-secret"),
+                    passphrase: Secret::new("demo-pass"),
+                },
+            )],
+            exchange: ExchangeSettings {
+                ws_private_url: sim.ws_private_url(),
+                rest_url: sim.rest_url(),
+                extra_ca_pem: Some(sim.ca_cert_pem()),
+                ping_interval_ms: 20_000,
+                pong_timeout_ms: 10_000,
+                connect_timeout_ms: 10_000,
+                silence_timeout_ms: 45_000,
+                reconnect_min_ms: 200,
+                reconnect_max_ms: 10_000,
+                categories: vec![Category::UsdtFutures, Category::Spot],
+            },
+            io_core: opts.pin.then_some(0),
+            io_idle: opts.idle,
+            tracker: TrackerThreadConfig {
+                core: opts.pin.then_some(1),
+                idle: opts.idle,
+                report_interval_ms: opts.report_interval_ms,
+                ..TrackerThreadConfig::default()
+            },
+            print_reports: opts.print_reports,
+            hlog_path: opts.hlog_path.clone(),
+            rate: gateway::budget::RateConfig::unlimited(),
+            risk: Default::default(),
+            moves: Default::default(),
+            journal_dir: None,
+            record: None,
+        };
+        let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
+        Ok(Rig {
+            rt,
+            sim,
+            gw,
+            markets,
+        })
+    }
+
+    /// Connects and establishes session `session_id` (keepalive 1 s; `auto_keepalive`: the
+    /// client sends them from `recv`).
+    ///
+    /// Errors: the handshake's failure, as text.
+    pub fn connect(&self, session_id: u64, auto_keepalive: bool) -> Result<StrategyClient, String> {
+        StrategyClient::connect(
+            self.gw.strategy_addr(),
+            &ClientOptions {
+                session_id,
+                credentials: credentials(session_id),
+                keepalive_ms: 1_000,
+                auto_keepalive,
+                timeout: Duration::from_secs(5),
+            },
+        )
+        .map_err(|e| format!("strategy {session_id} connect: {e}"))
+    }
+
+    /// Stops the gateway, then the simulator; returns what the gateway measured.
+    pub fn shutdown(self) -> GatewayReport {
+        let report = self.gw.shutdown();
+        self.rt.block_on(self.sim.shutdown());
+        report
+    }
+}
