@@ -33,9 +33,6 @@ use crate::rig::{Rig, RigOptions};
 /// How long after a step's last arrival its answers are waited for.
 pub const DRAIN: Duration = Duration::from_secs(2);
 
-/// A gap shorter than this is spun (with yields), not slept: a sleep wakes ~50-60 µs late.
-const SPIN_BELOW: Duration = Duration::from_micros(150);
-
 /// Arrival process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrivals {
@@ -71,6 +68,10 @@ pub struct LoadOptions {
     pub idle: IdleStrategy,
     /// Pin the gateway's threads.
     pub pin: bool,
+    /// The sender spins (with yields) through a gap shorter than this instead of sleeping (a
+    /// sleep wakes ~50-60 µs late, a spin takes a core from the gateway on a small machine);
+    /// zero: it always sleeps.
+    pub spin_below: Duration,
 }
 
 impl Default for LoadOptions {
@@ -87,6 +88,7 @@ impl Default for LoadOptions {
             seed: 1,
             idle: IdleStrategy::Park,
             pin: false,
+            spin_below: Duration::ZERO,
         }
     }
 }
@@ -280,8 +282,8 @@ fn run_step(
                 break;
             }
             let left = due - now;
-            if left > SPIN_BELOW {
-                std::thread::sleep(left - SPIN_BELOW / 2);
+            if left > opts.spin_below {
+                std::thread::sleep(left - opts.spin_below / 2);
             } else {
                 std::thread::yield_now();
             }

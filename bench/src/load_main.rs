@@ -57,6 +57,10 @@ struct Args {
     /// Pin the gateway's io thread to core 0 and its tracker to core 1.
     #[arg(long)]
     pin: bool,
+    /// The sender spins through gaps shorter than this (µs) instead of sleeping; 0 = always
+    /// sleep (its lateness shows as `lag`).
+    #[arg(long, default_value_t = 0)]
+    spin_below_us: u64,
 }
 
 fn main() {
@@ -91,6 +95,7 @@ fn main() {
             IdleStrategy::Park
         },
         pin: a.pin,
+        spin_below: Duration::from_micros(a.spin_below_us),
     };
     bench::load::print_header(&opts);
     match bench::load::run(&opts) {
