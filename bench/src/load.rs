@@ -12,8 +12,8 @@
 //!
 //! One sender thread drives every session (it sleeps when the next arrival is far, then spins;
 //! its own lateness is reported as "sender lag"); one receiver thread per session reads.
-//! The rate steps up by a factor until p99 or loss breaks the bound; the highest rate that
-//! held is the maximum sustainable rate, then 10 %, 50 % and 90 % of it are run again.
+//! The rate steps up by a factor until p99 or loss breaks the bound after a rate held (or the
+//! top rate is reached); the highest rate that held is the maximum sustainable rate, then 10 %, 50 % and 90 % of it are run again.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -424,7 +424,9 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
             steps.push(step);
             if !explicit {
                 let next = (rate as f64 * opts.step_factor).round() as u64;
-                if !held || next > opts.max_rate || next <= rate {
+                // A miss ends the step-up once a rate has held (on a small machine a low rate
+                // can miss where a higher one holds: more wake-ups per request when idle).
+                if (!held && max_sustained > 0) || next > opts.max_rate || next <= rate {
                     break;
                 }
                 rate = next;
