@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use codec::sbe::{
-    BoolFlag, Category, ExecType, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest,
-    OrderCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
+    BoolFlag, ExecType, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest,
+    OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
 };
 use codec::Decimal;
 use gateway::idle::IdleStrategy;
@@ -19,7 +19,7 @@ use gateway::metrics::{Leg, LegHistograms};
 use hdrhistogram::Histogram;
 use strategy_client::{Received, StrategyClient};
 
-use crate::rig::{Rig, RigOptions};
+use crate::rig::{price_at, Market, Rig, RigOptions};
 
 /// Options of one demo run.
 #[derive(Debug, Clone)]
@@ -139,20 +139,6 @@ fn exec_type_name(e: ExecType) -> &'static str {
 }
 
 /// One tradable instrument of the demo with a reference price.
-#[derive(Debug, Clone, Copy)]
-pub struct Market {
-    /// Product line.
-    pub category: Category,
-    /// Symbol.
-    pub symbol: Symbol,
-    /// Reference mid price.
-    pub mid: Decimal,
-    /// Price tick.
-    pub tick: Decimal,
-    /// Order size.
-    pub qty: Decimal,
-}
-
 struct Flow {
     client: StrategyClient,
     next_cl: u64,
@@ -314,53 +300,6 @@ impl Flow {
         }
         Ok(())
     }
-}
-
-fn d(s: &str) -> Decimal {
-    s.parse().unwrap_or(Decimal::ZERO)
-}
-
-/// The demo's instruments: every symbol the simulator keeps liquid, with its tick, and an
-/// order size of one hundredth of a liquidity level (at least the minimum quantity).
-pub fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
-    cfg.liquidity
-        .symbols
-        .iter()
-        .filter_map(|l| {
-            let inst = cfg
-                .instruments
-                .iter()
-                .find(|i| i.symbol == l.symbol && i.category == l.category)?;
-            let category = match l.category {
-                sim::config::Category::Spot => Category::Spot,
-                sim::config::Category::UsdtFutures => Category::UsdtFutures,
-                _ => return None,
-            };
-            let qty = l
-                .level_qty
-                .checked_div(d("100"), 8, codec::Rounding::Down)?
-                .checked_div(inst.quantity_multiplier, 0, codec::Rounding::Down)?
-                .checked_mul(inst.quantity_multiplier)?
-                .max(inst.min_order_qty)
-                .normalized();
-            Some(Market {
-                category,
-                symbol: Symbol::new(&l.symbol).ok()?,
-                mid: l.mid,
-                tick: inst.price_multiplier,
-                qty,
-            })
-        })
-        .collect()
-}
-
-/// `mid × factor` rounded down to the tick.
-pub fn price_at(m: &Market, factor: &str) -> Decimal {
-    let raw = m.mid.checked_mul(d(factor)).unwrap_or(m.mid);
-    let ticks = raw
-        .checked_div(m.tick, 0, codec::Rounding::Down)
-        .unwrap_or(Decimal::ONE);
-    ticks.checked_mul(m.tick).unwrap_or(m.mid).normalized()
 }
 
 /// Starts the simulator and the gateway, runs the flow, stops everything.

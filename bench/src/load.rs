@@ -27,8 +27,7 @@ use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use strategy_client::{ClientSender, Received, StrategyClient};
 
-use crate::demo::{price_at, Market};
-use crate::rig::{Rig, RigOptions};
+use crate::rig::{price_at, Market, Rig, RigOptions};
 
 /// How long after a step's last arrival its answers are waited for.
 pub const DRAIN: Duration = Duration::from_secs(2);

@@ -5,7 +5,8 @@
 
 use std::time::Duration;
 
-use codec::sbe::Category;
+use codec::sbe::{Category, Symbol};
+use codec::Decimal;
 use gateway::engine::{
     AccountSettings, EngineSettings, ExchangeSettings, Gateway, GatewayReport, SessionGrant,
 };
@@ -15,8 +16,6 @@ use gateway::idle::IdleStrategy;
 use gateway::session::fixp::SessionLimits;
 use gateway::tracker::TrackerThreadConfig;
 use strategy_client::{ClientOptions, StrategyClient};
-
-use crate::demo::{markets, Market};
 
 /// How to start the rig.
 #[derive(Debug, Clone)]
@@ -150,4 +149,66 @@ impl Rig {
         self.rt.block_on(self.sim.shutdown());
         report
     }
+}
+
+/// One liquid instrument of the simulator as the benches trade it.
+#[derive(Debug, Clone, Copy)]
+pub struct Market {
+    /// Product line.
+    pub category: Category,
+    /// Symbol.
+    pub symbol: Symbol,
+    /// Reference mid price.
+    pub mid: Decimal,
+    /// Price tick.
+    pub tick: Decimal,
+    /// Order size.
+    pub qty: Decimal,
+}
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap_or(Decimal::ZERO)
+}
+
+/// The demo's instruments: every symbol the simulator keeps liquid, with its tick, and an
+/// order size of one hundredth of a liquidity level (at least the minimum quantity).
+pub fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
+    cfg.liquidity
+        .symbols
+        .iter()
+        .filter_map(|l| {
+            let inst = cfg
+                .instruments
+                .iter()
+                .find(|i| i.symbol == l.symbol && i.category == l.category)?;
+            let category = match l.category {
+                sim::config::Category::Spot => Category::Spot,
+                sim::config::Category::UsdtFutures => Category::UsdtFutures,
+                _ => return None,
+            };
+            let qty = l
+                .level_qty
+                .checked_div(d("100"), 8, codec::Rounding::Down)?
+                .checked_div(inst.quantity_multiplier, 0, codec::Rounding::Down)?
+                .checked_mul(inst.quantity_multiplier)?
+                .max(inst.min_order_qty)
+                .normalized();
+            Some(Market {
+                category,
+                symbol: Symbol::new(&l.symbol).ok()?,
+                mid: l.mid,
+                tick: inst.price_multiplier,
+                qty,
+            })
+        })
+        .collect()
+}
+
+/// `mid × factor` rounded down to the tick.
+pub fn price_at(m: &Market, factor: &str) -> Decimal {
+    let raw = m.mid.checked_mul(d(factor)).unwrap_or(m.mid);
+    let ticks = raw
+        .checked_div(m.tick, 0, codec::Rounding::Down)
+        .unwrap_or(Decimal::ONE);
+    ticks.checked_mul(m.tick).unwrap_or(m.mid).normalized()
 }

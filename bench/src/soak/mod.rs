@@ -166,7 +166,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         .build()
         .map_err(|e| e.to_string())?;
     let sim_cfg = sim::SimConfig::demo();
-    let mut markets = crate::demo::markets(&sim_cfg);
+    let mut markets = crate::rig::markets(&sim_cfg);
     if opts.symbols > 0 {
         markets.truncate(opts.symbols);
     }

@@ -19,7 +19,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use strategy_client::{ClientError, ClientOptions, Received, StrategyClient};
 
-use crate::demo::{price_at, Market};
+use crate::rig::{price_at, Market};
 
 /// What the strategy knows of one order (from the reports only).
 #[derive(Debug, Clone)]
