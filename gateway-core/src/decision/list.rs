@@ -64,19 +64,7 @@ mod tests {
     use crate::tracker::{ReportMsg, RequestKind};
     use codec::sbe::{Category, CxlRejReason, CxlRejResponseTo, Side, Symbol};
 
-    struct Gate;
-
-    impl AccountGate for Gate {
-        fn name(&self) -> &str {
-            "main"
-        }
-        fn trades(&self, _: Category) -> bool {
-            true
-        }
-        fn is_up(&self) -> bool {
-            false
-        }
-    }
+    use super::super::TestGate;
 
     fn cancel_item(cl_ord_id: u64) -> AcceptedItem {
         AcceptedItem {
@@ -107,7 +95,7 @@ mod tests {
             Err(Box::new(entry_refused)),
             Ok(cancel_item(4)),
         ];
-        let out = decide_list_items(items, Some(&Gate), &risk, 1, 5);
+        let out = decide_list_items(items, Some(&TestGate { up: false }), &risk, 1, 5);
         assert!(out.accepted.is_empty());
         let answers: Vec<(u64, CxlRejReason)> = out
             .refused
@@ -125,7 +113,7 @@ mod tests {
                 (4, CxlRejReason::NotApplied)
             ]
         );
-        let none: Option<&Gate> = None;
+        let none: Option<&TestGate> = None;
         let out = decide_list_items(vec![Ok(cancel_item(6))], none, &risk, 1, 5);
         assert_eq!(out.refused.len(), 1);
     }

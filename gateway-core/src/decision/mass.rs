@@ -234,19 +234,7 @@ mod tests {
     use super::*;
     use codec::sbe::{ExecType, ExecutionReport, OrdStatus, OrdType, TimeInForce};
 
-    struct Gate(bool);
-
-    impl AccountGate for Gate {
-        fn name(&self) -> &str {
-            "main"
-        }
-        fn trades(&self, _: Category) -> bool {
-            true
-        }
-        fn is_up(&self) -> bool {
-            self.0
-        }
-    }
+    use super::super::TestGate;
 
     fn sym(s: &str) -> Symbol {
         Symbol::new(s).unwrap()
@@ -327,7 +315,7 @@ mod tests {
     #[test]
     fn nothing_selected_is_answered_even_while_down_and_orders_need_the_link() {
         let r = req(MassCancelRequestType::Session);
-        let MassDecision::Answer(a) = plan_mass_cancel(&r, &[], &Gate(false), 5) else {
+        let MassDecision::Answer(a) = plan_mass_cancel(&r, &[], &TestGate { up: false }, 5) else {
             panic!()
         };
         assert_eq!(
@@ -335,7 +323,8 @@ mod tests {
             (0, MassCancelResponse::Session)
         );
         let views = [view(1, Category::UsdtFutures)];
-        let MassDecision::Answer(a) = plan_mass_cancel(&r, &views, &Gate(false), 5) else {
+        let MassDecision::Answer(a) = plan_mass_cancel(&r, &views, &TestGate { up: false }, 5)
+        else {
             panic!()
         };
         assert_eq!(
@@ -351,9 +340,12 @@ mod tests {
     fn orders_become_batch_cancels_of_one_category_and_at_most_twenty_orders() {
         let mut views: Vec<OrderView> = (1..=25).map(|i| view(i, Category::UsdtFutures)).collect();
         views.push(view(90, Category::Spot));
-        let MassDecision::Send(chunks) =
-            plan_mass_cancel(&req(MassCancelRequestType::Account), &views, &Gate(true), 5)
-        else {
+        let MassDecision::Send(chunks) = plan_mass_cancel(
+            &req(MassCancelRequestType::Account),
+            &views,
+            &TestGate { up: true },
+            5,
+        ) else {
             panic!()
         };
         let shape: Vec<(Category, usize)> = chunks

@@ -263,27 +263,33 @@ pub fn check_after_entry(
     }
 }
 
+/// The account of the decision's tests: "main", trades USDT-FUTURES only, link up or down.
+#[cfg(test)]
+pub(crate) struct TestGate {
+    /// Whether the link is up.
+    pub(crate) up: bool,
+}
+
+#[cfg(test)]
+impl AccountGate for TestGate {
+    fn name(&self) -> &str {
+        "main"
+    }
+    fn trades(&self, category: Category) -> bool {
+        category == Category::UsdtFutures
+    }
+    fn is_up(&self) -> bool {
+        self.up
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::tracker::NewOrder;
     use codec::sbe::TimeInForce;
 
-    struct Gate {
-        up: bool,
-    }
-
-    impl AccountGate for Gate {
-        fn name(&self) -> &str {
-            "main"
-        }
-        fn trades(&self, category: Category) -> bool {
-            category == Category::UsdtFutures
-        }
-        fn is_up(&self) -> bool {
-            self.up
-        }
-    }
+    use super::TestGate as Gate;
 
     fn place(category: Category) -> RequestKind {
         RequestKind::New(NewOrder {

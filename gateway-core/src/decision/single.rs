@@ -98,19 +98,7 @@ mod tests {
         TimeInForce,
     };
 
-    struct Gate(bool);
-
-    impl AccountGate for Gate {
-        fn name(&self) -> &str {
-            "main"
-        }
-        fn trades(&self, _: Category) -> bool {
-            true
-        }
-        fn is_up(&self) -> bool {
-            self.0
-        }
-    }
+    use super::super::TestGate;
 
     fn d(s: &str) -> codec::Decimal {
         s.parse().unwrap()
@@ -152,7 +140,18 @@ mod tests {
     fn decide(entry: &mut OrderEntry, frame: &[u8], up: bool, risk: &RiskBook) -> Decided {
         let msg = codec::sbe::decode(&frame[codec::frame::SOFH_LEN..]).unwrap();
         let mut json = Vec::new();
-        decide_single(entry, &msg, &table(), &Gate(up), risk, 1, 9, &mut json, 5).unwrap()
+        decide_single(
+            entry,
+            &msg,
+            &table(),
+            &TestGate { up },
+            risk,
+            1,
+            9,
+            &mut json,
+            5,
+        )
+        .unwrap()
     }
 
     #[test]
