@@ -64,13 +64,7 @@ struct Args {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    bench::init_tracing("warn");
     let a = Args::parse();
     if !(a.step_secs > 0.0 && a.step_secs <= 600.0) || a.step_factor <= 1.0 {
         eprintln!("load: --step-secs must be in (0, 600] and --step-factor above 1");

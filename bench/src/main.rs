@@ -33,13 +33,7 @@ struct Args {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    bench::init_tracing("warn");
     let args = Args::parse();
     let opts = bench::demo::DemoOptions {
         orders: args.orders,

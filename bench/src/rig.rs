@@ -43,6 +43,18 @@ pub struct Rig {
     pub markets: Vec<Market>,
 }
 
+/// The simulator's runtime: one worker thread named `sim`.
+///
+/// Errors: the runtime could not be built, as text.
+pub fn sim_runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .thread_name("sim")
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 /// Credentials of a rig session.
 pub fn credentials(session_id: u64) -> String {
     format!("strategy-{session_id}")
@@ -53,12 +65,7 @@ impl Rig {
     ///
     /// Errors: a text naming what did not start.
     pub fn start(opts: &RigOptions) -> Result<Rig, String> {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .thread_name("sim")
-            .build()
-            .map_err(|e| e.to_string())?;
+        let rt = sim_runtime()?;
         let sim_cfg = sim::SimConfig::demo();
         let markets = markets(&sim_cfg);
         if markets.is_empty() {

@@ -60,13 +60,7 @@ struct Args {
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("error")),
-        )
-        .with_writer(std::io::stderr)
-        .init();
+    bench::init_tracing("error");
     let args = Args::parse();
     let gateway_exe = match args.gateway {
         Some(p) => p,

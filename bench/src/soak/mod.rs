@@ -159,12 +159,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     let started = Instant::now();
     std::fs::create_dir_all(&opts.work_dir).map_err(|e| e.to_string())?;
     let _ = std::fs::remove_dir_all(opts.work_dir.join("journal"));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .thread_name("sim")
-        .build()
-        .map_err(|e| e.to_string())?;
+    let rt = crate::rig::sim_runtime()?;
     let sim_cfg = sim::SimConfig::demo();
     let mut markets = crate::rig::markets(&sim_cfg);
     if opts.symbols > 0 {
