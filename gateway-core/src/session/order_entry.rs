@@ -33,6 +33,11 @@ pub enum EntryOutcome {
     Reject(ReportMsg),
 }
 
+/// ClOrdIDs a session's table holds before it first grows. Growing rehashes the table on
+/// the io thread, in the middle of an order (an allocation and a copy: a stall); the table
+/// allocates its buckets now but the kernel backs only the pages that get used.
+pub const INITIAL_CL_ORD_IDS: usize = 1 << 15;
+
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
 pub struct OrderEntry {
@@ -73,11 +78,11 @@ pub fn place_order_args<'a>(
 }
 
 impl OrderEntry {
-    /// State for session `session_id`.
+    /// State for session `session_id`, with room for [`INITIAL_CL_ORD_IDS`] ClOrdIDs.
     pub fn new(session_id: u64) -> Self {
         OrderEntry {
             session_id,
-            roots: HashMap::with_capacity(1024),
+            roots: HashMap::with_capacity(INITIAL_CL_ORD_IDS),
             list_ids: HashSet::new(),
             fresh_cl_ord_ids: Vec::with_capacity(256),
             fresh_list_ids: Vec::new(),
@@ -86,7 +91,9 @@ impl OrderEntry {
 
     /// State for session `session_id` rebuilt from its journal: the ClOrdIDs (→ root) and
     /// ListIDs it used before a restart stay used.
-    pub fn restore(session_id: u64, roots: HashMap<u64, u64>, list_ids: HashSet<u64>) -> Self {
+    /// The table keeps room for [`INITIAL_CL_ORD_IDS`] more.
+    pub fn restore(session_id: u64, mut roots: HashMap<u64, u64>, list_ids: HashSet<u64>) -> Self {
+        roots.reserve(INITIAL_CL_ORD_IDS);
         OrderEntry {
             roots,
             list_ids,

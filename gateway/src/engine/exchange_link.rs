@@ -18,6 +18,7 @@ use crate::exchange::keepalive::{Keepalive, KeepaliveAction};
 use crate::exchange::silence::SilenceWatch;
 use crate::exchange::ws::{ControlReply, WsSink, WsSource};
 use crate::metrics::now_ns;
+use crate::tracker::frame_pool::FramePool;
 use crate::tracker::TrackerInput;
 
 /// Bitget's service-upgrade notice code: the socket will be dropped soon (reference §1, §2).
@@ -56,6 +57,8 @@ pub struct ExchangeLink {
     failed: Cell<Option<LinkDown>>,
     /// Wakes the supervisor when `failed` is set.
     wake: tokio::sync::Notify,
+    /// Buffers for the frames handed to the tracker.
+    frames: FramePool,
 }
 
 impl std::fmt::Debug for ExchangeLink {
@@ -90,6 +93,7 @@ impl ExchangeLink {
             silence_timeout,
             failed: Cell::new(None),
             wake: tokio::sync::Notify::new(),
+            frames: FramePool::default(),
         }
     }
 
@@ -229,9 +233,11 @@ impl ExchangeLink {
                 self.down(LinkDown::UpgradeNotice);
                 return;
             }
+            // Copied into a pooled buffer, so that the message (and with it the WebSocket
+            // library's read buffer) is free again now: see `frame_pool`.
             let _ = tracker.send(TrackerInput::Frame {
                 account: self.account,
-                text: t.into(),
+                text: self.frames.copy(t.as_bytes()),
                 t_read_ns,
             });
         }

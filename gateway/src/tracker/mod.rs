@@ -10,6 +10,7 @@
 pub use gateway_core::tracker::{
     core, frames, mass, order, reconcile, request, resolve, restore, risk_feed,
 };
+pub mod frame_pool;
 pub mod routing;
 
 use std::collections::HashMap;
@@ -46,8 +47,8 @@ pub enum TrackerInput {
     Frame {
         /// Index of the account whose connection it came from.
         account: usize,
-        /// The frame's payload.
-        text: bytes::Bytes,
+        /// The frame's payload (a pooled copy: dropping it returns the buffer).
+        text: frame_pool::FrameBuf,
         /// When the io thread read it.
         t_read_ns: u64,
     },
@@ -179,6 +180,14 @@ impl TrackerHandle {
     }
 }
 
+/// How many inputs may wait for the tracker thread. The queue is one preallocated ring
+/// (crossbeam's array flavour), so passing an input never allocates (an unbounded channel
+/// allocates a block every 31 messages on the sending thread, the io thread's order path); a
+/// sender that finds it full waits for the tracker to drain it (back-pressure, nothing is
+/// dropped). 16 384 inputs cover every burst the gateway makes (a mass cancel's pushes, a
+/// batch's replies) many times over.
+pub const INPUT_QUEUE_CAPACITY: usize = 16_384;
+
 /// Starts the tracker thread. Latency snapshots (interval histograms) go to `metrics_tx`;
 /// fills and ended orders update `risk` when given. Unknown outcomes are detected but not
 /// queried (see [`spawn_recording`]).
@@ -200,7 +209,7 @@ pub fn spawn_recording(
     recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 ) -> std::io::Result<TrackerHandle> {
-    let (tx, rx) = crossbeam_channel::unbounded();
+    let (tx, rx) = crossbeam_channel::bounded(INPUT_QUEUE_CAPACITY);
     let join = std::thread::Builder::new()
         .name("bgw-tracker".into())
         .spawn(move || {
@@ -547,7 +556,7 @@ pub(crate) fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInp
             t_read_ns,
         } => RecordedInput::Frame {
             account: *account,
-            text: text.clone(),
+            text: bytes::Bytes::copy_from_slice(text),
             t_read_ns: *t_read_ns,
         },
         TrackerInput::SessionOpened {

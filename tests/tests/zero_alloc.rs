@@ -1,0 +1,243 @@
+//! Zero allocation on the whole order path, proven over real components: a counting global
+//! allocator attributes every heap allocation to the thread that makes it, and real orders go
+//! strategy socket → gateway io thread (frame read, FIXP, decision, JSON, TLS WebSocket write)
+//! → simulator → WebSocket read → tracker thread (JSON parse, order state, ExecutionReport
+//! written to the strategy socket). After a warm-up, a measured run of the same cycles must
+//! allocate nothing on the gateway's io (`bgw-io`) and tracker (`bgw-tracker`) threads.
+//!
+//! Diagnose a failure with `BGW_ALLOC_TRACE=1`: the first steady-state allocations of those
+//! threads print their size and backtrace.
+
+// A global allocator is an `unsafe impl GlobalAlloc`; it forwards to `System` unchanged and
+// only counts (thread name from `pthread_getname_np`, which does not allocate).
+#![allow(unsafe_code)]
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+
+use codec::sbe::{
+    BoolFlag, Category, ExecType, OrderCancelReplaceRequest, OrderCancelRequest, Side, Symbol,
+    TimeInForce,
+};
+use e2e::{d, Harness, Strategy};
+
+/// Threads whose allocations are counted, by name (Linux keeps 15 bytes).
+const ROLES: [&[u8]; 2] = [b"bgw-io", b"bgw-tracker"];
+const UNKNOWN: u8 = u8::MAX;
+const OTHER: u8 = u8::MAX - 1;
+
+static COUNTS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+static BYTES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Counting is on only in the measured window.
+static ARMED: AtomicBool = AtomicBool::new(false);
+/// Backtraces left to print in the measured window (`BGW_ALLOC_TRACE`).
+static TRACES: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    static ROLE: Cell<u8> = const { Cell::new(UNKNOWN) };
+    static TRACING: Cell<bool> = const { Cell::new(false) };
+}
+
+fn classify() -> u8 {
+    let mut buf = [0u8; 16];
+    // SAFETY: the buffer is 16 bytes, the documented maximum for a Linux thread name.
+    let rc = unsafe {
+        libc::pthread_getname_np(libc::pthread_self(), buf.as_mut_ptr().cast(), buf.len())
+    };
+    if rc != 0 {
+        return OTHER;
+    }
+    let len = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    ROLES
+        .iter()
+        .position(|r| *r == &buf[..len])
+        .map_or(OTHER, |i| i as u8)
+}
+
+fn role() -> u8 {
+    ROLE.try_with(|r| {
+        if r.get() == UNKNOWN {
+            r.set(classify());
+        }
+        r.get()
+    })
+    .unwrap_or(OTHER)
+}
+
+struct Counting;
+
+impl Counting {
+    fn count(size: usize) {
+        if !ARMED.load(Ordering::Relaxed) {
+            return;
+        }
+        let role = role();
+        if role == OTHER {
+            return;
+        }
+        COUNTS[role as usize].fetch_add(1, Ordering::Relaxed);
+        BYTES[role as usize].fetch_add(size as u64, Ordering::Relaxed);
+        if TRACES.load(Ordering::Relaxed) > 0 && !TRACING.with(Cell::get) {
+            TRACES.fetch_sub(1, Ordering::Relaxed);
+            TRACING.with(|t| t.set(true));
+            let bt = std::backtrace::Backtrace::force_capture();
+            eprintln!(
+                "allocation of {size} bytes on {}:\n{bt}",
+                String::from_utf8_lossy(ROLES[role as usize])
+            );
+            TRACING.with(|t| t.set(false));
+        }
+    }
+}
+
+// SAFETY: every call forwards to `System` with the same arguments.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        Self::count(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        Self::count(layout.size());
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        Self::count(new_size);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn symbol() -> Symbol {
+    Symbol::new("BTCUSDT").expect("symbol")
+}
+
+/// One cycle of every single-order message kind and every report kind: a resting buy is
+/// acknowledged (New), modified (Replaced) and cancelled (Canceled); a resting sell is then
+/// filled by a crossing buy from the second session (Fill, both sides).
+fn cycle(a: &mut Strategy, b: &mut Strategy) {
+    let cl = a.limit(Side::Buy, TimeInForce::Gtc, "40000", "0.001");
+    assert_eq!(a.exec().exec_type, ExecType::New);
+    let replace_cl = a.next_cl();
+    a.c.send_replace(&OrderCancelReplaceRequest {
+        cl_ord_id: replace_cl,
+        orig_cl_ord_id: cl,
+        transact_time: 0,
+        price: Some(d("40000.5")),
+        order_qty: Some(d("0.002")),
+        symbol: symbol(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+        auto_cancel: BoolFlag::No,
+    })
+    .expect("send replace");
+    assert_eq!(a.exec().exec_type, ExecType::Replaced);
+    let cancel_cl = a.next_cl();
+    a.c.send_cancel(&OrderCancelRequest {
+        cl_ord_id: cancel_cl,
+        orig_cl_ord_id: replace_cl,
+        transact_time: 0,
+        symbol: symbol(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+    })
+    .expect("send cancel");
+    assert_eq!(a.exec().exec_type, ExecType::Canceled);
+
+    a.limit(Side::Sell, TimeInForce::Gtc, "50000", "0.001");
+    assert_eq!(a.exec().exec_type, ExecType::New);
+    b.limit(Side::Buy, TimeInForce::Ioc, "50000", "0.001");
+    assert_eq!(b.exec().exec_type, ExecType::New);
+    assert_eq!(b.exec().exec_type, ExecType::Fill);
+    assert_eq!(a.exec().exec_type, ExecType::Fill);
+}
+
+/// Allocations per thread of [`ROLES`] over `MEASURED` cycles, after `WARM_UP` cycles.
+struct Measured {
+    counts: [u64; 2],
+    report: String,
+}
+
+const WARM_UP: usize = 300;
+const MEASURED: usize = 300;
+/// WebSocket frames per cycle: 5 requests out; 5 replies and 8 order and fill pushes in.
+const FRAMES_PER_CYCLE: usize = 5 + 13;
+
+/// The counters are global: the tests measure one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn measure(h: &Harness, transport: &str) -> Measured {
+    let mut a = h.client(1);
+    let mut b = h.client(2);
+    for _ in 0..WARM_UP {
+        cycle(&mut a, &mut b);
+    }
+    for c in &COUNTS {
+        c.store(0, Ordering::SeqCst);
+    }
+    for c in &BYTES {
+        c.store(0, Ordering::SeqCst);
+    }
+    if std::env::var_os("BGW_ALLOC_TRACE").is_some() {
+        TRACES.store(16, Ordering::Relaxed);
+    }
+    ARMED.store(true, Ordering::SeqCst);
+    for _ in 0..MEASURED {
+        cycle(&mut a, &mut b);
+    }
+    ARMED.store(false, Ordering::SeqCst);
+    let counts = [0, 1].map(|i| COUNTS[i].load(Ordering::SeqCst));
+    let mut report = format!("{transport}, {MEASURED} cycles of 5 requests and 7 reports:\n");
+    for (i, name) in ROLES.iter().enumerate() {
+        let bytes = BYTES[i].load(Ordering::SeqCst);
+        report.push_str(&format!(
+            "  {}: {} allocations, {bytes} bytes ({:.2} per cycle)\n",
+            String::from_utf8_lossy(name),
+            counts[i],
+            counts[i] as f64 / MEASURED as f64
+        ));
+    }
+    println!("{report}");
+    Measured { counts, report }
+}
+
+/// Plain WebSocket to the simulator: nothing on the path may allocate, the gateway's own code
+/// end to end (frame read, FIXP, decision, JSON, WebSocket framing; JSON parse, tracker,
+/// ExecutionReport).
+#[test]
+fn the_order_path_allocates_nothing_in_steady_state() {
+    let mut cfg = e2e::quiet_sim_config();
+    cfg.tls = false;
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let h = Harness::start_with(cfg, |s| s.exchange.extra_ca_pem = None);
+    let m = measure(&h, "ws://");
+    assert_eq!(
+        m.counts,
+        [0, 0],
+        "allocations on the order path:\n{}",
+        m.report
+    );
+}
+
+/// Over TLS (as to Bitget): the tracker still allocates nothing; on the io thread only rustls's
+/// record layer allocates, at most one buffer per TLS record each way (0.23's buffered
+/// connection copies each received record into a new `Vec`, and its `MessageEncrypter`
+/// returns each sealed record as a new buffer), so at most one per WebSocket frame.
+#[test]
+fn over_tls_only_the_record_layer_allocates() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let h = Harness::quiet();
+    let m = measure(&h, "wss://");
+    assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
+    let bound = (MEASURED * FRAMES_PER_CYCLE) as u64;
+    assert!(
+        m.counts[0] <= bound,
+        "io thread: more than one allocation per TLS record ({bound}):\n{}",
+        m.report
+    );
+}
