@@ -2,6 +2,7 @@
 
 pub mod demo;
 pub mod load;
+pub mod memory;
 pub mod relay;
 pub mod rig;
 pub mod soak;

@@ -385,6 +385,7 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         report_interval_ms: 60_000,
         print_reports: false,
         hlog_path: None,
+        sim_process: false,
     })?;
     let result = (|| {
         let mut sessions = Vec::with_capacity(ids.len());

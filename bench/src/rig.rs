@@ -32,12 +32,101 @@ pub struct RigOptions {
     pub print_reports: bool,
     /// HdrHistogram interval log path.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Run the simulator as its own process (the `bitget-sim` binary next to this one), so
+    /// that this process's memory is the gateway's (and its strategy clients').
+    pub sim_process: bool,
+}
+
+/// Where the simulator runs.
+enum SimPlace {
+    /// On its own runtime in this process.
+    InProcess(tokio::runtime::Runtime, sim::SimHandle),
+    /// A child process.
+    Child(SimChild),
+}
+
+/// A `bitget-sim` child process and where it listens.
+struct SimChild {
+    child: std::process::Child,
+    rest_url: String,
+    ws_private_url: String,
+    ca_pem: String,
+    _dir: TempDir,
+}
+
+/// A directory removed on drop.
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Drop for SimChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl SimChild {
+    /// Starts `bitget-sim` (demo configuration, TLS, ephemeral port) from this binary's
+    /// directory and reads its addresses from its standard output.
+    fn start() -> Result<SimChild, String> {
+        use std::io::BufRead;
+        let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
+        let bin = exe.with_file_name("bitget-sim");
+        if !bin.exists() {
+            return Err(format!(
+                "{} not found: build it with `cargo build --release -p sim --bin bitget-sim`",
+                bin.display()
+            ));
+        }
+        let dir = std::env::temp_dir().join(format!("bgw-bench-sim-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let dir = TempDir(dir);
+        let ca_path = dir.0.join("sim-ca.pem");
+        let mut child = std::process::Command::new(&bin)
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("--cert-out")
+            .arg(&ca_path)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("{}: {e}", bin.display()))?;
+        let stdout = child.stdout.take().ok_or("bitget-sim: no stdout")?;
+        let mut sim = SimChild {
+            child,
+            rest_url: String::new(),
+            ws_private_url: String::new(),
+            ca_pem: String::new(),
+            _dir: dir,
+        };
+        for line in std::io::BufReader::new(stdout).lines() {
+            let line = line.map_err(|e| format!("bitget-sim output: {e}"))?;
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["REST", url] => sim.rest_url = (*url).to_owned(),
+                ["WS", "private", url] => sim.ws_private_url = (*url).to_owned(),
+                ["CA", "cert", ..] => break,
+                _ => {}
+            }
+        }
+        sim.ca_pem = std::fs::read_to_string(&ca_path)
+            .map_err(|e| format!("bitget-sim certificate {}: {e}", ca_path.display()))?;
+        if sim.rest_url.is_empty() || sim.ws_private_url.is_empty() {
+            return Err("bitget-sim did not print its addresses".into());
+        }
+        Ok(sim)
+    }
 }
 
 /// A running simulator and gateway.
 pub struct Rig {
-    rt: tokio::runtime::Runtime,
-    sim: sim::SimHandle,
+    sim: SimPlace,
     gw: Gateway,
     /// The instruments the simulator keeps liquid.
     pub markets: Vec<Market>,
@@ -65,15 +154,30 @@ impl Rig {
     ///
     /// Errors: a text naming what did not start.
     pub fn start(opts: &RigOptions) -> Result<Rig, String> {
-        let rt = sim_runtime()?;
         let sim_cfg = sim::SimConfig::demo();
         let markets = markets(&sim_cfg);
         if markets.is_empty() {
             return Err("the simulator configuration has no liquid symbol".into());
         }
-        let sim = rt
-            .block_on(sim::Sim::start(sim_cfg))
-            .map_err(|e| format!("simulator: {e}"))?;
+        let sim = if opts.sim_process {
+            SimPlace::Child(SimChild::start()?)
+        } else {
+            let rt = sim_runtime()?;
+            let sim = rt
+                .block_on(sim::Sim::start(sim_cfg))
+                .map_err(|e| format!("simulator: {e}"))?;
+            SimPlace::InProcess(rt, sim)
+        };
+        let (ws_private_url, rest_url, ca_pem) = match &sim {
+            SimPlace::InProcess(_, sim) => {
+                (sim.ws_private_url(), sim.rest_url(), sim.ca_cert_pem())
+            }
+            SimPlace::Child(c) => (
+                c.ws_private_url.clone(),
+                c.rest_url.clone(),
+                c.ca_pem.clone(),
+            ),
+        };
         let settings = EngineSettings {
             strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
@@ -96,9 +200,9 @@ impl Rig {
                 },
             )],
             exchange: ExchangeSettings {
-                ws_private_url: sim.ws_private_url(),
-                rest_url: sim.rest_url(),
-                extra_ca_pem: Some(sim.ca_cert_pem()),
+                ws_private_url,
+                rest_url,
+                extra_ca_pem: Some(ca_pem),
                 ping_interval_ms: 20_000,
                 pong_timeout_ms: 10_000,
                 connect_timeout_ms: 10_000,
@@ -124,12 +228,7 @@ impl Rig {
             record: None,
         };
         let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
-        Ok(Rig {
-            rt,
-            sim,
-            gw,
-            markets,
-        })
+        Ok(Rig { sim, gw, markets })
     }
 
     /// Connects and establishes session `session_id` (keepalive 1 s; `auto_keepalive`: the
@@ -153,7 +252,10 @@ impl Rig {
     /// Stops the gateway, then the simulator; returns what the gateway measured.
     pub fn shutdown(self) -> GatewayReport {
         let report = self.gw.shutdown();
-        self.rt.block_on(self.sim.shutdown());
+        match self.sim {
+            SimPlace::InProcess(rt, sim) => rt.block_on(sim.shutdown()),
+            SimPlace::Child(child) => drop(child),
+        }
         report
     }
 }

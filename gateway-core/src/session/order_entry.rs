@@ -36,7 +36,7 @@ pub enum EntryOutcome {
 /// ClOrdIDs a session's table holds before it first grows. Growing rehashes the table on
 /// the io thread, in the middle of an order (an allocation and a copy: a stall); the table
 /// allocates its buckets now but the kernel backs only the pages that get used.
-pub const INITIAL_CL_ORD_IDS: usize = 1 << 15;
+pub const INITIAL_CL_ORD_IDS: usize = 1 << 12;
 
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]

@@ -37,8 +37,11 @@ use crate::journal::record::Origin;
 use crate::metrics::{Leg, LegHistograms};
 use crate::rest_objects::OpenOrder;
 
-/// Orders the tracker's table holds before it first grows.
-pub const INITIAL_ORDERS: usize = 1 << 16;
+/// Orders the tracker's table holds before it first grows, by default (`[tracker]
+/// order_capacity`). Growing rehashes the table on the tracker thread (a stall of about a
+/// millisecond at this size); a larger table costs memory once its pages are touched (about
+/// 400 bytes per slot, and a table has up to twice as many slots as its capacity).
+pub const INITIAL_ORDERS: usize = 1 << 14;
 
 /// Requests in flight the tracker's table holds before it first grows.
 pub const INITIAL_IN_FLIGHT: usize = 1 << 12;
@@ -106,8 +109,14 @@ impl Tracker {
     /// [`INITIAL_IN_FLIGHT`] requests before its tables grow (growing copies the table on the
     /// tracker thread: a stall).
     pub fn new() -> Self {
+        Tracker::with_capacity(INITIAL_ORDERS)
+    }
+
+    /// An empty tracker with room for `orders` orders (and [`INITIAL_IN_FLIGHT`] requests)
+    /// before its tables grow.
+    pub fn with_capacity(orders: usize) -> Self {
         Tracker {
-            orders: HashMap::with_capacity(INITIAL_ORDERS),
+            orders: HashMap::with_capacity(orders),
             in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
             ..Tracker::default()

@@ -425,6 +425,13 @@ fn unknown_outcome_deadlines() {
         ),
         (800, 200)
     );
+    assert_eq!(
+        s.tracker.order_capacity,
+        crate::tracker::core::INITIAL_ORDERS
+    );
+    let cfg = with("[tracker]\norder_capacity = 200000").expect("ok");
+    let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+    assert_eq!(s.tracker.order_capacity, 200_000);
 }
 
 #[test]

@@ -233,6 +233,10 @@ impl EngineSettings {
                         .push_deadline_ms
                         .unwrap_or(crate::tracker::resolve::DEFAULT_PUSH_DEADLINE_MS),
                 },
+                order_capacity: cfg
+                    .tracker
+                    .order_capacity
+                    .unwrap_or(crate::tracker::core::INITIAL_ORDERS),
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),

@@ -134,6 +134,9 @@ pub struct TrackerThreadConfig {
     /// Unknown-outcome and watchdog deadlines (`[tracker] reply_timeout_ms`,
     /// `push_deadline_ms`).
     pub deadlines: Deadlines,
+    /// Orders the table holds before it first grows (`[tracker] order_capacity`; see
+    /// [`core::INITIAL_ORDERS`]).
+    pub order_capacity: usize,
 }
 
 impl Default for TrackerThreadConfig {
@@ -143,6 +146,7 @@ impl Default for TrackerThreadConfig {
             idle: IdleStrategy::Park,
             report_interval_ms: 0,
             deadlines: Deadlines::default(),
+            order_capacity: core::INITIAL_ORDERS,
         }
     }
 }
@@ -464,7 +468,7 @@ fn run(
     recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 ) -> TrackerSummary {
-    let mut tracker = Tracker::new();
+    let mut tracker = Tracker::with_capacity(cfg.order_capacity);
     tracker.set_deadlines(cfg.deadlines);
     let mut d = Driver {
         tracker,
