@@ -63,7 +63,7 @@ struct Args {
     #[arg(long, value_enum, default_value = "usdt-futures")]
     category: CategoryArg,
     /// Limit price of the buy orders: far below the market, so that they rest.
-    #[arg(long, default_value = "54000")]
+    #[arg(long, default_value = "58000")]
     price: String,
     /// Order quantity (base coin).
     #[arg(long, default_value = "0.001")]
