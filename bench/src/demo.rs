@@ -492,3 +492,23 @@ pub fn print(outcome: &DemoOutcome) {
         }
     }
 }
+
+/// Writes the percentile distribution of the gateway legs, the strategy round trip and the
+/// raw relay's round trip to `path` (SVG; see [`crate::plot`]).
+///
+/// Errors: the file could not be written, as text.
+pub fn plot(outcome: &DemoOutcome, path: &std::path::Path) -> Result<(), String> {
+    let mut series: Vec<(&str, &Histogram<u64>)> = [
+        (Leg::RoundTrip, "round trip (strategy)"),
+        (Leg::StrategyToExchange, "frame read → WS write"),
+        (Leg::PushToReport, "push read → report write"),
+        (Leg::ExchangeReply, "WS write → trade reply"),
+    ]
+    .into_iter()
+    .map(|(leg, name)| (name, outcome.legs.get(leg)))
+    .collect();
+    if let Some(relay) = &outcome.relay {
+        series.push(("raw TCP relay round trip", relay));
+    }
+    crate::plot::percentiles_svg(path, "demo: latency by percentile", &series)
+}

@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod load;
 pub mod memory;
+pub mod plot;
 pub mod relay;
 pub mod rig;
 pub mod soak;

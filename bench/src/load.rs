@@ -503,3 +503,51 @@ pub fn print_summary(o: &LoadOutcome) {
         );
     }
 }
+
+/// Writes latency vs throughput of every step to `path`, and the percentile distributions of
+/// the runs at fractions of the maximum to `path` with `-percentiles` (SVG; see
+/// [`crate::plot`]). Returns the files written.
+///
+/// Errors: a file could not be written, as text.
+pub fn plot(
+    outcome: &LoadOutcome,
+    opts: &LoadOptions,
+    path: &std::path::Path,
+) -> Result<String, String> {
+    use crate::plot::{percentiles_svg, sibling, throughput_svg, ThroughputPoint};
+    let points: Vec<ThroughputPoint> = outcome
+        .steps
+        .iter()
+        .map(|s| ThroughputPoint {
+            rate: s.sent_per_s,
+            p50: s.latency.value_at_quantile(0.5),
+            p99: s.latency.value_at_quantile(0.99),
+            p999: s.latency.value_at_quantile(0.999),
+        })
+        .collect();
+    let title = format!(
+        "load: {} sessions, {:?} arrivals, latency from intended send",
+        opts.sessions, opts.arrivals
+    );
+    throughput_svg(path, &title, &points, opts.p99_bound.as_nanos() as u64)?;
+    let mut files = path.display().to_string();
+    let named: Vec<(String, &Histogram<u64>)> = if outcome.fractions.is_empty() {
+        outcome
+            .steps
+            .iter()
+            .map(|s| (format!("{} req/s", s.rate), &s.latency))
+            .collect()
+    } else {
+        outcome
+            .fractions
+            .iter()
+            .map(|(pct, s)| (format!("{pct} % of max ({} req/s)", s.rate), &s.latency))
+            .collect()
+    };
+    let series: Vec<(&str, &Histogram<u64>)> =
+        named.iter().map(|(n, h)| (n.as_str(), *h)).collect();
+    let pct = sibling(path, "percentiles");
+    percentiles_svg(&pct, "load: latency by percentile", &series)?;
+    files.push_str(&format!(", {}", pct.display()));
+    Ok(files)
+}

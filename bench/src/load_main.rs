@@ -61,6 +61,10 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
+    /// Write latency vs throughput (SVG) here, and the percentile distributions at 10/50/90 %
+    /// of the maximum next to it (`FILE-percentiles.svg`).
+    #[arg(long)]
+    plot: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -70,6 +74,7 @@ fn main() {
         eprintln!("load: --step-secs must be in (0, 600] and --step-factor above 1");
         std::process::exit(2);
     }
+    let plot = a.plot.clone();
     let opts = LoadOptions {
         sessions: a.sessions,
         arrivals: match a.arrivals {
@@ -98,6 +103,12 @@ fn main() {
             println!();
             println!("Gateway legs over the whole run (µs):");
             println!("{}", report.legs.table());
+            if let Some(path) = &plot {
+                match bench::load::plot(&outcome, &opts, path) {
+                    Ok(files) => println!("plots: {files}"),
+                    Err(e) => eprintln!("load: {e}"),
+                }
+            }
         }
         Err(e) => {
             eprintln!("load failed: {e}");

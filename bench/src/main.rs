@@ -30,6 +30,9 @@ struct Args {
     /// Print progress and periodic latency tables.
     #[arg(long, short)]
     verbose: bool,
+    /// Write the percentile distribution of every leg and of the raw relay (SVG) here.
+    #[arg(long)]
+    plot: Option<std::path::PathBuf>,
 }
 
 fn main() {
@@ -44,12 +47,18 @@ fn main() {
         },
         pin: args.pin,
         relay_round_trips: args.relay,
-        hlog_path: args.hlog,
+        hlog_path: args.hlog.clone(),
         verbose: args.verbose,
     };
     match bench::demo::run(&opts) {
         Ok(outcome) => {
             bench::demo::print(&outcome);
+            if let Some(path) = &args.plot {
+                match bench::demo::plot(&outcome, path) {
+                    Ok(()) => println!("plot: {}", path.display()),
+                    Err(e) => eprintln!("demo: {e}"),
+                }
+            }
             if !outcome.unexpected.is_empty() {
                 std::process::exit(1);
             }
