@@ -18,9 +18,12 @@
 # others. The gateway runs alone (it is stopped before the peers start), so the account's pushes
 # of the peers' orders cost it nothing.
 #
-# Usage: scripts/bench-peers.sh [--iterations N] [--warmup N]
+# Usage: scripts/bench-peers.sh [--iterations N] [--warmup N] [--pin-gateway]
 #   --iterations N   recorded iterations per client (env BENCH_PEERS_ITERATIONS; default 2000)
 #   --warmup N       iterations before those, not recorded (env BENCH_PEERS_WARMUP; default 200)
+#   --pin-gateway    pin the gateway's io thread to core 0 and its tracker to core 1 ([io] core,
+#                    [tracker] core; env BENCH_PEERS_PIN_GATEWAY=1). Default: not pinned, the
+#                    example configuration's defaults.
 # Installs the pinned clients like scripts/client-tests.sh (npm ci in tests/clients, pip
 # --require-hashes into .venv-clients/), builds the release binaries, stops every process it
 # started on exit, and exits non-zero if any client fails. Not part of scripts/test.sh.
@@ -32,12 +35,14 @@ VENV="$ROOT/.venv-clients"
 
 ITERATIONS=${BENCH_PEERS_ITERATIONS:-2000}
 WARMUP=${BENCH_PEERS_WARMUP:-200}
+PIN_GATEWAY=${BENCH_PEERS_PIN_GATEWAY:-0}
 while [ $# -gt 0 ]; do
     case "$1" in
         --iterations) ITERATIONS=${2:-}; shift 2 || shift ;;
         --iterations=*) ITERATIONS=${1#*=}; shift ;;
         --warmup) WARMUP=${2:-}; shift 2 || shift ;;
         --warmup=*) WARMUP=${1#*=}; shift ;;
+        --pin-gateway) PIN_GATEWAY=1; shift ;;
         -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench-peers: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -158,6 +163,12 @@ categories = ["USDT-FUTURES"]
 # The benchmark sends far above Bitget's 10 orders/s (the simulator enforces no quota either).
 tier = "unlimited"
 EOF
+if [ "$PIN_GATEWAY" = 1 ]; then
+    printf '\n[io]\ncore = 0\n\n[tracker]\ncore = 1\n' >>"$WORK/gateway.toml"
+    GW_MODE="io thread on core 0, tracker on core 1"
+else
+    GW_MODE="threads not pinned"
+fi
 
 # Each client's RESULT lines go to results.txt; its output to <name>.out / <name>.err.
 : >"$WORK/results.txt"
@@ -224,7 +235,8 @@ echo
 echo "load average (1/5/15 min) before the clients: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Place → ack and cancel → ack round trips, µs ($ITERATIONS recorded after $WARMUP warm-up"
 echo "iterations per client, one request in flight; one bitget-sim, $BENCH_SYMBOL $BENCH_CATEGORY"
-echo "limit buy $BENCH_QTY @ $BENCH_PRICE). Ratio = peer / gateway (above 1: the gateway is faster)."
+echo "limit buy $BENCH_QTY @ $BENCH_PRICE; gateway: $GW_MODE). Ratio = peer / gateway (above 1:"
+echo "the gateway is faster)."
 awk '
     $1 == "RESULT" {
         c = $2; l = $3
