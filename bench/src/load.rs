@@ -12,8 +12,8 @@
 //!
 //! One sender thread drives every session (it sleeps when the next arrival is far, then spins;
 //! its own lateness is reported as "sender lag"); one receiver thread per session reads.
-//! The rate steps up by a factor until p99 or loss breaks the bound after a rate held (or the
-//! top rate is reached); the highest rate that held is the maximum sustainable rate, then 10 %, 50 % and 90 % of it are run again.
+//! The rate steps up by a factor until p99 or loss breaks the bound after a rate held, or a
+//! step is overloaded (a loss, or a median beyond the bound), or the top rate is reached; the highest rate that held is the maximum sustainable rate, then 10 %, 50 % and 90 % of it are run again.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -421,12 +421,20 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
             if held {
                 max_sustained = max_sustained.max(r);
             }
+            // Overloaded: requests lost, or even the median beyond the bound.
+            let overloaded = step.lost > 0
+                || step.latency.value_at_quantile(0.5) > opts.p99_bound.as_nanos() as u64;
             steps.push(step);
             if !explicit {
                 let next = (rate as f64 * opts.step_factor).round() as u64;
                 // A miss ends the step-up once a rate has held (on a small machine a low rate
-                // can miss where a higher one holds: more wake-ups per request when idle).
-                if (!held && max_sustained > 0) || next > opts.max_rate || next <= rate {
+                // can miss where a higher one holds: more wake-ups per request when idle); an
+                // overloaded step ends it in any case (higher rates only pile up backlog).
+                if (!held && max_sustained > 0)
+                    || overloaded
+                    || next > opts.max_rate
+                    || next <= rate
+                {
                     break;
                 }
                 rate = next;
