@@ -165,9 +165,9 @@ tier = "unlimited"
 EOF
 if [ "$PIN_GATEWAY" = 1 ]; then
     printf '\n[io]\ncore = 0\n\n[tracker]\ncore = 1\n' >>"$WORK/gateway.toml"
-    GW_MODE="io thread on core 0, tracker on core 1"
+    GW_MODE="io thread pinned to core 0, tracker to core 1"
 else
-    GW_MODE="threads not pinned"
+    GW_MODE="not pinned"
 fi
 
 # Each client's RESULT lines go to results.txt; its output to <name>.out / <name>.err.
@@ -235,8 +235,8 @@ echo
 echo "load average (1/5/15 min) before the clients: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "Place → ack and cancel → ack round trips, µs ($ITERATIONS recorded after $WARMUP warm-up"
 echo "iterations per client, one request in flight; one bitget-sim, $BENCH_SYMBOL $BENCH_CATEGORY"
-echo "limit buy $BENCH_QTY @ $BENCH_PRICE; gateway: $GW_MODE). Ratio = peer / gateway (above 1:"
-echo "the gateway is faster)."
+echo "limit buy $BENCH_QTY @ $BENCH_PRICE). Gateway threads: $GW_MODE."
+echo "x = peer / gateway (above 1: the gateway is faster)."
 awk '
     $1 == "RESULT" {
         c = $2; l = $3
