@@ -182,9 +182,18 @@ pub fn throughput_svg(
         .draw()
         .map_err(err)?;
     let lines = [
-        ("p50", points.iter().map(|p| (p.rate, us(p.p50))).collect::<Vec<_>>()),
+        (
+            "p50",
+            points
+                .iter()
+                .map(|p| (p.rate, us(p.p50)))
+                .collect::<Vec<_>>(),
+        ),
         ("p99", points.iter().map(|p| (p.rate, us(p.p99))).collect()),
-        ("p99.9", points.iter().map(|p| (p.rate, us(p.p999))).collect()),
+        (
+            "p99.9",
+            points.iter().map(|p| (p.rate, us(p.p999))).collect(),
+        ),
     ];
     for (i, (name, pts)) in lines.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
