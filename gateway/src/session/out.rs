@@ -12,8 +12,10 @@
 //! RetransmitRequest.
 //!
 //! Both threads write whole SBE frames straight to the socket (a `dup` of the connection's file
-//! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole,
-//! numbers them and buffers their journal records. If the kernel buffer is full the rest is kept
+//! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole
+//! and numbers them; the journal records are buffered under a second one (lock order: writer,
+//! then journal), which the io thread's ClOrdID records take without waiting on a report's
+//! socket write. If the kernel buffer is full the rest is kept
 //! in a bounded backlog flushed on the next write or by [`SessionOut::flush`]; a strategy that
 //! lets more than [`MAX_BACKLOG`] bytes pile up is cut off (its socket is detached).
 
@@ -40,12 +42,15 @@ struct Inner {
     stream: Option<TcpStream>,
     backlog: Vec<u8>,
     frame: Vec<u8>,
-    /// Journal records not yet handed to the store.
-    pending: Vec<u8>,
 }
 
+/// The journal side, under its own lock: the io thread journals a new order's ClOrdID on the
+/// order path and must not wait while the tracker holds the writer's lock across a socket
+/// write (a tracker preempted there, by the strategy its write just woke, would stall it).
 struct Journal {
     store: Store,
+    /// Journal records not yet handed to the store.
+    pending: Vec<u8>,
 }
 
 /// The shared writer of one strategy session.
@@ -119,9 +124,11 @@ impl SessionOut {
                 stream: None,
                 backlog: Vec::new(),
                 frame: Vec::with_capacity(512),
+            }),
+            journal: Mutex::new(Journal {
+                store,
                 pending: Vec::with_capacity(64 * 1024),
             }),
-            journal: Mutex::new(Journal { store }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
@@ -216,8 +223,9 @@ impl SessionOut {
         if let Flow::Application(origin) = flow {
             let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
             if self.keeps {
-                record::put_outbound(&mut inner.pending, seq, origin, &inner.frame);
-                self.write_ahead(inner);
+                let mut journal = self.journal.lock();
+                record::put_outbound(&mut journal.pending, seq, origin, &inner.frame);
+                self.write_ahead(&mut journal);
             }
         }
         let Inner {
@@ -243,25 +251,26 @@ impl SessionOut {
         if !self.keeps {
             return;
         }
-        let mut inner = self.inner.lock();
+        let mut journal = self.journal.lock();
         for &(cl, root) in cl_ord_ids {
-            record::put_cl_ord_id(&mut inner.pending, cl, root);
+            record::put_cl_ord_id(&mut journal.pending, cl, root);
         }
         for &id in list_ids {
-            record::put_list_id(&mut inner.pending, id);
+            record::put_list_id(&mut journal.pending, id);
         }
-        self.write_ahead(&mut inner);
+        self.write_ahead(&mut journal);
     }
 
     /// With a journal file: appends the pending records to it now (one `write`, 1.0-1.2 µs, into
     /// the page cache), before the caller writes the frame to the socket. Lock order: `inner`,
     /// then `journal`.
-    fn write_ahead(&self, inner: &mut Inner) {
+    fn write_ahead(&self, journal: &mut Journal) {
         if !self.write_ahead {
             return;
         }
-        let r = self.journal.lock().store.append(&inner.pending);
-        inner.pending.clear();
+        let Journal { store, pending } = journal;
+        let r = store.append(pending);
+        pending.clear();
         if let Err(e) = r {
             if !self.journal_failed.swap(true, Ordering::Relaxed) {
                 tracing::error!(session_id = self.session_id, error = %e, "journal write failed: messages sent from now on may not survive a restart (further failures not logged)");
@@ -273,12 +282,13 @@ impl SessionOut {
     /// millisecond for an in-memory journal; retransmission calls it first). A journal file
     /// has nothing buffered (write-ahead).
     pub fn flush_journal(&self) -> std::io::Result<()> {
-        let mut inner = self.inner.lock();
-        if inner.pending.is_empty() {
+        let mut journal = self.journal.lock();
+        let Journal { store, pending } = &mut *journal;
+        if pending.is_empty() {
             return Ok(());
         }
-        let r = self.journal.lock().store.append(&inner.pending);
-        inner.pending.clear();
+        let r = store.append(pending);
+        pending.clear();
         r
     }
 
