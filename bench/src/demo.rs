@@ -312,6 +312,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
         print_reports: opts.verbose,
         hlog_path: opts.hlog_path.clone(),
+        order_capacity: None,
         sim_process: false,
     })?;
     let markets = rig.markets.clone();

@@ -71,6 +71,8 @@ pub struct LoadOptions {
     /// sleep wakes ~50-60 µs late, a spin takes a core from the gateway on a small machine);
     /// zero: it always sleeps.
     pub spin_below: Duration,
+    /// The tracker's table capacity (`[tracker] order_capacity`); `None`: the default.
+    pub order_capacity: Option<usize>,
 }
 
 impl Default for LoadOptions {
@@ -88,6 +90,7 @@ impl Default for LoadOptions {
             idle: IdleStrategy::Park,
             pin: false,
             spin_below: Duration::ZERO,
+            order_capacity: None,
         }
     }
 }
@@ -385,6 +388,7 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         report_interval_ms: 60_000,
         print_reports: false,
         hlog_path: None,
+        order_capacity: opts.order_capacity,
         sim_process: false,
     })?;
     let result = (|| {

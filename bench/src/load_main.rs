@@ -61,6 +61,11 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
+    /// Orders the gateway's tracker table holds before it first grows (`[tracker]
+    /// order_capacity`; default 16384): the tracker keeps every order, and each growth
+    /// rehashes the table on its thread.
+    #[arg(long)]
+    order_capacity: Option<usize>,
     /// Write latency vs throughput (SVG) here, and the percentile distributions at 10/50/90 %
     /// of the maximum next to it (`FILE-percentiles.svg`).
     #[arg(long)]
@@ -95,6 +100,7 @@ fn main() {
         },
         pin: a.pin,
         spin_below: Duration::from_micros(a.spin_below_us),
+        order_capacity: a.order_capacity,
     };
     bench::load::print_header(&opts);
     match bench::load::run(&opts) {

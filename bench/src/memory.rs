@@ -133,6 +133,7 @@ pub fn run(opts: &MemoryOptions) -> Result<Vec<MemoryRow>, String> {
         report_interval_ms: 600_000,
         print_reports: false,
         hlog_path: None,
+        order_capacity: None,
         sim_process: true,
     })?;
     let result = (|| {

@@ -32,6 +32,9 @@ pub struct RigOptions {
     pub print_reports: bool,
     /// HdrHistogram interval log path.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Orders the tracker's table holds before it first grows (`[tracker] order_capacity`);
+    /// `None`: the gateway's default.
+    pub order_capacity: Option<usize>,
     /// Run the simulator as its own process (the `bitget-sim` binary next to this one), so
     /// that this process's memory is the gateway's (and its strategy clients').
     pub sim_process: bool,
@@ -217,6 +220,9 @@ impl Rig {
                 core: opts.pin.then_some(1),
                 idle: opts.idle,
                 report_interval_ms: opts.report_interval_ms,
+                order_capacity: opts
+                    .order_capacity
+                    .unwrap_or(TrackerThreadConfig::default().order_capacity),
                 ..TrackerThreadConfig::default()
             },
             print_reports: opts.print_reports,
