@@ -19,49 +19,10 @@
 
 const path = require('node:path');
 
-const CLIENTS = process.env.BENCH_CLIENTS_DIR || path.join(__dirname, '..', '..', 'tests', 'clients');
-const { WebsocketAPIClient } = require(path.join(CLIENTS, 'node_modules', 'bitget-api'));
-
 const NAME = 'bitget-api';
-/** A request unanswered this long fails the run. */
-const STALL_MS = 10000;
-
-function env(name, dflt) {
-  const v = process.env[name];
-  if (v) return v;
-  if (dflt !== undefined) return dflt;
-  console.error(`${NAME}: missing environment variable ${name}`);
-  process.exit(2);
-}
-
-function count(name, dflt, min) {
-  const v = Number(env(name, String(dflt)));
-  if (!Number.isInteger(v) || v < min) {
-    console.error(`${NAME}: ${name} must be an integer >= ${min}`);
-    process.exit(2);
-  }
-  return v;
-}
-
-const WS_URL = env('SIM_WS_PRIVATE_URL');
-const ITERATIONS = count('BENCH_ITERATIONS', 2000, 1);
-const WARMUP = count('BENCH_WARMUP', 200, 0);
-const SYMBOL = env('BENCH_SYMBOL', 'BTCUSDT');
-const CATEGORY = env('BENCH_CATEGORY', 'usdt-futures');
-const PRICE = env('BENCH_PRICE', '58000');
-const QTY = env('BENCH_QTY', '0.001');
-
-/** Nearest-rank percentile (the smallest sample with at least `q` of them at or below it). */
-function percentile(sorted, q) {
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length)));
-  return sorted[rank - 1];
-}
-
-function resultLine(leg, samplesNs) {
-  const s = Float64Array.from(samplesNs).sort();
-  const us = (q) => (percentile(s, q) / 1e3).toFixed(1);
-  return `RESULT ${NAME} ${leg} n=${s.length} p50=${us(0.5)} p90=${us(0.9)} p99=${us(0.99)} p999=${us(0.999)}`;
-}
+const { CLIENTS, STALL_MS, WS_URL, ITERATIONS, WARMUP, SYMBOL, CATEGORY, PRICE, QTY, env, resultLine } =
+  require('./common.js')(NAME);
+const { WebsocketAPIClient } = require(path.join(CLIENTS, 'node_modules', 'bitget-api'));
 
 function describe(e) {
   try {
