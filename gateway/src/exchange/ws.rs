@@ -122,6 +122,18 @@ pub async fn connect_private(
     connect_private_with(url, tls, creds, now, &ConnectOptions::default()).await
 }
 
+/// Read buffer of the private WebSocket, bytes. tungstenite zero-fills the free part of its read
+/// buffer, up to this size, before every read (default 128 KiB: a ~128 KiB `memset` per read on
+/// the io thread); trade replies and pushes are a few hundred bytes, and a larger frame grows
+/// the buffer to its length.
+pub const WS_READ_BUFFER: usize = 8 * 1024;
+
+/// The WebSocket settings of the exchange connections (see [`WS_READ_BUFFER`]).
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(WS_READ_BUFFER)
+}
+
 /// [`connect_private`] with explicit options.
 pub async fn connect_private_with(
     url: &str,
@@ -131,8 +143,12 @@ pub async fn connect_private_with(
     opts: &ConnectOptions,
 ) -> Result<PrivateWs, ExchangeError> {
     let connector = Connector::Rustls(Arc::clone(tls));
-    let connect =
-        tokio_tungstenite::connect_async_tls_with_config(url, None, true, Some(connector));
+    let connect = tokio_tungstenite::connect_async_tls_with_config(
+        url,
+        Some(ws_config()),
+        true,
+        Some(connector),
+    );
     let (stream, _response) = tokio::time::timeout(opts.step_timeout, connect)
         .await
         .map_err(|_| ExchangeError::Timeout("WebSocket connect"))??;
