@@ -174,13 +174,20 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
     .with_state(state)
 }
 
+/// Read buffer of a WebSocket connection, bytes: tungstenite zero-fills the free part of it
+/// before every read (128 KiB by default); requests are a few hundred bytes and a larger frame
+/// grows the buffer to its length.
+const WS_READ_BUFFER: usize = 8 * 1024;
+
 async fn ws_private(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
     ws.max_message_size(1 << 20)
+        .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| crate::ws::serve(socket, state, true))
 }
 
 async fn ws_public(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
     ws.max_message_size(1 << 20)
+        .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| crate::ws::serve(socket, state, false))
 }
 
