@@ -234,7 +234,9 @@ fn over_tls_only_the_record_layer_allocates() {
     let h = Harness::quiet();
     let m = measure(&h, "wss://");
     assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
-    let bound = (MEASURED * FRAMES_PER_CYCLE) as u64;
+    // Plus a keepalive `ping` and its `pong` (two records, every 20 s) if one falls in the
+    // window on a slow machine.
+    let bound = (MEASURED * FRAMES_PER_CYCLE + 2 * 4) as u64;
     assert!(
         m.counts[0] <= bound,
         "io thread: more than one allocation per TLS record ({bound}):\n{}",
