@@ -100,6 +100,17 @@ impl Idler {
     }
 }
 
+/// Sets up this thread's `parking_lot` parking data now. `parking_lot` creates it on a
+/// thread's first contended lock (an allocation, and sometimes a regrowth of its global table),
+/// which for the io and tracker threads would otherwise happen in the middle of an order; both
+/// call this when they start. A wait with a zero timeout parks once and returns at once.
+pub fn init_parking() {
+    let lock = parking_lot::Mutex::new(());
+    let cv = parking_lot::Condvar::new();
+    let mut guard = lock.lock();
+    let _ = cv.wait_for(&mut guard, Duration::ZERO);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

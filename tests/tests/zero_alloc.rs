@@ -5,8 +5,8 @@
 //! written to the strategy socket). After a warm-up, a measured run of the same cycles must
 //! allocate nothing on the gateway's io (`bgw-io`) and tracker (`bgw-tracker`) threads.
 //!
-//! Diagnose a failure with `BGW_ALLOC_TRACE=1`: the first steady-state allocations of those
-//! threads print their size and backtrace.
+//! Diagnose a failure with `BGW_ALLOC_TRACE=1` (or `=bgw-tracker`, `=bgw-io` for one thread):
+//! the first steady-state allocations of those threads print their size and backtrace.
 
 // A global allocator is an `unsafe impl GlobalAlloc`; it forwards to `System` unchanged and
 // only counts (thread name from `pthread_getname_np`, which does not allocate).
@@ -33,6 +33,8 @@ static BYTES: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static ARMED: AtomicBool = AtomicBool::new(false);
 /// Backtraces left to print in the measured window (`BGW_ALLOC_TRACE`).
 static TRACES: AtomicU32 = AtomicU32::new(0);
+/// Whose allocations are traced: an index of [`ROLES`], or [`OTHER`] for all of them.
+static TRACE_ROLE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(OTHER);
 
 thread_local! {
     static ROLE: Cell<u8> = const { Cell::new(UNKNOWN) };
@@ -78,7 +80,11 @@ impl Counting {
         }
         COUNTS[role as usize].fetch_add(1, Ordering::Relaxed);
         BYTES[role as usize].fetch_add(size as u64, Ordering::Relaxed);
-        if TRACES.load(Ordering::Relaxed) > 0 && !TRACING.with(Cell::get) {
+        let traced = TRACE_ROLE.load(Ordering::Relaxed);
+        if TRACES.load(Ordering::Relaxed) > 0
+            && (traced == OTHER || traced == role)
+            && !TRACING.with(Cell::get)
+        {
             TRACES.fetch_sub(1, Ordering::Relaxed);
             TRACING.with(|t| t.set(true));
             let bt = std::backtrace::Backtrace::force_capture();
@@ -183,7 +189,12 @@ fn measure(h: &Harness, transport: &str) -> Measured {
     for c in &BYTES {
         c.store(0, Ordering::SeqCst);
     }
-    if std::env::var_os("BGW_ALLOC_TRACE").is_some() {
+    if let Some(who) = std::env::var_os("BGW_ALLOC_TRACE") {
+        let role = ROLES
+            .iter()
+            .position(|r| r == &who.as_encoded_bytes())
+            .map_or(OTHER, |i| i as u8);
+        TRACE_ROLE.store(role, Ordering::Relaxed);
         TRACES.store(16, Ordering::Relaxed);
     }
     ARMED.store(true, Ordering::SeqCst);

@@ -138,6 +138,7 @@ pub(super) fn run(
             tracing::warn!(core, "io thread: could not pin to core");
         }
     }
+    crate::idle::init_parking();
     let spin = settings.io_idle == IdleStrategy::Spin;
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -217,6 +217,7 @@ pub fn spawn_recording(
     let join = std::thread::Builder::new()
         .name("bgw-tracker".into())
         .spawn(move || {
+            crate::idle::init_parking();
             if let Some(core) = cfg.core {
                 let pinned = core_affinity::set_for_current(core_affinity::CoreId { id: core });
                 if !pinned {
