@@ -58,18 +58,9 @@ fi
 export BENCH_SYMBOL=BTCUSDT BENCH_CATEGORY=usdt-futures BENCH_PRICE=58000 BENCH_QTY=0.001
 export BENCH_ITERATIONS="$ITERATIONS" BENCH_WARMUP="$WARMUP" BENCH_CLIENTS_DIR="$CLIENTS"
 
-if ! command -v npm >/dev/null 2>&1 || ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
-    echo "== bench-peers: installing nodejs, npm, python3-venv (apt-get)"
-    apt-get update -qq && apt-get install -y -qq nodejs npm python3 python3-venv >/dev/null
-fi
-echo "== bench-peers: install bitget-api and ws (npm ci in tests/clients)"
-(cd "$CLIENTS" && npm ci --no-audit --no-fund --loglevel=error)
-echo "== bench-peers: install ccxt (pip --require-hashes) into .venv-clients"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
-    -r "$CLIENTS/requirements.txt"
+# shellcheck source=lib/clients.sh
+source "$ROOT/scripts/lib/clients.sh"
+install_clients bench-peers
 
 echo "== bench-peers: build (release) bitget-sim, gateway, peers"
 cargo build --release --quiet -p sim --bin bitget-sim -p gateway --bin gateway -p bench --bin peers

@@ -9,22 +9,9 @@ ROOT=$(pwd)
 CLIENTS="$ROOT/tests/clients"
 VENV="$ROOT/.venv-clients"
 
-# Node.js/npm and Python 3 with venv come with this machine image; install them from Debian's
-# packages where they are missing (needs root, as on the project's machines).
-if ! command -v npm >/dev/null 2>&1 || ! python3 -c "import venv, ensurepip" >/dev/null 2>&1; then
-    echo "== client tests: installing nodejs, npm, python3-venv (apt-get)"
-    apt-get update -qq && apt-get install -y -qq nodejs npm python3 python3-venv >/dev/null
-fi
-
-echo "== client tests: install bitget-api (npm ci)"
-(cd "$CLIENTS" && npm ci --no-audit --no-fund --loglevel=error)
-
-echo "== client tests: install ccxt (pip --require-hashes) into .venv-clients"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check --require-hashes \
-    -r "$CLIENTS/requirements.txt"
+# shellcheck source=lib/clients.sh
+source "$ROOT/scripts/lib/clients.sh"
+install_clients "client tests"
 
 echo "== client tests: build bitget-sim"
 cargo build --quiet -p sim --bin bitget-sim
