@@ -19,15 +19,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use codec::sbe::{
-    BoolFlag, NewOrderSingle, OrdType, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
-};
+use codec::sbe::{OrderCancelRequest, Side};
 use gateway::idle::IdleStrategy;
 use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use strategy_client::{ClientSender, Received, StrategyClient};
 
-use crate::rig::{price_at, Market, Rig, RigOptions};
+use crate::rig::{limit_buy, price_at, Market, Rig, RigOptions};
 
 /// How long after a step's last arrival its answers are waited for.
 pub const DRAIN: Duration = Duration::from_secs(2);
@@ -298,20 +296,13 @@ fn run_step(
         let cl = st.base + k as u64;
         let sent = if k.is_multiple_of(2) {
             let m = session.market;
-            session.sender.send_new_order(&NewOrderSingle {
-                cl_ord_id: cl,
-                transact_time: gateway::metrics::utc_now_ns(),
-                price: Some(price_at(&m, "0.9")),
-                order_qty: m.qty,
-                symbol: m.symbol,
-                category: m.category,
-                side: Side::Buy,
-                ord_type: OrdType::Limit,
-                time_in_force: TimeInForce::Gtc,
-                pos_side: PosSide::None,
-                reduce_only: BoolFlag::No,
-                stp_mode: StpMode::Default,
-            })
+            session.sender.send_new_order(&limit_buy(
+                cl,
+                m.symbol,
+                m.category,
+                price_at(&m, "0.9"),
+                m.qty,
+            ))
         } else {
             let m = session.market;
             session.sender.send_cancel(&OrderCancelRequest {

@@ -7,13 +7,11 @@
 
 use std::time::Duration;
 
-use codec::sbe::{
-    BoolFlag, ExecType, NewOrderSingle, OrdType, PosSide, Side, StpMode, TimeInForce,
-};
+use codec::sbe::ExecType;
 use gateway::idle::IdleStrategy;
 use strategy_client::{Received, StrategyClient};
 
-use crate::rig::{price_at, Market, Rig, RigOptions};
+use crate::rig::{limit_buy, price_at, Market, Rig, RigOptions};
 
 /// How long a session waits for one acknowledgement.
 const ACK_WAIT: Duration = Duration::from_secs(10);
@@ -80,20 +78,8 @@ impl Session {
         let mut acked = 0;
         while acked < n {
             while sent < n && sent - acked < window {
-                let order = NewOrderSingle {
-                    cl_ord_id: self.next_cl,
-                    transact_time: 0,
-                    price: Some(price),
-                    order_qty: self.market.qty,
-                    symbol: self.market.symbol,
-                    category: self.market.category,
-                    side: Side::Buy,
-                    ord_type: OrdType::Limit,
-                    time_in_force: TimeInForce::Gtc,
-                    pos_side: PosSide::None,
-                    reduce_only: BoolFlag::No,
-                    stp_mode: StpMode::None,
-                };
+                let m = self.market;
+                let order = limit_buy(self.next_cl, m.symbol, m.category, price, m.qty);
                 self.next_cl += 1;
                 self.client
                     .send_new_order(&order)

@@ -17,10 +17,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
-use codec::sbe::{
-    BoolFlag, Category, ExecType, NewOrderSingle, OrdType, OrderCancelRequest, PosSide, Side,
-    StpMode, Symbol, TimeInForce,
-};
+use codec::sbe::{Category, ExecType, OrderCancelRequest, Side, Symbol};
 use codec::Decimal;
 use hdrhistogram::Histogram;
 use strategy_client::{ClientOptions, Received, StrategyClient};
@@ -161,20 +158,7 @@ fn iteration(
 ) -> Result<(u64, u64), Failure> {
     *next_cl += 1;
     let root = *next_cl;
-    let place = NewOrderSingle {
-        cl_ord_id: root,
-        transact_time: gateway::metrics::utc_now_ns(),
-        price: Some(order.price),
-        order_qty: order.qty,
-        symbol: order.symbol,
-        category: order.category,
-        side: Side::Buy,
-        ord_type: OrdType::Limit,
-        time_in_force: TimeInForce::Gtc,
-        pos_side: PosSide::None,
-        reduce_only: BoolFlag::No,
-        stp_mode: StpMode::Default,
-    };
+    let place = bench::rig::limit_buy(root, order.symbol, order.category, order.price, order.qty);
     let t0 = Instant::now();
     client
         .send_new_order(&place)

@@ -319,6 +319,32 @@ pub fn markets(cfg: &sim::SimConfig) -> Vec<Market> {
         .collect()
 }
 
+/// A good-till-cancelled limit buy of `qty` at `price` (the resting order the load generator,
+/// the memory bench and the peers bench place), stamped with the current UTC time.
+pub fn limit_buy(
+    cl_ord_id: u64,
+    symbol: Symbol,
+    category: Category,
+    price: Decimal,
+    qty: Decimal,
+) -> codec::sbe::NewOrderSingle {
+    use codec::sbe::{BoolFlag, OrdType, PosSide, Side, StpMode, TimeInForce};
+    codec::sbe::NewOrderSingle {
+        cl_ord_id,
+        transact_time: gateway::metrics::utc_now_ns(),
+        price: Some(price),
+        order_qty: qty,
+        symbol,
+        category,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        pos_side: PosSide::None,
+        reduce_only: BoolFlag::No,
+        stp_mode: StpMode::Default,
+    }
+}
+
 /// `mid × factor` rounded down to the tick.
 pub fn price_at(m: &Market, factor: &str) -> Decimal {
     let raw = m.mid.checked_mul(d(factor)).unwrap_or(m.mid);
