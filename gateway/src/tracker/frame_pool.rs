@@ -59,13 +59,6 @@ pub struct FrameBuf {
     home: Sender<Vec<u8>>,
 }
 
-impl FrameBuf {
-    /// An unpooled copy (tests, replay).
-    pub fn detached(bytes: &[u8]) -> FrameBuf {
-        FramePool::new(0, 0).copy(bytes)
-    }
-}
-
 impl std::ops::Deref for FrameBuf {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
