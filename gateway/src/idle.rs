@@ -30,8 +30,8 @@ pub const SPIN_POLLS: u32 = 20_000;
 /// How long [`IdleStrategy::Park`] spins before it parks: long enough to catch a trade reply
 /// and its push arriving back to back, short enough that the spinning thread does not take a
 /// core from the others between messages. It was 2 000 idle polls (each one a watchdog tick and
-/// a flush of every session, ≈ 1 ms), which kept the tracker on a core ~93 % of the time at
-/// 10 000 messages/s and doubled the demo's p99 on a 2-vCPU machine (issue 12 note).
+/// a flush of every session), which kept the tracker on a core 93 % of the time during the demo
+/// and about doubled the demo's p99 on a 2-vCPU machine (issue 12 note).
 pub const PARK_SPIN: Duration = Duration::from_micros(5);
 
 /// The state of an idle strategy between two pieces of work.
