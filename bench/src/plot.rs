@@ -28,6 +28,19 @@ fn err(e: impl std::fmt::Display) -> String {
     format!("plot: {e}")
 }
 
+/// Draws the series' legend in the upper left corner.
+fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(err)
+}
+
 /// `FILE.svg` → `FILE-suffix.svg` (the second picture of a run).
 pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
     let stem = path
@@ -119,13 +132,7 @@ pub fn percentiles_svg(
             .label(*name)
             .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut chart)?;
     root.present().map_err(err)
 }
 
@@ -215,13 +222,7 @@ pub fn throughput_svg(
         .map_err(err)?
         .label("p99 bound")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.mix(0.5)));
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(err)?;
+    legend(&mut chart)?;
     root.present().map_err(err)
 }
 
