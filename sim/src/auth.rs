@@ -10,34 +10,51 @@ use sha2::Sha256;
 use crate::config::AccountConfig;
 use crate::matching::AccountId;
 
-/// Why a login was refused. Every variant is answered with code `30005` (the contract's
-/// "login failed"); the message names the cause.
+/// Why a login was refused, with the code of the reference §1.4 table (S3 ccxt map, P2) and
+/// the message the public sources quote for it. Every refusal is followed by closing the socket
+/// (reference §1.3 "Failed login ⇒ server disconnects").
+///
+/// Order of the checks: the four fields present, then key, passphrase, timestamp format,
+/// timestamp window, signature; the first failing check decides the code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LoginError {
-    /// `args[0]` missing or a field missing.
-    #[error("login failed: missing {0}")]
+    /// `args` not a non-empty array, `args[0]` not an object, or one of `apiKey`,
+    /// `passphrase`, `timestamp`, `sign` absent or `null`: `30016` "Param error: <field>"
+    /// (§1.4 "30016 param error"; the request is malformed before any credential is checked).
+    #[error("Param error: {0}")]
     Missing(&'static str),
-    /// No account with this key.
-    #[error("login failed: invalid ACCESS_KEY")]
+    /// No account with this key (`apiKey` a string or a number as written, else also this):
+    /// `30011` (§1.4 "invalid ACCESS_KEY").
+    #[error("Invalid ACCESS_KEY")]
     UnknownKey,
-    /// Passphrase mismatch.
-    #[error("login failed: invalid ACCESS_PASSPHRASE")]
+    /// Passphrase mismatch: `30012` (§1.4 "invalid ACCESS_PASSPHRASE"; §1.3 quotes
+    /// `{"event":"error","code":30012,"msg":"Invalid ACCESS_PASSPHRASE"}`).
+    #[error("Invalid ACCESS_PASSPHRASE")]
     Passphrase,
-    /// Timestamp not an integer.
-    #[error("login failed: invalid ACCESS_TIMESTAMP")]
+    /// Timestamp not a plain decimal integer (string or number): `30013` (§1.4
+    /// "invalid ACCESS_TIMESTAMP").
+    #[error("Invalid ACCESS_TIMESTAMP")]
     Timestamp,
-    /// Timestamp outside the window.
-    #[error("login failed: request timestamp expired")]
+    /// Timestamp outside the window: `30014` (§1.4 "request timestamp expired").
+    #[error("Request timestamp expired")]
     Expired,
-    /// Signature mismatch.
-    #[error("login failed: invalid sign")]
+    /// Signature mismatch (or not base64): `30015` (§1.3 quotes
+    /// `{"event":"error","code":30015,"msg":"Invalid sign"}` from ccxt).
+    #[error("Invalid sign")]
     Sign,
 }
 
 impl LoginError {
-    /// The WS error code sent for this failure.
+    /// The WS error code sent for this failure (a JSON number, reference §1.3/§1.4).
     pub fn code(&self) -> u32 {
-        30005
+        match self {
+            LoginError::Missing(_) => 30016,
+            LoginError::UnknownKey => 30011,
+            LoginError::Passphrase => 30012,
+            LoginError::Timestamp => 30013,
+            LoginError::Expired => 30014,
+            LoginError::Sign => 30015,
+        }
     }
 }
 
@@ -64,26 +81,38 @@ pub fn verify_login(
         .get("args")
         .and_then(Value::as_array)
         .and_then(|a| a.first())
+        .filter(|a| a.is_object())
         .ok_or(LoginError::Missing("args"))?;
-    let field = |k: &'static str| -> Result<String, LoginError> {
+    // Present and not null; the type is checked by the field's own rule below.
+    let field = |k: &'static str| -> Result<&Value, LoginError> {
         match arg.get(k) {
-            Some(Value::String(s)) => Ok(s.clone()),
-            Some(Value::Number(n)) => Ok(n.to_string()),
-            _ => Err(LoginError::Missing(k)),
+            None | Some(Value::Null) => Err(LoginError::Missing(k)),
+            Some(v) => Ok(v),
         }
     };
-    let key = field("apiKey")?;
-    let passphrase = field("passphrase")?;
+    // A string, or a number as written (the timestamp may be either, reference §1.3).
+    let text = |v: &Value| -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            _ => None,
+        }
+    };
+    let key = text(field("apiKey")?);
+    let passphrase = text(field("passphrase")?);
     let ts = field("timestamp")?;
     let sig = field("sign")?;
     let (idx, acct) = accounts
         .iter()
         .enumerate()
-        .find(|(_, a)| a.api_key == key)
+        .find(|(_, a)| key.as_deref() == Some(a.api_key.as_str()))
         .ok_or(LoginError::UnknownKey)?;
-    if acct.passphrase != passphrase {
+    if passphrase.as_deref() != Some(acct.passphrase.as_str()) {
         return Err(LoginError::Passphrase);
     }
+    let ts = text(ts)
+        .filter(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .ok_or(LoginError::Timestamp)?;
     let t: u64 = ts.parse().map_err(|_| LoginError::Timestamp)?;
     let t_ms = if t < 1_000_000_000_000 {
         t.saturating_mul(1000)
@@ -93,6 +122,7 @@ pub fn verify_login(
     if now_ms.abs_diff(t_ms) > window_s.saturating_mul(1000) {
         return Err(LoginError::Expired);
     }
+    let sig = sig.as_str().ok_or(LoginError::Sign)?;
     let given = base64::engine::general_purpose::STANDARD
         .decode(sig.as_bytes())
         .map_err(|_| LoginError::Sign)?;
@@ -350,5 +380,98 @@ mod tests {
         );
         let req = serde_json::json!({"op":"login","args":[{"apiKey":"k","passphrase":"p","timestamp":ms,"sign":"AAAA"}]});
         assert_eq!(verify_login(&accts(), &req, now, 30), Err(LoginError::Sign));
+    }
+
+    #[test]
+    fn each_refusal_has_its_code_and_message() {
+        let now = 1_700_000_000_000u64;
+        let good = |k: &str, v: serde_json::Value| {
+            let mut a = serde_json::json!({"apiKey":"k","passphrase":"p","timestamp":"1700000000","sign":"QKXMEacdjBcrVZaxWVJypn62KNrQGzBErbiQtYn6KO8="});
+            a[k] = v;
+            serde_json::json!({"op":"login","args":[a]})
+        };
+        let cases = [
+            (good("apiKey", "nope".into()), 30011, "Invalid ACCESS_KEY"),
+            (
+                good("apiKey", serde_json::json!({})),
+                30011,
+                "Invalid ACCESS_KEY",
+            ),
+            (
+                good("passphrase", "x".into()),
+                30012,
+                "Invalid ACCESS_PASSPHRASE",
+            ),
+            (
+                good("timestamp", "17e8".into()),
+                30013,
+                "Invalid ACCESS_TIMESTAMP",
+            ),
+            (
+                good("timestamp", "+1700000000".into()),
+                30013,
+                "Invalid ACCESS_TIMESTAMP",
+            ),
+            (
+                good("timestamp", "".into()),
+                30013,
+                "Invalid ACCESS_TIMESTAMP",
+            ),
+            (
+                good("timestamp", serde_json::json!(1.7e9)),
+                30013,
+                "Invalid ACCESS_TIMESTAMP",
+            ),
+            (
+                good("timestamp", "99999999999999999999999".into()),
+                30013,
+                "Invalid ACCESS_TIMESTAMP",
+            ),
+            (
+                good("timestamp", "1699999000".into()),
+                30014,
+                "Request timestamp expired",
+            ),
+            (good("sign", "AAAA".into()), 30015, "Invalid sign"),
+            (good("sign", "not base64!".into()), 30015, "Invalid sign"),
+            (good("sign", serde_json::json!(7)), 30015, "Invalid sign"),
+            (
+                good("sign", serde_json::Value::Null),
+                30016,
+                "Param error: sign",
+            ),
+            (
+                serde_json::json!({"op":"login"}),
+                30016,
+                "Param error: args",
+            ),
+            (
+                serde_json::json!({"op":"login","args":[]}),
+                30016,
+                "Param error: args",
+            ),
+            (
+                serde_json::json!({"op":"login","args":["x"]}),
+                30016,
+                "Param error: args",
+            ),
+            (
+                serde_json::json!({"op":"login","args":[{"apiKey":"k"}]}),
+                30016,
+                "Param error: passphrase",
+            ),
+        ];
+        for (req, code, msg) in cases {
+            let e = verify_login(&accts(), &req, now, 30).expect_err("refused");
+            assert_eq!((e.code(), e.to_string().as_str()), (code, msg), "{req}");
+        }
+        // Key and passphrase may be numbers as written.
+        let accts = vec![AccountConfig {
+            api_key: "123".into(),
+            passphrase: "456".into(),
+            ..accts()[0].clone()
+        }];
+        let req = serde_json::json!({"op":"login","args":[{"apiKey":123,"passphrase":456,"timestamp":"1700000000","sign":"QKXMEacdjBcrVZaxWVJypn62KNrQGzBErbiQtYn6KO8="}]});
+        assert_eq!(verify_login(&accts, &req, now, 30), Ok(AccountId(0)));
     }
 }

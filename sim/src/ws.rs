@@ -5,10 +5,21 @@
 //!
 //! Control errors carry numeric codes (reference §1.3/§1.4): malformed JSON → `30002`
 //! "Unrecognized request: …", unknown op → `30003` "Invalid op", trade op or private topic
-//! before login → `30004` "User needs to log in", login failure → `30005` then close, unknown
-//! topic → `30001`. A connection that sends nothing for `idle_timeout_s` (default 120 s, as
-//! Bitget's "no ping for 2 minutes") is closed; with `max_msgs_per_s` set, a connection sending
-//! more frames within one second gets `30007` and is closed.
+//! before login → `30004` "User needs to log in", unknown topic → `30001`. Login refusals carry
+//! the code of their cause ([`crate::auth::LoginError`]: `30011` key, `30012` passphrase,
+//! `30013` timestamp format, `30014` timestamp window, `30015` signature, `30016` missing
+//! field) and close the socket. A connection that sends nothing for `idle_timeout_s` (default
+//! 120 s, as Bitget's "no ping for 2 minutes") is closed; with `max_msgs_per_s` set, a
+//! connection sending more frames within one second gets `30007` and is closed.
+//!
+//! Frame sizes: a frame over [`MAX_REQUEST_BYTES`] answers `30002` (with the request `id` of a
+//! trade op), a `subscribe`/`unsubscribe` frame over [`MAX_SUBSCRIBE_BYTES`] answers `30016`;
+//! neither is applied and the connection stays open. Frames above the transport limit
+//! (`WS_MAX_MESSAGE_BYTES` in `server.rs`) end the connection without an error frame.
+//!
+//! A trade op whose `id` is missing, empty or neither a string nor a number is refused with
+//! `{"event":"error","code":"40017","msg":"Parameter verification failed: id"}` (string code,
+//! as trade-op errors, reference §5.2) and not applied.
 //!
 //! Faults ([`crate::faults`]) hook in here: trade-op rules before the venue sees the op, the
 //! per-connection [`Outbox`] on the reply and push paths, and the control channel (close,
@@ -29,6 +40,21 @@ use crate::faults::{Control, Outbox, TradeFault};
 use crate::matching::AccountId;
 use crate::render::{control_error, push_json_str, trade_error};
 use crate::state::{now_ms, AppState, ConnEntry};
+
+/// Largest text frame the simulator interprets, bytes (64 KiB). The reference gives no limit
+/// for trade frames (§2.3 only bounds subscribe frames); a full `batch-place` of 20 orders is
+/// about 6 KiB, so ten times that leaves room for any well-formed request. A larger frame is
+/// answered with `30002` (and its `id` when it is a trade op) without being applied; the
+/// connection stays open. Frames above the transport limit (`WS_MAX_MESSAGE_BYTES` in
+/// `server.rs`: tungstenite's `max_message_size` / `max_frame_size` of the upgrade) close the
+/// connection instead, without an error frame.
+pub(crate) const MAX_REQUEST_BYTES: usize = 64 * 1024;
+
+/// Largest `subscribe` / `unsubscribe` frame, bytes: reference §2.3 "all channels in one
+/// request ≤ 4096 bytes" [P2]. The simulator measures the whole frame (the stricter reading:
+/// the envelope adds ~30 bytes to the channels); a larger one is answered with `30016` and
+/// none of its channels is (un)subscribed.
+pub(crate) const MAX_SUBSCRIBE_BYTES: usize = 4096;
 
 /// What to write back for one inbound frame.
 #[derive(Debug, Default)]
@@ -234,10 +260,36 @@ fn excerpt(text: &str) -> &str {
     &text[..end]
 }
 
+/// The answer to a frame over [`MAX_REQUEST_BYTES`]: `30002`, with the request `id` when the
+/// frame is a JSON object with `"op":"trade"` and a string or number `id` (read without
+/// building the rest of the document).
+fn oversized(text: &str) -> String {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        op: Option<String>,
+        id: Option<Value>,
+    }
+    let id = match serde_json::from_str::<Head>(text) {
+        Ok(Head {
+            op: Some(op),
+            id: Some(id @ (Value::String(_) | Value::Number(_))),
+        }) if op == "trade" => Some(id.to_string()),
+        _ => None,
+    };
+    control_error(
+        id.as_deref(),
+        30002,
+        &format!("Illegal request: frame over {MAX_REQUEST_BYTES} bytes"),
+    )
+}
+
 fn handle_text(state: &AppState, conn: u64, conn_id: &str, private: bool, text: &str) -> Action {
     state.catch_up();
     if text == "ping" {
         return Action::one("pong".to_string());
+    }
+    if text.len() > MAX_REQUEST_BYTES {
+        return Action::one(oversized(text));
     }
     let v: Value = match serde_json::from_str(text) {
         Ok(v @ Value::Object(_)) => v,
@@ -252,6 +304,13 @@ fn handle_text(state: &AppState, conn: u64, conn_id: &str, private: bool, text: 
     let op = v.get("op").and_then(Value::as_str).unwrap_or("");
     match op {
         "login" => login(state, conn, conn_id, &v),
+        "subscribe" | "unsubscribe" if text.len() > MAX_SUBSCRIBE_BYTES => {
+            Action::one(control_error(
+                None,
+                30016,
+                &format!("Param error: {op} request over {MAX_SUBSCRIBE_BYTES} bytes"),
+            ))
+        }
         "subscribe" => subscribe(state, conn, conn_id, private, &v, false),
         "unsubscribe" => subscribe(state, conn, conn_id, private, &v, true),
         "trade" => trade(state, conn, conn_id, private, &v),
@@ -411,6 +470,10 @@ fn subscribe(
     action
 }
 
+/// `msg` of the refusal of a trade op without a usable `id` (code `40017`, reference §6.2
+/// "Parameter verification failed {0}").
+const MISSING_ID: &str = "Parameter verification failed: id";
+
 fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -> Action {
     let id_raw = match v.get("id") {
         Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.to_string()),
@@ -431,6 +494,20 @@ fn trade(state: &AppState, conn: u64, conn_id: &str, private: bool, v: &Value) -
             "User needs to log in",
         ));
     };
+    // The request id is the only correlation key of the reply (reference §5.1): an op without
+    // a usable one is refused before permissions, quota and faults, and not applied.
+    match v.get("id") {
+        Some(Value::String(s)) if !s.is_empty() => {}
+        Some(Value::Number(_)) => {}
+        Some(Value::String(_)) => {
+            return Action::one(trade_error("\"\"", 40017, MISSING_ID));
+        }
+        _ => {
+            return Action::one(format!(
+                "{{\"event\":\"error\",\"code\":\"40017\",\"msg\":\"{MISSING_ID}\"}}"
+            ));
+        }
+    }
     if !sh.conns.get(&conn).is_some_and(|c| c.can_trade) {
         return Action::one(crate::render::trade_error(
             id_raw.as_deref().unwrap_or("\"\""),

@@ -1,4 +1,5 @@
-//! Login, ping/pong, subscribe, error handling, plain ws:// and REST over HTTPS.
+//! Login, ping/pong, subscribe, error handling, trade-op request ids, `msg` on success, plain
+//! ws:// and REST over HTTPS.
 #![allow(clippy::unwrap_used)]
 
 mod common;
@@ -61,9 +62,12 @@ async fn bad_login_is_refused_and_closed() {
         r#"{{"op":"login","args":[{{"apiKey":"key-a","passphrase":"pass-a","timestamp":"{ts}","sign":"{sign}"}}]}}"#
     ))
     .await;
+    // Reference §1.3 [S3] `{"event":"error","code":30015,"msg":"Invalid sign"}`; every cause
+    // is covered by `ws_login.rs::each_login_refusal_has_its_code_and_message_then_closes`.
     let v = c.recv().await;
     assert_eq!(v["event"], "error");
-    assert_eq!(v["code"], 30005);
+    assert_eq!(v["code"], 30015);
+    assert_eq!(v["msg"], "Invalid sign");
     assert_eq!(
         c.recv_text().await,
         None,
@@ -78,7 +82,9 @@ async fn bad_login_is_refused_and_closed() {
         r#"{{"op":"login","args":[{{"apiKey":"key-a","passphrase":"pass-a","timestamp":"{ts}","sign":"{sign}"}}]}}"#
     ))
     .await;
-    assert_eq!(c.recv().await["code"], 30005);
+    let v = c.recv().await;
+    assert_eq!(v["code"], 30014, "{v}");
+    assert_eq!(v["msg"], "Request timestamp expired");
     assert_eq!(c.recv_text().await, None);
     h.shutdown().await;
 }
@@ -276,5 +282,130 @@ async fn over_the_message_limit_is_refused_and_closed() {
     }
     assert!(refused);
     assert!((3..=6).contains(&pongs), "{pongs}");
+    h.shutdown().await;
+}
+
+/// A trade op needs a usable request `id`: reference §5.1 [P] "`id`: echoed in the reply; the
+/// only correlation key (replies carry no clientOid on errors)"; the refusal uses the string
+/// code of trade-op errors (§5.2 [L] `{"event":"error","id":..,"code":"41101",..}`) and the
+/// parameter code `40017` "Parameter verification failed {0}" (§6.2 [P]). Missing, `null`,
+/// boolean, object, array and empty-string ids are refused and nothing is applied: no order push
+/// (the `pong` comes next), no order counted, `unfilled-orders` empty.
+#[tokio::test]
+async fn trade_op_without_a_usable_id_is_refused_and_not_applied() {
+    let h = start(true).await;
+    let mut c = Client::ready(&h, "a").await;
+    let args = r#""category":"usdt-futures","topic":"place-order","args":[{"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"noid-1"}]"#;
+    let without_id = serde_json::json!({"event":"error","code":"40017","msg":"Parameter verification failed: id"});
+    for id in [
+        None,
+        Some("null"),
+        Some("true"),
+        Some(r#"{"a":1}"#),
+        Some("[1]"),
+    ] {
+        let frame = match id {
+            None => format!(r#"{{"op":"trade",{args}}}"#),
+            Some(id) => format!(r#"{{"op":"trade","id":{id},{args}}}"#),
+        };
+        let v = c.trade(&frame).await;
+        assert_eq!(v, without_id, "{frame}");
+        c.send("ping").await;
+        assert_eq!(c.recv_text().await.as_deref(), Some("pong"), "{frame}");
+    }
+    let v = c
+        .trade(&format!(r#"{{"op":"trade","id":"",{args}}}"#))
+        .await;
+    assert_eq!(
+        v,
+        serde_json::json!({"event":"error","id":"","code":"40017","msg":"Parameter verification failed: id"})
+    );
+    assert!(v["code"].is_string());
+    c.send("ping").await;
+    assert_eq!(c.recv_text().await.as_deref(), Some("pong"));
+    // Batches and cancels are refused the same way.
+    let v = c
+        .trade(r#"{"op":"trade","category":"usdt-futures","topic":"batch-place","args":[{"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001"}]}"#)
+        .await;
+    assert_eq!(v, without_id);
+    let v = c
+        .trade(r#"{"op":"trade","topic":"cancel-order","args":[{"clientOid":"noid-1"}]}"#)
+        .await;
+    assert_eq!(v, without_id);
+    let stats = h.stats();
+    assert_eq!((stats.orders_received, stats.orders_placed), (0, 0));
+    let (_, v) = common::signing::get(&h, "a", "/api/v3/trade/unfilled-orders", "").await;
+    assert_eq!(v["data"]["list"].as_array().unwrap().len(), 0, "{v}");
+    // A number id is usable and echoed as a number (§5.2 [P] `"id":1666268894074`).
+    let v = c
+        .trade(&format!(r#"{{"op":"trade","id":1666268894074,{args}}}"#))
+        .await;
+    assert_eq!(v["event"], "trade", "{v}");
+    assert_eq!(v["id"], 1_666_268_894_074u64);
+    assert_eq!(common::item(&c.recv().await)["clientOid"], "noid-1");
+    assert_eq!(h.stats().orders_placed, 1);
+    h.shutdown().await;
+}
+
+/// `(code, msg)` of a reply or an item, as JSON.
+fn code_msg(v: &serde_json::Value) -> serde_json::Value {
+    serde_json::json!([v["code"], v["msg"]])
+}
+
+/// `msg` on success: WS trade replies say `"Success"` as the live capture (reference §5.2 [L]
+/// L1 2026-01 `..."code":"0","msg":"Success"...`, and the doc examples of cancel, modify,
+/// batch-place and batch-cancel [P]; one doc place-order example says `"success"`), top level
+/// and per batch item; the REST envelope and REST batch items say `"success"` as the doc
+/// (§6.1 [P] `{"code":"00000","msg":"success",..}`).
+#[tokio::test]
+async fn success_msg_is_capitalised_on_ws_and_lowercase_on_rest() {
+    use serde_json::json;
+    let h = start(true).await;
+    let mut c = Client::connect(&h, true).await;
+    assert_eq!(c.login("a").await["code"], 0);
+    let v = c
+        .trade(&common::place(
+            "s1",
+            "BTCUSDT",
+            "buy",
+            Some("50000"),
+            "0.001",
+            "gtc",
+            "ok-1",
+        ))
+        .await;
+    assert_eq!(v["event"], "trade", "{v}");
+    assert_eq!(code_msg(&v), json!(["0", "Success"]), "{v}");
+    let v = c
+        .trade(r#"{"op":"trade","id":"s2","category":"usdt-futures","topic":"batch-place","args":[
+            {"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"ok-2"},
+            {"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"ok-1"}]}"#)
+        .await;
+    assert_eq!(code_msg(&v), json!(["0", "Success"]), "{v}");
+    assert_eq!(code_msg(&v["args"][0]), json!(["0", "Success"]), "{v}");
+    assert_eq!(v["args"][1]["code"], "25212", "{v}");
+    let v = c
+        .trade(r#"{"op":"trade","id":"s3","topic":"cancel-order","args":[{"symbol":"BTCUSDT","clientOid":"ok-1"}]}"#)
+        .await;
+    assert_eq!(v["event"], "trade", "{v}");
+    assert_eq!(code_msg(&v), json!(["0", "Success"]), "{v}");
+    let v = c
+        .trade(r#"{"op":"trade","id":"s4","topic":"batch-cancel","args":[{"symbol":"BTCUSDT","clientOid":"ok-2"}]}"#)
+        .await;
+    assert_eq!(code_msg(&v), json!(["0", "Success"]), "{v}");
+    assert_eq!(code_msg(&v["args"][0]), json!(["0", "Success"]), "{v}");
+    // REST: the envelope and the batch items.
+    let body = r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"rest-1"}"#;
+    let (s, v) = common::signing::post(&h, "a", "/api/v3/trade/place-order", body).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(code_msg(&v), json!(["00000", "success"]), "{v}");
+    let body = r#"[{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.001","clientOid":"rest-2"}]"#;
+    let (_, v) = common::signing::post(&h, "a", "/api/v3/trade/place-batch", body).await;
+    assert_eq!(code_msg(&v), json!(["00000", "success"]), "{v}");
+    assert_eq!(code_msg(&v["data"][0]), json!(["00000", "success"]), "{v}");
+    let body = r#"[{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"rest-2"}]"#;
+    let (_, v) = common::signing::post(&h, "a", "/api/v3/trade/cancel-batch", body).await;
+    assert_eq!(code_msg(&v), json!(["00000", "success"]), "{v}");
+    assert_eq!(code_msg(&v["data"][0]), json!(["00000", "success"]), "{v}");
     h.shutdown().await;
 }
