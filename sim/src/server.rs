@@ -167,6 +167,8 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
     .route("/v3/ws/public", get(ws_public))
     .fallback(crate::rest::reply::not_found)
     .method_not_allowed_fallback(crate::rest::reply::not_found)
+    // Inside `with_clock`, so that a size refusal's `requestTime` reads the simulator's clock.
+    .layer(axum::middleware::from_fn(crate::rest::reply::bound_size))
     .layer(axum::middleware::from_fn_with_state(
         state.clone(),
         with_clock,
@@ -179,14 +181,27 @@ fn router(state: Arc<AppState>, control_api: bool) -> Router {
 /// grows the buffer to its length.
 const WS_READ_BUFFER: usize = 8 * 1024;
 
+/// Transport limit of both WebSocket routes, bytes (4 MiB), for one message and for one frame
+/// (tungstenite's `max_message_size` / `max_frame_size`). It sits well above the application's
+/// own frame limit in `ws.rs` (64 KiB, answered with an error frame), so that an oversize
+/// request of ordinary proportions (e.g. 2 MB) still reaches `ws.rs` and gets its error frame;
+/// only a frame above this bound, far beyond any request of the reference (§5: a 20-item batch
+/// is about 6 KiB), ends the connection: tungstenite refuses it by its header (before buffering
+/// it) with a read error, `ws.rs` stops serving the socket and the TCP connection closes —
+/// without an error frame and without a close frame (tungstenite sends no 1009 "message too
+/// big" by itself; `ws.rs` would have to).
+pub const WS_MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
 async fn ws_private(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
-    ws.max_message_size(1 << 20)
+    ws.max_message_size(WS_MAX_MESSAGE_BYTES)
+        .max_frame_size(WS_MAX_MESSAGE_BYTES)
         .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| crate::ws::serve(socket, state, true))
 }
 
 async fn ws_public(State(state): State<Arc<AppState>>, ws: WebSocketUpgrade) -> Response {
-    ws.max_message_size(1 << 20)
+    ws.max_message_size(WS_MAX_MESSAGE_BYTES)
+        .max_frame_size(WS_MAX_MESSAGE_BYTES)
         .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| crate::ws::serve(socket, state, false))
 }

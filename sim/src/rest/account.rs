@@ -22,6 +22,12 @@
 //!
 //! Trade endpoints (set-leverage, set-hold-mode) need a key with `trade` or `uta-trade`
 //! (`40014` otherwise).
+//!
+//! Parameter errors follow the one-code-per-situation rule of [`super::reply`]: missing or
+//! malformed → `40017` `Parameter verification failed: <name>`; a present value that is not
+//! accepted (`category` — also SPOT/MARGIN on current-position —, `posSide`, `holdMode`,
+//! `side`, `orderType`) → `41101` `Param <name>=<value> error`; a symbol that is no instrument
+//! of the category → `25100`.
 
 use std::sync::Arc;
 
@@ -32,7 +38,8 @@ use codec::Decimal;
 use serde_json::Value;
 
 use super::reply::{
-    authenticate, authenticate_perm, error, ok, over_quota, parse_category, query_param,
+    authenticate, authenticate_perm, category as category_param, error, invalid, known_symbol,
+    missing, ok, over_quota, param,
 };
 use crate::auth::RestRequest;
 use crate::config::{Category, HoldMode};
@@ -85,16 +92,36 @@ fn post_auth(
     within_quota(state, owner, path)?;
     match serde_json::from_str::<Value>(body) {
         Ok(Value::Object(m)) => Ok((owner, m)),
-        _ => Err(Box::new(bad("body must be a JSON object"))),
+        _ => Err(Box::new(missing("body must be a JSON object"))),
     }
 }
 
-fn bad(field: &str) -> Response {
-    error(
-        StatusCode::BAD_REQUEST,
-        40017,
-        &format!("Parameter verification failed: {field}"),
-    )
+/// A body field that must name one of a set of values: absent/empty → `None`, accepted →
+/// `Some(value)`, otherwise `Err(41101)`.
+fn enum_field(
+    m: &serde_json::Map<String, Value>,
+    k: &str,
+    accepted: &[&str],
+) -> Result<Option<String>, Box<Response>> {
+    match m.get(k) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.is_empty() => Ok(None),
+        Some(Value::String(s)) if accepted.contains(&s.as_str()) => Ok(Some(s.clone())),
+        Some(Value::String(s)) => Err(Box::new(invalid(k, s))),
+        Some(other) => Err(Box::new(invalid(k, &other.to_string()))),
+    }
+}
+
+/// The body's `category` (either case): absent/empty → `40017`, not a category → `41101`.
+fn body_category(m: &serde_json::Map<String, Value>) -> Result<Category, Box<Response>> {
+    match m.get("category") {
+        None | Some(Value::Null) => Err(Box::new(missing("category"))),
+        Some(Value::String(s)) if s.is_empty() => Err(Box::new(missing("category"))),
+        Some(Value::String(s)) => {
+            Category::parse_any(s).ok_or_else(|| Box::new(invalid("category", s)))
+        }
+        Some(other) => Err(Box::new(invalid("category", &other.to_string()))),
+    }
 }
 
 fn field(m: &serde_json::Map<String, Value>, k: &str) -> Option<String> {
@@ -136,7 +163,7 @@ pub(crate) async fn funding_assets(
         .lock()
         .venue
         .accounts()
-        .funding_json(owner, query_param(&query, "coin"));
+        .funding_json(owner, param(&query, "coin").as_deref());
     ok(&data)
 }
 
@@ -166,10 +193,14 @@ pub(crate) async fn max_transferable(
         Ok(o) => o,
         Err(r) => return *r,
     };
-    let Some(coin) = query_param(&query, "coin").filter(|c| !c.is_empty()) else {
-        return bad("coin");
+    let Some(coin) = param(&query, "coin") else {
+        return missing("coin");
     };
-    let data = state.shared.lock().venue.max_transferable_json(owner, coin);
+    let data = state
+        .shared
+        .lock()
+        .venue
+        .max_transferable_json(owner, &coin);
     ok(&data)
 }
 
@@ -189,23 +220,28 @@ pub(crate) async fn current_position(
         Ok(o) => o,
         Err(r) => return *r,
     };
-    let category = match parse_category(query_param(&query, "category")) {
+    let category_value = param(&query, "category");
+    let category = match category_param(category_value.as_deref(), true) {
         Ok(Some(c)) if c.is_futures() => c,
-        _ => return bad("category"),
+        Ok(_) => return invalid("category", category_value.as_deref().unwrap_or("")),
+        Err(r) => return *r,
     };
-    let pos_side = match query_param(&query, "posSide").filter(|s| !s.is_empty()) {
+    let pos_side = match param(&query, "posSide") {
         None => None,
-        Some(p) => match PosSide::parse(p) {
+        Some(p) => match PosSide::parse(&p) {
             Some(p) => Some(p),
-            None => return bad("posSide"),
+            None => return invalid("posSide", &p),
         },
     };
-    let data = state.shared.lock().venue.positions_json(
-        owner,
-        category,
-        query_param(&query, "symbol"),
-        pos_side,
-    );
+    let symbol = param(&query, "symbol");
+    let sh = state.shared.lock();
+    if let Err(r) = known_symbol(&sh.venue, Some(category), symbol.as_deref()) {
+        return *r;
+    }
+    let data = sh
+        .venue
+        .positions_json(owner, category, symbol.as_deref(), pos_side);
+    drop(sh);
     ok(&data)
 }
 
@@ -225,28 +261,29 @@ pub(crate) async fn financial_records(
         Ok(o) => o,
         Err(r) => return *r,
     };
-    let category = match parse_category(query_param(&query, "category")) {
+    let category = match category_param(param(&query, "category").as_deref(), false) {
         Ok(c) => c,
-        Err(_) => return bad("category"),
+        Err(r) => return *r,
     };
-    let limit = match query_param(&query, "limit").filter(|s| !s.is_empty()) {
+    let limit = match param(&query, "limit") {
         None => 100,
         Some(l) => match l.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
-            _ => return bad("limit"),
+            _ => return missing("limit"),
         },
     };
-    let cursor = match query_param(&query, "cursor").filter(|s| !s.is_empty()) {
+    let cursor = match param(&query, "cursor") {
         None => None,
         Some(c) => match c.parse::<u64>() {
             Ok(n) => Some(n),
-            Err(_) => return bad("cursor"),
+            Err(_) => return missing("cursor"),
         },
     };
+    let coin = param(&query, "coin");
     let data = state.shared.lock().venue.accounts().records_json(
         owner,
         category,
-        query_param(&query, "coin"),
+        coin.as_deref(),
         limit,
         cursor,
     );
@@ -269,17 +306,26 @@ pub(crate) async fn max_open_available(
         Ok(x) => x,
         Err(r) => return *r,
     };
-    let Some(category) = field(&m, "category").and_then(|c| Category::parse_any(&c)) else {
-        return bad("category");
+    let category = match body_category(&m) {
+        Ok(c) => c,
+        Err(r) => return *r,
     };
     let Some(symbol) = field(&m, "symbol") else {
-        return bad("symbol");
+        return missing("symbol");
     };
+    for (k, accepted) in [
+        ("side", &["buy", "sell"][..]),
+        ("orderType", &["limit", "market"][..]),
+    ] {
+        if let Err(r) = enum_field(&m, k, accepted) {
+            return *r;
+        }
+    }
     let price = match field(&m, "price") {
         None => None,
         Some(p) => match p.parse::<Decimal>() {
             Ok(p) if p.is_positive() => Some(p),
-            _ => return bad("price"),
+            _ => return missing("price"),
         },
     };
     let res = state
@@ -309,15 +355,21 @@ pub(crate) async fn set_leverage(
         Ok(x) => x,
         Err(r) => return *r,
     };
-    let Some(category) = field(&m, "category").and_then(|c| Category::parse_any(&c)) else {
-        return bad("category");
+    let category = match body_category(&m) {
+        Ok(c) => c,
+        Err(r) => return *r,
     };
     let Some(leverage) = field(&m, "leverage").and_then(|l| l.parse::<Decimal>().ok()) else {
-        return bad("leverage");
+        return missing("leverage");
     };
     let symbol = field(&m, "symbol");
     let coin = field(&m, "coin");
     let mut sh = state.shared.lock();
+    if category.is_futures() {
+        if let Err(r) = known_symbol(&sh.venue, Some(category), symbol.as_deref()) {
+            return *r;
+        }
+    }
     let res = sh.venue.set_leverage(
         owner,
         category,
@@ -352,8 +404,13 @@ pub(crate) async fn set_hold_mode(
         Ok(x) => x,
         Err(r) => return *r,
     };
-    let Some(mode) = field(&m, "holdMode").and_then(|h| HoldMode::parse(&h)) else {
-        return bad("holdMode");
+    let mode = match enum_field(&m, "holdMode", &["one_way_mode", "hedge_mode"]) {
+        Ok(Some(h)) => match HoldMode::parse(&h) {
+            Some(mode) => mode,
+            None => return invalid("holdMode", &h),
+        },
+        Ok(None) => return missing("holdMode"),
+        Err(r) => return *r,
     };
     let mut sh = state.shared.lock();
     let res = sh.venue.set_hold_mode(owner, mode, now_ms());

@@ -10,18 +10,12 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 
 use crate::config::InstrumentConfig;
 use crate::render::push_json_str;
 use crate::state::AppState;
-
-/// Query of the coin list: an optional coin filter (e.g. `BTC`).
-#[derive(Debug, serde::Deserialize)]
-pub(crate) struct CoinsQuery {
-    coin: Option<String>,
-}
 
 /// The `data` array: one object per distinct base/quote coin of `instruments` (sorted by name),
 /// only `coin` when it is given and not empty.
@@ -54,13 +48,15 @@ pub fn coins_json(instruments: &[InstrumentConfig], coin: Option<&str>) -> Strin
     s
 }
 
-/// `GET /api/v2/spot/public/coins[?coin=..]` (public): envelope with [`coins_json`] as `data`.
+/// `GET /api/v2/spot/public/coins[?coin=..]` (public): envelope with [`coins_json`] as `data`
+/// (the query read raw, so that no query answers axum's plain-text rejection).
 pub(crate) async fn coins(
     State(state): State<Arc<AppState>>,
-    Query(q): Query<CoinsQuery>,
+    RawQuery(query): RawQuery,
 ) -> Response {
+    let coin = super::reply::param(&query.unwrap_or_default(), "coin");
     let sh = state.shared.lock();
-    let data = coins_json(sh.venue.instruments(), q.coin.as_deref());
+    let data = coins_json(sh.venue.instruments(), coin.as_deref());
     drop(sh);
     super::reply::ok(&data)
 }

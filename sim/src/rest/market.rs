@@ -5,34 +5,28 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
-use axum::http::StatusCode;
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 
-use super::reply::{error, ok, required_category, InstrumentsQuery};
+use super::reply::{known_symbol, ok, param, required_category};
 use crate::render::push_json_str;
 use crate::state::{now_ms, AppState};
 
-/// The tickers handler. Missing or bad category → HTTP 400 `40017`; unknown symbol → `25100`.
+/// The tickers handler. Missing category → HTTP 400 `40017`; bad category → `41101`; unknown
+/// symbol → `25100`.
 pub(crate) async fn tickers(
     State(state): State<Arc<AppState>>,
-    Query(q): Query<InstrumentsQuery>,
+    RawQuery(query): RawQuery,
 ) -> Response {
-    let category = match required_category(q.category.as_deref()) {
+    let query = query.unwrap_or_default();
+    let category = match required_category(param(&query, "category").as_deref()) {
         Ok(c) => c,
         Err(r) => return *r,
     };
-    let symbol = q.symbol.filter(|s| !s.is_empty());
+    let symbol = param(&query, "symbol");
     let sh = state.shared.lock();
-    if let Some(s) = &symbol {
-        if sh.venue.book_index(category, s).is_none() {
-            drop(sh);
-            return error(
-                StatusCode::BAD_REQUEST,
-                25100,
-                &format!("trading pair {s} does not exist"),
-            );
-        }
+    if let Err(r) = known_symbol(&sh.venue, Some(category), symbol.as_deref()) {
+        return *r;
     }
     let marks = sh.venue.marks();
     let ts = now_ms();

@@ -1,16 +1,18 @@
 //! REST endpoints (envelope `{"code":"00000","msg":"success","requestTime":<ms>,"data":..}`):
-//! `GET /api/v3/market/instruments` (alias `/api/v3/public/instruments`) and
-//! `GET /api/v3/public/time`.
+//! `GET /api/v3/market/instruments` (alias `/api/v3/public/instruments`),
+//! `GET /api/v3/market/orderbook`, `GET /api/v3/public/time`, and the signed
+//! `GET /api/v3/trade/order-info` and `GET /api/v3/trade/unfilled-orders`. Parameter errors
+//! follow the one-code-per-situation rule of [`super::reply`] (`40017` missing/malformed,
+//! `41101` bad category, `25100` unknown symbol).
 
 use std::sync::Arc;
 
-use axum::extract::{Query, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::reply::{
-    authenticate, decoded_params, error, ok, over_quota, parse_category, query_param,
-    required_category, InstrumentsQuery,
+    authenticate, category, error, known_symbol, missing, ok, over_quota, param, required_category,
 };
 use crate::config::InstrumentConfig;
 use crate::ratelimit::{Endpoint, QueryKind};
@@ -97,26 +99,29 @@ pub fn instrument_json(i: &InstrumentConfig) -> String {
 }
 
 /// `GET /api/v3/market/instruments?category=USDT-FUTURES[&symbol=BTCUSDT]` (category in either
-/// case; without it every instrument is listed).
+/// case; without it every instrument is listed). Bad category → `41101`; a symbol that is no
+/// instrument (of the category) → `25100`.
 pub(crate) async fn instruments(
     State(state): State<Arc<AppState>>,
-    Query(q): Query<InstrumentsQuery>,
+    RawQuery(query): RawQuery,
 ) -> Response {
-    let category = match parse_category(q.category.as_deref()) {
+    let query = query.unwrap_or_default();
+    let category = match category(param(&query, "category").as_deref(), false) {
         Ok(c) => c,
-        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+        Err(r) => return *r,
     };
+    let symbol = param(&query, "symbol");
     let sh = state.shared.lock();
+    if let Err(r) = known_symbol(&sh.venue, category, symbol.as_deref()) {
+        return *r;
+    }
     let mut data = String::from("[");
     let mut first = true;
     for i in sh.venue.instruments() {
         if category.is_some_and(|c| c != i.category) {
             continue;
         }
-        if q.symbol
-            .as_deref()
-            .is_some_and(|s| !s.is_empty() && s != i.symbol)
-        {
+        if symbol.as_deref().is_some_and(|s| s != i.symbol) {
             continue;
         }
         if !first {
@@ -131,27 +136,25 @@ pub(crate) async fn instruments(
 }
 
 /// `GET /api/v3/market/orderbook?category=..&symbol=..[&limit=5]` (limit 1..=200, default 5):
-/// `data: {"a":[[price,size]..],"b":[..],"ts":"<ms>"}`. Unknown symbol → HTTP 400 `25100`.
+/// `data: {"a":[[price,size]..],"b":[..],"ts":"<ms>"}`. Missing category or symbol, bad limit
+/// → `40017`; bad category → `41101`; unknown symbol → `25100` (all HTTP 400).
 pub(crate) async fn orderbook(
     State(state): State<Arc<AppState>>,
-    Query(q): Query<InstrumentsQuery>,
+    RawQuery(query): RawQuery,
 ) -> Response {
-    let category = match required_category(q.category.as_deref()) {
+    let query = query.unwrap_or_default();
+    let category = match required_category(param(&query, "category").as_deref()) {
         Ok(c) => c,
         Err(r) => return *r,
     };
-    let symbol = q.symbol.unwrap_or_default();
-    let limit = match q.limit.as_deref() {
-        None | Some("") => 5,
+    let Some(symbol) = param(&query, "symbol") else {
+        return missing("symbol");
+    };
+    let limit = match param(&query, "limit") {
+        None => 5,
         Some(l) => match l.parse::<usize>() {
             Ok(n) if (1..=200).contains(&n) => n,
-            _ => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    40017,
-                    "Parameter verification failed: limit",
-                )
-            }
+            _ => return missing("limit"),
         },
     };
     let sh = state.shared.lock();
@@ -161,11 +164,7 @@ pub(crate) async fn orderbook(
         .and_then(|i| sh.venue.book(i))
     else {
         drop(sh);
-        return error(
-            StatusCode::BAD_REQUEST,
-            25100,
-            &format!("trading pair {symbol} does not exist"),
-        );
+        return super::reply::unknown_symbol(&symbol);
     };
     let data = crate::render::orderbook_data(book, limit, now_ms());
     drop(sh);
@@ -178,7 +177,9 @@ pub(crate) async fn time() -> Response {
 }
 
 /// `GET /api/v3/trade/order-info?orderId=..|clientOid=..` (signed): the order object, open or
-/// finished (the last 100 000 finished orders are kept); `25204` (HTTP 400) when unknown.
+/// finished (the last 100 000 finished orders are kept). Neither given → `40017`; an id that
+/// names no order of the account (also one that is not a number, as cancel-order and
+/// modify-order answer it on both transports) → `25204` (HTTP 400).
 pub(crate) async fn order_info(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -196,11 +197,12 @@ pub(crate) async fn order_info(
     if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::OrderInfo)) {
         return resp;
     }
-    let query = decoded_params(query);
-    let order_id = query_param(&query, "orderId");
-    let client_oid = query_param(&query, "clientOid");
+    let order_id = param(&query, "orderId");
+    let client_oid = param(&query, "clientOid");
     let sh = state.shared.lock();
-    let res = sh.venue.order_info(owner, order_id, client_oid);
+    let res = sh
+        .venue
+        .order_info(owner, order_id.as_deref(), client_oid.as_deref());
     drop(sh);
     match res {
         Ok(data) => ok(&data),
@@ -210,7 +212,8 @@ pub(crate) async fn order_info(
 
 /// `GET /api/v3/trade/unfilled-orders?[category=..][&symbol=..][&limit=..][&cursor=..]`
 /// (signed): the account's open orders, newest first, `limit` 1..=100 (default 100), `cursor`
-/// = an orderId to continue below; `data: {"list":[..],"cursor":".."}`.
+/// = an orderId to continue below; `data: {"list":[..],"cursor":".."}`. Bad category →
+/// `41101`, unknown symbol → `25100`, bad limit or cursor → `40017`.
 pub(crate) async fn unfilled_orders(
     State(state): State<Arc<AppState>>,
     headers: HeaderMap,
@@ -224,42 +227,32 @@ pub(crate) async fn unfilled_orders(
     if let Some(resp) = over_quota(&state, owner, Endpoint::Query(QueryKind::Unfilled)) {
         return resp;
     }
-    let query = decoded_params(query);
-    let category = match parse_category(query_param(&query, "category")) {
+    let category = match category(param(&query, "category").as_deref(), false) {
         Ok(c) => c,
-        Err(msg) => return error(StatusCode::BAD_REQUEST, 40017, &msg),
+        Err(r) => return *r,
     };
-    let limit = match query_param(&query, "limit").filter(|s| !s.is_empty()) {
+    let limit = match param(&query, "limit") {
         None => 100,
         Some(l) => match l.parse::<usize>() {
             Ok(n) if (1..=100).contains(&n) => n,
-            _ => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    40017,
-                    "Parameter verification failed: limit",
-                )
-            }
+            _ => return missing("limit"),
         },
     };
-    let cursor = match query_param(&query, "cursor").filter(|s| !s.is_empty()) {
+    let cursor = match param(&query, "cursor") {
         None => None,
         Some(c) => match c.parse::<u64>() {
             Ok(n) => Some(n),
-            Err(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    40017,
-                    "Parameter verification failed: cursor",
-                )
-            }
+            Err(_) => return missing("cursor"),
         },
     };
-    let symbol = query_param(&query, "symbol");
+    let symbol = param(&query, "symbol");
     let sh = state.shared.lock();
+    if let Err(r) = known_symbol(&sh.venue, category, symbol.as_deref()) {
+        return *r;
+    }
     let data = sh
         .venue
-        .unfilled_orders(owner, category, symbol, limit, cursor);
+        .unfilled_orders(owner, category, symbol.as_deref(), limit, cursor);
     drop(sh);
     ok(&data)
 }

@@ -6,15 +6,20 @@
 //! - `place-order`, `modify-order`, `cancel-order`: JSON object body → `data:
 //!   {"clientOid","orderId"}`; a refusal → HTTP 400 with the venue's code.
 //! - `place-batch`, `batch-modify-order`, `cancel-batch`: JSON array body of 1..=20 items, all of
-//!   one `category` (else `40017`); more than 20 → `40017`. `data` is an array with one
+//!   one `category` (else `40017`); more than 20 → `40017`; a category that is no category →
+//!   `41101` (the venue's answer). `data` is an array with one
 //!   `{"orderId","clientOid","code","msg"}` per item, in request order (`"00000"`/`"success"`
 //!   for an accepted item).
 //! - `cancel-symbol-order`: `{"category", "symbol"?}` → `data: {"list":[{orderId, clientOid,
-//!   code, msg}]}`.
+//!   code, msg}]}`; missing category `40017`, bad category `41101`, unknown symbol `25100`.
 //! - `history-orders` (category required) and `fills`: `startTime`/`endTime` (ms) on the
 //!   creation time, default end = now, default start = end − 30 days; start older than 90
 //!   days, start after end or a span above 30 days → `40017`. `limit` 1..=100 (default 100),
-//!   `cursor` = an id; later pages hold smaller ids.
+//!   `cursor` = an id; later pages hold smaller ids. Bad category → `41101`, a symbol that is
+//!   no instrument (of the category) → `25100`, a malformed number → `40017`.
+//!
+//! Parameter errors follow the one-code-per-situation rule of [`super::reply`]; an empty
+//! `category` / `symbol` counts as absent, as in the queries.
 
 use std::sync::Arc;
 
@@ -23,7 +28,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{Map, Value};
 
-use super::reply::{authenticate_perm, authenticate_req, error, ok, over_quota, parse_category};
+use super::reply::{authenticate_perm, authenticate_req, error, ok, over_quota};
 use crate::auth::RestRequest;
 use crate::config::Category;
 use crate::faults::TradeFault;
@@ -110,6 +115,14 @@ impl RestReply {
         RestReply::bad(40017, format!("Parameter verification failed: {field}"))
     }
 
+    fn invalid(field: &str, value: &str) -> RestReply {
+        RestReply::bad(41101, format!("Param {field}={value} error"))
+    }
+
+    fn unknown_symbol(symbol: &str) -> RestReply {
+        RestReply::bad(25100, format!("trading pair {symbol} does not exist"))
+    }
+
     fn into_response(self) -> Response {
         match self {
             RestReply::Ok(data) => ok(&data),
@@ -122,13 +135,20 @@ impl RestReply {
     }
 }
 
-/// The WS spelling of a REST `category` value (either case); other values pass unchanged so
-/// that the venue answers them with its `41101`.
-fn ws_category(c: Value) -> Value {
-    c.as_str()
-        .and_then(Category::parse_any)
-        .map(|c| Value::from(c.ws_str()))
-        .unwrap_or(c)
+/// The WS spelling of a REST `category` value (either case); `None` for an absent one (`null`
+/// or empty, so that a place answers `40017` as without it); other values pass unchanged so
+/// that the venue answers them with its `41101` `Param category=<v> error`.
+fn ws_category(c: Value) -> Option<Value> {
+    match &c {
+        Value::Null => None,
+        Value::String(s) if s.is_empty() => None,
+        Value::String(s) => Some(
+            Category::parse_any(s)
+                .map(|c| Value::from(c.ws_str()))
+                .unwrap_or(c),
+        ),
+        _ => Some(c),
+    }
 }
 
 /// Builds the WS trade request for a REST body; `Err` is the REST error.
@@ -148,10 +168,13 @@ fn ws_request(kind: PostKind, topic: &str, body: &str) -> Result<Value, RestRepl
     // One category for the whole request (WS carries it once, at the top).
     let mut category: Option<Value> = None;
     for item in &mut items {
-        let Some(c) = item.as_object_mut().and_then(|o| o.remove("category")) else {
+        let Some(c) = item
+            .as_object_mut()
+            .and_then(|o| o.remove("category"))
+            .and_then(ws_category)
+        else {
             continue;
         };
-        let c = ws_category(c);
         match &category {
             Some(prev) if *prev != c => {
                 return Err(RestReply::param(
@@ -249,15 +272,17 @@ fn cancel_symbol(
         return RestReply::param("body must be a JSON object");
     };
     let category = match arg.get("category") {
-        Some(Value::String(c)) if !c.is_empty() => match Category::parse_any(c) {
-            Some(c) => c,
-            None => return RestReply::bad(41101, format!("Param category={c} error")),
-        },
         None | Some(Value::Null) => return RestReply::param("category"),
-        Some(other) => return RestReply::bad(41101, format!("Param category={other} error")),
+        Some(Value::String(c)) if c.is_empty() => return RestReply::param("category"),
+        Some(Value::String(c)) => match Category::parse_any(c) {
+            Some(c) => c,
+            None => return RestReply::invalid("category", c),
+        },
+        Some(other) => return RestReply::invalid("category", &other.to_string()),
     };
     let symbol = match arg.get("symbol") {
         None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.is_empty() => None,
         Some(Value::String(s)) => Some(s.as_str()),
         Some(_) => return RestReply::param("symbol"),
     };
@@ -337,13 +362,14 @@ pub(crate) fn query_core(
     query: &str,
     now_ms: u64,
 ) -> RestReply {
-    let category = match parse_category(query_param(query, "category").as_deref()) {
-        Ok(c) => c,
-        Err(msg) => return RestReply::bad(40017, msg),
+    let category = match query_param(query, "category").filter(|c| !c.is_empty()) {
+        None if kind == QueryKind::History => return RestReply::param("category"),
+        None => None,
+        Some(c) => match Category::parse_any(&c) {
+            Some(c) => Some(c),
+            None => return RestReply::invalid("category", &c),
+        },
     };
-    if kind == QueryKind::History && category.is_none() {
-        return RestReply::param("category");
-    }
     let parsed = (|| {
         let limit = match opt_u64(query, "limit")? {
             None => 100,
@@ -373,7 +399,16 @@ pub(crate) fn query_core(
         Ok(p) => p,
         Err(e) => return e,
     };
-    let symbol = query_param(query, "symbol");
+    let symbol = query_param(query, "symbol").filter(|s| !s.is_empty());
+    if let Some(s) = &symbol {
+        let known = venue
+            .instruments()
+            .iter()
+            .any(|i| i.symbol == *s && category.is_none_or(|c| c == i.category));
+        if !known {
+            return RestReply::unknown_symbol(s);
+        }
+    }
     let q = PageQuery {
         category,
         symbol: symbol.as_deref(),
