@@ -460,6 +460,12 @@ pub struct SimConfig {
     /// First `orderId`/`execId`; `None` = derived from the start time.
     #[serde(default)]
     pub id_base: Option<u64>,
+    /// Push an order that trades on entry as `new` before its match pushes (reference §4.2
+    /// status sequence: "immediate full fill `new → filled`"). Default `true`; `false` sends
+    /// only the match pushes (`filled` alone), the simulator's behaviour before issue 13, so
+    /// that a client can be tested against both orders of events.
+    #[serde(default = "default_true")]
+    pub new_before_fill: bool,
     /// Instruments.
     pub instruments: Vec<InstrumentConfig>,
     /// API accounts.
@@ -566,6 +572,7 @@ impl SimConfig {
             },
             rate_limits: crate::ratelimit::RateLimitConfig::default(),
             faults: crate::faults::FaultsConfig::default(),
+            new_before_fill: true,
         }
     }
 

@@ -129,8 +129,11 @@ async fn fill_updates_position_assets_records_and_pushes() {
         ))
         .await;
     assert_eq!(r["code"], "0", "{r}");
+    let new = c.recv().await;
+    assert_eq!(item(&new)["orderStatus"], "new", "{new}");
     let order = c.recv().await;
     assert_eq!(topic(&order), "order");
+    assert_eq!(item(&order)["orderStatus"], "filled", "{order}");
     let fill = c.recv().await;
     assert_eq!(topic(&fill), "fill");
     let pos = c.recv().await;
@@ -327,13 +330,27 @@ async fn settings_leverage_hold_mode_and_their_errors() {
     for bad in [
         r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","leverage":"126"}"#,
         r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","leverage":"0"}"#,
-        r#"{"category":"USDT-FUTURES","symbol":"NOPE","leverage":"5"}"#,
         r#"{"category":"USDT-FUTURES","leverage":"5"}"#,
-        r#"{"category":"NOPE","symbol":"BTCUSDT","leverage":"5"}"#,
     ] {
         let (st, v) = signed_post(&h, "m", "/api/v3/account/set-leverage", bad).await;
         assert!(st.contains("400"), "{bad}: {st}");
         assert_eq!(v["code"], "40017", "{bad}: {v}");
+    }
+    // One code per situation across endpoints (sim/tests/rest_limits.rs): an unknown symbol is
+    // `25100` and a category that is no category `41101`, as on place-order (were `40017`).
+    for (bad, code) in [
+        (
+            r#"{"category":"USDT-FUTURES","symbol":"NOPE","leverage":"5"}"#,
+            "25100",
+        ),
+        (
+            r#"{"category":"NOPE","symbol":"BTCUSDT","leverage":"5"}"#,
+            "41101",
+        ),
+    ] {
+        let (st, v) = signed_post(&h, "m", "/api/v3/account/set-leverage", bad).await;
+        assert!(st.contains("400"), "{bad}: {st}");
+        assert_eq!(v["code"], code, "{bad}: {v}");
     }
 
     // set-hold-mode refused with a pending order, then with a position.
@@ -422,7 +439,8 @@ async fn settings_leverage_hold_mode_and_their_errors() {
         r#"{"holdMode":"sideways"}"#,
     )
     .await;
-    assert_eq!(v["code"], "40017");
+    // A present but unaccepted enum value: `41101` (was `40017`; sim/tests/rest_limits.rs).
+    assert_eq!(v["code"], "41101");
     h.shutdown().await;
 }
 
@@ -703,6 +721,8 @@ async fn stp_case(mode: &str) -> (Client, Client, SimHandle) {
         ))
         .await;
     assert_eq!(r["code"], "0", "{r}");
+    // The taker crosses: it is pushed `new` first (reference §4.2), whatever STP then does.
+    assert_eq!(item(&s2.recv().await)["orderStatus"], "new");
     (s1, s2, h)
 }
 
@@ -775,6 +795,7 @@ async fn stp_does_not_apply_across_masters() {
         ))
         .await;
     assert_eq!(r["code"], "0");
+    assert_eq!(item(&x.recv().await)["orderStatus"], "new");
     assert_eq!(item(&x.recv().await)["orderStatus"], "filled");
     assert_eq!(item(&s1.recv().await)["orderStatus"], "filled");
     h.shutdown().await;

@@ -89,11 +89,15 @@ async fn frames_match_fixture_shapes() {
     check("ws_cancel_order_ok.json", &v);
     c.recv().await;
 
-    // Market buy, filled at once: filled push and fill push.
+    // Market buy, filled at once: `new` push (the shape of an order push), filled push and
+    // fill push.
     let v = c
         .trade(&place("mk", "BTCUSDT", "buy", None, "0.001", "gtc", "s1:4"))
         .await;
     assert_eq!(v["code"], "0");
+    let n = c.recv().await;
+    assert_eq!(item(&n)["orderStatus"], "new");
+    check("ws_push_order_live.json", &n);
     let o = c.recv().await;
     assert_eq!(item(&o)["orderStatus"], "filled");
     check("ws_push_order_filled.json", &o);

@@ -80,6 +80,10 @@ async fn crossing_ioc_fills_against_liquidity() {
         .await;
     assert_eq!(v["code"], "0", "{v}");
     let order_id = v["args"][0]["orderId"].clone();
+    // It trades on entry: `new` first (reference §4.2), then the match.
+    let n = c.recv().await;
+    assert_eq!(item(&n)["orderStatus"], "new", "{n}");
+    assert_eq!(item(&n)["cumExecQty"], "0");
     let p = c.recv().await;
     assert_eq!(topic(&p), "order");
     let o = item(&p);
@@ -134,7 +138,7 @@ async fn crossing_ioc_fills_against_liquidity() {
             exec_ids.push(item(&p)["execId"].as_str().unwrap().to_string());
         }
     }
-    assert_eq!(statuses, vec!["partially_filled", "filled"]);
+    assert_eq!(statuses, vec!["new", "partially_filled", "filled"]);
     assert_eq!(prices, vec!["60000.5", "60001"]);
     assert_ne!(exec_ids[0], exec_ids[1]);
     assert_eq!(last["cumExecQty"], "0.6");
@@ -147,6 +151,11 @@ async fn crossing_ioc_fills_against_liquidity() {
         ))
         .await;
     assert_eq!(v["code"], "0");
+    let n = item(&c.recv().await).clone();
+    assert_eq!(
+        (&n["orderStatus"], &n["price"]),
+        (&"new".into(), &"".into())
+    );
     let o = item(&c.recv().await).clone();
     assert_eq!(o["orderStatus"], "filled");
     assert_eq!(o["avgPrice"], "59999.5");
@@ -186,6 +195,7 @@ async fn two_accounts_cross_ioc_remainder_cancelled() {
         ))
         .await;
     assert_eq!(v["code"], "0");
+    assert_eq!(item(&b.recv().await)["orderStatus"], "new");
     let p1 = b.recv().await;
     assert_eq!(item(&p1)["orderStatus"], "partially_filled");
     assert_eq!(item(&p1)["cumExecQty"], "0.1");
@@ -497,6 +507,7 @@ async fn many_orders_run_quickly_and_liquidity_does_not_starve() {
             ))
             .await;
         assert_eq!(v["code"], "0");
+        assert_eq!(item(&c.recv().await)["orderStatus"], "new");
         let o = c.recv().await;
         assert_eq!(item(&o)["orderStatus"], "filled", "order {i}: {o}");
         let f = c.recv().await;
@@ -528,6 +539,7 @@ async fn ten_thousand_orders() {
             ))
             .await;
         assert_eq!(v["code"], "0");
+        assert_eq!(item(&c.recv().await)["orderStatus"], "new");
         assert_eq!(item(&c.recv().await)["orderStatus"], "filled");
         c.recv().await;
     }

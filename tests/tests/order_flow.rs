@@ -300,3 +300,28 @@ fn cancel_of_unknown_or_filled_order_is_rejected() {
     assert_eq!(r.ord_status, OrdStatus::Filled);
     assert_eq!(r.cxl_rej_reason, codec::sbe::CxlRejReason::TooLateToCancel);
 }
+
+/// The gateway's clientOid (`base36(SessionID):base36(root ClOrdID)`, `gateway_core::ids`)
+/// passes the simulator's check of both documented patterns (reference §6.3: the WebSocket
+/// one, used by the gateway, and the REST one), from the smallest to the largest ids.
+#[test]
+fn gateway_client_oids_fit_both_documented_patterns() {
+    use gateway::ids::ClientOid;
+    use sim::venue::{valid_client_oid, Channel};
+    for (session, cl) in [
+        (0, 0),
+        (1, 1),
+        (36, 35),
+        (42, 1_000_000_007),
+        (u64::MAX, u64::MAX),
+    ] {
+        let oid = ClientOid::new(session, cl);
+        for channel in [Channel::Ws, Channel::Rest] {
+            assert!(
+                valid_client_oid(channel, oid.as_str()),
+                "{channel:?} refuses {}",
+                oid.as_str()
+            );
+        }
+    }
+}

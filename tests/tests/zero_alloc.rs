@@ -171,8 +171,9 @@ struct Measured {
 
 const WARM_UP: usize = 300;
 const MEASURED: usize = 300;
-/// WebSocket frames per cycle: 5 requests out; 5 replies and 8 order and fill pushes in.
-const FRAMES_PER_CYCLE: usize = 5 + 13;
+/// WebSocket frames per cycle: 5 requests out; 5 replies and 9 order and fill pushes in (the
+/// crossing order's `new` push before its fill included, reference §4.2).
+const FRAMES_PER_CYCLE: usize = 5 + 14;
 
 /// The counters are global: the tests measure one at a time.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
@@ -246,8 +247,10 @@ fn over_tls_only_the_record_layer_allocates() {
     let m = measure(&h, "wss://");
     assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
     // Plus a keepalive `ping` and its `pong` (two records, every 20 s) if one falls in the
-    // window on a slow machine.
-    let bound = (MEASURED * FRAMES_PER_CYCLE + 2 * 4) as u64;
+    // window on a slow machine, and 1 % for frames that arrive split over two TLS records
+    // (measured 19.04-19.19 allocations per cycle of 19 frames).
+    let frames = MEASURED * FRAMES_PER_CYCLE;
+    let bound = (frames + frames / 100 + 2 * 4) as u64;
     assert!(
         m.counts[0] <= bound,
         "io thread: more than one allocation per TLS record ({bound}):\n{}",

@@ -196,8 +196,8 @@ impl Accounts {
         kv(&mut o, "holdMode", hold);
         kv(&mut o, "posSide", p.pos_side.as_str());
         kv(&mut o, "size", &s(p.size));
-        kv(&mut o, "available", &s(p.size));
-        kv(&mut o, "frozen", "0");
+        kv(&mut o, "available", &s(p.available()));
+        kv(&mut o, "frozen", &s(p.frozen_shown()));
         kv(&mut o, "avgPrice", &s(p.avg_price));
         kv(&mut o, "leverage", &s(lev));
         kv(&mut o, "curRealisedPnl", &s(p.realised));
@@ -394,8 +394,8 @@ impl Accounts {
         kv(&mut o, "posSide", p.pos_side.as_str());
         kv(&mut o, "marginMode", "crossed");
         kv(&mut o, "positionBalance", &s(margin));
-        kv(&mut o, "available", &s(p.size));
-        kv(&mut o, "frozen", "0");
+        kv(&mut o, "available", &s(p.available()));
+        kv(&mut o, "frozen", &s(p.frozen_shown()));
         kv(&mut o, "total", &s(p.size));
         kv(&mut o, "leverage", &s(lev));
         kv(&mut o, "curRealisedPnl", &s(p.realised));

@@ -312,7 +312,14 @@ impl Accounts {
                     if !have.is_positive() {
                         return Err(AccountError::NoPosition);
                     }
-                    if o.qty > have {
+                    // Pending close orders hold part of the position (`frozen`): a new close
+                    // order may close at most what is `available`.
+                    let available = acct
+                        .positions
+                        .get(&key(ps))
+                        .map(Position::available)
+                        .unwrap_or(Decimal::ZERO);
+                    if o.qty > available {
                         return Err(AccountError::CloseTooLarge);
                     }
                     Decimal::ZERO

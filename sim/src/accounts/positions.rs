@@ -34,6 +34,11 @@ pub struct Position {
     pub pos_side: PosSide,
     /// Size (0 once closed; a closed position is pushed once with `positionStatus "ended"`).
     pub size: Decimal,
+    /// Quantity held by pending close-position orders (the open quantity of hedge-mode
+    /// `sell long` / `buy short` orders, or of one-way reduce-only orders), kept by the venue
+    /// ([`crate::venue::Venue`] refreshes it after every order event of the symbol). Shown as
+    /// `frozen` capped at `size`, with `available` = `size` − `frozen` (reference §4.4).
+    pub frozen: Decimal,
     /// Average entry price.
     pub avg_price: Decimal,
     /// Realised PnL of this position so far (price PnL, fees excluded), `curRealisedPnl`.
@@ -56,6 +61,7 @@ impl Position {
             margin_coin: coin.to_string(),
             pos_side: side,
             size: Decimal::ZERO,
+            frozen: Decimal::ZERO,
             avg_price: Decimal::ZERO,
             realised: Decimal::ZERO,
             open_fee_total: Decimal::ZERO,
@@ -70,6 +76,32 @@ impl Position {
         match self.pos_side {
             PosSide::Long => Decimal::ONE,
             PosSide::Short => Decimal::from(-1),
+        }
+    }
+
+    /// `frozen` as shown: the close-order quantity, at most the size.
+    pub fn frozen_shown(&self) -> Decimal {
+        min(self.frozen, self.size)
+    }
+
+    /// `available` as shown: size − frozen (what new close orders may still close).
+    pub fn available(&self) -> Decimal {
+        sub(self.size, self.frozen_shown())
+    }
+
+    /// True when an order of `side` / `pos_side` / `reduce_only` in `mode` closes the position
+    /// of side `closes` (reference §8 "Position logic": hedge `sell long` / `buy short`;
+    /// one-way a reduce-only order against the net position).
+    pub fn closed_by(
+        mode: HoldMode,
+        closes: PosSide,
+        side: Side,
+        pos_side: Option<PosSide>,
+        reduce_only: bool,
+    ) -> bool {
+        match mode {
+            HoldMode::OneWayMode => reduce_only && reduced_side(side) == closes,
+            HoldMode::HedgeMode => pos_side == Some(closes) && !hedge_opens(side, closes),
         }
     }
 

@@ -68,6 +68,8 @@ pub struct Book {
     lot_units: i64,
     /// STP party of each account (its master); accounts absent here are their own party.
     stp_party: HashMap<AccountId, AccountId>,
+    /// Push `new` for an incoming order that trades on entry, before its match pushes.
+    new_before_fill: bool,
 }
 
 impl Book {
@@ -75,6 +77,26 @@ impl Book {
     /// a master and all its sub-accounts never trade with each other (reference §8).
     pub fn set_stp_parties(&mut self, party: HashMap<AccountId, AccountId>) {
         self.stp_party = party;
+    }
+
+    /// Whether an incoming order that trades on entry is first pushed as `new` (reference §4.2
+    /// status sequence, best-practices page: "immediate full fill `new → filled`; multi-fill
+    /// `new → partially_filled → … → filled`"). On by default; `false` gives the older
+    /// simulator behaviour (only the match pushes), for a client that wants to be tested
+    /// against both. An order that rests without trading is pushed `live` either way. Off in
+    /// a new book (the bare engine); the venue sets it from `SimConfig::new_before_fill`.
+    pub fn set_new_before_fill(&mut self, on: bool) {
+        self.new_before_fill = on;
+    }
+
+    /// Pushes `order` as `new` (nothing traded yet) when it is about to trade on entry
+    /// ([`Book::set_new_before_fill`]). `limit` in price units, `None` for a market order.
+    fn announce_entry(&self, order: &Order, limit: Option<i64>, out: &mut Vec<Event>) {
+        if self.new_before_fill && self.crosses(order.side, limit) {
+            let mut o = order.clone();
+            o.status = OrderStatus::New;
+            out.push(Event::Order(o));
+        }
     }
 
     /// True when `a` and `b` belong to the same master/sub-account system.
@@ -95,6 +117,7 @@ impl Book {
             tick_units,
             lot_units,
             stp_party: HashMap::new(),
+            new_before_fill: false,
         }
     }
 
@@ -351,6 +374,7 @@ impl Book {
             }
             TimeInForce::Gtc | TimeInForce::Ioc => {}
         }
+        self.announce_entry(&order, limit, out);
         let stp_cancelled = self.match_taker(&mut order, limit, now_ms, ids, out);
         if order.leaves() == 0 {
             return Ok(());
@@ -422,6 +446,7 @@ impl Book {
             created_ms: now_ms,
             updated_ms: now_ms,
         };
+        self.announce_entry(&taker, None, out);
         let first_event = out.len();
         let mut exhausted = false;
         while let Some((&level_price, queue)) = self.asks.iter().next() {

@@ -68,7 +68,7 @@ str_enum!(
 str_enum!(
     /// Order status on the `order` topic (double "l" in `cancelled`).
     OrderStatus { /// Resting in the book.
-        Live = "live", /// In matching (never emitted by the simulator).
+        Live = "live", /// Entered matching: pushed before the match pushes of an order that trades on entry.
         New = "new", /// Partly filled, still open (or about to be cancelled).
         PartiallyFilled = "partially_filled", /// Completely filled (terminal).
         Filled = "filled", /// Cancelled (terminal; see `cancelReason`).

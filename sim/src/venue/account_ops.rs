@@ -13,9 +13,10 @@ use codec::Decimal;
 use super::params::EntryOrder;
 use super::{BookEntry, Push, Topic, TradeOutcome, Venue};
 use crate::accounts::num::div;
+use crate::accounts::positions::Position;
 use crate::accounts::{AccountError, Accounts, Marks, OrderCheck};
 use crate::config::{Category, HoldMode, InstrumentConfig};
-use crate::matching::{AccountId, Fill, PosSide, Reject, Side};
+use crate::matching::{AccountId, Event, Fill, PosSide, Reject, Side};
 
 /// Marks of every book.
 pub(super) fn compute_marks(
@@ -83,6 +84,80 @@ pub(super) fn on_fill(
 }
 
 impl Venue {
+    /// The owners of `events` (accounts, not the liquidity source) whose order in a futures
+    /// book is a close-position order: their positions' `frozen` may have changed.
+    pub(super) fn close_order_owners(&self, book: usize, events: &[Event]) -> Vec<AccountId> {
+        let futures = self
+            .instruments
+            .get(book)
+            .is_some_and(|i| i.category.is_futures());
+        let mut owners: Vec<AccountId> = Vec::new();
+        if !futures {
+            return owners;
+        }
+        for ev in events {
+            let Event::Order(o) = ev else { continue };
+            if o.owner == AccountId::MARKET_MAKER || owners.contains(&o.owner) {
+                continue;
+            }
+            let Some(mode) = self.accounts.get(o.owner).map(|a| a.hold_mode) else {
+                continue;
+            };
+            let closes = [PosSide::Long, PosSide::Short]
+                .into_iter()
+                .any(|ps| Position::closed_by(mode, ps, o.side, o.pos_side, o.reduce_only));
+            if closes {
+                owners.push(o.owner);
+            }
+        }
+        owners
+    }
+
+    /// Recomputes `frozen` of `owner`'s positions in `book` from the open quantity of its
+    /// pending close-position orders there (reference §4.4: `size` = `available` +
+    /// `frozen`). Returns every position of the symbol when some `frozen` changed, else
+    /// nothing.
+    pub(super) fn refresh_frozen(&mut self, owner: AccountId, book: usize) -> Vec<Position> {
+        let (Some(inst), Some(entry)) = (self.instruments.get(book), self.books.get(book)) else {
+            return Vec::new();
+        };
+        let Some(acct) = self.accounts.get_mut(owner) else {
+            return Vec::new();
+        };
+        let mode = acct.hold_mode;
+        let b = &entry.book;
+        let mut changed = false;
+        for ps in [PosSide::Long, PosSide::Short] {
+            let Some(p) = acct
+                .positions
+                .get_mut(&(inst.category, inst.symbol.clone(), ps))
+            else {
+                continue;
+            };
+            let units: i64 = b
+                .open_orders()
+                .filter(|o| {
+                    o.owner == owner
+                        && Position::closed_by(mode, ps, o.side, o.pos_side, o.reduce_only)
+                })
+                .map(|o| o.leaves())
+                .fold(0i64, i64::saturating_add);
+            let frozen = b.qty_dec(units);
+            if p.frozen != frozen {
+                p.frozen = frozen;
+                changed = true;
+            }
+        }
+        if !changed {
+            return Vec::new();
+        }
+        acct.positions
+            .values()
+            .filter(|p| p.category == inst.category && p.symbol == inst.symbol)
+            .cloned()
+            .collect()
+    }
+
     /// Current marks of every symbol.
     pub fn marks(&self) -> Marks {
         compute_marks(&self.books, &self.mark_overrides, &self.last_price)

@@ -9,8 +9,8 @@
 //!   a bad enum value (`side`, `orderType`, `timeInForce`, `posSide`, `stpMode`) → `41101`
 //!   "Param {field}={v} error";
 //! - unknown symbol for the category → `25100` "trading pair {symbol} does not exist";
-//! - `clientOid` outside `[A-Za-z0-9_:-]{1,32}` → `40017`; a clientOid of a pending order of the
-//!   same account → `25212` "Duplicate clientOid";
+//! - `clientOid` outside the channel's documented pattern ([`valid_client_oid`]) → `40017`; a
+//!   clientOid of a pending order of the same account → `25212` "Duplicate clientOid";
 //! - more than 20 items in a batch, or not exactly one item in a single op → `40017`;
 //! - tick / lot / size / notional / modify / unknown-order codes: see [`crate::matching::Book`].
 //!
@@ -201,11 +201,32 @@ fn enum_field<T>(
     }
 }
 
-/// True for a clientOid in `[A-Za-z0-9_:-]{1,32}` (the intersection of the documented patterns).
-pub fn valid_client_oid(s: &str) -> bool {
-    (1..=32).contains(&s.len())
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b':' || b == b'-')
+/// The API a trade op came in by: the two document different `clientOid` patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Channel {
+    /// The private WebSocket's `op:"trade"` (place-order / batch-place topics).
+    Ws,
+    /// The signed REST endpoints (`/api/v3/trade/place-order`, `place-batch`).
+    Rest,
+}
+
+/// True for a `clientOid` the channel's documented pattern accepts (reference §6.3):
+/// - WebSocket: `^[0-9A-Za-z_:#\-+\s]{1,32}$` (best-practices page and the WS place-order
+///   channel; Bitget's own examples use ids like `channel#123456`); `\s` is an ASCII space,
+///   tab, line feed, vertical tab, form feed or carriage return, as in the regex;
+/// - REST: `^[\.A-Z\:/a-z0-9_-]{1,32}$` (REST place-order page).
+///
+/// Anything else is refused with `40017` "Parameter verification failed: clientOid".
+pub fn valid_client_oid(channel: Channel, s: &str) -> bool {
+    let allowed = |b: u8| match channel {
+        Channel::Ws => {
+            b.is_ascii_alphanumeric()
+                || matches!(b, b'_' | b':' | b'#' | b'-' | b'+')
+                || matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+        }
+        Channel::Rest => b.is_ascii_alphanumeric() || matches!(b, b'.' | b':' | b'/' | b'_' | b'-'),
+    };
+    (1..=32).contains(&s.len()) && s.bytes().all(allowed)
 }
 
 fn yes_no(s: &str) -> Option<bool> {
@@ -245,6 +266,7 @@ impl Venue {
             by_symbol.insert((i.category, i.symbol.clone()), books.len());
             let mut book = Book::new(spec_of(i));
             book.set_stp_parties(parties.clone());
+            book.set_new_before_fill(cfg.new_before_fill);
             books.push(BookEntry {
                 category: i.category,
                 book,
@@ -287,9 +309,32 @@ impl Venue {
         self.books.get(idx).map(|b| &b.book)
     }
 
-    /// Handles one `op:"trade"` request of `owner`. `now_ms` stamps everything.
+    /// Handles one `op:"trade"` request of `owner` received on the WebSocket connection
+    /// `conn_id`. `now_ms` stamps everything.
     pub fn handle_trade(
         &mut self,
+        owner: AccountId,
+        req: &Value,
+        conn_id: &str,
+        now_ms: u64,
+    ) -> TradeOutcome {
+        self.handle_trade_via(Channel::Ws, owner, req, conn_id, now_ms)
+    }
+
+    /// Handles a signed REST trade request of `owner` turned into the WS op it stands for
+    /// (the REST `clientOid` pattern applies; `connId` of the reply is `rest`).
+    pub fn handle_rest_trade(
+        &mut self,
+        owner: AccountId,
+        req: &Value,
+        now_ms: u64,
+    ) -> TradeOutcome {
+        self.handle_trade_via(Channel::Rest, owner, req, "rest", now_ms)
+    }
+
+    fn handle_trade_via(
+        &mut self,
+        channel: Channel,
         owner: AccountId,
         req: &Value,
         conn_id: &str,
@@ -365,7 +410,9 @@ impl Venue {
         let mut items = Vec::with_capacity(args.len());
         for arg in args {
             let res = match (kind, category) {
-                (OpKind::Place, Some(c)) => self.place_one(owner, c, arg, now_ms, &mut outcome),
+                (OpKind::Place, Some(c)) => {
+                    self.place_one(channel, owner, c, arg, now_ms, &mut outcome)
+                }
                 (OpKind::Modify, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
                 _ => self.cancel_one(owner, category, arg, now_ms, &mut outcome),
             };
@@ -396,6 +443,7 @@ impl Venue {
 
     fn place_one(
         &mut self,
+        channel: Channel,
         owner: AccountId,
         category: Category,
         arg: &Value,
@@ -445,7 +493,7 @@ impl Venue {
             let stp_mode =
                 enum_field(arg, "stpMode", StpMode::parse)?.unwrap_or(StpMode::CancelMaker);
             if let Some(c) = &given_oid {
-                if !valid_client_oid(c) {
+                if !valid_client_oid(channel, c) {
                     return Err(missing("clientOid"));
                 }
                 if self.client_oids.contains_key(&(owner, c.clone())) {
@@ -824,6 +872,19 @@ impl Venue {
         now_ms: u64,
         outcome: &mut TradeOutcome,
     ) {
+        // The book is already in its final state: `frozen` is refreshed first so that the
+        // position pushes of this call's fills carry it; owners whose close-position order
+        // was placed, modified or cancelled without a fill get their own position push below
+        // (reference §4.4, Positions-Channel page: "Push incremental data when futures
+        // close-position orders are placed / modified / cancelled").
+        let mut frozen_changed = Vec::new();
+        for owner in self.close_order_owners(book_idx, events) {
+            let ps = self.refresh_frozen(owner, book_idx);
+            if !ps.is_empty() {
+                frozen_changed.push((owner, ps));
+            }
+        }
+        let first_push = outcome.pushes.len();
         let Some(entry) = self.books.get(book_idx) else {
             return;
         };
@@ -884,6 +945,31 @@ impl Venue {
                     }
                 }
             }
+        }
+        for (owner, positions) in frozen_changed {
+            let pushed = outcome
+                .pushes
+                .get(first_push..)
+                .unwrap_or_default()
+                .iter()
+                .any(|p| p.owner == owner && p.topic == Topic::Position);
+            if pushed {
+                continue;
+            }
+            let marks = marks.get_or_insert_with(|| {
+                account_ops::compute_marks(&self.books, &self.mark_overrides, &self.last_price)
+            });
+            outcome.pushes.push(Push {
+                owner,
+                topic: Topic::Position,
+                json: self.accounts.position_push(
+                    owner,
+                    &positions,
+                    &self.instruments,
+                    marks,
+                    now_ms,
+                ),
+            });
         }
     }
 }

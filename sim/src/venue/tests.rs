@@ -40,13 +40,15 @@ fn client_oid_is_freed_when_a_maker_fills() {
     let (r, _) = trade(&mut v, 0, &place("dup", "sell", "3000"));
     assert_eq!(r["code"], "25212");
     // Account 1 (not configured: no balances or positions) takes it: pushes for both
-    // owners, taker first; the configured maker also gets its position and account.
+    // owners, taker first (its `new`, then its match); the configured maker also gets its
+    // position and account.
     let (r, p) = trade(&mut v, 1, &place("t", "buy", "3000"));
     assert_eq!(r["code"], "0");
     let owners: Vec<(u32, Topic)> = p.iter().map(|p| (p.owner.0, p.topic)).collect();
     assert_eq!(
         owners,
         vec![
+            (1, Topic::Order),
             (1, Topic::Order),
             (1, Topic::Fill),
             (0, Topic::Order),
