@@ -331,7 +331,7 @@ pub(crate) fn post_core(
         Err(e) => return (e, outcome),
     };
     let batch = topic.starts_with("batch-");
-    outcome = venue.handle_trade(owner, &request, "rest", now_ms);
+    outcome = venue.handle_rest_trade(owner, &request, now_ms);
     let reply = rest_reply(batch, &outcome.reply);
     (reply, outcome)
 }
