@@ -67,7 +67,22 @@ fn resting_limit_is_new_then_modified_then_cancelled() {
 
 #[test]
 fn crossing_order_fills_in_parts_with_exact_quantities_and_average_price() {
-    let h = Harness::quiet();
+    crossing_order_fills_in_parts(true);
+}
+
+/// The same reports whether or not the venue pushes `new` before the fills of an order that
+/// trades on entry (reference §4.2 says it does; the gateway must not depend on either).
+#[test]
+fn crossing_order_reports_do_not_depend_on_a_new_push_before_the_fills() {
+    crossing_order_fills_in_parts(false);
+}
+
+/// One New, then PartialFill and Fill with exact quantities, for the taker; the maker's fills.
+/// `new_before_fill`: the simulator's `SimConfig::new_before_fill`.
+fn crossing_order_fills_in_parts(new_before_fill: bool) {
+    let mut cfg = e2e::quiet_sim_config();
+    cfg.new_before_fill = new_before_fill;
+    let h = Harness::start(cfg);
     let mut maker = h.client(1);
     let mut taker = h.client(2);
     let m1 = maker.limit(Side::Sell, TimeInForce::Gtc, "60000", "0.002");
