@@ -3,6 +3,10 @@
 //! = the per-second limit, refilled continuously at that rate; the caller passes `now_ms` (the
 //! transport reads the clock). Exceeding answers HTTP 429 / code `429` "Too Many Requests" on
 //! REST and the WS error shape (`{"event":"error","code":"429",..}`) on WS trade ops.
+//!
+//! The quotas are off unless `[rate_limits] enabled = true` (benchmarks and the demo are not
+//! throttled), except the one of `POST /api/v3/account/move-positions`, which is always on
+//! ([`RateLimiter::always_on`]).
 
 use std::collections::HashMap;
 
@@ -97,7 +101,8 @@ impl Endpoint {
 
 /// Per-UID limits in requests per second (Bitget's values by default, reference §7), and the
 /// switch. `enabled = false` (the default, also in [`crate::SimConfig::demo`]) disables every
-/// quota so that benchmarks and the gateway's demo are not throttled.
+/// quota so that benchmarks and the gateway's demo are not throttled — every quota but
+/// `move_positions` ([`RateLimiter::always_on`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RateLimitConfig {
@@ -128,7 +133,8 @@ pub struct RateLimitConfig {
     pub set_hold_mode: u32,
     /// `max-open-available` (5/s/UID).
     pub max_open_available: u32,
-    /// `move-positions` (1/s/UID).
+    /// `move-positions` (1/s/UID; P4 "Rate limit: 1/sec/UID"). Enforced even with
+    /// `enabled = false` ([`RateLimiter::always_on`]); 0 lifts it.
     pub move_positions: u32,
     /// `move-position-history` (5/s/UID).
     pub move_position_history: u32,
@@ -201,10 +207,22 @@ impl RateLimiter {
         }
     }
 
-    /// Takes one request of `owner` on `ep` at `now_ms`: `true` = allowed, `false` = over the
-    /// quota (HTTP 429). Always `true` when disabled or the endpoint's limit is 0.
+    /// True for the quota enforced even when `[rate_limits]` is disabled: only
+    /// `POST /api/v3/account/move-positions` ("Rate limit: 1/sec/UID" on Bitget's "Move
+    /// Positions" page, reference §7 P4). It is part of that endpoint's contract next to its
+    /// 1-minute spacing and daily count (`crate::moves::rules`), which are always on too, and
+    /// it is on no hot path (a master may move at most once a minute), so benchmarks lose
+    /// nothing. `move_positions = 0` lifts it.
+    pub fn always_on(ep: Endpoint) -> bool {
+        matches!(ep, Endpoint::Account(AccountKind::MovePositions))
+    }
+
+    /// Takes one request of `owner` on `ep` at `now_ms` (ms since the Unix epoch): `true` =
+    /// allowed, `false` = over the quota (HTTP 429; a refused request takes no token). Always
+    /// `true` when the endpoint's limit is 0, or when the quotas are disabled and `ep` is not
+    /// [`RateLimiter::always_on`].
     pub fn allow(&mut self, owner: AccountId, ep: Endpoint, now_ms: u64) -> bool {
-        if !self.cfg.enabled {
+        if !self.cfg.enabled && !Self::always_on(ep) {
             return true;
         }
         let limit = u64::from(self.cfg.limit(ep));
@@ -291,6 +309,44 @@ mod tests {
         assert!(rl.allow(AccountId(0), Endpoint::PlaceOrder, 5_000));
         assert!(!rl.allow(AccountId(0), Endpoint::PlaceOrder, 1_000));
         assert!(rl.allow(AccountId(0), Endpoint::PlaceOrder, 6_000));
+    }
+
+    #[test]
+    fn move_positions_quota_is_on_even_when_the_others_are_off() {
+        let mv = Endpoint::Account(AccountKind::MovePositions);
+        let (a, b) = (AccountId(0), AccountId(1));
+        let mut off = RateLimiter::new(RateLimitConfig::default());
+        assert!(!RateLimitConfig::default().enabled);
+        assert!(RateLimiter::always_on(mv));
+        assert!(!RateLimiter::always_on(Endpoint::Account(
+            AccountKind::MoveHistory
+        )));
+        assert!(!RateLimiter::always_on(Endpoint::PlaceOrder));
+        // 1/s/UID: the second request within 1000 ms is refused, at 1000 ms it passes.
+        assert!(off.allow(a, mv, 10_000));
+        assert!(!off.allow(a, mv, 10_000));
+        assert!(!off.allow(a, mv, 10_999));
+        // Another UID has its own bucket.
+        assert!(off.allow(b, mv, 10_999));
+        // The refusals took no token.
+        assert!(off.allow(a, mv, 11_000));
+        assert!(!off.allow(a, mv, 11_999));
+        // A long pause refills one token, not more.
+        assert!(off.allow(a, mv, 100_000));
+        assert!(!off.allow(a, mv, 100_000));
+        // The other quotas stay off.
+        for _ in 0..100 {
+            assert!(off.allow(a, Endpoint::PlaceOrder, 100_000));
+            assert!(off.allow(a, Endpoint::Account(AccountKind::MoveHistory), 100_000));
+        }
+        // `move_positions = 0` lifts it.
+        let mut lifted = RateLimiter::new(RateLimitConfig {
+            move_positions: 0,
+            ..RateLimitConfig::default()
+        });
+        for _ in 0..100 {
+            assert!(lifted.allow(a, mv, 0));
+        }
     }
 
     #[test]

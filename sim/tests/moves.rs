@@ -432,6 +432,7 @@ async fn refused_outside_the_keys_master_sub_system() {
     let h = start().await;
     market(&h, "s1", "buy", "0.1", None).await;
     market(&h, "xs", "buy", "0.1", None).await;
+    // Requests of one UID 1 s apart (the always-on 1/s/UID quota).
     let t = at(10, 30);
     let same = "same master-sub account system";
     // m's key, target in x's system.
@@ -456,7 +457,7 @@ async fn refused_outside_the_keys_master_sub_system() {
     let r = mv(
         &h,
         "m",
-        t,
+        t + 1_000,
         &body("s1", "nobody", &[("BTCUSDT", "sell", "0.01")]),
     )
     .await;
@@ -465,13 +466,19 @@ async fn refused_outside_the_keys_master_sub_system() {
     let r = mv(
         &h,
         "m",
-        t,
+        t + 2_000,
         &body("s1", "s1", &[("BTCUSDT", "sell", "0.01")]),
     )
     .await;
     assert_refused(&r, "40017", "differ");
     // The same request within x's own system passes.
-    let r = mv(&h, "x", t, &body("xs", "x", &[("BTCUSDT", "sell", "0.01")])).await;
+    let r = mv(
+        &h,
+        "x",
+        t + 1_000,
+        &body("xs", "x", &[("BTCUSDT", "sell", "0.01")]),
+    )
+    .await;
     assert_eq!(r.1["code"], "00000", "{r:?}");
     h.shutdown().await;
 }
@@ -517,33 +524,127 @@ async fn refused_when_the_source_mmr_is_at_least_80_percent() {
     let mmr: codec::Decimal = a["data"]["mmr"].as_str().unwrap().parse().unwrap();
     assert!(mmr >= d("0.8"), "{a}");
     assert_refused(&mv(&h, "m", at(10, 30), &b).await, "25012", "MMR");
-    // At mark 50400 (MMR ≈ 55 %) the move passes.
+    // At mark 50400 (MMR ≈ 55 %) the move passes — a minute after the refused request, which
+    // passed the spacing rule and so is "the previous request".
     assert!(h.set_mark(Category::UsdtFutures, "BTCUSDT", Some(d("50400"))));
     let (_, a) = signed_get(&h, "thin", "/api/v3/account/assets", "").await;
     let mmr: codec::Decimal = a["data"]["mmr"].as_str().unwrap().parse().unwrap();
     assert!(mmr < d("0.8"), "{a}");
-    let r = mv(&h, "m", at(10, 30), &b).await;
+    assert_refused(
+        &mv(&h, "m", at(10, 30) + 1_000, &b).await,
+        "25004",
+        "1 minute",
+    );
+    let r = mv(&h, "m", at(10, 31), &b).await;
     assert_eq!(r.1["code"], "00000", "{r:?}");
     assert_eq!(positions(&h, "thin").await, vec![]);
     h.shutdown().await;
 }
 
+/// P4: "Each request must be at least 1 minute apart." The minute runs from the previous
+/// request that passed the spacing rule, successful or not; requests refused before it, or by
+/// it, do not restart the minute.
 #[tokio::test]
-async fn refused_less_than_a_minute_after_the_last_successful_move() {
+async fn refused_less_than_a_minute_after_the_previous_request() {
     let h = start().await;
     market(&h, "s1", "buy", "0.1", None).await;
     let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")]);
     let t = at(10, 20);
     assert_eq!(mv(&h, "m", t, &b).await.1["code"], "00000");
-    assert_refused(&mv(&h, "m", t + 59_999, &b).await, "25004", "1 minute");
-    // A refused request does not count: one minute after the success passes.
+    // (Requests of one UID stay 1 s apart: the 1/s/UID quota counts refused ones too. The
+    // exact millisecond bounds are in `rules::tests`.)
+    assert_refused(&mv(&h, "m", t + 59_000, &b).await, "25004", "1 minute");
+    // The refused request did not restart the minute: one minute after the success passes.
     assert_eq!(mv(&h, "m", t + 60_000, &b).await.1["code"], "00000");
-    // A request whose items all fail does not count either.
+    // A request whose items all fail moves nothing but is a request: the next one within
+    // the minute is refused, the one a minute later passes.
     let none = body("s1", "s2", &[("BTCUSDT", "buy", "0.01")]);
-    let r = mv(&h, "m", t + 120_000, &none).await;
+    let t2 = t + 120_000;
+    let r = mv(&h, "m", t2, &none).await;
     assert_eq!(r.1["code"], "00000");
     assert_eq!(r.1["data"]["closePosition"][0]["code"], "25227");
-    assert_eq!(mv(&h, "m", t + 120_001, &b).await.1["code"], "00000");
+    assert_refused(&mv(&h, "m", t2 + 59_000, &b).await, "25004", "1 minute");
+    assert_eq!(mv(&h, "m", t2 + 60_000, &b).await.1["code"], "00000");
+    // Requests refused before the spacing rule (a parameter, the master-sub system, the
+    // blackout) are not "the previous request": 1 s after them a move passes (t3 + 2 s is
+    // 68 s after the last admitted request, t2 + 60 s).
+    let t3 = t2 + 126_000;
+    let bad = b.replace("USDT-FUTURES", "SPOT");
+    assert_refused(&mv(&h, "m", t3, &bad).await, "40017", "category");
+    let outside = body("s1", "xs", &[("BTCUSDT", "sell", "0.01")]);
+    assert_refused(
+        &mv(&h, "m", t3 + 1_000, &outside).await,
+        "40017",
+        "same master-sub",
+    );
+    assert_eq!(mv(&h, "m", t3 + 2_000, &b).await.1["code"], "00000");
+    assert_refused(
+        &mv(&h, "m", at(10, 55), &b).await,
+        "25002",
+        "within 5 minutes",
+    );
+    assert_refused(
+        &mv(&h, "m", at(11, 4) + 59_000, &b).await,
+        "25002",
+        "within 5 minutes",
+    );
+    assert_eq!(mv(&h, "m", at(11, 5), &b).await.1["code"], "00000");
+    // Spacing is per master system: x moves at once.
+    market(&h, "xs", "buy", "0.1", None).await;
+    let r = mv(
+        &h,
+        "x",
+        at(11, 5),
+        &body("xs", "x", &[("BTCUSDT", "sell", "0.01")]),
+    )
+    .await;
+    assert_eq!(r.1["code"], "00000", "{r:?}");
+    // 5 moves of 0.01 left s1 with 0.05.
+    assert_eq!(
+        positions(&h, "s1").await,
+        vec![pos("long", "0.05", "60000.5", "10", "one_way_mode")]
+    );
+    h.shutdown().await;
+}
+
+/// P4 "Rate limit: 1/sec/UID": always on (the demo config used here has `[rate_limits]`
+/// off), per UID, taken before the body is read and before every move rule; a refused request
+/// takes no token and is not "the previous request" of the 1-minute spacing.
+#[tokio::test]
+async fn a_second_request_within_a_second_gets_429_before_the_move_rules() {
+    let h = start().await;
+    market(&h, "s1", "buy", "0.1", None).await;
+    let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")]);
+    let t = at(10, 20);
+    let (sent, limited) = (h.stats().move_positions_requests, h.stats().rate_limited);
+    // A malformed body takes the second's token too.
+    assert_refused(&mv(&h, "m", t, "{}").await, "40017", "fromUid");
+    let r = mv(&h, "m", t + 999, &b).await;
+    assert!(r.0.contains("429"), "{r:?}");
+    assert_eq!(r.1["code"], "429", "{r:?}");
+    assert_eq!(r.1["msg"], "Too Many Requests", "{r:?}");
+    assert_eq!(r.1["data"], Value::Null, "{r:?}");
+    assert_eq!(r.1["requestTime"], t + 999, "{r:?}");
+    // Another UID has its own quota (and its own spacing).
+    market(&h, "xs", "buy", "0.1", None).await;
+    let xb = body("xs", "x", &[("BTCUSDT", "sell", "0.01")]);
+    assert_eq!(mv(&h, "x", t + 999, &xb).await.1["code"], "00000");
+    // The 429 took no token and did not start the minute: at t + 1 s the move passes.
+    assert_eq!(mv(&h, "m", t + 1_000, &b).await.1["code"], "00000");
+    // Within the next second: 429, not the spacing rule's 25004 ...
+    let r = mv(&h, "m", t + 1_999, &b).await;
+    assert!(r.0.contains("429"), "{r:?}");
+    assert_eq!(r.1["code"], "429");
+    // ... after it, the spacing rule.
+    assert_refused(&mv(&h, "m", t + 2_000, &b).await, "25004", "1 minute");
+    assert_eq!(mv(&h, "m", t + 61_000, &b).await.1["code"], "00000");
+    // Every authenticated request is counted (7), two of them as rate-limited.
+    assert_eq!(h.stats().move_positions_requests - sent, 7);
+    assert_eq!(h.stats().rate_limited - limited, 2);
+    assert_eq!(
+        positions(&h, "s1").await,
+        vec![pos("long", "0.08", "60000.5", "10", "one_way_mode")]
+    );
     h.shutdown().await;
 }
 
@@ -552,13 +653,26 @@ async fn refused_after_fifty_successful_moves_in_a_utc_day() {
     let h = start().await;
     market(&h, "s1", "buy", "0.1", None).await;
     let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.001")]);
-    // 50 moves on one UTC day: hours 1..=10, minutes 10, 20, 30, 40, 50.
+    // Requests whose items all fail ("counting from a successful call") do not count.
+    let none = body("s1", "s2", &[("BTCUSDT", "buy", "0.001")]);
+    // 50 moves on one UTC day: hours 1..=10, minutes 10, 20, 30, 40, 50; between them, at
+    // minutes 15, 25, 35, 45 (hh:55 is in the blackout), and at 00:31 .. 00:50, a request
+    // that moves nothing (45 of them).
+    for min in [31, 35, 40, 45, 50] {
+        let r = mv(&h, "m", at(0, min), &none).await;
+        assert_eq!(r.1["data"]["closePosition"][0]["code"], "25227", "{r:?}");
+    }
     let mut n = 0;
     for hour in 1..=10 {
         for min in [10, 20, 30, 40, 50] {
             let r = mv(&h, "m", at(hour, min), &b).await;
             assert_eq!(r.1["code"], "00000", "move {n}: {r:?}");
+            assert_eq!(r.1["data"]["closePosition"][0]["code"], "", "move {n}");
             n += 1;
+            if min < 50 {
+                let r = mv(&h, "m", at(hour, min + 5), &none).await;
+                assert_eq!(r.1["data"]["closePosition"][0]["code"], "25227", "{r:?}");
+            }
         }
     }
     assert_eq!(n, 50);
@@ -577,28 +691,33 @@ async fn refused_after_fifty_successful_moves_in_a_utc_day() {
 async fn refused_for_item_count_category_and_margin_mode() {
     let h = start().await;
     market(&h, "s1", "buy", "0.1", None).await;
-    let t = at(10, 30);
+    // One request a second (the always-on 1/s/UID quota).
+    let mut t = at(10, 30);
+    let mut next = || {
+        t += 1_000;
+        t
+    };
     let eleven = vec![("BTCUSDT", "sell", "0.001"); 11];
     assert_refused(
-        &mv(&h, "m", t, &body("s1", "s2", &eleven)).await,
+        &mv(&h, "m", next(), &body("s1", "s2", &eleven)).await,
         "40017",
         "1 to 10",
     );
     assert_refused(
-        &mv(&h, "m", t, &body("s1", "s2", &[])).await,
+        &mv(&h, "m", next(), &body("s1", "s2", &[])).await,
         "40017",
         "1 to 10",
     );
     for cat in ["SPOT", "COIN-FUTURES", "MARGIN"] {
         let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")]).replace("USDT-FUTURES", cat);
-        assert_refused(&mv(&h, "m", t, &b).await, "40017", "category");
+        assert_refused(&mv(&h, "m", next(), &b).await, "40017", "category");
     }
     let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")])
         .replace(r#""category""#, r#""marginMode":"isolated","category""#);
-    assert_refused(&mv(&h, "m", t, &b).await, "25002", "cross margin");
+    assert_refused(&mv(&h, "m", next(), &b).await, "25002", "cross margin");
     // Ten items pass (ten slices of one position).
     let ten = vec![("BTCUSDT", "sell", "0.001"); 10];
-    let r = mv(&h, "m", t, &body("s1", "s2", &ten)).await;
+    let r = mv(&h, "m", next(), &body("s1", "s2", &ten)).await;
     assert_eq!(r.1["code"], "00000", "{r:?}");
     assert_eq!(r.1["data"]["closePosition"].as_array().unwrap().len(), 10);
     assert_eq!(r.1["data"]["openPosition"].as_array().unwrap().len(), 10);

@@ -42,10 +42,11 @@ pub enum MoveError {
     /// Source account MMR ≥ 80 % (`25012`).
     #[error("Account at risk: position moves are not supported when the source account MMR is at least 80%")]
     MmrTooHigh,
-    /// 50 successful moves already today (UTC) (`25211`).
+    /// 50 successful move requests already today (UTC) (`25211`; [`rules::Pacer::admit`]).
     #[error("Exceeds the limit of 50 maximum position moves per day")]
     DailyLimit,
-    /// Less than 1 minute since the last successful move (`25004`).
+    /// Less than 1 minute since the previous request that passed the spacing rule, successful
+    /// or not (`25004`; [`rules::Pacer::admit`]).
     #[error("Request too frequent: position moves must be at least 1 minute apart")]
     TooSoon,
     /// `positionList` empty or longer than 10 (`40017`).

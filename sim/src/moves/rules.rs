@@ -1,6 +1,31 @@
 //! The refusal rules of `POST /api/v3/account/move-positions` (Bitget page "Move Positions",
 //! reference §7 P4), without I/O: every time-dependent rule takes `now_ms` (ms since the Unix
 //! epoch, UTC) as an argument. Codes: see [`super::MoveError`].
+//!
+//! The page's limits (P4, https://www.bitget.com/api-doc/uta/trade/Move-Positions, read via the
+//! mirror bjxnyj.com), quoted:
+//!
+//! > Users can trigger up to 50 position move requests per day (counting from a successful
+//! > call). Each request must be at least 1 minute apart. A maximum of 10 positions can be
+//! > moved per request.
+//!
+//! > Rate limit: 1/sec/UID
+//!
+//! - Daily count ([`Pacer::record_success`], [`MAX_MOVES_PER_DAY`]): "counting from a
+//!   successful call" — only requests that moved at least one item count, per master account
+//!   and UTC day.
+//! - Spacing ([`Pacer::admit`], [`MIN_SPACING_MS`]): the page qualifies only the daily count
+//!   with "successful"; the spacing sentence says "each request". So the minute runs from the
+//!   previous *request* of the master account, whatever its outcome — a request refused for
+//!   the source MMR, or one whose items all failed, counts as much as a successful one. A
+//!   request counts once it has passed every check before the spacing rule (key, body,
+//!   master-sub system, blackout, daily count) and the spacing rule itself; requests refused
+//!   before that (HTTP 429, authentication, a malformed body, …) and requests refused *by*
+//!   the spacing rule do not restart the minute (otherwise a client retrying every 30 s would
+//!   never get through: "at least 1 minute apart" would become "1 minute of silence").
+//! - The 1/s/UID quota is not here: it is the per-UID token bucket of
+//!   [`crate::ratelimit`] (always on for this endpoint, see
+//!   [`crate::ratelimit::RateLimiter::always_on`]), taken before the body is read.
 
 use std::collections::HashMap;
 
@@ -17,9 +42,12 @@ pub const HOUR_MS: u64 = 3_600_000;
 pub const DAY_MS: u64 = 86_400_000;
 /// Blackout either side of every full hour (funding settlement), ms: 5 minutes.
 pub const BLACKOUT_MS: u64 = 300_000;
-/// Successful moves per master account per UTC day.
+/// Successful move requests per master account per UTC day (P4: "up to 50 position move
+/// requests per day (counting from a successful call)").
 pub const MAX_MOVES_PER_DAY: u32 = 50;
-/// Least time between two successful moves of a master account, ms: 1 minute.
+/// Least time between two move requests of a master account, ms: 1 minute (P4: "Each request
+/// must be at least 1 minute apart"); measured from the previous request the spacing rule let
+/// through ([`Pacer::admit`]).
 pub const MIN_SPACING_MS: u64 = 60_000;
 /// Most items in `positionList`.
 pub const MAX_ITEMS: usize = 10;
@@ -124,44 +152,54 @@ pub fn check_item_qty(held: Decimal, qty: Decimal) -> Result<(), MoveError> {
     Ok(())
 }
 
-/// Successful moves of one master account.
+/// The pacing state of one master account.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Pace {
     /// UTC day number (`now_ms / DAY_MS`) of `count`.
     pub day: u64,
-    /// Successful moves on `day`.
+    /// Successful move requests (at least one item moved) on `day`.
     pub count: u32,
-    /// Time of the last successful move, ms.
+    /// Time of the previous request that passed the spacing rule ([`Pacer::admit`]), ms since
+    /// the Unix epoch; `None` before the first.
     pub last_ms: Option<u64>,
 }
 
-/// Per-master pacing: at most [`MAX_MOVES_PER_DAY`] successful moves per UTC day, at least
-/// [`MIN_SPACING_MS`] apart. Refused requests do not count ("counting from a successful
-/// call").
+/// Per-master pacing (P4: "Users can trigger up to 50 position move requests per day (counting
+/// from a successful call). Each request must be at least 1 minute apart."):
+///
+/// - at most [`MAX_MOVES_PER_DAY`] *successful* requests per UTC day ([`Pacer::record_success`]);
+/// - at least [`MIN_SPACING_MS`] since the previous request that [`Pacer::admit`] let through,
+///   whether that request then moved anything or not.
 #[derive(Debug, Clone, Default)]
 pub struct Pacer {
     by_master: HashMap<AccountId, Pace>,
 }
 
 impl Pacer {
-    /// Daily-count and spacing rules for `master` at `now_ms`.
-    pub fn check(&self, master: AccountId, now_ms: u64) -> Result<(), MoveError> {
-        let Some(p) = self.by_master.get(&master) else {
-            return Ok(());
-        };
+    /// Daily-count then spacing rule for a request of `master` at `now_ms` (ms since the Unix
+    /// epoch), checked and recorded in one step: `Ok` makes this request "the previous request"
+    /// of the next one (whatever the later rules and items make of it); a refusal records
+    /// nothing. `DailyLimit` when [`MAX_MOVES_PER_DAY`] successful requests were counted on
+    /// the UTC day of `now_ms`; `TooSoon` when `now_ms` is less than [`MIN_SPACING_MS`] after
+    /// the previous admitted request (also when the clock went back before it).
+    pub fn admit(&mut self, master: AccountId, now_ms: u64) -> Result<(), MoveError> {
+        let p = self.by_master.entry(master).or_default();
         if p.day == now_ms / DAY_MS && p.count >= MAX_MOVES_PER_DAY {
             return Err(MoveError::DailyLimit);
         }
         if let Some(last) = p.last_ms {
-            if now_ms < last.saturating_add(MIN_SPACING_MS) {
+            // Before `last` (clock set back) or less than the spacing after it.
+            if now_ms.checked_sub(last).is_none_or(|d| d < MIN_SPACING_MS) {
                 return Err(MoveError::TooSoon);
             }
         }
+        p.last_ms = Some(now_ms);
         Ok(())
     }
 
-    /// Counts a successful move of `master` at `now_ms`.
-    pub fn record(&mut self, master: AccountId, now_ms: u64) {
+    /// Counts a successful request (at least one item moved) of `master` at `now_ms` (ms since
+    /// the Unix epoch) towards the daily limit of its UTC day; a new UTC day starts at 0.
+    pub fn record_success(&mut self, master: AccountId, now_ms: u64) {
         let p = self.by_master.entry(master).or_default();
         let day = now_ms / DAY_MS;
         if p.day != day {
@@ -169,7 +207,6 @@ impl Pacer {
             p.count = 0;
         }
         p.count = p.count.saturating_add(1);
-        p.last_ms = Some(now_ms);
     }
 
     /// The pacing state of `master`.
@@ -286,16 +323,30 @@ mod tests {
     }
 
     #[test]
-    fn spacing_of_one_minute_between_successful_moves() {
+    fn spacing_of_one_minute_since_the_previous_admitted_request() {
         let m = AccountId(0);
         let mut p = Pacer::default();
         let t = TEN + 600_000;
-        assert_eq!(p.check(m, t), Ok(()));
-        p.record(m, t);
-        assert_eq!(p.check(m, t + 59_999), Err(MoveError::TooSoon));
-        assert_eq!(p.check(m, t + 60_000), Ok(()));
+        assert_eq!(p.admit(m, t), Ok(()));
+        assert_eq!(p.pace(m).last_ms, Some(t));
+        // Nothing succeeded (e.g. every item failed): the minute still runs from t.
+        assert_eq!(p.admit(m, t + 59_999), Err(MoveError::TooSoon));
+        // The refusal did not restart the minute.
+        assert_eq!(p.pace(m).last_ms, Some(t));
+        assert_eq!(p.admit(m, t + 60_000), Ok(()));
+        assert_eq!(p.pace(m).last_ms, Some(t + 60_000));
+        assert_eq!(p.admit(m, t + 60_001), Err(MoveError::TooSoon));
+        // Admitted requests are not counted towards the daily limit.
+        assert_eq!(p.pace(m).count, 0);
+        // A clock set back before the previous request refuses until a minute after it.
+        assert_eq!(p.admit(m, t), Err(MoveError::TooSoon));
         // Another master is paced on its own.
-        assert_eq!(p.check(AccountId(3), t + 1), Ok(()));
+        assert_eq!(p.admit(AccountId(3), t + 60_001), Ok(()));
+        // No overflow at the end of time.
+        assert_eq!(p.admit(AccountId(4), u64::MAX), Ok(()));
+        assert_eq!(p.admit(AccountId(4), u64::MAX), Err(MoveError::TooSoon));
+        p.record_success(AccountId(4), u64::MAX);
+        assert_eq!(p.pace(AccountId(4)).count, 1);
     }
 
     #[test]
@@ -305,20 +356,30 @@ mod tests {
         let day_start = TEN - 10 * HOUR_MS; // 2026-11-28 00:00 UTC
         assert_eq!(day_start % DAY_MS, 0);
         let mut t = day_start + 600_000;
+        // 60 admitted requests without success do not count.
+        for _ in 0..60 {
+            assert_eq!(p.admit(m, t), Ok(()));
+            t += 60_000;
+        }
+        assert_eq!(p.pace(m).count, 0);
         for _ in 0..MAX_MOVES_PER_DAY {
-            assert_eq!(p.check(m, t), Ok(()));
-            p.record(m, t);
+            assert_eq!(p.admit(m, t), Ok(()));
+            p.record_success(m, t);
             t += 120_000;
         }
         assert_eq!(p.pace(m).count, 50);
-        assert_eq!(p.check(m, t), Err(MoveError::DailyLimit));
+        let last = p.pace(m).last_ms;
+        assert_eq!(p.admit(m, t), Err(MoveError::DailyLimit));
         assert_eq!(
-            p.check(m, day_start + DAY_MS - 1),
+            p.admit(m, day_start + DAY_MS - 1),
             Err(MoveError::DailyLimit)
         );
-        // The next UTC day starts a new count.
-        assert_eq!(p.check(m, day_start + DAY_MS + 600_000), Ok(()));
-        p.record(m, day_start + DAY_MS + 600_000);
+        // A refused request is not "the previous request".
+        assert_eq!(p.pace(m).last_ms, last);
+        // The next UTC day starts a new count, at 00:00:00.000 exactly.
+        assert_eq!(p.admit(m, day_start + DAY_MS), Ok(()));
+        p.record_success(m, day_start + DAY_MS);
         assert_eq!(p.pace(m).count, 1);
+        assert_eq!(p.pace(m).day, (day_start + DAY_MS) / DAY_MS);
     }
 }

@@ -4,11 +4,18 @@
 //!
 //! - `POST /api/v3/account/move-positions` — `{fromUid, toUid, category, positionList:[{symbol,
 //!   side, qty}], marginMode?}`; key with `trade`/`uta-trade` (else `40014`), of a master account
-//!   on the whitelist; `data: {"closePosition":[..],"openPosition":[..]}`.
+//!   on the whitelist; `data: {"closePosition":[..],"openPosition":[..]}`. After
+//!   authentication, and before the body is read, the per-UID quota (P4 "Rate limit:
+//!   1/sec/UID"; always on, [`crate::ratelimit::RateLimiter::always_on`]): a second request of
+//!   the key's UID within 1000 ms answers HTTP 429 `{"code":"429","msg":"Too Many Requests",
+//!   "data":null}` and never reaches the move rules (it is not "the previous request" of the
+//!   1-minute spacing, [`crate::moves::rules::Pacer::admit`]).
 //! - `GET /api/v3/account/move-position-history?category=..[&symbol][&fromUid][&startTime]
 //!   [&endTime][&limit≤100][&cursor]` — master key only; newest first.
 //!
-//! Time: the rules read [`move_now_ms`] — the only place this module reads the clock.
+//! Time: the rules read [`move_now_ms`] — the only place this module reads the clock; the
+//! quota ([`over_quota`]) reads the same injected clock through the handler's task-local scope
+//! ([`crate::clock::now_ms`]).
 
 use std::sync::Arc;
 

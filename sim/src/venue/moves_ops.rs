@@ -11,8 +11,11 @@
 //!
 //! Items failing their own checks (unknown symbol, bad side/qty, no position, qty above the
 //! position) get their code in both the close and the open result and do not move; the other
-//! items move. A request counts towards the daily limit and the 1-minute spacing when at least
-//! one item moved.
+//! items move. Pacing ([`rules::Pacer`], P4: "Users can trigger up to 50 position move requests
+//! per day (counting from a successful call). Each request must be at least 1 minute apart."):
+//! a request that passes the spacing rule is the one the next request's minute is measured
+//! from, even when the MMR rule then refuses it or all its items fail; it counts towards the
+//! daily limit only when at least one item moved.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -69,7 +72,9 @@ impl Venue {
             return Err(MoveError::NotSameSystem);
         };
         rules::check_blackout(now_ms)?;
-        self.moves.pacer.check(key_account, now_ms)?;
+        // Daily count, then spacing; from here on this request is "the previous request" of
+        // the next one, whatever happens below.
+        self.moves.pacer.admit(key_account, now_ms)?;
         let marks = self.marks();
         let sm = self.accounts.summary(from, &self.instruments, &marks);
         rules::check_mmr(sm.mm, sm.total_equity)?;
@@ -199,7 +204,7 @@ impl Venue {
 
         // 3. Pushes to both accounts.
         if !ready.is_empty() {
-            self.moves.pacer.record(key_account, now_ms);
+            self.moves.pacer.record_success(key_account, now_ms);
             for (slot, acct) in [from, to].into_iter().enumerate() {
                 let ps: Vec<Position> = changed
                     .get(slot)
