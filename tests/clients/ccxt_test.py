@@ -223,11 +223,23 @@ async def main() -> int:
             order = await ex.create_order(
                 SYMBOL, "limit", "buy", 0.001, price, {"clientOrderId": f"ccxtFill{stamp}"}
             )
+            # The venue pushes `new` then `filled` back to back (reference §4.2). ccxt resolves
+            # a watch only with the push that arrives while it waits, so the `filled` push can
+            # land between two watch_orders calls; every push updates ccxt's order cache
+            # (`ex.orders`), which is where the final state is read.
+            deadline = asyncio.get_running_loop().time() + 10
             while True:
-                orders = await asyncio.wait_for(ex.watch_orders(SYMBOL), 10)
-                mine = [o for o in orders if o["id"] == order["id"] and o["status"] == "closed"]
+                mine = [
+                    o for o in (ex.orders or [])
+                    if o["id"] == order["id"] and o["status"] == "closed"
+                ]
                 if mine:
                     break
+                try:
+                    await asyncio.wait_for(ex.watch_orders(SYMBOL), 1)
+                except asyncio.TimeoutError:
+                    if asyncio.get_running_loop().time() > deadline:
+                        raise
             o = mine[-1]
             assert Decimal(str(o["filled"])) == Decimal("0.001"), o
             assert Decimal(str(o["remaining"])) == 0, o
