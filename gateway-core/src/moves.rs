@@ -221,8 +221,12 @@ struct Pace {
     in_flight: bool,
 }
 
-/// Successful moves per master account (by account index): at most [`MAX_MOVES_PER_DAY`] per
-/// UTC day, at least [`MIN_SPACING_MS`] apart, one in flight at a time.
+/// Position-move pacing per master account (by account index), as the Move-Positions page
+/// gives it: "up to 50 position move requests per day (counting from a successful call). Each
+/// request must be at least 1 minute apart." At most [`MAX_MOVES_PER_DAY`] successful moves per
+/// UTC day; at least [`MIN_SPACING_MS`] after the previous request the venue admitted (moved,
+/// refused for the source MMR, or every item failed — the venue simulator's reading, see
+/// `sim/README.md` "Position moves"); one in flight at a time.
 #[derive(Debug, Clone, Default)]
 pub struct Pacer {
     by_master: HashMap<usize, Pace>,
@@ -247,10 +251,15 @@ impl Pacer {
         Ok(())
     }
 
-    /// Ends the move begun at `now_ms`; `moved` = at least one position moved (counted).
-    pub fn end(&mut self, master: usize, now_ms: u64, moved: bool) {
+    /// Ends the move begun at `now_ms`. `admitted`: the venue took the request past its pacing
+    /// rules (it answered with item results, or refused it for the source MMR): the next one
+    /// must wait a minute. `moved`: at least one position moved (counted for the day).
+    pub fn end(&mut self, master: usize, now_ms: u64, admitted: bool, moved: bool) {
         let p = self.by_master.entry(master).or_default();
         p.in_flight = false;
+        if admitted || moved {
+            p.last_ms = Some(now_ms);
+        }
         if moved {
             let day = now_ms / DAY_MS;
             if p.day != day {
@@ -258,7 +267,6 @@ impl Pacer {
                 p.count = 0;
             }
             p.count = p.count.saturating_add(1);
-            p.last_ms = Some(now_ms);
         }
     }
 
@@ -369,19 +377,24 @@ mod tests {
         let t = TEN + 600_000;
         assert_eq!(p.begin(0, t), Ok(()));
         assert_eq!(p.begin(0, t), Err(MoveRefusal::TooSoon));
-        p.end(0, t, true);
+        p.end(0, t, true, true);
         assert_eq!(p.begin(0, t + 59_999), Err(MoveRefusal::TooSoon));
         assert_eq!(p.begin(1, t + 1), Ok(()));
         assert_eq!(p.begin(0, t + 60_000), Ok(()));
-        // A move that moved nothing does not count.
-        p.end(0, t + 60_000, false);
+        // A move that moved nothing does not count for the day, but the minute restarts.
+        p.end(0, t + 60_000, true, false);
         assert_eq!(p.count(0, t), 1);
+        assert_eq!(p.begin(0, t + 119_999), Err(MoveRefusal::TooSoon));
+        // A request the venue refused before its pacing rules restarts nothing.
+        assert_eq!(p.begin(0, t + 120_000), Ok(()));
+        p.end(0, t + 120_000, false, false);
+        assert_eq!(p.begin(0, t + 120_001), Ok(()));
         let day0 = t - t % DAY_MS;
         let mut now = day0 + 600_000;
         let mut p = Pacer::default();
         for _ in 0..MAX_MOVES_PER_DAY {
             p.begin(0, now).unwrap();
-            p.end(0, now, true);
+            p.end(0, now, true, true);
             now += 120_000;
         }
         assert_eq!(p.begin(0, now), Err(MoveRefusal::DailyLimit));

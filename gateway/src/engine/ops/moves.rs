@@ -144,7 +144,20 @@ async fn run(
     }
     let out = checked_send(ctx, account, source_account, req).await;
     let moved = matches!(&out, Ok(reply) if item_results(req, reply).1 > 0);
-    ctx.moves.pacer.borrow_mut().end(account, now_ms, moved);
+    // The venue admitted it (item results, or its source-MMR refusal `25012`): the next
+    // request waits a minute whatever it moved.
+    let admitted = matches!(
+        &out,
+        Ok(_)
+            | Err(Outcome::Exchange(ExchangeError::Rejected {
+                code: 25012,
+                ..
+            }))
+    );
+    ctx.moves
+        .pacer
+        .borrow_mut()
+        .end(account, now_ms, admitted, moved);
     match out {
         Ok(reply) => {
             let (entries, n_moved) = item_results(req, &reply);
