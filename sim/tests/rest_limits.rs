@@ -12,6 +12,8 @@
 //!   is not accepted (`category`, `posSide`, `holdMode`, `side`) → `41101`
 //!   `Param <name>=<value> error`; a symbol that is no instrument → `25100`
 //!   `trading pair <symbol> does not exist`; all HTTP 400 with `data: null`.
+//! - Authentication (reference §1.1, §6.2): each REST auth failure has its own code, nothing
+//!   applied.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -573,5 +575,72 @@ async fn malformed_numbers_get_40017_and_unaccepted_enum_values_41101() {
         assert_envelope((s, &v), 400, "41101", msg);
     }
     assert_eq!(open_orders(&h).await, 0);
+    h.shutdown().await;
+}
+
+/// Reference §1.1 (signature recipe [P]) and §6.2 (codes [P], 40005/40011/40012 [P classic]):
+/// each REST authentication failure answers HTTP 400 with its own code in the §6.1 envelope —
+/// missing `ACCESS-KEY` `40001`, `ACCESS-SIGN` `40003`, `ACCESS-TIMESTAMP` (or not an integer)
+/// `40005`, `ACCESS-PASSPHRASE` `40011`; unknown key `40006`; wrong passphrase `40012`;
+/// timestamp more than 30 s off `40008`; wrong signature `40009` — and nothing is applied.
+#[tokio::test]
+async fn every_rest_auth_failure_has_its_code_and_applies_nothing() {
+    let h = common::start(true).await;
+    let body = buy("auth1", "");
+    let ts = sim::now_ms();
+    let sign = |ts: u64, secret: &str| sim::auth::sign(secret, &format!("{ts}POST{PLACE}{body}"));
+    let full = |key: &str, sign: String, ts: String, pass: &str| {
+        vec![
+            ("ACCESS-KEY", key.to_string()),
+            ("ACCESS-SIGN", sign),
+            ("ACCESS-TIMESTAMP", ts),
+            ("ACCESS-PASSPHRASE", pass.to_string()),
+        ]
+    };
+    let good = full("key-a", sign(ts, "secret-a"), ts.to_string(), "pass-a");
+    let without = |name: &str| -> Vec<(&'static str, String)> {
+        good.iter().filter(|(k, _)| *k != name).cloned().collect()
+    };
+    let cases: Vec<(Vec<(&str, String)>, &str)> = vec![
+        (without("ACCESS-KEY"), "40001"),
+        (without("ACCESS-SIGN"), "40003"),
+        (without("ACCESS-TIMESTAMP"), "40005"),
+        (
+            full("key-a", sign(ts, "secret-a"), "soon".into(), "pass-a"),
+            "40005",
+        ),
+        (without("ACCESS-PASSPHRASE"), "40011"),
+        (
+            full("key-zz", sign(ts, "secret-a"), ts.to_string(), "pass-a"),
+            "40006",
+        ),
+        (
+            full("key-a", sign(ts, "secret-a"), ts.to_string(), "pass-b"),
+            "40012",
+        ),
+        (
+            full(
+                "key-a",
+                sign(ts - 31_000, "secret-a"),
+                (ts - 31_000).to_string(),
+                "pass-a",
+            ),
+            "40008",
+        ),
+        (
+            full("key-a", sign(ts, "secret-b"), ts.to_string(), "pass-a"),
+            "40009",
+        ),
+    ];
+    for (headers, code) in cases {
+        let (s, v) = common::signing::https(&h, "POST", PLACE, &headers, &body).await;
+        assert_eq!((s, v["code"].as_str().unwrap()), (400, code), "{v}");
+        assert!(v["requestTime"].is_u64(), "{v}");
+        assert_eq!(v["data"], Value::Null, "{v}");
+    }
+    assert_eq!(open_orders(&h).await, 0);
+    // The same request with every header right is taken.
+    let (s, v) = common::signing::https(&h, "POST", PLACE, &good, &body).await;
+    assert_eq!((s, v["code"].as_str().unwrap()), (200, "00000"), "{v}");
     h.shutdown().await;
 }
