@@ -570,7 +570,7 @@ async fn refused_less_than_a_minute_after_the_previous_request() {
     // 68 s after the last admitted request, t2 + 60 s).
     let t3 = t2 + 126_000;
     let bad = b.replace("USDT-FUTURES", "SPOT");
-    assert_refused(&mv(&h, "m", t3, &bad).await, "40017", "category");
+    assert_refused(&mv(&h, "m", t3, &bad).await, "41101", "category=SPOT");
     let outside = body("s1", "xs", &[("BTCUSDT", "sell", "0.01")]);
     assert_refused(
         &mv(&h, "m", t3 + 1_000, &outside).await,
@@ -710,7 +710,11 @@ async fn refused_for_item_count_category_and_margin_mode() {
     );
     for cat in ["SPOT", "COIN-FUTURES", "MARGIN"] {
         let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")]).replace("USDT-FUTURES", cat);
-        assert_refused(&mv(&h, "m", next(), &b).await, "40017", "category");
+        assert_refused(
+            &mv(&h, "m", next(), &b).await,
+            "41101",
+            &format!("category={cat}"),
+        );
     }
     let b = body("s1", "s2", &[("BTCUSDT", "sell", "0.01")])
         .replace(r#""category""#, r#""marginMode":"isolated","category""#);

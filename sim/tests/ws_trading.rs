@@ -416,6 +416,8 @@ async fn rejects_with_documented_codes() {
         (place("r5", "BTCUSDT", "buy", Some("50000"), "0.01", "gtc", "bad oid!"), "40017", None),
         (place("r6", "BTCUSDT", "BUY", Some("50000"), "0.01", "gtc", "r-6"), "41101", None),
         (r#"{"op":"trade","id":"r7","category":"USDT-FUTURES","topic":"place-order","args":[{"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.01"}]}"#.to_string(), "41101", Some("Param category=USDT-FUTURES error")),
+        // An empty category is a missing one, as on REST (one code per situation).
+        (r#"{"op":"trade","id":"r7b","category":"","topic":"place-order","args":[{"symbol":"BTCUSDT","side":"buy","orderType":"limit","price":"50000","qty":"0.01"}]}"#.to_string(), "40017", Some("Parameter verification failed: category")),
         (r#"{"op":"trade","id":"r8","category":"usdt-futures","topic":"place-order","args":[{"symbol":"BTCUSDT","side":"buy","orderType":"limit","qty":"0.01"}]}"#.to_string(), "40017", None),
         (r#"{"op":"trade","id":"r9","category":"usdt-futures","topic":"teleport","args":[{}]}"#.to_string(), "41101", None),
     ];

@@ -52,8 +52,9 @@ pub enum MoveError {
     /// `positionList` empty or longer than 10 (`40017`).
     #[error("Parameter verification failed: positionList must hold 1 to 10 items, got {0}")]
     ItemCount(usize),
-    /// Category other than USDT-FUTURES / USDC-FUTURES (`40017`).
-    #[error("Parameter verification failed: category={0} (only USDT-FUTURES and USDC-FUTURES)")]
+    /// A category that is no category, or one other than USDT-FUTURES / USDC-FUTURES (`41101`,
+    /// as a value no endpoint accepts: one code per situation across endpoints).
+    #[error("Param category={0} error")]
     Category(String),
     /// A margin mode other than cross (`25002`).
     #[error("Only cross margin mode is supported for position moves, got marginMode={0}")]
@@ -77,10 +78,8 @@ impl MoveError {
     pub fn code(&self) -> u32 {
         match self {
             MoveError::NotMasterKey | MoveError::NotWhitelisted => 40014,
-            MoveError::NotSameSystem
-            | MoveError::ItemCount(_)
-            | MoveError::Category(_)
-            | MoveError::Param(_) => 40017,
+            MoveError::NotSameSystem | MoveError::ItemCount(_) | MoveError::Param(_) => 40017,
+            MoveError::Category(_) => 41101,
             MoveError::Blackout | MoveError::NotCross(_) => 25002,
             MoveError::MmrTooHigh => 25012,
             MoveError::DailyLimit => 25211,
@@ -354,9 +353,10 @@ mod tests {
         );
         assert_eq!(
             parse(&body("COIN-FUTURES", 1, "")).unwrap_err().code(),
-            40017
+            41101
         );
-        assert_eq!(parse(&body("bogus", 1, "")).unwrap_err().code(), 40017);
+        assert_eq!(parse(&body("bogus", 1, "")).unwrap_err().code(), 41101);
+        assert_eq!(parse(&body("", 1, "")).unwrap_err().code(), 40017);
         assert!(parse(&body("USDC-FUTURES", 10, "")).is_ok());
         assert_eq!(
             parse(&body("USDT-FUTURES", 11, "")).unwrap_err(),

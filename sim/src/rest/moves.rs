@@ -24,7 +24,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::Value;
 
-use super::reply::{authenticate_perm, error, ok, over_quota, parse_category, query_param};
+use super::reply::{authenticate_perm, error, ok, over_quota, query_param, required_category};
 use crate::auth::RestRequest;
 use crate::moves::{HistoryQuery, MoveError};
 use crate::ratelimit::{AccountKind, Endpoint};
@@ -117,9 +117,10 @@ pub(crate) async fn move_position_history(
     if let Some(resp) = over_quota(&state, owner, Endpoint::Account(AccountKind::MoveHistory)) {
         return resp;
     }
-    let category = match parse_category(query_param(&query, "category")) {
-        Ok(Some(c)) => c,
-        _ => return refuse(&MoveError::Param("category".into())),
+    // Missing → 40017, a value that is no category → 41101, as on every REST endpoint.
+    let category = match required_category(query_param(&query, "category")) {
+        Ok(c) => c,
+        Err(resp) => return *resp,
     };
     let limit = match num_param(&query, "limit") {
         Ok(None) => 100,

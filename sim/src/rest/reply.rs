@@ -337,15 +337,3 @@ pub(crate) fn known_symbol(
         Err(Box::new(unknown_symbol(s)))
     }
 }
-
-/// A REST `category` query value in either case (`None` = absent or empty); `Err` carries a
-/// `40017` message. Kept for `rest/moves.rs`; the other endpoints use [`category`], which
-/// answers a value that is no category with `41101`.
-pub(crate) fn parse_category(s: Option<&str>) -> Result<Option<Category>, String> {
-    match s {
-        None | Some("") => Ok(None),
-        Some(c) => Category::parse_any(c)
-            .map(Some)
-            .ok_or_else(|| format!("Parameter verification failed: category={c}")),
-    }
-}

@@ -347,7 +347,9 @@ impl Venue {
         let mut outcome = TradeOutcome::default();
         let topic = req.get("topic").and_then(Value::as_str).unwrap_or("");
         let category = match req.get("category") {
+            // Empty = not set, as on REST (missing on place → `40017`).
             None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.is_empty() => None,
             Some(Value::String(s)) => match Category::parse_ws(s) {
                 Some(c) => Some(c),
                 None => {
