@@ -409,6 +409,14 @@ impl Venue {
                 render::trade_error(&id_raw, 40017, "Parameter verification failed: category");
             return outcome;
         }
+        // Batch-cancel: "use one identifier type per call; mixing makes clientOid ignored"
+        // (reference §5.1, Batch-Cancel page): once an item carries an orderId, an item with
+        // only a clientOid has no usable identifier.
+        let client_oid_usable = !(batch
+            && kind == OpKind::Cancel
+            && args
+                .iter()
+                .any(|a| text(a, "orderId").is_some_and(|s| !s.is_empty())));
         let mut items = Vec::with_capacity(args.len());
         for arg in args {
             let res = match (kind, category) {
@@ -416,7 +424,14 @@ impl Venue {
                     self.place_one(channel, owner, c, arg, now_ms, &mut outcome)
                 }
                 (OpKind::Modify, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
-                _ => self.cancel_one(owner, category, arg, now_ms, &mut outcome),
+                _ => self.cancel_one(
+                    owner,
+                    category,
+                    arg,
+                    client_oid_usable,
+                    now_ms,
+                    &mut outcome,
+                ),
             };
             match res {
                 Ok(mut item) => {
@@ -575,14 +590,25 @@ impl Venue {
         res.map_err(|r| Box::new((r, fail_item)))
     }
 
-    /// Finds an open order of `owner` by `orderId` (wins) or `clientOid`.
+    /// Finds an open order of `owner` by `orderId` (wins) or `clientOid` (reference §5.1).
     fn find(&self, owner: AccountId, arg: &Value) -> Result<(u64, Loc), Reject> {
+        self.find_by(owner, arg, true)
+    }
+
+    /// [`Venue::find`]; with `client_oid_usable` false only the `orderId` counts (a
+    /// batch-cancel that mixes identifier types).
+    fn find_by(
+        &self,
+        owner: AccountId,
+        arg: &Value,
+        client_oid_usable: bool,
+    ) -> Result<(u64, Loc), Reject> {
         let not_found = || Reject::new(25204, "Order does not exist");
         let order_id = match text(arg, "orderId").filter(|s| !s.is_empty()) {
             Some(s) => s.parse::<u64>().map_err(|_| not_found())?,
             None => {
                 let c = text(arg, "clientOid")
-                    .filter(|s| !s.is_empty())
+                    .filter(|s| !s.is_empty() && client_oid_usable)
                     .ok_or_else(|| missing("orderId or clientOid"))?;
                 *self.client_oids.get(&(owner, c)).ok_or_else(not_found)?
             }
@@ -686,10 +712,11 @@ impl Venue {
         owner: AccountId,
         category: Option<Category>,
         arg: &Value,
+        client_oid_usable: bool,
         now_ms: u64,
         outcome: &mut TradeOutcome,
     ) -> ItemResult {
-        let found = match self.find(owner, arg) {
+        let found = match self.find_by(owner, arg, client_oid_usable) {
             Ok(f) => f,
             Err(e) => return Err(Box::new((e, self.ids_item(arg, None)))),
         };
