@@ -359,6 +359,38 @@ fn checks_and_codes() {
     assert!(t.out.is_empty());
 }
 
+/// Reference §6.2: `25207` qty below `minOrderQty` (an instrument whose minimum is above the
+/// lot); `25568` a modification whose qty is not above the filled qty.
+#[test]
+fn min_qty_and_modify_at_or_below_the_filled_qty() {
+    let mut t = T::new();
+    t.book = Book::new(InstrumentSpec {
+        min_qty: d("0.001"),
+        ..spec()
+    });
+    let e = t
+        .place(A, Side::Buy, Some("60000"), "0.0005", TimeInForce::Gtc)
+        .unwrap_err();
+    assert_eq!(e.code, 25207, "{e:?}");
+    let m = t
+        .place(A, Side::Sell, Some("60000"), "0.01", TimeInForce::Gtc)
+        .unwrap();
+    t.place(B, Side::Buy, Some("60000"), "0.004", TimeInForce::Gtc)
+        .unwrap();
+    t.out.clear();
+    for qty in ["0.004", "0.003"] {
+        let e = t
+            .book
+            .modify(m, None, Some(d(qty)), 2000, &mut t.ids, &mut t.out)
+            .unwrap_err();
+        assert_eq!(e.code, 25568, "{qty}: {e:?}");
+    }
+    assert!(t.out.is_empty(), "a refused modification changes nothing");
+    t.book
+        .modify(m, None, Some(d("0.005")), 2000, &mut t.ids, &mut t.out)
+        .unwrap();
+}
+
 #[test]
 fn cancel_and_unknown() {
     let mut t = T::new();
