@@ -130,7 +130,11 @@ class AsyncClient:
         self._last_send = time.monotonic()
         self._last_recv = time.monotonic()
         self._tasks: list[asyncio.Task[None]] = []
-        self._handshake: asyncio.Queue[SbeMessage | BaseException] | None = asyncio.Queue()
+        # Handshake answers go to their own queue until the reader sees EstablishmentAck (or a
+        # reject); from then on everything goes to the main queue, in order.
+        self._handshake_queue: asyncio.Queue[SbeMessage | BaseException] = asyncio.Queue()
+        self._handshake: asyncio.Queue[SbeMessage | BaseException] | None = \
+            self._handshake_queue
         self._write_lock = asyncio.Lock()
         self._retransmit_todo: list[tuple[int, int]] = []
         self._retransmit_left = 0
@@ -169,6 +173,7 @@ class AsyncClient:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         c = cls(reader, writer, session_id=session_id, keepalive_ms=keepalive_ms,
                 max_frame_len=max_frame_len, cl_ord_ids=cl_ord_ids, capture=capture)
+        c._next_out_seq = next_seq_no
         c._tasks.append(asyncio.create_task(c._read_loop(), name="bgw-reader"))
         try:
             ts = now_ns()
@@ -187,10 +192,6 @@ class AsyncClient:
             await c.close()
             raise
         c.keepalive_ms = m.keepalive_interval
-        c.next_seq_from_gateway = m.next_seq_no
-        c._next_in_seq = m.next_seq_no
-        c._next_out_seq = next_seq_no
-        c._handshake = None
         c._tasks.append(asyncio.create_task(c._keepalive_loop(), name="bgw-keepalive"))
         if last_received_seq is not None and m.next_seq_no > last_received_seq + 1:
             first = last_received_seq + 1
@@ -202,14 +203,14 @@ class AsyncClient:
         return c
 
     async def _handshake_reply(self, timeout: float, want: tuple[type, ...]) -> SbeMessage:
-        assert self._handshake is not None
+        queue = self._handshake_queue
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("no handshake answer from the gateway")
             try:
-                m = await asyncio.wait_for(self._handshake.get(), left)
+                m = await asyncio.wait_for(queue.get(), left)
             except asyncio.TimeoutError:
                 raise TimeoutError("no handshake answer from the gateway") from None
             if isinstance(m, BaseException):
@@ -339,6 +340,12 @@ class AsyncClient:
             self._next_in_seq = msg.next_seq_no
             if self._handshake is not None:
                 target.put_nowait(msg)
+            return
+        if isinstance(msg, EstablishmentAck) and self._handshake is not None:
+            self.next_seq_from_gateway = msg.next_seq_no
+            self._next_in_seq = msg.next_seq_no
+            self._handshake = None
+            target.put_nowait(msg)
             return
         if isinstance(msg, Retransmission):
             self._next_in_seq = msg.next_seq_no

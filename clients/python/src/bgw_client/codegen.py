@@ -3,7 +3,7 @@
 Every template id, block length, field offset, FIX tag, enum value and null value of the
 generated module is read from the schema here; nothing is typed by hand. Run::
 
-    python -m bgw_client.codegen codec/schema/bgw.xml > clients/python/src/bgw_client/messages.py
+    python clients/python/src/bgw_client/codegen.py codec/schema/bgw.xml > messages.py
 
 (``clients/python/regen.sh`` does this and refreshes the shipped copy of ``bgw.xml``.) The test
 ``tests/test_schema.py`` regenerates the module from ``codec/schema/bgw.xml`` and fails if the
@@ -297,7 +297,7 @@ class _Gen:
         w(f'"""SBE messages of schema {s.schema_id} version {s.version}, generated from '
           f'{self.source_name}.')
         w()
-        w("Do not edit: regenerate with ``python -m bgw_client.codegen <bgw.xml>`` (see")
+        w("Do not edit: regenerate with ``clients/python/regen.sh`` (see")
         w(":mod:`bgw_client.codegen`). Times are uint64 UTC nanoseconds since the Unix epoch;")
         w("prices and quantities are :class:`decimal.Decimal` (exact, from the SBE mantissa and")
         w("exponent); fields with presence optional are ``None`` when the wire holds the SBE null.")

@@ -1,6 +1,6 @@
 """SBE messages of schema 1 version 0, generated from bgw.xml.
 
-Do not edit: regenerate with ``python -m bgw_client.codegen <bgw.xml>`` (see
+Do not edit: regenerate with ``clients/python/regen.sh`` (see
 :mod:`bgw_client.codegen`). Times are uint64 UTC nanoseconds since the Unix epoch;
 prices and quantities are :class:`decimal.Decimal` (exact, from the SBE mantissa and
 exponent); fields with presence optional are ``None`` when the wire holds the SBE null.
