@@ -1,0 +1,17 @@
+"""Place one limit order and print its ExecutionReports until the order is done.
+
+Usage: python examples/place_order.py HOST:PORT SESSION_ID CREDENTIALS
+"""
+import sys
+
+from bgw_client import Category, Client, ExecutionReport, Side, is_final
+
+host, port = sys.argv[1].rsplit(":", 1)
+with Client.connect(host, int(port), session_id=int(sys.argv[2]), credentials=sys.argv[3]) as gw:
+    order = gw.new_order("BTCUSDT", Side.BUY, "0.01", price="61000", category=Category.USDT_FUTURES)
+    for msg in gw:
+        if isinstance(msg, ExecutionReport):
+            print(msg.exec_type.name, msg.ord_status.name, msg.last_qty, msg.last_px,
+                  msg.cum_qty, msg.leaves_qty, msg.avg_px)
+        if is_final(msg, order):
+            break
