@@ -9,3 +9,6 @@ cargo test --workspace --all-targets
 ./scripts/soak.sh --sweep short --work-dir target/soak-ci
 # Unmodified public Bitget clients (npm bitget-api, PyPI ccxt) against bitget-sim.
 ./scripts/client-tests.sh
+# The Python strategy client (clients/python, pinned test deps in clients/python/.venv) against
+# bitget-sim + gateway, cross-checked with the third-party sbedecoder.
+./clients/python/test.sh
