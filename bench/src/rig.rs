@@ -157,6 +157,17 @@ impl Rig {
     ///
     /// Errors: a text naming what did not start.
     pub fn start(opts: &RigOptions) -> Result<Rig, String> {
+        Rig::start_with(opts, |_| {})
+    }
+
+    /// [`Rig::start`] with the gateway's settings changed by `tweak` before it starts (e.g.
+    /// the metrics endpoint).
+    ///
+    /// Errors: a text naming what did not start.
+    pub fn start_with(
+        opts: &RigOptions,
+        tweak: impl FnOnce(&mut EngineSettings),
+    ) -> Result<Rig, String> {
         let sim_cfg = sim::SimConfig::demo();
         let markets = markets(&sim_cfg);
         if markets.is_empty() {
@@ -181,7 +192,7 @@ impl Rig {
                 c.ca_pem.clone(),
             ),
         };
-        let settings = EngineSettings {
+        let mut settings = EngineSettings {
             strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
             limits: SessionLimits::default(),
@@ -227,12 +238,14 @@ impl Rig {
             },
             print_reports: opts.print_reports,
             hlog_path: opts.hlog_path.clone(),
+            metrics_listen: None,
             rate: gateway::budget::RateConfig::unlimited(),
             risk: Default::default(),
             moves: Default::default(),
             journal_dir: None,
             record: None,
         };
+        tweak(&mut settings);
         let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
         Ok(Rig { sim, gw, markets })
     }
@@ -253,6 +266,11 @@ impl Rig {
             },
         )
         .map_err(|e| format!("strategy {session_id} connect: {e}"))
+    }
+
+    /// The running gateway.
+    pub fn gateway(&self) -> &Gateway {
+        &self.gw
     }
 
     /// Stops the gateway, then the simulator; returns what the gateway measured.

@@ -11,6 +11,7 @@
 
 pub mod budget;
 pub mod decision;
+pub mod health;
 pub mod ids;
 pub mod journal;
 pub mod metrics;

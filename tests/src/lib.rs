@@ -87,6 +87,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         },
         print_reports: false,
         hlog_path: None,
+        metrics_listen: None,
         rate: gateway::budget::RateConfig::unlimited(),
         risk: Default::default(),
         moves: Default::default(),

@@ -248,6 +248,7 @@ impl GatewayConfig {
         if self.metrics.report_interval_ms == 0 {
             return Err(invalid("metrics.report_interval_ms", "must be ≥ 1"));
         }
+        self.metrics.listen_addr()?;
         Ok(())
     }
 }

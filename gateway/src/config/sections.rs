@@ -67,15 +67,19 @@ pub struct IoConfig {
     pub idle: IdleStrategy,
 }
 
-/// `[metrics]`: latency reports.
+/// `[metrics]`: latency reports and the metrics endpoint.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MetricsConfig {
-    /// Interval between percentile log lines and interval-log entries, ms. Default 10000;
-    /// must be ≥ 1.
+    /// Interval between percentile log lines and interval-log entries, ms; also how often the
+    /// latency summaries of the metrics endpoint are refreshed. Default 10000; must be ≥ 1.
     pub report_interval_ms: u64,
     /// HdrHistogram interval log (V2) to write. Default none (no file).
     pub hlog_path: Option<PathBuf>,
+    /// Address (`ip:port`) of the metrics endpoint: `GET /metrics` (Prometheus text format
+    /// 0.0.4), `/healthz`, `/readyz` (see [`crate::metrics::http`]). Absent or empty: off
+    /// (the default).
+    pub listen: Option<String>,
 }
 
 impl Default for MetricsConfig {
@@ -83,6 +87,7 @@ impl Default for MetricsConfig {
         MetricsConfig {
             report_interval_ms: 10_000,
             hlog_path: None,
+            listen: None,
         }
     }
 }
@@ -91,5 +96,20 @@ impl MetricsConfig {
     /// `report_interval_ms` as a `Duration`.
     pub fn report_interval(&self) -> Duration {
         Duration::from_millis(self.report_interval_ms)
+    }
+
+    /// The metrics endpoint's address: `None` when `listen` is absent or empty.
+    ///
+    /// Errors: `listen` is not an `ip:port` socket address ([`super::ConfigError::Invalid`]).
+    pub fn listen_addr(&self) -> Result<Option<std::net::SocketAddr>, super::ConfigError> {
+        match self.listen.as_deref().map(str::trim) {
+            None | Some("") => Ok(None),
+            Some(s) => s.parse().map(Some).map_err(|e| {
+                super::error::invalid(
+                    "metrics.listen",
+                    format!("{s:?} is not an ip:port address ({e})"),
+                )
+            }),
+        }
     }
 }

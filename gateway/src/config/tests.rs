@@ -540,3 +540,24 @@ fn refusals() {
         Err(ConfigError::Read { .. })
     ));
 }
+
+#[test]
+fn metrics_listen() {
+    let off = crate::engine::EngineSettings::from_config(&with("").expect("ok")).expect("settings");
+    assert_eq!(off.metrics_listen, None);
+    let empty = with("[metrics]\nlisten = \"\"").expect("ok");
+    assert_eq!(empty.metrics.listen_addr().expect("addr"), None);
+    let on = with("[metrics]\nlisten = \"127.0.0.1:9184\"").expect("ok");
+    let s = crate::engine::EngineSettings::from_config(&on).expect("settings");
+    assert_eq!(
+        s.metrics_listen,
+        Some("127.0.0.1:9184".parse().expect("addr"))
+    );
+    assert!(matches!(
+        with("[metrics]\nlisten = \"localhost\""),
+        Err(ConfigError::Invalid {
+            field: "metrics.listen",
+            ..
+        })
+    ));
+}

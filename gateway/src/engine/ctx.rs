@@ -12,6 +12,7 @@ use crossbeam_channel::Sender;
 
 use super::account::AccountCtx;
 use super::settings::MoveSettings;
+use crate::metrics::state::MetricsState;
 use crate::metrics::LegHistograms;
 use crate::moves::Pacer;
 use crate::pretrade::InstrumentTable;
@@ -44,6 +45,8 @@ pub(super) struct IoCtx {
     pub(super) next_req_id: Cell<u64>,
     /// Order-entry recording (`[record]`), when on.
     pub(super) record: Option<crate::replay::RecordTx>,
+    /// What the metrics endpoint reads (reports counted, link phases, published gauges).
+    pub(super) metrics: Arc<MetricsState>,
 }
 
 impl IoCtx {

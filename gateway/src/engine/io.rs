@@ -24,11 +24,13 @@ use super::strategy_conn;
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
+use crate::metrics::state::{BudgetGauge, MetricsState, PUBLISH_PERIOD};
 use crate::metrics::{now_ns, LegHistograms};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
 use crate::tracker::TrackerInput;
+use gateway_core::health::LinkPhase;
 
 /// Converts the exchange's instrument into the pre-trade rules; `None` for categories or
 /// symbols the strategy link cannot express.
@@ -132,6 +134,7 @@ pub(super) fn run(
     record: Option<crate::replay::RecordTx>,
     resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
     reconnects: Arc<ReconnectCounters>,
+    metrics: Arc<MetricsState>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -178,6 +181,10 @@ pub(super) fn run(
                 return;
             }
         };
+        // Every account's links are logged in and subscribed.
+        for ix in 0..settings.accounts.len() {
+            metrics.set_link(ix, LinkPhase::Up);
+        }
         let listener = match TcpListener::bind(settings.strategy_listen).await {
             Ok(l) => l,
             Err(e) => {
@@ -243,6 +250,7 @@ pub(super) fn run(
             moves: MovesState::new(&settings.moves),
             next_req_id: Cell::new(0),
             record,
+            metrics,
         });
         {
             // Unknown outcomes: query by clientOid; a place not found is asked again after
@@ -338,8 +346,12 @@ pub(super) fn run(
                 }
             });
         }
+        tokio::task::spawn_local(publish_metrics(Rc::clone(&ctx)));
         if let Some(until_ms) = restored_until_ms {
-            if let Err(e) = super::reconcile::reconcile_after_restart(&ctx, until_ms).await {
+            ctx.metrics.set_restoring(true);
+            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms).await;
+            ctx.metrics.set_restoring(false);
+            if let Err(e) = restored {
                 let _ = ready.send(Err(e.into()));
                 return;
             }
@@ -347,6 +359,7 @@ pub(super) fn run(
         match listener.local_addr() {
             Ok(addr) => {
                 tracing::info!(%addr, "strategy listener ready");
+                ctx.metrics.set_accepting(true);
                 let _ = ready.send(Ok(addr));
             }
             Err(e) => {
@@ -366,6 +379,7 @@ pub(super) fn run(
                 _ = &mut stop => break,
             }
         }
+        ctx.metrics.set_accepting(false);
         // Orderly stop: every session is told, the last leg-1 samples are handed over.
         for out in ctx.outs.borrow().iter() {
             out.send(Flow::Session, now_ns(), |buf| {
@@ -382,4 +396,36 @@ pub(super) fn run(
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();
+}
+
+/// Every [`PUBLISH_PERIOD`], copies for the metrics endpoint what only the io thread can read:
+/// the established sessions, each account's rate-budget buckets and the journal byte counts.
+/// A task of its own, off the order path (a few µs per period).
+async fn publish_metrics(ctx: Rc<IoCtx>) {
+    let mut t = tokio::time::interval(PUBLISH_PERIOD);
+    t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        t.tick().await;
+        let m = &ctx.metrics;
+        m.set_sessions_established(ctx.active.borrow().len());
+        let now = now_ns();
+        m.set_budget(|list| {
+            for acc in &ctx.accounts {
+                list.extend(acc.budget.borrow_mut().buckets(now).map(|b| BudgetGauge {
+                    account: acc.ix,
+                    bucket: b.name,
+                    endpoint_id: b.endpoint_id,
+                    limit: b.limit,
+                    remaining: b.remaining,
+                }));
+            }
+        });
+        let (mut written, mut pending) = (0u64, 0u64);
+        for slot in ctx.sessions.borrow().values() {
+            let (w, p) = slot.out.journal_bytes();
+            written = written.saturating_add(w);
+            pending = pending.saturating_add(p);
+        }
+        m.set_journal(written, pending);
+    }
 }

@@ -40,6 +40,9 @@ pub use self::settings::{
     AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
     UtcClock,
 };
+use crate::metrics::exposition::{self, LinkCounters};
+use crate::metrics::http::MetricsServer;
+use crate::metrics::state::MetricsState;
 use crate::metrics::LegHistograms;
 use crate::tracker::{self, TrackerHandle, TrackerSummary};
 
@@ -65,18 +68,31 @@ pub struct Gateway {
     reporter: Option<Reporter>,
     risk: Arc<crate::risk::RiskBook>,
     reconnects: Arc<ReconnectCounters>,
+    metrics: Arc<MetricsState>,
+    metrics_server: Option<MetricsServer>,
 }
 
 impl Gateway {
     /// Starts the threads, loads the instruments, connects and logs in to the exchange, and
     /// opens the strategy listener. Returns once strategies can connect.
     pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
+        let metrics = Arc::new(MetricsState::new(
+            settings.accounts.iter().map(|a| a.name.clone()).collect(),
+            settings.sessions.len(),
+        ));
+        let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
+        // Up before the exchange is: /healthz and /readyz answer during start-up.
+        let metrics_server = match settings.metrics_listen {
+            Some(addr) => Some(start_metrics_server(addr, &metrics, &reconnects)?),
+            None => None,
+        };
         let (metrics_tx, metrics_rx) = crossbeam_channel::unbounded();
-        let reporter = Reporter::spawn(
+        let reporter = Reporter::spawn_publishing(
             metrics_rx,
             settings.tracker.report_interval_ms,
             settings.print_reports,
             settings.hlog_path.clone(),
+            Some(Arc::clone(&metrics)),
         )?;
         let risk = Arc::new(crate::risk::RiskBook::new(
             &settings.sessions,
@@ -89,12 +105,13 @@ impl Gateway {
             None => None,
         };
         let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
-        let tracker = tracker::spawn_recording(
+        let tracker = tracker::spawn_observed(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
             recorder,
             Some(resolve_tx),
+            Some(Arc::clone(&metrics)),
         )?;
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
@@ -102,8 +119,8 @@ impl Gateway {
         let tracker_tx = tracker.tx.clone();
         let exchange_up = Arc::new(AtomicBool::new(false));
         let up = Arc::clone(&exchange_up);
-        let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
         let io_reconnects = Arc::clone(&reconnects);
+        let io_metrics = Arc::clone(&metrics);
         let io = std::thread::Builder::new()
             .name("bgw-io".into())
             .spawn(move || {
@@ -118,6 +135,7 @@ impl Gateway {
                     record_tx,
                     resolve_rx,
                     io_reconnects,
+                    io_metrics,
                 )
             })?;
         let mut gw = Gateway {
@@ -129,6 +147,8 @@ impl Gateway {
             reporter: Some(reporter),
             risk: gw_risk,
             reconnects,
+            metrics,
+            metrics_server,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -168,7 +188,25 @@ impl Gateway {
         self.reconnects.snapshot()
     }
 
+    /// Where the metrics endpoint listens (`None`: `[metrics] listen` is off).
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.metrics_server.as_ref().map(MetricsServer::addr)
+    }
+
+    /// The Prometheus exposition the endpoint serves at `/metrics` (available with the
+    /// endpoint off too; see [`crate::metrics::exposition`]).
+    pub fn render_metrics(&self) -> String {
+        render(&self.metrics, &self.reconnects)
+    }
+
+    /// `Ok(())` when `/readyz` answers 200, else its one-line reason (see
+    /// [`gateway_core::health`]).
+    pub fn readiness(&self) -> Result<(), String> {
+        self.metrics.readiness()
+    }
+
     fn stop_threads(&mut self) -> (Option<TrackerSummary>, LegHistograms) {
+        self.metrics.set_accepting(false);
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -184,6 +222,9 @@ impl Gateway {
         if let Some(s) = &summary {
             let _ = legs.merge(&s.legs);
         }
+        if let Some(server) = self.metrics_server.take() {
+            server.stop();
+        }
         (summary, legs)
     }
 
@@ -192,6 +233,44 @@ impl Gateway {
         let (tracker, legs) = self.stop_threads();
         GatewayReport { legs, tracker }
     }
+}
+
+/// The exposition of `state` with the reconnect counters.
+fn render(state: &MetricsState, reconnects: &ReconnectCounters) -> String {
+    let links: Vec<LinkCounters> = reconnects
+        .snapshot()
+        .into_iter()
+        .map(|s| LinkCounters {
+            reconnects: s.reconnects,
+            failures: vec![
+                ("closed", s.closed),
+                ("pong_timeout", s.pong_timeout),
+                ("write_failed", s.write_failed),
+                ("upgrade_notice", s.upgrade_notice),
+                ("silent", s.silent),
+            ],
+            failed_attempts: s.failed_attempts,
+        })
+        .collect();
+    exposition::render(state, &links)
+}
+
+/// Starts the metrics endpoint on its own thread (see [`crate::metrics::http`]).
+fn start_metrics_server(
+    addr: SocketAddr,
+    state: &Arc<MetricsState>,
+    reconnects: &Arc<ReconnectCounters>,
+) -> Result<MetricsServer, GatewayError> {
+    let (s, r) = (Arc::clone(state), Arc::clone(reconnects));
+    let ready = Arc::clone(state);
+    let server = MetricsServer::start(
+        addr,
+        Arc::new(move || render(&s, &r)),
+        Arc::new(move || ready.readiness()),
+    )
+    .map_err(|e| std::io::Error::new(e.kind(), format!("metrics endpoint {addr}: {e}")))?;
+    tracing::info!(addr = %server.addr(), "metrics endpoint: /metrics /healthz /readyz");
+    Ok(server)
 }
 
 impl Drop for Gateway {

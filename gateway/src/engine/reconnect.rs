@@ -22,6 +22,7 @@ use crate::exchange::ws::{self, ExchangeCredentials, PrivateWs, WsSource};
 use crate::exchange::ExchangeError;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::tracker::TrackerInput;
+use gateway_core::health::LinkPhase;
 
 /// Reconciliation looks this far back before the drop (clock skew, pushes in flight), in ms.
 pub const RECONCILE_MARGIN_MS: u64 = 5_000;
@@ -217,6 +218,7 @@ pub(super) async fn supervise(
             "exchange link down: reconnecting; the account answers new requests NotApplied until it is back"
         );
         if primary {
+            ctx.metrics.set_link(ix, LinkPhase::Down);
             link_event(&ctx, ix, false);
         }
         link.close_sink(CLOSE_WITHIN).await;
@@ -236,6 +238,7 @@ pub(super) async fn supervise(
         link.replace_sink(sink, CLOSE_WITHIN).await;
         loops = Loops::spawn(&ctx, ix, n, source, early);
         if primary {
+            ctx.metrics.set_link(ix, LinkPhase::Reconciling);
             backoff.reset();
             let since_ms = since.saturating_sub(RECONCILE_MARGIN_MS);
             loop {
@@ -256,6 +259,7 @@ pub(super) async fn supervise(
                 continue;
             }
             link_event(&ctx, ix, true);
+            ctx.metrics.set_link(ix, LinkPhase::Up);
         }
         down_at_ms = None;
         link.set_up();

@@ -4,11 +4,13 @@
 //! once per interval.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError};
 
+use crate::metrics::state::MetricsState;
 use crate::metrics::{IntervalLog, LegHistograms};
 
 /// Handle to the reporter thread.
@@ -25,9 +27,21 @@ impl Reporter {
         print: bool,
         hlog_path: Option<PathBuf>,
     ) -> std::io::Result<Reporter> {
+        Reporter::spawn_publishing(rx, interval_ms, print, hlog_path, None)
+    }
+
+    /// [`Reporter::spawn`], also publishing the whole run's latency summary to `publish`
+    /// (the metrics endpoint) after every snapshot it merges.
+    pub fn spawn_publishing(
+        rx: Receiver<LegHistograms>,
+        interval_ms: u64,
+        print: bool,
+        hlog_path: Option<PathBuf>,
+        publish: Option<Arc<MetricsState>>,
+    ) -> std::io::Result<Reporter> {
         let join = std::thread::Builder::new()
             .name("bgw-metrics".into())
-            .spawn(move || run(rx, interval_ms, print, hlog_path))?;
+            .spawn(move || run(rx, interval_ms, print, hlog_path, publish))?;
         Ok(Reporter { join })
     }
 
@@ -42,6 +56,7 @@ fn run(
     interval_ms: u64,
     print: bool,
     hlog_path: Option<PathBuf>,
+    publish: Option<Arc<MetricsState>>,
 ) -> LegHistograms {
     let start = SystemTime::now();
     let mut log = hlog_path.and_then(|p| match IntervalLog::create(&p, start) {
@@ -60,6 +75,9 @@ fn run(
             Ok(snapshot) => {
                 let _ = total.merge(&snapshot);
                 let _ = interval.merge(&snapshot);
+                if let Some(state) = &publish {
+                    state.set_legs(&total);
+                }
                 false
             }
             Err(RecvTimeoutError::Timeout) => true,

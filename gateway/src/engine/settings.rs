@@ -137,6 +137,9 @@ pub struct EngineSettings {
     pub print_reports: bool,
     /// HdrHistogram interval log (V2) to write, if any.
     pub hlog_path: Option<std::path::PathBuf>,
+    /// Metrics endpoint address (`[metrics] listen`: `/metrics`, `/healthz`, `/readyz`;
+    /// port 0 picks a free port); `None`: off.
+    pub metrics_listen: Option<SocketAddr>,
     /// Rate budget limits (`RateConfig::default()`: unlimited).
     pub rate: RateConfig,
     /// Pre-trade risk: account limits and mark refresh.
@@ -240,6 +243,7 @@ impl EngineSettings {
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),
+            metrics_listen: cfg.metrics.listen_addr()?,
             rate: cfg.rate,
             risk: crate::risk::RiskSettings {
                 accounts: cfg

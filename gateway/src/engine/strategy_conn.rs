@@ -351,6 +351,10 @@ impl Conn {
     fn write_session(&mut self, reply: &SessionReply) -> bool {
         let flow = match reply {
             SessionReply::BusinessMessageReject(r) => {
+                self.ctx
+                    .metrics
+                    .reports
+                    .on_business_reject(r.business_reject_reason);
                 if !self.logged_reject {
                     self.logged_reject = true;
                     tracing::warn!(
@@ -369,6 +373,7 @@ impl Conn {
 
     /// Writes an ExecutionReport or OrderCancelReject to this session.
     pub(in crate::engine) fn write_report(&self, msg: &ReportMsg) -> bool {
+        self.ctx.metrics.count_report(msg);
         self.out.send(
             Flow::Application(Origin::OrderEntry),
             now_ns(),

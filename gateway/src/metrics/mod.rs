@@ -1,14 +1,20 @@
 //! Latency metrics: one HDR histogram per leg of the order path (nanoseconds), percentile
 //! tables for periodic reports, HdrHistogram interval logs (V2, compressed) and a cheap
-//! monotonic clock.
+//! monotonic clock; and the metrics endpoint (`[metrics] listen`): the state the threads
+//! publish ([`state`]), its Prometheus exposition ([`exposition`]) and the HTTP server
+//! ([`http`]: `/metrics`, `/healthz`, `/readyz`).
 //!
 //! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
 
 pub mod clock;
 pub use gateway_core::metrics::{histograms, leg};
+pub mod exposition;
+pub mod http;
 pub mod interval_log;
+pub mod state;
 
 pub use clock::{now_ns, utc_now_ns};
+pub use gateway_core::metrics::counters::{self, ReportCounters};
 pub use histograms::{
     new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,
 };

@@ -72,6 +72,10 @@ pub struct SessionOut {
     has_backlog: AtomicBool,
     /// True while a socket is attached and healthy.
     attached: AtomicBool,
+    /// Journal bytes handed to the store (metrics: `bgw_journal_written_bytes_total`).
+    journal_written: AtomicU64,
+    /// Journal bytes encoded but not yet handed to the store (metrics: the journal's lag).
+    journal_pending: AtomicU64,
 }
 
 impl std::fmt::Debug for SessionOut {
@@ -133,7 +137,19 @@ impl SessionOut {
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
             attached: AtomicBool::new(false),
+            journal_written: AtomicU64::new(0),
+            journal_pending: AtomicU64::new(0),
         }
+    }
+
+    /// Journal bytes handed to the store so far (file or memory), and bytes encoded but not
+    /// yet handed to it (waiting for the journal thread; always 0 with a journal file, which is
+    /// written ahead). Read without a lock (`Relaxed`), for the metrics endpoint.
+    pub fn journal_bytes(&self) -> (u64, u64) {
+        (
+            self.journal_written.load(Ordering::Relaxed),
+            self.journal_pending.load(Ordering::Relaxed),
+        )
     }
 
     /// The session id (0 for a connection writer).
@@ -226,6 +242,7 @@ impl SessionOut {
                 let mut journal = self.journal.lock();
                 record::put_outbound(&mut journal.pending, seq, origin, &inner.frame);
                 self.write_ahead(&mut journal);
+                self.note_pending(&journal);
             }
         }
         let Inner {
@@ -259,6 +276,17 @@ impl SessionOut {
             record::put_list_id(&mut journal.pending, id);
         }
         self.write_ahead(&mut journal);
+        self.note_pending(&journal);
+    }
+
+    fn note_pending(&self, journal: &Journal) {
+        let n = u64::try_from(journal.pending.len()).unwrap_or(u64::MAX);
+        self.journal_pending.store(n, Ordering::Relaxed);
+    }
+
+    fn note_written(&self, bytes: usize) {
+        let n = u64::try_from(bytes).unwrap_or(u64::MAX);
+        self.journal_written.fetch_add(n, Ordering::Relaxed);
     }
 
     /// With a journal file: appends the pending records to it now (one `write`, 1.0-1.2 µs, into
@@ -270,6 +298,9 @@ impl SessionOut {
         }
         let Journal { store, pending } = journal;
         let r = store.append(pending);
+        if r.is_ok() {
+            self.note_written(pending.len());
+        }
         pending.clear();
         if let Err(e) = r {
             if !self.journal_failed.swap(true, Ordering::Relaxed) {
@@ -288,7 +319,11 @@ impl SessionOut {
             return Ok(());
         }
         let r = store.append(pending);
+        if r.is_ok() {
+            self.note_written(pending.len());
+        }
         pending.clear();
+        self.journal_pending.store(0, Ordering::Relaxed);
         r
     }
 

@@ -22,6 +22,7 @@ use codec::json::JsonParser;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 
 use crate::idle::{IdleStep, IdleStrategy, Idler};
+use crate::metrics::state::MetricsState;
 use crate::metrics::{now_ns, utc_now_ns, Leg, LegHistograms};
 use crate::replay::RecordedInput;
 use crate::session::out::{Flow, SessionOut};
@@ -213,6 +214,20 @@ pub fn spawn_recording(
     recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
 ) -> std::io::Result<TrackerHandle> {
+    spawn_observed(cfg, metrics_tx, risk, recorder, resolve_tx, None)
+}
+
+/// [`spawn_recording`], counting every report written in `observe` (the metrics endpoint's
+/// state) and publishing the tracker's counters there every
+/// [`crate::metrics::state::PUBLISH_PERIOD`] while idle.
+pub fn spawn_observed(
+    cfg: TrackerThreadConfig,
+    metrics_tx: Option<Sender<LegHistograms>>,
+    risk: Option<Arc<crate::risk::RiskBook>>,
+    recorder: Option<crate::replay::Recorder>,
+    resolve_tx: Option<ResolveSender>,
+    observe: Option<Arc<MetricsState>>,
+) -> std::io::Result<TrackerHandle> {
     let (tx, rx) = crossbeam_channel::bounded(INPUT_QUEUE_CAPACITY);
     let join = std::thread::Builder::new()
         .name("bgw-tracker".into())
@@ -224,7 +239,7 @@ pub fn spawn_recording(
                     tracing::warn!(core, "tracker: could not pin to core");
                 }
             }
-            run(cfg, rx, metrics_tx, risk, recorder, resolve_tx)
+            run(cfg, rx, metrics_tx, risk, recorder, resolve_tx, observe)
         })?;
     Ok(TrackerHandle { tx, join })
 }
@@ -240,6 +255,8 @@ struct Driver {
     /// Records inputs and outputs when on (`[record]`).
     recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
+    /// The metrics endpoint's state: reports are counted there.
+    observe: Option<Arc<MetricsState>>,
 }
 
 impl Driver {
@@ -411,6 +428,9 @@ impl Driver {
             let Some(out) = self.sessions.get(&report.session_id) else {
                 continue;
             };
+            if let Some(m) = &self.observe {
+                m.count_report(&report.msg);
+            }
             let encode = |buf: &mut Vec<u8>| frames::encode_report(&report.msg, buf);
             if let Some(rec) = &self.recorder {
                 rec.report(report.session_id, encode);
@@ -468,6 +488,7 @@ fn run(
     risk: Option<Arc<crate::risk::RiskBook>>,
     recorder: Option<crate::replay::Recorder>,
     resolve_tx: Option<ResolveSender>,
+    observe: Option<Arc<MetricsState>>,
 ) -> TrackerSummary {
     let mut tracker = Tracker::with_capacity(cfg.order_capacity);
     tracker.set_deadlines(cfg.deadlines);
@@ -481,7 +502,11 @@ fn run(
         push_legs: LegHistograms::default(),
         risk: risk.map(risk_feed::RiskFeed::new),
         recorder,
+        observe,
     };
+    let publish_ns =
+        u64::try_from(crate::metrics::state::PUBLISH_PERIOD.as_nanos()).unwrap_or(u64::MAX);
+    let mut next_publish_ns = 0;
     let mut idler = Idler::new(cfg.idle);
     let interval_ns = cfg.report_interval_ms.saturating_mul(1_000_000);
     let mut next_report_ns = now_ns().saturating_add(interval_ns);
@@ -506,6 +531,13 @@ fn run(
         d.tick();
         for out in d.sessions.values() {
             out.flush();
+        }
+        if let Some(m) = &d.observe {
+            let now = now_ns();
+            if now >= next_publish_ns {
+                next_publish_ns = now.saturating_add(publish_ns);
+                m.set_tracker(&d.tracker.stats());
+            }
         }
         if interval_ns > 0 {
             let now = now_ns();

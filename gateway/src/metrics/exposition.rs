@@ -1,0 +1,439 @@
+//! The Prometheus text exposition (format 0.0.4) of the gateway's metrics, encoded by the
+//! `prometheus` crate's `TextEncoder` from metric families built here out of the published
+//! state ([`MetricsState`]) at scrape time, on the metrics endpoint's thread.
+//!
+//! Names start with `bgw_`, carry their unit (`_seconds`, `_bytes`) and counters end in
+//! `_total`. Label values of message enums are the SBE schema's names (`codec/schema/bgw.xml`:
+//! `New`, `PartialFill`, `RiskLimit`, ...). Latency is a summary per leg, in seconds, over the
+//! whole run (the histograms the reporter merges: the same figures as the gateway's "whole
+//! run" table), with quantiles 0.5, 0.9, 0.99, 0.999 and 1 (the max), `_sum` and `_count`.
+
+use codec::sbe::{BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, OrdStatus};
+use gateway_core::health::LinkPhase;
+use prometheus::proto::{
+    Counter, Gauge, LabelPair, Metric, MetricFamily, MetricType, Quantile, Summary,
+};
+use prometheus::{Encoder, TextEncoder};
+
+use super::state::MetricsState;
+use super::Leg;
+
+/// The `Content-Type` of the exposition (`text/plain; version=0.0.4`).
+pub const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+/// Exchange link failures and reconnects of one account (from the engine's reconnect
+/// counters), by account index.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LinkCounters {
+    /// Reconnects completed.
+    pub reconnects: u64,
+    /// Link failures by cause (`closed`, `pong_timeout`, `write_failed`, `upgrade_notice`,
+    /// `silent`).
+    pub failures: Vec<(&'static str, u64)>,
+    /// Connect or login attempts that failed during reconnects.
+    pub failed_attempts: u64,
+}
+
+/// Final OrdStatus values an order can end in (label `state` of `bgw_orders_total`).
+const FINAL_STATES: [OrdStatus; 3] = [OrdStatus::Filled, OrdStatus::Canceled, OrdStatus::Rejected];
+
+/// Quantiles exported per leg (1.0 is the max).
+const QUANTILES: [f64; 5] = [0.5, 0.9, 0.99, 0.999, 1.0];
+
+fn labels(pairs: &[(&str, &str)]) -> Vec<LabelPair> {
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            let mut l = LabelPair::default();
+            l.set_name((*k).to_owned());
+            l.set_value((*v).to_owned());
+            l
+        })
+        .collect()
+}
+
+fn counter(pairs: &[(&str, &str)], v: u64) -> Metric {
+    let mut c = Counter::default();
+    c.set_value(v as f64);
+    let mut m = Metric::from_label(labels(pairs));
+    m.set_counter(c);
+    m
+}
+
+fn gauge(pairs: &[(&str, &str)], v: f64) -> Metric {
+    let mut g = Gauge::default();
+    g.set_value(v);
+    let mut m = Metric::from_label(labels(pairs));
+    m.set_gauge(g);
+    m
+}
+
+fn family(name: &str, help: &str, ty: MetricType, metrics: Vec<Metric>) -> MetricFamily {
+    let mut f = MetricFamily::default();
+    f.set_name(name.to_owned());
+    f.set_help(help.to_owned());
+    f.set_field_type(ty);
+    f.set_metric(metrics);
+    f
+}
+
+fn bool_f(b: bool) -> f64 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// Seconds from nanoseconds.
+fn secs(ns: f64) -> f64 {
+    ns / 1e9
+}
+
+/// Every metric family, in exposition order.
+pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamily> {
+    use MetricType::{COUNTER, GAUGE, SUMMARY};
+    let r = &state.reports;
+    let mut out = Vec::new();
+
+    out.push(family(
+        "bgw_ready",
+        "1 when /readyz answers 200: every account's exchange link logged in and reconciled, crash recovery done, sessions accepted.",
+        GAUGE,
+        vec![gauge(&[], bool_f(state.readiness().is_ok()))],
+    ));
+    out.push(family(
+        "bgw_orders_total",
+        "Orders closed, by final OrdStatus (ExecutionReports with a final status, mass status answers left out).",
+        COUNTER,
+        FINAL_STATES
+            .iter()
+            .map(|s| counter(&[("state", name_of(OrdStatus::VALUES, s.to_wire()))], r.orders_closed(*s)))
+            .collect(),
+    ));
+    out.push(family(
+        "bgw_execution_reports_total",
+        "ExecutionReports written to strategy sessions, by ExecType (drop copies and retransmissions left out).",
+        COUNTER,
+        ExecType::ALL
+            .iter()
+            .map(|t| counter(&[("exec_type", name_of(ExecType::VALUES, t.to_wire()))], r.execution_reports(*t)))
+            .collect(),
+    ));
+    let mut rejects = Vec::new();
+    for reason in OrdRejReason::ALL {
+        let v = r.order_rejects(Some(*reason));
+        rejects.push(counter(
+            &[
+                ("message", "ExecutionReport"),
+                ("reason", name_of(OrdRejReason::VALUES, reason.to_wire())),
+            ],
+            v,
+        ));
+    }
+    rejects.push(counter(
+        &[("message", "ExecutionReport"), ("reason", "None")],
+        r.order_rejects(None),
+    ));
+    for reason in CxlRejReason::ALL {
+        rejects.push(counter(
+            &[
+                ("message", "OrderCancelReject"),
+                ("reason", name_of(CxlRejReason::VALUES, reason.to_wire())),
+            ],
+            r.cancel_rejects(*reason),
+        ));
+    }
+    for reason in BusinessRejectReason::ALL {
+        rejects.push(counter(
+            &[
+                ("message", "BusinessMessageReject"),
+                (
+                    "reason",
+                    name_of(BusinessRejectReason::VALUES, reason.to_wire()),
+                ),
+            ],
+            r.business_rejects(*reason),
+        ));
+    }
+    out.push(family(
+        "bgw_rejects_total",
+        "Refusals written to strategy sessions, by message (Rejected ExecutionReport, OrderCancelReject, BusinessMessageReject) and reason (OrdRejReason, CxlRejReason, BusinessRejectReason).",
+        COUNTER,
+        rejects,
+    ));
+
+    let (granted, established) = state.sessions();
+    out.push(family(
+        "bgw_sessions",
+        "Configured strategy sessions by state: established (a connection is attached) or not_established.",
+        GAUGE,
+        vec![
+            gauge(&[("state", "established")], established as f64),
+            gauge(&[("state", "not_established")], granted.saturating_sub(established) as f64),
+        ],
+    ));
+
+    let link_states = state.links();
+    out.push(family(
+        "bgw_exchange_link_up",
+        "1 while the account's subscribed private WebSocket is logged in and reconciled (its orders are accepted).",
+        GAUGE,
+        link_states
+            .iter()
+            .map(|(a, p)| gauge(&[("account", a)], bool_f(*p == LinkPhase::Up)))
+            .collect(),
+    ));
+    let mut phases = Vec::new();
+    for (a, p) in &link_states {
+        for q in [LinkPhase::Down, LinkPhase::Reconciling, LinkPhase::Up] {
+            phases.push(gauge(
+                &[("account", a), ("state", q.name())],
+                bool_f(*p == q),
+            ));
+        }
+    }
+    out.push(family(
+        "bgw_exchange_link_state",
+        "1 for the state the account's subscribed private WebSocket is in: down (connecting or reconnecting), reconciling, up.",
+        GAUGE,
+        phases,
+    ));
+    let account = |ix: usize| link_states.get(ix).map_or("?", |(a, _)| *a);
+    out.push(family(
+        "bgw_exchange_reconnects_total",
+        "Exchange link reconnects completed (logged in, resubscribed and, for the subscribed link, reconciled).",
+        COUNTER,
+        links
+            .iter()
+            .enumerate()
+            .map(|(ix, l)| counter(&[("account", account(ix))], l.reconnects))
+            .collect(),
+    ));
+    out.push(family(
+        "bgw_exchange_link_failures_total",
+        "Exchange link failures by cause (closed, pong_timeout, write_failed, upgrade_notice, silent).",
+        COUNTER,
+        links
+            .iter()
+            .enumerate()
+            .flat_map(|(ix, l)| {
+                l.failures
+                    .iter()
+                    .map(move |(cause, n)| counter(&[("account", account(ix)), ("cause", cause)], *n))
+            })
+            .collect(),
+    ));
+    out.push(family(
+        "bgw_exchange_connect_failures_total",
+        "Connect or login attempts that failed while reconnecting (each retried after a backoff).",
+        COUNTER,
+        links
+            .iter()
+            .enumerate()
+            .map(|(ix, l)| counter(&[("account", account(ix))], l.failed_attempts))
+            .collect(),
+    ));
+
+    let budget = state.budget();
+    let limited = || budget.iter().filter(|b| b.limit > 0);
+    out.push(family(
+        "bgw_rate_budget_tokens",
+        "Sends left in the rate-budget bucket's current window (limited buckets only).",
+        GAUGE,
+        limited()
+            .map(|b| {
+                let id = b.endpoint_id.to_string();
+                gauge(
+                    &[
+                        ("account", state.account_name(b.account)),
+                        ("bucket", b.bucket),
+                        ("endpoint_id", &id),
+                    ],
+                    f64::from(b.remaining),
+                )
+            })
+            .collect(),
+    ));
+    out.push(family(
+        "bgw_rate_budget_limit",
+        "Sends per window of the rate-budget bucket (limited buckets only).",
+        GAUGE,
+        limited()
+            .map(|b| {
+                let id = b.endpoint_id.to_string();
+                gauge(
+                    &[
+                        ("account", state.account_name(b.account)),
+                        ("bucket", b.bucket),
+                        ("endpoint_id", &id),
+                    ],
+                    f64::from(b.limit),
+                )
+            })
+            .collect(),
+    ));
+
+    let t = state.tracker();
+    out.push(family(
+        "bgw_unknown_outcomes_total",
+        "Requests whose outcome became unknown (outcome-unknown code, reply timeout, link drop); each is resolved by querying the order.",
+        COUNTER,
+        vec![counter(&[], t.outcome_unknown)],
+    ));
+    out.push(family(
+        "bgw_unknown_outcome_resolutions_total",
+        "Unknown outcomes resolved from the exchange's state, by result (applied, not_applied).",
+        COUNTER,
+        vec![
+            counter(&[("result", "applied")], t.resolved_applied),
+            counter(&[("result", "not_applied")], t.resolved_not_applied),
+        ],
+    ));
+    out.push(family(
+        "bgw_duplicate_fills_total",
+        "Fills whose execId had already been counted (dropped).",
+        COUNTER,
+        vec![counter(&[], t.duplicate_fills)],
+    ));
+    out.push(family(
+        "bgw_unknown_pushes_total",
+        "Exchange pushes whose clientOid is not one of the gateway's or not known.",
+        COUNTER,
+        vec![counter(&[], t.unknown_pushes)],
+    ));
+
+    let (written, pending) = state.journal();
+    out.push(family(
+        "bgw_journal_written_bytes_total",
+        "Session journal bytes handed to the journal stores (files, or memory without [journal] dir).",
+        COUNTER,
+        vec![counter(&[], written)],
+    ));
+    out.push(family(
+        "bgw_journal_pending_bytes",
+        "Session journal bytes encoded but not yet in the store (the journal's lag; 0 with journal files, written ahead).",
+        GAUGE,
+        vec![gauge(&[], pending as f64)],
+    ));
+
+    let legs = state.legs();
+    let mut summaries = Vec::new();
+    for leg in Leg::ALL {
+        if leg == Leg::RoundTrip {
+            // Recorded by strategies (the load generator), never by the gateway.
+            continue;
+        }
+        let s = legs[leg.index()];
+        let p = s.p;
+        let values = [p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns, p.max_ns];
+        let mut sum = Summary::default();
+        sum.set_sample_count(p.count);
+        sum.set_sample_sum(secs(s.sum_ns));
+        sum.set_quantile(
+            QUANTILES
+                .iter()
+                .zip(values)
+                .map(|(q, v)| {
+                    let mut x = Quantile::default();
+                    x.set_quantile(*q);
+                    x.set_value(if p.count == 0 {
+                        f64::NAN
+                    } else {
+                        secs(v as f64)
+                    });
+                    x
+                })
+                .collect(),
+        );
+        let mut m = Metric::from_label(labels(&[("leg", leg.tag())]));
+        m.set_summary(sum);
+        summaries.push(m);
+    }
+    out.push(family(
+        "bgw_leg_latency_seconds",
+        "Latency of each leg of the order path since start, from the gateway's HDR histograms (quantile 1 is the max): strategy_to_exchange (strategy frame read to exchange frame written), exchange_reply (written to trade reply), first_push (written to first order push), push_to_report (push read to ExecutionReport written).",
+        SUMMARY,
+        summaries,
+    ));
+    out.retain(|f| !f.get_metric().is_empty());
+    out
+}
+
+/// The schema name of a wire value (`"?"` for one outside the schema, which the typed enums
+/// cannot hold).
+fn name_of(values: &'static [(&'static str, u8)], wire: u8) -> &'static str {
+    values
+        .iter()
+        .find(|(_, v)| *v == wire)
+        .map_or("?", |(n, _)| *n)
+}
+
+/// The exposition text of `state` and the engine's link counters.
+pub fn render(state: &MetricsState, links: &[LinkCounters]) -> String {
+    let mut buf = Vec::with_capacity(16 * 1024);
+    // Families are never empty (filtered above) and always named: encoding cannot fail.
+    let _ = TextEncoder::new().encode(&families(state, links), &mut buf);
+    String::from_utf8(buf).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::LegHistograms;
+
+    #[test]
+    fn exposition_has_help_type_and_values() {
+        let state = MetricsState::new(vec!["main".into()], 3);
+        state.set_link(0, LinkPhase::Up);
+        state.set_accepting(true);
+        state.set_sessions_established(1);
+        state
+            .reports
+            .on_business_reject(BusinessRejectReason::InvalidField);
+        let mut h = LegHistograms::new();
+        h.record(Leg::StrategyToExchange, 2_000);
+        h.record(Leg::StrategyToExchange, 4_000);
+        state.set_legs(&h);
+        let links = vec![LinkCounters {
+            reconnects: 2,
+            failures: vec![("closed", 2)],
+            failed_attempts: 1,
+        }];
+        let text = render(&state, &links);
+        for line in [
+            "# TYPE bgw_ready gauge",
+            "bgw_ready 1",
+            "# TYPE bgw_orders_total counter",
+            "bgw_orders_total{state=\"Filled\"} 0",
+            "bgw_execution_reports_total{exec_type=\"PartialFill\"} 0",
+            "bgw_rejects_total{message=\"BusinessMessageReject\",reason=\"InvalidField\"} 1",
+            "bgw_sessions{state=\"established\"} 1",
+            "bgw_sessions{state=\"not_established\"} 2",
+            "bgw_exchange_link_up{account=\"main\"} 1",
+            "bgw_exchange_link_state{account=\"main\",state=\"reconciling\"} 0",
+            "bgw_exchange_reconnects_total{account=\"main\"} 2",
+            "bgw_exchange_link_failures_total{account=\"main\",cause=\"closed\"} 2",
+            "# TYPE bgw_leg_latency_seconds summary",
+            "bgw_leg_latency_seconds_count{leg=\"strategy_to_exchange\"} 2",
+            "bgw_leg_latency_seconds{leg=\"first_push\",quantile=\"0.5\"} NaN",
+        ] {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+        }
+        assert!(
+            text.contains(
+                "bgw_leg_latency_seconds{leg=\"strategy_to_exchange\",quantile=\"1\"} 0.000004"
+            ),
+            "{text}"
+        );
+        // No unlimited bucket, no budget family; every family has HELP and TYPE.
+        assert!(!text.contains("bgw_rate_budget_tokens"));
+        let helps = text.lines().filter(|l| l.starts_with("# HELP ")).count();
+        let types = text.lines().filter(|l| l.starts_with("# TYPE ")).count();
+        assert_eq!(helps, types);
+        assert!(!text.contains("round_trip"));
+    }
+}
