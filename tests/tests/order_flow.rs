@@ -46,6 +46,30 @@ fn resting_limit_is_new_then_modified_then_cancelled() {
     assert_eq!(replaced.leaves_qty, d("0.002"));
     assert_eq!(replaced.ord_status, OrdStatus::New);
 
+    // OrderQty is required on a replace, as in FIX 35=G: a null is refused by the gateway
+    // (OrderCancelReject, nothing sent) and the order keeps its values.
+    let no_qty = s.next_cl();
+    s.c.send_replace(&OrderCancelReplaceRequest {
+        cl_ord_id: no_qty,
+        orig_cl_ord_id: replace_cl,
+        transact_time: 0,
+        price: Some(d("50001")),
+        order_qty: None,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+        auto_cancel: BoolFlag::No,
+    })
+    .unwrap();
+    let r = s.cancel_reject();
+    assert_eq!((r.cl_ord_id, r.orig_cl_ord_id), (no_qty, replace_cl));
+    assert_eq!(
+        r.cxl_rej_response_to,
+        CxlRejResponseTo::OrderCancelReplaceRequest
+    );
+    assert_eq!(r.cxl_rej_reason, codec::sbe::CxlRejReason::Other);
+    assert_eq!(r.text.as_str(), "OrderQty is required");
+
     let cancel_cl = s.next_cl();
     s.c.send_cancel(&OrderCancelRequest {
         cl_ord_id: cancel_cl,

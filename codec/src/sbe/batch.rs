@@ -49,7 +49,8 @@ sbe_group_entry! {
         orig_cl_ord_id: u64 = "OrigClOrdID" @ 8,
         /// Price (FIX 44): new price; `None` keeps the current one.
         price: Option<Decimal> = "Price" @ 16,
-        /// OrderQty (FIX 38): new quantity; `None` keeps the current one.
+        /// OrderQty (FIX 38): new total quantity; required (FIX 35=G): a null refuses the item
+        /// with OrderCancelReject (Other, "OrderQty is required").
         order_qty: Option<Decimal> = "OrderQty" @ 25,
         /// Symbol (FIX 55) of the order.
         symbol: Symbol = "Symbol" @ 34,

@@ -66,7 +66,8 @@ sbe_message! {
         transact_time: u64 = "TransactTime" @ 16,
         /// Price (FIX 44): new price; `None` (null) keeps the current price.
         price: Option<Decimal> = "Price" @ 24,
-        /// OrderQty (FIX 38): new total quantity; `None` (null) keeps the current quantity.
+        /// OrderQty (FIX 38): new total quantity. Required, as OrderQty is in FIX 35=G: the
+        /// gateway answers a null with OrderCancelReject (Other, "OrderQty is required").
         order_qty: Option<Decimal> = "OrderQty" @ 33,
         /// Symbol (FIX 55) of the order.
         symbol: Symbol = "Symbol" @ 42,

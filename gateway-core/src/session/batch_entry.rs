@@ -9,7 +9,6 @@ use codec::sbe::{
     NewOrderListEntryDecoder, OrdRejReason, OrdStatus, OrdType, OrderCancelListEntryDecoder,
     OrderCancelReject, OrderCancelReplaceListEntryDecoder, PosSide, Side, StpMode, Symbol, Text,
 };
-use codec::Decimal;
 
 use super::order_entry::{place_order_args, OrderEntry};
 use crate::ids::{format_request_id, ClientOid};
@@ -240,7 +239,16 @@ impl OrderEntry {
         let root = self.resolve(cl, orig).map_err(|(reason, text)| {
             Box::new(refuse_cancel(cl, orig, to, reason, text, utc_ns))
         })?;
-        let qty = e.order_qty().unwrap_or(Decimal::ZERO);
+        let Some(qty) = e.order_qty() else {
+            return Err(Box::new(refuse_cancel(
+                cl,
+                orig,
+                to,
+                CxlRejReason::Other,
+                super::order_entry::QTY_REQUIRED,
+                utc_ns,
+            )));
+        };
         let price = e.price();
         let checked = category_known(instruments, e.category(), &e.symbol())
             .and_then(|()| instruments.check_replace(e.category(), &e.symbol(), price, qty));

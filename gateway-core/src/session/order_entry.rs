@@ -12,7 +12,6 @@ use codec::sbe::{
     OrdStatus, OrdType, OrderCancelReject, OrderCancelReplaceRequestDecoder,
     OrderCancelRequestDecoder, PosSide, StpMode, Text,
 };
-use codec::Decimal;
 
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::InstrumentTable;
@@ -37,6 +36,10 @@ pub enum EntryOutcome {
 /// the io thread, in the middle of an order (an allocation and a copy: a stall); the table
 /// allocates its buckets now but the kernel backs only the pages that get used.
 pub const INITIAL_CL_ORD_IDS: usize = 1 << 12;
+
+/// The OrderCancelReject text for a replace (single or in a list) without OrderQty: the
+/// quantity is required, as in FIX 35=G (`codec/schema/bgw.xml`).
+pub const QTY_REQUIRED: &str = "OrderQty is required";
 
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
@@ -312,7 +315,10 @@ impl OrderEntry {
             Ok(root) => root,
             Err((reason, text)) => return Self::cancel_reject(cl, orig, to, reason, text, utc_ns),
         };
-        let qty = m.order_qty().unwrap_or(Decimal::ZERO);
+        // OrderQty is required on a replace, as in FIX 35=G (the schema says so).
+        let Some(qty) = m.order_qty() else {
+            return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, QTY_REQUIRED, utc_ns);
+        };
         let price = m.price();
         if let Err(r) = instruments.check_replace(m.category(), &m.symbol(), price, qty) {
             return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, &r.text, utc_ns);

@@ -512,7 +512,7 @@ class AsyncClient:
         from then on. Answered by ExecutionReport Replaced or OrderCancelReject.
 
         ``qty`` (base units) is the order's new total quantity and is required: the gateway
-        refuses a replace without one (``qty: 0 is not positive``). ``price`` ``None`` keeps
+        refuses a replace without one (OrderCancelReject ``OrderQty is required``, as in FIX 35=G). ``price`` ``None`` keeps
         the current price. ``auto_cancel``: cancel the order if the modification fails.
         """
         cl = cl_ord_id or self.next_cl_ord_id()

@@ -841,7 +841,7 @@ class OrderCancelReplaceRequest(SbeMessage):
     price: Decimal | None = None
     """Price (FIX tag 44; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 24): New price; null keeps the current one."""
     order_qty: Decimal | None = None
-    """OrderQty (FIX tag 38; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 33): New quantity; null keeps the current one."""
+    """OrderQty (FIX tag 38; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 33): New total quantity, required as in FIX 35=G: null is answered with OrderCancelReject (Other, "OrderQty is required")."""
     symbol: str = ""
     """Symbol (FIX tag 55; Symbol: 16 bytes US-ASCII, NUL-padded; offset 42)."""
     category: Category
@@ -1098,7 +1098,7 @@ class OrderCancelReplaceListOrder(SbeGroupEntry):
     price: Decimal | None = None
     """Price (FIX tag 44; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 16): Price (FIX 44): new price; None keeps the current one."""
     order_qty: Decimal | None = None
-    """OrderQty (FIX tag 38; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 25): OrderQty (FIX 38): new quantity; None keeps the current one."""
+    """OrderQty (FIX tag 38; Decimal64: exact decimal, int64 mantissa x 10^int8 exponent, optional (None = SBE null); offset 25): OrderQty (FIX 38): new total quantity, required as in FIX 35=G; null refuses the item (OrderCancelReject Other, "OrderQty is required")."""
     symbol: str = ""
     """Symbol (FIX tag 55; Symbol: 16 bytes US-ASCII, NUL-padded; offset 34): Symbol (FIX 55) of the order."""
     category: Category
