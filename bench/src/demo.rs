@@ -36,6 +36,11 @@ pub struct DemoOptions {
     pub hlog_path: Option<std::path::PathBuf>,
     /// Print progress and periodic tables.
     pub verbose: bool,
+    /// Serve the gateway's metrics endpoint here (`/metrics`, `/healthz`, `/readyz`) and print
+    /// its URL; a taken port falls back to a free one. `None`: off.
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Write the gateway's Prometheus exposition at the end of the flow to this file.
+    pub metrics_out: Option<std::path::PathBuf>,
 }
 
 impl Default for DemoOptions {
@@ -47,6 +52,8 @@ impl Default for DemoOptions {
             relay_round_trips: 20_000,
             hlog_path: None,
             verbose: false,
+            metrics_listen: None,
+            metrics_out: None,
         }
     }
 }
@@ -305,16 +312,23 @@ impl Flow {
 /// Starts the simulator and the gateway, runs the flow, stops everything.
 pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
     let session_id = 7;
-    let rig = Rig::start(&RigOptions {
-        sessions: vec![session_id],
-        idle: opts.idle,
-        pin: opts.pin,
-        report_interval_ms: if opts.verbose { 2_000 } else { 5_000 },
-        print_reports: opts.verbose,
-        hlog_path: opts.hlog_path.clone(),
-        order_capacity: None,
-        sim_process: false,
-    })?;
+    let metrics_listen = opts.metrics_listen.map(free_or_any);
+    let rig = Rig::start_with(
+        &RigOptions {
+            sessions: vec![session_id],
+            idle: opts.idle,
+            pin: opts.pin,
+            report_interval_ms: if opts.verbose { 2_000 } else { 1_000 },
+            print_reports: opts.verbose,
+            hlog_path: opts.hlog_path.clone(),
+            order_capacity: None,
+            sim_process: false,
+        },
+        |s| s.metrics_listen = metrics_listen,
+    )?;
+    if let Some(addr) = rig.gateway().metrics_addr() {
+        println!("metrics: http://{addr}/metrics (health: /healthz, readiness: /readyz)");
+    }
     let markets = rig.markets.clone();
     let client = rig.connect(session_id, true)?;
     let mut flow = Flow {
@@ -398,6 +412,12 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         flow.drain(Duration::from_secs(2))
     })();
     let elapsed = started.elapsed();
+    if let Some(path) = &opts.metrics_out {
+        // The latency summaries follow the reporter's snapshots (every second here).
+        std::thread::sleep(Duration::from_millis(1_300));
+        std::fs::write(path, rig.gateway().render_metrics())
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
     let _ = flow.client.terminate();
     let report = rig.shutdown();
     result?;
@@ -427,6 +447,17 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         requests_sent: flow.requests,
         elapsed,
     })
+}
+
+/// `addr` if it can be bound now, else the same IP with port 0 (any free port).
+fn free_or_any(addr: std::net::SocketAddr) -> std::net::SocketAddr {
+    match std::net::TcpListener::bind(addr) {
+        Ok(_) => addr,
+        Err(e) => {
+            eprintln!("demo: metrics address {addr}: {e}; using a free port");
+            std::net::SocketAddr::new(addr.ip(), 0)
+        }
+    }
 }
 
 /// Prints the summary, the latency table and the baseline comparison.

@@ -33,11 +33,28 @@ struct Args {
     /// Write the percentile distribution of every leg and of the raw relay (SVG) here.
     #[arg(long)]
     plot: Option<std::path::PathBuf>,
+    /// The gateway's metrics endpoint (/metrics, /healthz, /readyz), ip:port; "off" turns it
+    /// off. A taken port falls back to a free one.
+    #[arg(long, default_value = "127.0.0.1:9184")]
+    metrics: String,
+    /// Write the gateway's Prometheus exposition at the end of the flow to this file.
+    #[arg(long)]
+    metrics_out: Option<std::path::PathBuf>,
 }
 
 fn main() {
     bench::init_tracing("warn");
     let args = Args::parse();
+    let metrics_listen = match args.metrics.as_str() {
+        "off" | "" => None,
+        a => match a.parse() {
+            Ok(addr) => Some(addr),
+            Err(e) => {
+                eprintln!("demo: --metrics {a:?}: {e}");
+                std::process::exit(2);
+            }
+        },
+    };
     let opts = bench::demo::DemoOptions {
         orders: args.orders,
         idle: if args.spin {
@@ -49,6 +66,8 @@ fn main() {
         relay_round_trips: args.relay,
         hlog_path: args.hlog.clone(),
         verbose: args.verbose,
+        metrics_listen,
+        metrics_out: args.metrics_out.clone(),
     };
     match bench::demo::run(&opts) {
         Ok(outcome) => {

@@ -43,6 +43,11 @@ fn main() {
         }
     };
     println!("gateway: strategies connect to {}", gw.strategy_addr());
+    if let Some(addr) = gw.metrics_addr() {
+        println!(
+            "gateway: metrics at http://{addr}/metrics (health: /healthz, readiness: /readyz)"
+        );
+    }
     let rt = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
