@@ -100,8 +100,8 @@ impl MetricsConfig {
 
     /// The metrics endpoint's address: `None` when `listen` is absent or empty.
     ///
-    /// Errors: `listen` is not an `ip:port` socket address ([`super::ConfigError::Invalid`]).
-    pub fn listen_addr(&self) -> Result<Option<std::net::SocketAddr>, super::ConfigError> {
+    /// Errors: `listen` is not an `ip:port` socket address ([`super::error::ConfigError::Invalid`]).
+    pub fn listen_addr(&self) -> Result<Option<std::net::SocketAddr>, super::error::ConfigError> {
         match self.listen.as_deref().map(str::trim) {
             None | Some("") => Ok(None),
             Some(s) => s.parse().map(Some).map_err(|e| {
