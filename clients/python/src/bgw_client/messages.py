@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import ClassVar
 
-from .wire import (CharArray, DecimalCodec, EnumCodec, FieldSpec, GroupSpec, Prim,
-                   SbeGroupEntry, SbeMessage)
+from .fields import (CharArray, DecimalCodec, EnumCodec, FieldSpec, GroupSpec, Prim,
+                     SbeGroupEntry, SbeMessage)
 
 SCHEMA_ID = 1
 """``messageSchema/@id``: the schemaId of every message header."""
