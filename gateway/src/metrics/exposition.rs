@@ -15,7 +15,7 @@ use prometheus::proto::{
 };
 use prometheus::{Encoder, TextEncoder};
 
-use super::state::MetricsState;
+use super::state::{BudgetGauge, MetricsState};
 use super::Leg;
 
 /// The `Content-Type` of the exposition (`text/plain; version=0.0.4`).
@@ -236,12 +236,11 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
     ));
 
     let budget = state.budget();
-    let limited = || budget.iter().filter(|b| b.limit > 0);
-    out.push(family(
-        "bgw_rate_budget_tokens",
-        "Sends left in the rate-budget bucket's current window (limited buckets only).",
-        GAUGE,
-        limited()
+    // One gauge per limited bucket, labelled by account, bucket and endpoint id.
+    let per_bucket = |value: &dyn Fn(&BudgetGauge) -> u32| -> Vec<_> {
+        budget
+            .iter()
+            .filter(|b| b.limit > 0)
             .map(|b| {
                 let id = b.endpoint_id.to_string();
                 gauge(
@@ -250,28 +249,22 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
                         ("bucket", b.bucket),
                         ("endpoint_id", &id),
                     ],
-                    f64::from(b.remaining),
+                    f64::from(value(b)),
                 )
             })
-            .collect(),
+            .collect()
+    };
+    out.push(family(
+        "bgw_rate_budget_tokens",
+        "Sends left in the rate-budget bucket's current window (limited buckets only).",
+        GAUGE,
+        per_bucket(&|b| b.remaining),
     ));
     out.push(family(
         "bgw_rate_budget_limit",
         "Sends per window of the rate-budget bucket (limited buckets only).",
         GAUGE,
-        limited()
-            .map(|b| {
-                let id = b.endpoint_id.to_string();
-                gauge(
-                    &[
-                        ("account", state.account_name(b.account)),
-                        ("bucket", b.bucket),
-                        ("endpoint_id", &id),
-                    ],
-                    f64::from(b.limit),
-                )
-            })
-            .collect(),
+        per_bucket(&|b| b.limit),
     ));
 
     let t = state.tracker();
