@@ -202,7 +202,8 @@ fn scrape_counts_equal_what_the_strategies_saw() {
     }
 
     // Latency summaries come with the reporter's snapshots (every 100 ms here), the session
-    // gauge with the io thread's publication (every 200 ms).
+    // gauge with the io thread's publication (every 200 ms), the journal bytes once the journal
+    // thread has written them (asynchronous to the order path: waited for too).
     let leg_count = |m: &HashMap<String, f64>, leg: &str| {
         m.get(&format!("bgw_leg_latency_seconds_count{{leg=\"{leg}\"}}"))
             .copied()
@@ -223,6 +224,8 @@ fn scrape_counts_equal_what_the_strategies_saw() {
         leg_count(&m, "strategy_to_exchange") == to_exchange as f64
             && leg_count(&m, "exchange_reply") == to_exchange as f64
             && m.get("bgw_sessions{state=\"established\"}") == Some(&2.0)
+            && m.get("bgw_journal_written_bytes_total")
+                .is_some_and(|b| *b > 0.0)
     });
     let first = get(addr, "/metrics");
     assert!(
