@@ -10,7 +10,7 @@ use crate::exchange::Secret;
 
 use super::accounts::{AccountConfig, ExchangeConfig};
 use super::env::{account_env_var, ENV_API_KEY, ENV_API_PASSPHRASE, ENV_API_SECRET};
-use super::error::{invalid, ConfigError};
+use super::error::{invalid, ConfigError, ParseError};
 use super::limits::{
     MAX_CONNECTIONS_PER_ACCOUNT, MAX_CREDENTIALS_LEN, MAX_FRAME_LEN_LIMIT, MIN_FRAME_LEN_LIMIT,
 };
@@ -83,7 +83,8 @@ impl GatewayConfig {
         text: &str,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<GatewayConfig, ConfigError> {
-        let mut cfg: GatewayConfig = toml::from_str(text)?;
+        let mut cfg: GatewayConfig =
+            toml::from_str(text).map_err(|e| ConfigError::Parse(ParseError::new(text, e)))?;
         cfg.apply_env(env);
         cfg.validate()?;
         Ok(cfg)
@@ -142,6 +143,13 @@ impl GatewayConfig {
                     s.keepalive_max_ms, s.keepalive_min_ms
                 ),
             ));
+        }
+
+        if s.max_connections == 0 {
+            return Err(invalid("strategy.max_connections", "must be ≥ 1"));
+        }
+        if s.max_unauthenticated == 0 {
+            return Err(invalid("strategy.max_unauthenticated", "must be ≥ 1"));
         }
 
         if self.sessions.is_empty() {
