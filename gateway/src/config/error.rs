@@ -17,7 +17,7 @@ pub enum ConfigError {
     /// field, wrong type, unknown enum value, missing field); the message names the field and
     /// its section.
     #[error("{0}")]
-    Parse(ParseError),
+    Parse(Box<ParseError>),
     /// A field has a value outside its allowed range.
     #[error("invalid {field}: {reason}")]
     Invalid {

@@ -83,8 +83,8 @@ impl GatewayConfig {
         text: &str,
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<GatewayConfig, ConfigError> {
-        let mut cfg: GatewayConfig =
-            toml::from_str(text).map_err(|e| ConfigError::Parse(ParseError::new(text, e)))?;
+        let mut cfg: GatewayConfig = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse(Box::new(ParseError::new(text, e))))?;
         cfg.apply_env(env);
         cfg.validate()?;
         Ok(cfg)
