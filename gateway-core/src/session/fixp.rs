@@ -23,6 +23,17 @@
 //! from the new number. A lower NextSeqNo on Establish restarts the numbering (clients that
 //! start at 1 on every connection keep working; ClOrdID uniqueness is the real guard against
 //! duplicates). RetransmitRequest is passed to the driver ([`SessionAction::Retransmit`]).
+//!
+//! A NextSeqNo more than [`MAX_SEQ_GAP`] (`u32::MAX`) above the expected number is not a gap
+//! the strategy can have made: no session sends four billion messages, and NotApplied.Count
+//! (u32) could not say it in one message (`2^64 - 1` would take 2^32 of them). Such a number is
+//! a broken client, so the session ends: Terminate (ProtocolError) on Sequence,
+//! EstablishmentReject (Unspecified) on Establish. Nothing is saturated or silently cut.
+//!
+//! Every BusinessMessageReject names the refused message: RefSeqNum is the implicit inbound
+//! sequence number that message used, BusinessRejectRefID its ClOrdID (ListID for the list
+//! messages) read raw from the root block ([`reject_ref_id`]) even when another field of the
+//! block is invalid, 0 only when the block is too short to hold it.
 
 use codec::sbe::{
     BusinessMessageReject, BusinessRejectReason, EstablishmentAck, EstablishmentReject,
@@ -35,6 +46,45 @@ pub const KEEPALIVE_MISSES: u64 = 3;
 
 /// How long a connection may stay without completing Negotiate + Establish, in ns.
 pub const HANDSHAKE_TIMEOUT_NS: u64 = 5_000_000_000;
+
+/// Largest skip of inbound sequence numbers the session accepts (one NotApplied's Count);
+/// a NextSeqNo further ahead ends the session.
+pub const MAX_SEQ_GAP: u64 = u32::MAX as u64;
+
+/// The id a BusinessMessageReject gives for a refused application message: the u64 ClOrdID, or
+/// ListID for the list messages, read raw from the root block of `payload` (SBE message header
+/// then block, no SOFH). Read at the schema's offset whatever the other fields hold, so a message
+/// refused for an invalid Side still names its ClOrdID; 0 when the template has no such field or
+/// the block (by its header's blockLength and the bytes present) does not reach it.
+pub fn reject_ref_id(payload: &[u8]) -> u64 {
+    const HEADER_LEN: usize = codec::sbe::header::HEADER_LEN;
+    let (Some(template), Some(&[lo, hi])) = (codec::sbe::template_id(payload), payload.get(..2))
+    else {
+        return 0;
+    };
+    let block_len = usize::from(u16::from_le_bytes([lo, hi]));
+    let Some(meta) = codec::sbe::MESSAGES
+        .iter()
+        .find(|m| m.template_id == template)
+    else {
+        return 0;
+    };
+    let Some(field) = meta
+        .fields
+        .iter()
+        .find(|f| (f.name == "ClOrdID" || f.name == "ListID") && f.size == 8)
+    else {
+        return 0;
+    };
+    if field.offset + 8 > block_len {
+        return 0;
+    }
+    let start = HEADER_LEN + field.offset;
+    payload
+        .get(start..start + 8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map_or(0, u64::from_le_bytes)
+}
 
 /// Limits the gateway applies to every session's handshake (from `[strategy]` in the config).
 #[derive(Debug, Clone, Copy)]
@@ -153,6 +203,8 @@ pub struct FixpSession {
     next_in_seq: u64,
     /// NotApplied to send after the current reply (a gap in the strategy's numbering).
     not_applied: Option<NotApplied>,
+    /// Implicit sequence number of the last application message received (0 before any).
+    last_in_seq: u64,
 }
 
 impl FixpSession {
@@ -167,6 +219,7 @@ impl FixpSession {
             limits,
             next_in_seq: 1,
             not_applied: None,
+            last_in_seq: 0,
         }
     }
 
@@ -181,18 +234,41 @@ impl FixpSession {
         self.next_in_seq
     }
 
+    /// Implicit sequence number of the last application message received on the session (the
+    /// RefSeqNum of a BusinessMessageReject for it); 0 before any.
+    pub fn last_in_seq(&self) -> u64 {
+        self.last_in_seq
+    }
+
     /// The NotApplied the last fed message calls for, if any (send it after the reply).
     pub fn take_not_applied(&mut self) -> Option<NotApplied> {
         self.not_applied.take()
     }
 
-    /// Moves the expected inbound number to `announced`; a gap becomes a NotApplied.
+    /// Counts one inbound application message; returns its implicit sequence number.
+    fn count_application(&mut self) -> u64 {
+        self.last_in_seq = self.next_in_seq;
+        self.next_in_seq = self.next_in_seq.saturating_add(1);
+        self.last_in_seq
+    }
+
+    /// True when `announced` is further ahead of the expected number than one NotApplied can
+    /// report ([`MAX_SEQ_GAP`]).
+    fn implausible(&self, announced: u64) -> bool {
+        announced.saturating_sub(self.next_in_seq) > MAX_SEQ_GAP
+    }
+
+    /// Moves the expected inbound number to `announced`; a gap becomes a NotApplied. The caller
+    /// has refused gaps above [`MAX_SEQ_GAP`].
     fn on_announced(&mut self, announced: u64, restart_if_lower: bool) {
         let expected = self.next_in_seq;
         if announced > expected {
+            let Ok(count) = u32::try_from(announced - expected) else {
+                return;
+            };
             self.not_applied = Some(NotApplied {
                 from_seq_no: expected,
-                count: u32::try_from(announced - expected).unwrap_or(u32::MAX),
+                count,
             });
             self.next_in_seq = announced;
         } else if restart_if_lower {
@@ -312,6 +388,13 @@ impl FixpSession {
                         "KeepaliveInterval out of range",
                     );
                 }
+                if self.implausible(request.next_seq_no) {
+                    self.state = SessionState::Terminated;
+                    return reject(
+                        EstablishmentRejectCode::Unspecified,
+                        "NextSeqNo more than 2^32-1 ahead of the expected number",
+                    );
+                }
                 self.keepalive_ms = request.keepalive_interval;
                 self.state = SessionState::Established;
                 self.on_announced(request.next_seq_no, true);
@@ -323,6 +406,12 @@ impl FixpSession {
                 }))
             }
             (SessionState::Established, Message::Sequence(q)) => {
+                if self.implausible(q.next_seq_no()) {
+                    return self.terminate(
+                        TerminationCode::ProtocolError,
+                        "NextSeqNo more than 2^32-1 ahead of the expected number",
+                    );
+                }
                 self.on_announced(q.next_seq_no(), false);
                 SessionAction::None
             }
@@ -338,14 +427,14 @@ impl FixpSession {
                 }))
             }
             (SessionState::Established, m) if is_strategy_request(&m) => {
-                self.next_in_seq = self.next_in_seq.saturating_add(1);
+                self.count_application();
                 SessionAction::Application(m)
             }
             (SessionState::Established, other) => {
                 // Refused, but it was an application message: it used a number.
-                self.next_in_seq = self.next_in_seq.saturating_add(1);
+                let seq = self.count_application();
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
-                    ref_seq_num: 0,
+                    ref_seq_num: seq,
                     business_reject_ref_id: 0,
                     exchange_code: 0,
                     ref_msg_type: message_template(&other),
@@ -362,9 +451,28 @@ impl FixpSession {
         }
     }
 
+    /// An inbound frame whose SBE template is unknown or whose block did not decode, given as
+    /// its payload (SBE header onwards). Like [`on_undecodable`](Self::on_undecodable), and the
+    /// BusinessMessageReject also names the message's ClOrdID / ListID ([`reject_ref_id`]).
+    pub fn on_undecodable_payload(
+        &mut self,
+        now_ns: u64,
+        payload: &[u8],
+        reason: &str,
+    ) -> SessionAction<'static> {
+        let template_id = codec::sbe::template_id(payload).unwrap_or(0);
+        let mut action = self.on_undecodable(now_ns, template_id, reason);
+        if let SessionAction::Send(SessionReply::BusinessMessageReject(r)) = &mut action {
+            r.business_reject_ref_id = reject_ref_id(payload);
+        }
+        action
+    }
+
     /// An inbound frame whose SBE template is unknown or whose block did not decode.
     /// Before establishment this ends the session; afterwards it is answered with
-    /// BusinessMessageReject and the session stays up.
+    /// BusinessMessageReject (RefSeqNum = the number the message used, BusinessRejectRefID 0:
+    /// use [`on_undecodable_payload`](Self::on_undecodable_payload) to name its ClOrdID) and
+    /// the session stays up.
     pub fn on_undecodable(
         &mut self,
         now_ns: u64,
@@ -374,13 +482,15 @@ impl FixpSession {
         self.last_inbound_ns = now_ns;
         match self.state {
             SessionState::Established => {
-                if template_id > NotApplied::TEMPLATE_ID {
-                    // Session templates are 1-12; an application message that did not decode
-                    // still used a number.
-                    self.next_in_seq = self.next_in_seq.saturating_add(1);
-                }
+                // Session templates are 1-12; an application message that did not decode
+                // still used a number.
+                let ref_seq_num = if template_id > NotApplied::TEMPLATE_ID {
+                    self.count_application()
+                } else {
+                    0
+                };
                 SessionAction::Send(SessionReply::BusinessMessageReject(BusinessMessageReject {
-                    ref_seq_num: 0,
+                    ref_seq_num,
                     business_reject_ref_id: 0,
                     exchange_code: 0,
                     ref_msg_type: template_id,
@@ -592,6 +702,122 @@ mod tests {
         feed(&mut s, 3, &low);
         assert!(s.take_not_applied().is_none());
         assert_eq!(s.next_in_seq(), 6);
+    }
+
+    #[test]
+    fn a_gap_one_not_applied_cannot_hold_ends_the_session() {
+        // The largest gap one NotApplied can report is accepted exactly.
+        let mut s = established(0);
+        let seq = frame(|b| {
+            Sequence {
+                next_seq_no: 1 + MAX_SEQ_GAP,
+            }
+            .encode_frame(b)
+        });
+        assert_eq!(feed(&mut s, 1, &seq), "None");
+        let gap = s.take_not_applied().unwrap();
+        assert_eq!((gap.from_seq_no, gap.count), (1, u32::MAX));
+        assert_eq!(s.next_in_seq(), 1 + MAX_SEQ_GAP);
+        // NextSeqNo 2^64-1: a gap of 2^64-2 is no real skip and would not fit a Count; the
+        // session ends instead of reporting a saturated (wrong) Count.
+        let mut s = established(0);
+        let seq = frame(|b| {
+            Sequence {
+                next_seq_no: u64::MAX,
+            }
+            .encode_frame(b)
+        });
+        let out = feed(&mut s, 1, &seq);
+        assert!(
+            out.contains("SendAndClose(Terminate") && out.contains("ProtocolError"),
+            "{out}"
+        );
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.state(), SessionState::Terminated);
+        // One past the limit also ends it.
+        let mut s = established(0);
+        let seq = frame(|b| {
+            Sequence {
+                next_seq_no: 2 + MAX_SEQ_GAP,
+            }
+            .encode_frame(b)
+        });
+        assert!(feed(&mut s, 1, &seq).contains("ProtocolError"));
+        // On Establish the same number is refused with EstablishmentReject.
+        let mut s = FixpSession::new(0, SessionLimits::default());
+        feed(&mut s, 0, &negotiate(5, "ok"));
+        let out = feed(&mut s, 0, &establish_at(5, u64::MAX));
+        assert!(out.contains("SendAndClose(EstablishmentReject"), "{out}");
+        assert!(s.take_not_applied().is_none());
+        assert_eq!(s.state(), SessionState::Terminated);
+    }
+
+    #[test]
+    fn business_reject_names_the_refused_message() {
+        let mut s = established(0);
+        feed(&mut s, 1, &an_order());
+        assert_eq!(s.last_in_seq(), 1);
+        // NewOrderSingle ClOrdID 777001 with Side 9: does not decode, but names its ClOrdID.
+        let mut bytes = frame(|b| {
+            NewOrderSingle {
+                cl_ord_id: 777_001,
+                transact_time: 0,
+                price: None,
+                order_qty: codec::Decimal::ONE,
+                symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+                category: codec::sbe::Category::UsdtFutures,
+                side: codec::sbe::Side::Buy,
+                ord_type: codec::sbe::OrdType::Market,
+                time_in_force: codec::sbe::TimeInForce::Ioc,
+                pos_side: codec::sbe::PosSide::None,
+                reduce_only: codec::sbe::BoolFlag::No,
+                stp_mode: codec::sbe::StpMode::Default,
+            }
+            .encode_frame(b)
+        });
+        let side = codec::sbe::MESSAGES
+            .iter()
+            .find(|m| m.template_id == NewOrderSingle::TEMPLATE_ID)
+            .and_then(|m| m.fields.iter().find(|f| f.name == "Side"))
+            .unwrap()
+            .offset;
+        bytes[codec::frame::SOFH_LEN + 8 + side] = 9;
+        let payload = &bytes[codec::frame::SOFH_LEN..];
+        let err = sbe::decode(payload).unwrap_err().to_string();
+        let out = format!("{:?}", s.on_undecodable_payload(2, payload, &err));
+        assert!(
+            out.contains("ref_seq_num: 2")
+                && out.contains("business_reject_ref_id: 777001")
+                && out.contains("InvalidField"),
+            "{out}"
+        );
+        assert_eq!((s.last_in_seq(), s.next_in_seq()), (2, 3));
+        // A list message names its ListID.
+        let list = frame(|b| {
+            sbe::NewOrderList {
+                list_id: 4242,
+                transact_time: 0,
+            }
+            .encode_frame([], b)
+            .unwrap();
+        });
+        assert_eq!(reject_ref_id(&list[codec::frame::SOFH_LEN..]), 4242);
+        // A block too short for the field names nothing.
+        let short = &payload[..8 + 4];
+        let mut short = short.to_vec();
+        short[0..2].copy_from_slice(&4u16.to_le_bytes());
+        assert_eq!(reject_ref_id(&short), 0);
+        assert_eq!(reject_ref_id(&[]), 0);
+        // A gateway report sent by the strategy: RefSeqNum is its number.
+        let report = frame(|b| {
+            sbe::RateBudgetReport {
+                request_id: 0,
+                transact_time: 0,
+            }
+            .encode_frame([], b)
+            .unwrap();
+        });
+        assert!(feed(&mut s, 3, &report).contains("ref_seq_num: 3"));
     }
 
     #[test]
