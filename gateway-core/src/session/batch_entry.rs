@@ -188,6 +188,14 @@ impl OrderEntry {
             },
             qty: e.order_qty(),
         };
+        if order.cl_ord_id == 0 {
+            return Err(Box::new(refuse_new(
+                &order,
+                OrdRejReason::Other,
+                super::order_entry::CL_ORD_ID_ZERO,
+                utc_ns,
+            )));
+        }
         if self.roots.contains_key(&order.cl_ord_id) {
             return Err(Box::new(refuse_new(
                 &order,

@@ -41,6 +41,13 @@ pub const INITIAL_CL_ORD_IDS: usize = 1 << 12;
 /// quantity is required, as in FIX 35=G (`codec/schema/bgw.xml`).
 pub const QTY_REQUIRED: &str = "OrderQty is required";
 
+/// The refusal text for ClOrdID 0 (single or list item). The schema uses 0 for "none"
+/// (OrigClOrdID 0 = none, mass-status reports of foreign orders carry ClOrdID 0), so no request
+/// may take it: a NewOrderSingle or NewOrderList item gets ExecutionReport Rejected
+/// (OrdRejReason Other), a cancel or replace (single or list item) OrderCancelReject
+/// (CxlRejReason Other). The ClOrdID is not recorded as used and nothing reaches the exchange.
+pub const CL_ORD_ID_ZERO: &str = "ClOrdID 0 is reserved (0 means none)";
+
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
 pub struct OrderEntry {
@@ -189,6 +196,9 @@ impl OrderEntry {
         let rejected = |reason, text: &str| {
             EntryOutcome::Reject(ReportMsg::Exec(order.rejected(reason, text, utc_ns)))
         };
+        if order.cl_ord_id == 0 {
+            return rejected(OrdRejReason::Other, CL_ORD_ID_ZERO);
+        }
         if self.roots.contains_key(&order.cl_ord_id) {
             return rejected(OrdRejReason::DuplicateOrder, "duplicate ClOrdID");
         }
@@ -245,9 +255,12 @@ impl OrderEntry {
         }))
     }
 
-    /// The root ClOrdID of the order `orig` names, if `orig` is one of this session's ClOrdIDs
-    /// and `cl` is not used yet; otherwise why not.
+    /// The root ClOrdID of the order `orig` names, if `cl` is not 0 ([`CL_ORD_ID_ZERO`]),
+    /// `orig` is one of this session's ClOrdIDs and `cl` is not used yet; otherwise why not.
     pub(super) fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
+        if cl == 0 {
+            return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
+        }
         let Some(&root) = self.roots.get(&orig) else {
             return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID"));
         };
@@ -347,5 +360,107 @@ impl OrderEntry {
                 qty,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pretrade::InstrumentRules;
+    use codec::sbe::{
+        Category, NewOrderSingle, OrderCancelReplaceRequest, OrderCancelRequest, Side, Symbol,
+        TimeInForce,
+    };
+
+    fn d(s: &str) -> codec::Decimal {
+        s.parse().unwrap()
+    }
+
+    fn table() -> InstrumentTable {
+        InstrumentTable::new([InstrumentRules {
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            tick: d("0.1"),
+            lot: d("0.001"),
+            min_qty: d("0.001"),
+            max_qty: None,
+            min_notional: d("0"),
+            online: true,
+        }])
+    }
+
+    fn run(entry: &mut OrderEntry, encode: impl FnOnce(&mut Vec<u8>)) -> (EntryOutcome, usize) {
+        let mut frame = Vec::new();
+        encode(&mut frame);
+        let msg = codec::sbe::decode(&frame[codec::frame::SOFH_LEN..]).unwrap();
+        let mut json = Vec::new();
+        let (_, out) = entry.on_single(&msg, &table(), 1, &mut json, 5).unwrap();
+        (out, json.len())
+    }
+
+    fn order(cl: u64) -> NewOrderSingle {
+        NewOrderSingle {
+            cl_ord_id: cl,
+            transact_time: 0,
+            price: Some(d("50000")),
+            order_qty: d("0.001"),
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            pos_side: PosSide::None,
+            reduce_only: BoolFlag::No,
+            stp_mode: StpMode::None,
+        }
+    }
+
+    #[test]
+    fn cl_ord_id_zero_is_refused_and_not_used() {
+        let mut entry = OrderEntry::new(1);
+        let (out, json) = run(&mut entry, |b| order(0).encode_frame(b));
+        let EntryOutcome::Reject(ReportMsg::Exec(er)) = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!(er.ord_rej_reason, Some(OrdRejReason::Other));
+        assert_eq!(er.text.as_str(), CL_ORD_ID_ZERO);
+        assert_eq!((json, entry.cl_ord_ids_used()), (0, 0));
+        // A real order, then a cancel and a replace of it with ClOrdID 0.
+        assert!(matches!(
+            run(&mut entry, |b| order(7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        let cancel = OrderCancelRequest {
+            cl_ord_id: 0,
+            orig_cl_ord_id: 7,
+            transact_time: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+        };
+        let replace = OrderCancelReplaceRequest {
+            cl_ord_id: 0,
+            orig_cl_ord_id: 7,
+            transact_time: 0,
+            price: None,
+            order_qty: Some(d("0.002")),
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            auto_cancel: BoolFlag::No,
+        };
+        for (out, json) in [
+            run(&mut entry, |b| cancel.encode_frame(b)),
+            run(&mut entry, |b| replace.encode_frame(b)),
+        ] {
+            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
+                panic!("{out:?}")
+            };
+            assert_eq!((r.cl_ord_id, r.orig_cl_ord_id), (0, 7));
+            assert_eq!(r.cxl_rej_reason, CxlRejReason::Other);
+            assert_eq!(r.text.as_str(), CL_ORD_ID_ZERO);
+            assert_eq!(json, 0);
+        }
+        assert_eq!(entry.cl_ord_ids_used(), 1);
     }
 }
