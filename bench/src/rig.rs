@@ -195,6 +195,7 @@ impl Rig {
         let mut settings = EngineSettings {
             strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
+            admission: Default::default(),
             limits: SessionLimits::default(),
             sessions: opts
                 .sessions

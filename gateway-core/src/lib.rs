@@ -9,6 +9,7 @@
 //! `gateway` crate is the shell that owns the sockets, threads and clocks and calls in here.
 //! Model: quinn-proto under quinn, rustls' connection state (`shared/DESIGN.md` §2).
 
+pub mod admission;
 pub mod budget;
 pub mod decision;
 pub mod health;

@@ -46,6 +46,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
     EngineSettings {
         strategy_listen: "127.0.0.1:0".parse().expect("addr"),
         max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
+        admission: Default::default(),
         limits: SessionLimits {
             keepalive_min_ms: 50,
             keepalive_max_ms: 60_000,

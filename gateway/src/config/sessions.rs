@@ -20,6 +20,12 @@ pub struct StrategyConfig {
     pub keepalive_min_ms: u32,
     /// Largest keepalive interval a strategy may request in Establish, ms. Default 60000.
     pub keepalive_max_ms: u32,
+    /// Most strategy connections open at once; more are accepted and closed at once (no
+    /// answer). Default 256; at least 1.
+    pub max_connections: usize,
+    /// Most strategy connections open at once that have not completed Establish; more are
+    /// accepted and closed at once (no answer). Default 64; at least 1.
+    pub max_unauthenticated: usize,
 }
 
 impl Default for StrategyConfig {
@@ -29,6 +35,9 @@ impl Default for StrategyConfig {
             max_frame_len: 4096,
             keepalive_min_ms: 100,
             keepalive_max_ms: 60_000,
+            max_connections: gateway_core::admission::AdmissionLimits::default().max_connections,
+            max_unauthenticated: gateway_core::admission::AdmissionLimits::default()
+                .max_unauthenticated,
         }
     }
 }

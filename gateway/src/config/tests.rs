@@ -90,6 +90,8 @@ fn example_file_documents_every_field() {
         "max_frame_len",
         "keepalive_min_ms",
         "keepalive_max_ms",
+        "max_connections",
+        "max_unauthenticated",
         "session_id",
         "credentials",
         "name",
@@ -560,4 +562,32 @@ fn metrics_listen() {
             ..
         })
     ));
+}
+
+#[test]
+fn strategy_admission_limits() {
+    let cfg = GatewayConfig::from_toml_str(MINIMAL).expect("valid");
+    assert_eq!(
+        (
+            cfg.strategy.max_connections,
+            cfg.strategy.max_unauthenticated
+        ),
+        (256, 64)
+    );
+    let cfg = GatewayConfig::from_toml_str(&format!(
+        "[strategy]\nmax_connections = 10\nmax_unauthenticated = 3\n{MINIMAL}"
+    ))
+    .expect("valid");
+    assert_eq!(
+        (
+            cfg.strategy.max_connections,
+            cfg.strategy.max_unauthenticated
+        ),
+        (10, 3)
+    );
+    for bad in ["max_connections = 0", "max_unauthenticated = 0"] {
+        let err =
+            GatewayConfig::from_toml_str(&format!("[strategy]\n{bad}\n{MINIMAL}")).expect_err(bad);
+        assert!(err.to_string().contains("strategy.max_"), "{err}");
+    }
 }

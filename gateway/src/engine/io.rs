@@ -20,7 +20,7 @@ use super::error::GatewayError;
 use super::exchange_link::ExchangeLink;
 use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
 use super::settings::EngineSettings;
-use super::strategy_conn;
+use super::strategy_conn::{self, OpenConns};
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
@@ -30,6 +30,9 @@ use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
 use crate::tracker::TrackerInput;
+use gateway_core::admission::{
+    admit, AcceptBackoff, Admission, AdmissionCounters, LogEvery, LOG_INTERVAL_MS,
+};
 use gateway_core::health::LinkPhase;
 
 /// Converts the exchange's instrument into the pre-trade rules; `None` for categories or
@@ -135,6 +138,7 @@ pub(super) fn run(
     resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
     reconnects: Arc<ReconnectCounters>,
     metrics: Arc<MetricsState>,
+    admission: Arc<AdmissionCounters>,
 ) {
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
@@ -368,15 +372,70 @@ pub(super) fn run(
             }
         }
         let mut stop = stop;
+        let limits = settings.admission;
+        let conns = Rc::new(OpenConns::default());
+        let mut backoff = AcceptBackoff::default();
+        let mut error_log = LogEvery::new(LOG_INTERVAL_MS);
+        let mut refused_log = LogEvery::new(LOG_INTERVAL_MS);
         loop {
-            tokio::select! {
-                accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
-                        tokio::task::spawn_local(strategy_conn::run(Rc::clone(&ctx), stream));
-                    }
-                    Err(e) => tracing::warn!(error = %e, "accept failed"),
-                },
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
                 _ = &mut stop => break,
+            };
+            match accepted {
+                Ok((stream, peer)) => {
+                    backoff.on_success();
+                    let now = now_ns();
+                    if let Some(errors) = error_log.flush(now) {
+                        tracing::warn!(errors, "accept failed (errors since the last line)");
+                    }
+                    let (open, unauthenticated) = conns.counts();
+                    match admit(limits, open, unauthenticated) {
+                        Admission::Admit => {
+                            tokio::task::spawn_local(strategy_conn::run(
+                                Rc::clone(&ctx),
+                                stream,
+                                conns.slot(),
+                            ));
+                        }
+                        refusal => {
+                            // Closed at once, unanswered: a flood of idle connections cannot
+                            // take the descriptors the sessions need.
+                            admission.count_refused();
+                            drop(stream);
+                            if let Some(refused) = refused_log.event(now) {
+                                tracing::warn!(
+                                    refused,
+                                    reason = ?refusal,
+                                    %peer,
+                                    open,
+                                    unauthenticated,
+                                    max_connections = limits.max_connections,
+                                    max_unauthenticated = limits.max_unauthenticated,
+                                    "strategy connections refused (since the last line)"
+                                );
+                            }
+                        }
+                    }
+                }
+                Err(e) => {
+                    // EMFILE, ENFILE, ENOBUFS, ENOMEM or any other: pause (1 ms doubling to
+                    // 1 s) rather than spin, and log once a second with the count.
+                    admission.count_accept_error();
+                    let pause = backoff.on_error();
+                    if let Some(errors) = error_log.event(now_ns()) {
+                        tracing::warn!(
+                            error = %e,
+                            errors,
+                            pause_ms = pause,
+                            "accept failed (errors since the last line)"
+                        );
+                    }
+                    tokio::select! {
+                        _ = tokio::time::sleep(Duration::from_millis(pause)) => {}
+                        _ = &mut stop => break,
+                    }
+                }
             }
         }
         ctx.metrics.set_accepting(false);

@@ -70,12 +70,16 @@ pub struct Gateway {
     reconnects: Arc<ReconnectCounters>,
     metrics: Arc<MetricsState>,
     metrics_server: Option<MetricsServer>,
+    admission: Arc<gateway_core::admission::AdmissionCounters>,
 }
 
 impl Gateway {
     /// Starts the threads, loads the instruments, connects and logs in to the exchange, and
     /// opens the strategy listener. Returns once strategies can connect.
     pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
+        raise_nofile_limit();
+        let admission = Arc::new(gateway_core::admission::AdmissionCounters::default());
+        let io_admission = Arc::clone(&admission);
         let metrics = Arc::new(MetricsState::new(
             settings.accounts.iter().map(|a| a.name.clone()).collect(),
             settings.sessions.len(),
@@ -136,6 +140,7 @@ impl Gateway {
                     resolve_rx,
                     io_reconnects,
                     io_metrics,
+                    io_admission,
                 )
             })?;
         let mut gw = Gateway {
@@ -149,6 +154,7 @@ impl Gateway {
             reconnects,
             metrics,
             metrics_server,
+            admission,
         };
         match ready_rx.recv() {
             Ok(Ok(addr)) => {
@@ -164,6 +170,18 @@ impl Gateway {
                 Err(GatewayError::StartupAborted)
             }
         }
+    }
+
+    /// Strategy connections accepted and closed at once because `[strategy] max_connections`
+    /// or `max_unauthenticated` were reached (since start).
+    pub fn strategy_connections_refused(&self) -> u64 {
+        self.admission.refused()
+    }
+
+    /// Failed accepts on the strategy listener (since start); each is followed by a pause of
+    /// 1 ms doubling to 1 s, so a descriptor shortage costs about ten a second at most.
+    pub fn accept_errors(&self) -> u64 {
+        self.admission.accept_errors()
     }
 
     /// The pre-trade risk state (counters, positions, marks, kill-switch flags).
@@ -232,6 +250,37 @@ impl Gateway {
     pub fn shutdown(mut self) -> GatewayReport {
         let (tracker, legs) = self.stop_threads();
         GatewayReport { legs, tracker }
+    }
+}
+
+/// Raises the soft limit of open descriptors (`RLIMIT_NOFILE`) to the hard limit, so that the
+/// strategy port's admission limits, not the default soft limit (often 1024), bound the
+/// connections. Logs both numbers; a failure is logged and start-up goes on.
+fn raise_nofile_limit() {
+    use rlimit::Resource;
+    match Resource::NOFILE.get() {
+        Ok((soft, hard)) if soft < hard => match Resource::NOFILE.set(hard, hard) {
+            Ok(()) => tracing::info!(
+                soft_before = soft,
+                soft = hard,
+                hard,
+                "open-descriptor limit: soft raised to the hard limit"
+            ),
+            Err(e) => tracing::warn!(
+                soft,
+                hard,
+                error = %e,
+                "open-descriptor limit: could not raise the soft limit"
+            ),
+        },
+        Ok((soft, hard)) => {
+            tracing::info!(
+                soft,
+                hard,
+                "open-descriptor limit: soft already at the hard limit"
+            )
+        }
+        Err(e) => tracing::warn!(error = %e, "open-descriptor limit: unknown"),
     }
 }
 

@@ -121,6 +121,9 @@ pub struct EngineSettings {
     pub max_frame_len: usize,
     /// Keepalive limits for the session handshake.
     pub limits: SessionLimits,
+    /// How many strategy connections are served at once (`[strategy] max_connections`,
+    /// `max_unauthenticated`); over a limit a connection is accepted and closed at once.
+    pub admission: gateway_core::admission::AdmissionLimits,
     /// Admitted sessions.
     pub sessions: Vec<SessionGrant>,
     /// Exchange accounts (at least one); sessions refer to them by index.
@@ -205,6 +208,10 @@ impl EngineSettings {
             limits: SessionLimits {
                 keepalive_min_ms: cfg.strategy.keepalive_min_ms,
                 keepalive_max_ms: cfg.strategy.keepalive_max_ms,
+            },
+            admission: gateway_core::admission::AdmissionLimits {
+                max_connections: cfg.strategy.max_connections,
+                max_unauthenticated: cfg.strategy.max_unauthenticated,
             },
             sessions,
             accounts,

@@ -2,6 +2,7 @@
 //! from a decoded frame to the WebSocket write, with no hand-off to another thread before the
 //! write (the tracker learns of the request right after it).
 
+use std::cell::Cell;
 use std::io::ErrorKind;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -63,13 +64,64 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// The strategy connections open on the io thread, for admission
+/// ([`gateway_core::admission::admit`]).
+#[derive(Debug, Default)]
+pub(super) struct OpenConns {
+    open: Cell<usize>,
+    unauthenticated: Cell<usize>,
+}
+
+impl OpenConns {
+    /// Connections open, and of them those that have not completed Establish.
+    pub(super) fn counts(&self) -> (usize, usize) {
+        (self.open.get(), self.unauthenticated.get())
+    }
+
+    /// Counts a connection just admitted (unauthenticated) until the slot is dropped.
+    pub(super) fn slot(self: &Rc<Self>) -> ConnSlot {
+        self.open.set(self.open.get() + 1);
+        self.unauthenticated.set(self.unauthenticated.get() + 1);
+        ConnSlot {
+            conns: Rc::clone(self),
+            unauthenticated: true,
+        }
+    }
+}
+
+/// One admitted connection's place in [`OpenConns`]; given back when dropped.
+pub(super) struct ConnSlot {
+    conns: Rc<OpenConns>,
+    unauthenticated: bool,
+}
+
+impl ConnSlot {
+    /// The connection completed Establish: it no longer counts as unauthenticated.
+    fn established(&mut self) {
+        if self.unauthenticated {
+            self.unauthenticated = false;
+            let u = &self.conns.unauthenticated;
+            u.set(u.get().saturating_sub(1));
+        }
+    }
+}
+
+impl Drop for ConnSlot {
+    fn drop(&mut self) {
+        self.established();
+        let o = &self.conns.open;
+        o.set(o.get().saturating_sub(1));
+    }
+}
+
 enum Event {
     Readable(std::io::Result<()>),
     Tick,
 }
 
-/// Serves one accepted strategy connection until it ends.
-pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
+/// Serves one accepted strategy connection until it ends; `slot` counts it as open (and
+/// unauthenticated until Establish completes).
+pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     let _ = stream.set_nodelay(true);
     let peer = stream.peer_addr().ok();
     let (stream, writer, raw) = match stream.into_std().and_then(|s| {
@@ -141,6 +193,9 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream) {
                             start = frame_end;
                             if !keep {
                                 break 'conn;
+                            }
+                            if conn.bound && slot.unauthenticated {
+                                slot.established();
                             }
                         }
                         Ok(None) => break,

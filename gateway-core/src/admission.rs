@@ -1,0 +1,289 @@
+//! Strategy-port admission, without I/O: whether an accepted connection is served or closed at
+//! once ([`admit`]), how long the accept loop pauses after an accept error ([`AcceptBackoff`]),
+//! and when a repeated event is worth a log line ([`LogEvery`]).
+//!
+//! The shell (`gateway`'s io thread) owns the listener, counts the open connections and passes
+//! every time in as `now_ns` (monotonic nanoseconds). Nothing here is on the order path: these
+//! run once per accept.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// First pause after an accept error, in ms.
+pub const ACCEPT_BACKOFF_MIN_MS: u64 = 1;
+/// Longest pause between accept attempts while accept keeps failing, in ms.
+pub const ACCEPT_BACKOFF_MAX_MS: u64 = 1_000;
+/// At most one log line per this interval for a repeated event (accept errors, refused
+/// connections), in ms.
+pub const LOG_INTERVAL_MS: u64 = 1_000;
+
+/// How many strategy connections the gateway serves at once (`[strategy]` section).
+///
+/// Each connection that has not completed Establish holds 3 descriptors (the socket and two
+/// duplicates: the reader, its own writer, the handle later attached to the session's
+/// writer); an established one holds 2. The defaults keep the worst case (256 × 3 = 768)
+/// under the usual soft limit of 1024 descriptors with room for the exchange links, the
+/// journal files and the metrics endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AdmissionLimits {
+    /// Most strategy connections open at once, authenticated or not. Default 256.
+    pub max_connections: usize,
+    /// Most strategy connections open at once that have not completed Establish. Default 64.
+    pub max_unauthenticated: usize,
+}
+
+impl Default for AdmissionLimits {
+    fn default() -> Self {
+        AdmissionLimits {
+            max_connections: 256,
+            max_unauthenticated: 64,
+        }
+    }
+}
+
+/// What to do with a connection just accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Serve it.
+    Admit,
+    /// Close it at once: `max_connections` connections are open.
+    RefuseTotal,
+    /// Close it at once: `max_unauthenticated` connections have not completed Establish.
+    RefuseUnauthenticated,
+}
+
+/// Decides on a connection just accepted, given the connections already open (`open`, of
+/// which `unauthenticated` have not completed Establish). The new connection counts as
+/// unauthenticated.
+pub fn admit(limits: AdmissionLimits, open: usize, unauthenticated: usize) -> Admission {
+    if open >= limits.max_connections {
+        Admission::RefuseTotal
+    } else if unauthenticated >= limits.max_unauthenticated {
+        Admission::RefuseUnauthenticated
+    } else {
+        Admission::Admit
+    }
+}
+
+/// The accept loop's pause after an error (EMFILE, ENFILE, ENOBUFS, ENOMEM or any other):
+/// [`ACCEPT_BACKOFF_MIN_MS`] doubling per consecutive error up to a ceiling, back to the
+/// minimum after a successful accept (as tokio's and mini-redis' accept loops do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcceptBackoff {
+    min_ms: u64,
+    max_ms: u64,
+    next_ms: u64,
+}
+
+impl Default for AcceptBackoff {
+    fn default() -> Self {
+        AcceptBackoff::new(ACCEPT_BACKOFF_MIN_MS, ACCEPT_BACKOFF_MAX_MS)
+    }
+}
+
+impl AcceptBackoff {
+    /// A backoff from `min_ms` (at least 1) doubling up to `max_ms` (at least `min_ms`), in ms.
+    pub fn new(min_ms: u64, max_ms: u64) -> AcceptBackoff {
+        let min_ms = min_ms.max(1);
+        AcceptBackoff {
+            min_ms,
+            max_ms: max_ms.max(min_ms),
+            next_ms: min_ms,
+        }
+    }
+
+    /// An accept failed: how long to pause before the next attempt, in ms.
+    pub fn on_error(&mut self) -> u64 {
+        let pause = self.next_ms;
+        self.next_ms = self.next_ms.saturating_mul(2).min(self.max_ms);
+        pause
+    }
+
+    /// An accept succeeded: the next error pauses the minimum again.
+    pub fn on_success(&mut self) {
+        self.next_ms = self.min_ms;
+    }
+}
+
+/// Rate limit of one repeated log line: at most one line per interval, each carrying how many
+/// events happened since the previous line (itself included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LogEvery {
+    interval_ns: u64,
+    last_ns: Option<u64>,
+    pending: u64,
+}
+
+impl LogEvery {
+    /// At most one line per `interval_ms` (ms).
+    pub fn new(interval_ms: u64) -> LogEvery {
+        LogEvery {
+            interval_ns: interval_ms.saturating_mul(1_000_000),
+            last_ns: None,
+            pending: 0,
+        }
+    }
+
+    /// One event at `now_ns`: `Some(count)` when a line is due, `count` being the events since
+    /// the last line, this one included; `None` when it is only counted.
+    pub fn event(&mut self, now_ns: u64) -> Option<u64> {
+        self.pending = self.pending.saturating_add(1);
+        self.due(now_ns)
+    }
+
+    /// Events counted but not yet logged, if a line is due at `now_ns` (`None` otherwise):
+    /// for a last line once the events stop.
+    pub fn flush(&mut self, now_ns: u64) -> Option<u64> {
+        if self.pending == 0 {
+            return None;
+        }
+        self.due(now_ns)
+    }
+
+    fn due(&mut self, now_ns: u64) -> Option<u64> {
+        let due = match self.last_ns {
+            None => true,
+            Some(last) => now_ns.saturating_sub(last) >= self.interval_ns,
+        };
+        if !due {
+            return None;
+        }
+        self.last_ns = Some(now_ns);
+        Some(std::mem::take(&mut self.pending))
+    }
+}
+
+/// What the accept loop counts (gateway lifetime; read from any thread, `Relaxed`).
+#[derive(Debug, Default)]
+pub struct AdmissionCounters {
+    refused: AtomicU64,
+    accept_errors: AtomicU64,
+}
+
+impl AdmissionCounters {
+    /// A connection was accepted and closed at once (over a limit).
+    pub fn count_refused(&self) {
+        self.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// An accept failed.
+    pub fn count_accept_error(&self) {
+        self.accept_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Connections accepted and closed at once so far.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Accept errors so far.
+    pub fn accept_errors(&self) -> u64 {
+        self.accept_errors.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+
+    #[test]
+    fn admission_limits_both_counts() {
+        let l = AdmissionLimits {
+            max_connections: 3,
+            max_unauthenticated: 2,
+        };
+        assert_eq!(admit(l, 0, 0), Admission::Admit);
+        assert_eq!(admit(l, 1, 1), Admission::Admit);
+        assert_eq!(admit(l, 2, 2), Admission::RefuseUnauthenticated);
+        assert_eq!(admit(l, 2, 1), Admission::Admit);
+        assert_eq!(admit(l, 3, 0), Admission::RefuseTotal);
+        assert_eq!(admit(l, 3, 2), Admission::RefuseTotal);
+        let none = AdmissionLimits {
+            max_connections: 0,
+            max_unauthenticated: 0,
+        };
+        assert_eq!(admit(none, 0, 0), Admission::RefuseTotal);
+    }
+
+    #[test]
+    fn default_limits_fit_1024_descriptors() {
+        let l = AdmissionLimits::default();
+        assert!(l.max_unauthenticated <= l.max_connections);
+        assert!(l.max_connections * 3 <= 1024 - 128);
+    }
+
+    #[test]
+    fn backoff_doubles_to_the_ceiling_and_resets() {
+        let mut b = AcceptBackoff::default();
+        let pauses: Vec<u64> = (0..12).map(|_| b.on_error()).collect();
+        assert_eq!(pauses, [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1000, 1000]);
+        b.on_success();
+        assert_eq!(b.on_error(), 1);
+        assert_eq!(b.on_error(), 2);
+    }
+
+    #[test]
+    fn backoff_bounds_are_sane() {
+        let mut b = AcceptBackoff::new(0, 0);
+        assert_eq!(b.on_error(), 1);
+        assert_eq!(b.on_error(), 1);
+        let mut b = AcceptBackoff::new(5, u64::MAX);
+        for _ in 0..100 {
+            b.on_error();
+        }
+        assert_eq!(b.on_error(), u64::MAX);
+    }
+
+    #[test]
+    fn errors_of_one_second_of_backoff_are_few() {
+        // A second of failing accepts with the default backoff: 10 attempts, not millions.
+        let mut b = AcceptBackoff::default();
+        let (mut t, mut n) = (0u64, 0u32);
+        while t < 1_000 {
+            t += b.on_error();
+            n += 1;
+        }
+        assert_eq!(n, 10);
+    }
+
+    #[test]
+    fn log_every_counts_between_lines() {
+        let mut l = LogEvery::new(1_000);
+        assert_eq!(l.event(10 * MS), Some(1), "the first event is logged");
+        assert_eq!(l.event(11 * MS), None);
+        assert_eq!(l.event(500 * MS), None);
+        assert_eq!(l.flush(900 * MS), None, "not due yet");
+        assert_eq!(l.event(1_010 * MS), Some(3));
+        assert_eq!(l.flush(5_000 * MS), None, "nothing pending");
+        assert_eq!(l.event(1_020 * MS), None);
+        assert_eq!(l.flush(2_010 * MS), Some(1));
+        assert_eq!(l.event(2_020 * MS), None, "flush started an interval");
+    }
+
+    #[test]
+    fn a_storm_of_events_makes_one_line_per_interval() {
+        let mut l = LogEvery::new(1_000);
+        let mut lines = 0;
+        let mut total = 0;
+        // 1.6 million events over 10 s.
+        for i in 0..1_600_000u64 {
+            if let Some(n) = l.event(i * 6_250) {
+                lines += 1;
+                total += n;
+            }
+        }
+        assert!(lines <= 11, "{lines} lines");
+        total += l.flush(u64::MAX).unwrap_or(0);
+        assert_eq!(total, 1_600_000);
+    }
+
+    #[test]
+    fn counters_count() {
+        let c = AdmissionCounters::default();
+        c.count_refused();
+        c.count_accept_error();
+        c.count_accept_error();
+        assert_eq!((c.refused(), c.accept_errors()), (1, 2));
+    }
+}

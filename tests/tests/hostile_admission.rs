@@ -1,0 +1,204 @@
+//! Hostile load on the strategy port, over real sockets: idle connections that never send
+//! Negotiate are held to `[strategy] max_unauthenticated` (the rest are closed at once), and
+//! running out of descriptors makes the accept loop back off instead of spinning.
+
+// setrlimit (libc) in the child process of the descriptor test.
+#![allow(unsafe_code)]
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use codec::sbe::{ExecType, Side, TimeInForce};
+use e2e::{quiet_sim_config, Harness, Strategy};
+
+/// Whether the gateway closed `s` (read returns 0 or an error) rather than kept it open
+/// (the read times out).
+fn closed_by_peer(s: &mut TcpStream, wait: Duration) -> bool {
+    s.set_read_timeout(Some(wait)).expect("read timeout");
+    let mut b = [0u8; 64];
+    match s.read(&mut b) {
+        Ok(0) => true,
+        Ok(n) => panic!("an idle connection was answered ({n} bytes)"),
+        Err(e) => !matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut),
+    }
+}
+
+/// A resting order gets its New report: the session trades.
+fn trades(s: &mut Strategy) {
+    let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+    let er = s.exec();
+    assert_eq!((er.cl_ord_id, er.exec_type), (cl, ExecType::New));
+}
+
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !cond() {
+        assert!(t.elapsed() < Duration::from_secs(5), "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn idle_connections_are_held_to_max_unauthenticated() {
+    let h = Harness::start_with(quiet_sim_config(), |s| {
+        s.admission.max_unauthenticated = 4;
+    });
+    let gw = h.gateway();
+    let addr = gw.strategy_addr();
+    // A session established before the flood is not counted as unauthenticated.
+    let mut before = h.client(1);
+
+    let mut idle: Vec<TcpStream> = (0..10)
+        .map(|_| TcpStream::connect(addr).expect("connect"))
+        .collect();
+    wait_until("6 connections refused", || {
+        gw.strategy_connections_refused() == 6
+    });
+    let t = Instant::now();
+    let closed = idle
+        .iter_mut()
+        .filter_map(|s| closed_by_peer(s, Duration::from_millis(100)).then_some(()))
+        .count();
+    assert_eq!(closed, 6, "the gateway keeps 4 idle connections, closes 6");
+    assert!(t.elapsed() < Duration::from_secs(2));
+
+    // The established session still trades.
+    trades(&mut before);
+
+    // While 4 idle connections hold the unauthenticated places, a fifth is refused too ...
+    let mut fifth = TcpStream::connect(addr).expect("connect");
+    assert!(closed_by_peer(&mut fifth, Duration::from_secs(2)));
+    wait_until("7 connections refused", || {
+        gw.strategy_connections_refused() == 7
+    });
+
+    // ... and once they are gone, new connections are admitted again.
+    drop(idle);
+    std::thread::sleep(Duration::from_millis(100));
+    let mut after = h.client(2);
+    trades(&mut after);
+    assert_eq!(gw.strategy_connections_refused(), 7);
+    assert_eq!(gw.accept_errors(), 0);
+}
+
+/// Lines the gateway logged that contain "accept failed".
+static ACCEPT_FAILED_LINES: AtomicU64 = AtomicU64::new(0);
+
+/// stderr, counting the "accept failed" lines.
+struct CountingStderr;
+
+impl Write for CountingStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf.windows(13).any(|w| w == b"accept failed") {
+            ACCEPT_FAILED_LINES.fetch_add(1, Ordering::Relaxed);
+        }
+        std::io::stderr().write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+const CHILD_ENV: &str = "BGW_HOSTILE_ADMISSION_CHILD";
+/// The child's descriptor limit (soft = hard: the gateway's start-up raise has nothing to do).
+const FD_LIMIT: u64 = 96;
+
+fn set_nofile(limit: u64) {
+    let r = libc::rlimit {
+        rlim_cur: limit,
+        rlim_max: limit,
+    };
+    // SAFETY: `r` is a valid rlimit that outlives the call.
+    let rc = unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &r) };
+    assert_eq!(rc, 0, "setrlimit: {}", std::io::Error::last_os_error());
+}
+
+#[test]
+fn running_out_of_descriptors_backs_off_the_accept_loop() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        descriptor_exhaustion_child();
+        return;
+    }
+    // The descriptor limit is per process: the test runs in a child of its own.
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "running_out_of_descriptors_backs_off_the_accept_loop",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ENV, "1")
+        .output()
+        .expect("child runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "child failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    assert!(
+        stdout.contains("descriptor exhaustion: ok"),
+        "child did not run the test\n{stdout}"
+    );
+    println!(
+        "{}",
+        stdout
+            .lines()
+            .filter(|l| l.contains("figures"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+fn descriptor_exhaustion_child() {
+    tracing_subscriber::fmt()
+        .with_ansi(false)
+        .with_writer(|| CountingStderr)
+        .init();
+    set_nofile(FD_LIMIT);
+    let h = Harness::start_with(quiet_sim_config(), |s| {
+        // Descriptors, not admission, run out first.
+        s.admission.max_connections = 10_000;
+        s.admission.max_unauthenticated = 10_000;
+    });
+    let gw = h.gateway();
+    let addr: SocketAddr = gw.strategy_addr();
+
+    // Open idle connections until the gateway's accept fails. The test and the gateway share
+    // the limit: when this process cannot open another socket, a reserved descriptor is given
+    // back for the next connect, so that the gateway's accept is the one that finds none.
+    let mut reserve: Vec<std::fs::File> = (0..32)
+        .map(|_| std::fs::File::open("/dev/null").expect("reserve a descriptor"))
+        .collect();
+    let mut held = Vec::new();
+    let t = Instant::now();
+    while gw.accept_errors() == 0 {
+        assert!(t.elapsed() < Duration::from_secs(5), "accept never failed");
+        match TcpStream::connect(addr) {
+            Ok(s) => held.push(s),
+            Err(_) => drop(reserve.pop().expect("reserve left")),
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Hold them: accept keeps failing while they are open.
+    std::thread::sleep(Duration::from_secs(1));
+    let errors = gw.accept_errors();
+    let lines = ACCEPT_FAILED_LINES.load(Ordering::Relaxed);
+    println!(
+        "figures: {} connections held, {errors} accept errors and {lines} \"accept failed\" lines in ~1 s",
+        held.len()
+    );
+    // 1 ms doubling to 1 s: about 10 attempts a second (before: a million and more).
+    assert!(errors <= 30, "{errors} accept errors in ~1 s");
+    assert!(lines <= 4, "{lines} \"accept failed\" lines in ~1 s");
+
+    // Descriptors back: the gateway serves a session again.
+    drop(held);
+    drop(reserve);
+    let mut s = h.client(1);
+    trades(&mut s);
+    println!("descriptor exhaustion: ok");
+}
