@@ -1,5 +1,7 @@
-//! `gateway`: runs the order gateway from a configuration file until Ctrl-C, then prints the
-//! whole run's latency table.
+//! `gateway`: runs the order gateway from a configuration file until Ctrl-C (SIGINT) or SIGTERM,
+//! then stops in order (no new connections, in-flight writes finished, journal flushed: the
+//! same [`Gateway::shutdown`] for both signals), prints the whole run's latency table and exits 0.
+//! `gateway --version` prints the crate version.
 
 use std::path::PathBuf;
 
@@ -11,6 +13,7 @@ use gateway::engine::{EngineSettings, Gateway};
 #[derive(Debug, Parser)]
 #[command(
     name = "gateway",
+    version,
     about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket"
 )]
 struct Args {
@@ -35,6 +38,25 @@ fn main() {
                 std::process::exit(2);
             }
         };
+    // The runtime and the signal handlers come before the gateway starts, so a signal that
+    // arrives as soon as the listener is announced already means an orderly stop.
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gateway: {e}");
+            std::process::exit(1);
+        }
+    };
+    let stop = match rt.block_on(async { StopSignals::install() }) {
+        Ok(stop) => stop,
+        Err(e) => {
+            eprintln!("gateway: cannot install signal handlers: {e}");
+            std::process::exit(1);
+        }
+    };
     let gw = match Gateway::start(settings) {
         Ok(gw) => gw,
         Err(e) => {
@@ -48,20 +70,55 @@ fn main() {
             "gateway: metrics at http://{addr}/metrics (health: /healthz, readiness: /readyz)"
         );
     }
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("gateway: {e}");
-            std::process::exit(1);
-        }
-    };
-    let _ = rt.block_on(tokio::signal::ctrl_c());
+    let signal = rt.block_on(stop.wait());
+    println!("gateway: {signal} received, stopping");
     let report = gw.shutdown();
     println!(
         "-- gateway latency, whole run (µs) --\n{}",
         report.legs.table()
     );
+}
+
+/// The signals that stop the gateway in order: SIGINT (Ctrl-C) and, on Unix, SIGTERM (what
+/// `kill`, systemd and container runtimes send).
+struct StopSignals {
+    #[cfg(unix)]
+    interrupt: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    terminate: tokio::signal::unix::Signal,
+}
+
+impl StopSignals {
+    /// Registers the handlers (inside the runtime); from now on these signals no longer kill
+    /// the process.
+    fn install() -> std::io::Result<StopSignals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(StopSignals {
+                interrupt: signal(SignalKind::interrupt())?,
+                terminate: signal(SignalKind::terminate())?,
+            })
+        }
+        #[cfg(not(unix))]
+        {
+            Ok(StopSignals {})
+        }
+    }
+
+    /// Waits for the first stop signal; returns its name.
+    async fn wait(mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.interrupt.recv() => "SIGINT",
+                _ = self.terminate.recv() => "SIGTERM",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl-C"
+        }
+    }
 }
