@@ -114,7 +114,6 @@ fn business_reject_carries_the_refused_messages_sequence_number() {
 /// (`gateway/src/engine/strategy_conn.rs`: `self.fixp.on_undecodable_payload(now_ns(), payload,
 /// &e.to_string())` instead of `on_undecodable(now_ns(), template, ...)`).
 #[test]
-#[ignore = "needs strategy_conn.rs to call FixpSession::on_undecodable_payload"]
 fn business_reject_names_the_cl_ord_id_or_list_id_it_could_read() {
     let h = Harness::quiet();
     let mut s = h.client(1);

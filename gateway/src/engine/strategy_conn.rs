@@ -244,8 +244,8 @@ impl Conn {
                 return keep;
             }
             Err(e) => {
-                let template = sbe::template_id(payload).unwrap_or(0);
-                self.fixp.on_undecodable(now_ns(), template, &e.to_string())
+                self.fixp
+                    .on_undecodable_payload(now_ns(), payload, &e.to_string())
             }
         };
         self.apply(action, t_read).await
@@ -449,7 +449,7 @@ impl Conn {
         text: &str,
     ) -> bool {
         let reply = SessionReply::BusinessMessageReject(BusinessMessageReject {
-            ref_seq_num: 0,
+            ref_seq_num: self.fixp.last_in_seq(),
             business_reject_ref_id: ref_id,
             exchange_code: 0,
             ref_msg_type: msg.template_id(),
