@@ -243,10 +243,9 @@ impl Conn {
                 }
                 return keep;
             }
-            Err(e) => {
-                self.fixp
-                    .on_undecodable_payload(now_ns(), payload, &e.to_string())
-            }
+            Err(e) => self
+                .fixp
+                .on_undecodable_payload(now_ns(), payload, &e.to_string()),
         };
         self.apply(action, t_read).await
     }
