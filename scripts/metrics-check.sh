@@ -25,7 +25,11 @@ if ! command -v promtool >/dev/null 2>&1; then
 fi
 
 rm -f "$out"
-BGW_METRICS_OUT="$(pwd)/$out" cargo test -q -p e2e --test metrics_endpoint \
+case "$out" in
+    /*) abs="$out" ;;
+    *) abs="$(pwd)/$out" ;;
+esac
+BGW_METRICS_OUT="$abs" cargo test -q -p e2e --test metrics_endpoint \
     scrape_counts_equal_what_the_strategies_saw
 if [ ! -s "$out" ]; then
     echo "metrics-check: the test wrote no exposition to $out" >&2

@@ -73,6 +73,12 @@ fn idle_connections_are_held_to_max_unauthenticated() {
     wait_until("7 connections refused", || {
         gw.strategy_connections_refused() == 7
     });
+    // The metrics endpoint exports the same count.
+    let exposition = gw.render_metrics();
+    assert!(
+        exposition.contains("\nbgw_strategy_connections_refused_total 7\n"),
+        "{exposition}"
+    );
 
     // ... and once they are gone, new connections are admitted again.
     drop(idle);

@@ -78,12 +78,12 @@ impl Gateway {
     /// opens the strategy listener. Returns once strategies can connect.
     pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
         raise_nofile_limit();
-        let admission = Arc::new(gateway_core::admission::AdmissionCounters::default());
-        let io_admission = Arc::clone(&admission);
         let metrics = Arc::new(MetricsState::new(
             settings.accounts.iter().map(|a| a.name.clone()).collect(),
             settings.sessions.len(),
         ));
+        let admission = Arc::clone(&metrics.admission);
+        let io_admission = Arc::clone(&admission);
         let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
         // Up before the exchange is: /healthz and /readyz answer during start-up.
         let metrics_server = match settings.metrics_listen {

@@ -296,6 +296,19 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         vec![counter(&[], t.unknown_pushes)],
     ));
 
+    out.push(family(
+        "bgw_strategy_connections_refused_total",
+        "Strategy connections closed at accept for being over [strategy] max_connections or max_unauthenticated.",
+        COUNTER,
+        vec![counter(&[], state.admission.refused())],
+    ));
+    out.push(family(
+        "bgw_strategy_accept_errors_total",
+        "Failed accepts on the strategy listener (each pauses the accept loop, 1 ms doubling to 1 s).",
+        COUNTER,
+        vec![counter(&[], state.admission.accept_errors())],
+    ));
+
     let (written, pending) = state.journal();
     out.push(family(
         "bgw_journal_written_bytes_total",

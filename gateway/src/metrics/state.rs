@@ -18,6 +18,7 @@
 //! hold it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_core::health::{readiness, LinkPhase, NotReady, ReadinessInputs};
@@ -95,6 +96,8 @@ pub struct MetricsState {
     tracker: TrackerCell,
     budget: Mutex<Vec<BudgetGauge>>,
     legs: Mutex<[LegSummary; Leg::COUNT]>,
+    /// Strategy connections refused and failed accepts (bumped by the accept loop).
+    pub admission: Arc<gateway_core::admission::AdmissionCounters>,
 }
 
 impl MetricsState {
@@ -117,6 +120,7 @@ impl MetricsState {
             tracker: TrackerCell::default(),
             budget: Mutex::new(Vec::new()),
             legs: Mutex::new([LegSummary::default(); Leg::COUNT]),
+            admission: Arc::default(),
         }
     }
 
