@@ -50,6 +50,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         limits: SessionLimits {
             keepalive_min_ms: 50,
             keepalive_max_ms: 60_000,
+            ..SessionLimits::default()
         },
         sessions: (1..=8)
             .map(|id| SessionGrant {

@@ -208,3 +208,37 @@ fn descriptor_exhaustion_child() {
     trades(&mut s);
     println!("descriptor exhaustion: ok");
 }
+
+/// `[strategy] handshake_timeout_ms`: a connection that never completes Negotiate + Establish
+/// gets Terminate (template 8) once the configured time has passed, not before, and is closed.
+#[test]
+fn the_handshake_timeout_is_configurable() {
+    let h = Harness::start_with(quiet_sim_config(), |s| {
+        s.limits.handshake_timeout_ms = 300;
+    });
+    let addr = h.gateway().strategy_addr();
+    let t0 = Instant::now();
+    let mut idle = TcpStream::connect(addr).expect("connect");
+    idle.set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("read timeout");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    loop {
+        match idle.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+    let elapsed = t0.elapsed();
+    assert!(
+        elapsed >= Duration::from_millis(300) && elapsed < Duration::from_secs(3),
+        "closed after {elapsed:?}"
+    );
+    // SOFH (6 bytes), then the SBE header: blockLength u16, templateId u16.
+    assert!(got.len() >= 10, "{got:?}");
+    assert_eq!(
+        u16::from_le_bytes([got[8], got[9]]),
+        8,
+        "Terminate expected: {got:?}"
+    );
+}

@@ -44,8 +44,9 @@ use codec::sbe::{
 /// Inbound silence, in keepalive intervals, after which the session is ended.
 pub const KEEPALIVE_MISSES: u64 = 3;
 
-/// How long a connection may stay without completing Negotiate + Establish, in ns.
-pub const HANDSHAKE_TIMEOUT_NS: u64 = 5_000_000_000;
+/// Default of [`SessionLimits::handshake_timeout_ms`]: how long a connection may stay without
+/// completing Negotiate + Establish, in ms.
+pub const DEFAULT_HANDSHAKE_TIMEOUT_MS: u32 = 5_000;
 
 /// Largest skip of inbound sequence numbers the session accepts (one NotApplied's Count);
 /// a NextSeqNo further ahead ends the session.
@@ -93,6 +94,9 @@ pub struct SessionLimits {
     pub keepalive_min_ms: u32,
     /// Largest keepalive interval a strategy may ask for, in ms.
     pub keepalive_max_ms: u32,
+    /// How long a connection may take to complete Negotiate + Establish, in ms; past it the
+    /// session is ended (Terminate, "handshake not completed in time").
+    pub handshake_timeout_ms: u32,
 }
 
 impl Default for SessionLimits {
@@ -100,6 +104,7 @@ impl Default for SessionLimits {
         SessionLimits {
             keepalive_min_ms: 100,
             keepalive_max_ms: 60_000,
+            handshake_timeout_ms: DEFAULT_HANDSHAKE_TIMEOUT_MS,
         }
     }
 }
@@ -529,7 +534,8 @@ impl FixpSession {
         match self.state {
             SessionState::Terminated => SessionAction::None,
             SessionState::AwaitNegotiate | SessionState::Negotiated => {
-                if now_ns.saturating_sub(self.connected_at_ns) > HANDSHAKE_TIMEOUT_NS {
+                let limit_ns = u64::from(self.limits.handshake_timeout_ms) * 1_000_000;
+                if now_ns.saturating_sub(self.connected_at_ns) > limit_ns {
                     self.terminate(
                         TerminationCode::KeepaliveTimeout,
                         "handshake not completed in time",
@@ -909,12 +915,18 @@ mod tests {
 
     #[test]
     fn handshake_must_complete_in_time() {
+        let limit = u64::from(DEFAULT_HANDSHAKE_TIMEOUT_MS) * 1_000_000;
         let mut s = FixpSession::new(0, SessionLimits::default());
-        assert!(matches!(
-            s.on_timer(HANDSHAKE_TIMEOUT_NS, 0, 1),
-            SessionAction::None
-        ));
-        assert!(format!("{:?}", s.on_timer(HANDSHAKE_TIMEOUT_NS + 1, 0, 1)).contains("handshake"));
+        assert!(matches!(s.on_timer(limit, 0, 1), SessionAction::None));
+        assert!(format!("{:?}", s.on_timer(limit + 1, 0, 1)).contains("handshake"));
+        // Configured: 200 ms.
+        let short = SessionLimits {
+            handshake_timeout_ms: 200,
+            ..SessionLimits::default()
+        };
+        let mut s = FixpSession::new(0, short);
+        assert!(matches!(s.on_timer(200_000_000, 0, 1), SessionAction::None));
+        assert!(format!("{:?}", s.on_timer(200_000_001, 0, 1)).contains("handshake"));
     }
 
     #[test]

@@ -132,6 +132,9 @@ impl GatewayConfig {
                 ),
             ));
         }
+        if s.handshake_timeout_ms == 0 {
+            return Err(invalid("strategy.handshake_timeout_ms", "must be ≥ 1"));
+        }
         if s.keepalive_min_ms == 0 {
             return Err(invalid("strategy.keepalive_min_ms", "must be ≥ 1"));
         }

@@ -20,6 +20,9 @@ pub struct StrategyConfig {
     pub keepalive_min_ms: u32,
     /// Largest keepalive interval a strategy may request in Establish, ms. Default 60000.
     pub keepalive_max_ms: u32,
+    /// How long a connection may take to complete Negotiate + Establish, ms; past it the
+    /// gateway sends Terminate and closes. Default 5000; at least 1.
+    pub handshake_timeout_ms: u32,
     /// Most strategy connections open at once; more are accepted and closed at once (no
     /// answer). Default 256; at least 1.
     pub max_connections: usize,
@@ -35,6 +38,7 @@ impl Default for StrategyConfig {
             max_frame_len: 4096,
             keepalive_min_ms: 100,
             keepalive_max_ms: 60_000,
+            handshake_timeout_ms: gateway_core::session::fixp::DEFAULT_HANDSHAKE_TIMEOUT_MS,
             max_connections: gateway_core::admission::AdmissionLimits::default().max_connections,
             max_unauthenticated: gateway_core::admission::AdmissionLimits::default()
                 .max_unauthenticated,

@@ -208,6 +208,7 @@ impl EngineSettings {
             limits: SessionLimits {
                 keepalive_min_ms: cfg.strategy.keepalive_min_ms,
                 keepalive_max_ms: cfg.strategy.keepalive_max_ms,
+                handshake_timeout_ms: cfg.strategy.handshake_timeout_ms,
             },
             admission: gateway_core::admission::AdmissionLimits {
                 max_connections: cfg.strategy.max_connections,
