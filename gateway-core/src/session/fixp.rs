@@ -648,9 +648,14 @@ mod tests {
     }
 
     fn an_order() -> Vec<u8> {
+        an_order_with(1)
+    }
+
+    /// A market NewOrderSingle with ClOrdID `cl_ord_id`, framed.
+    fn an_order_with(cl_ord_id: u64) -> Vec<u8> {
         frame(|b| {
             NewOrderSingle {
-                cl_ord_id: 1,
+                cl_ord_id,
                 transact_time: 0,
                 price: None,
                 order_qty: codec::Decimal::ONE,
@@ -764,23 +769,7 @@ mod tests {
         feed(&mut s, 1, &an_order());
         assert_eq!(s.last_in_seq(), 1);
         // NewOrderSingle ClOrdID 777001 with Side 9: does not decode, but names its ClOrdID.
-        let mut bytes = frame(|b| {
-            NewOrderSingle {
-                cl_ord_id: 777_001,
-                transact_time: 0,
-                price: None,
-                order_qty: codec::Decimal::ONE,
-                symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
-                category: codec::sbe::Category::UsdtFutures,
-                side: codec::sbe::Side::Buy,
-                ord_type: codec::sbe::OrdType::Market,
-                time_in_force: codec::sbe::TimeInForce::Ioc,
-                pos_side: codec::sbe::PosSide::None,
-                reduce_only: codec::sbe::BoolFlag::No,
-                stp_mode: codec::sbe::StpMode::Default,
-            }
-            .encode_frame(b)
-        });
+        let mut bytes = an_order_with(777_001);
         let side = codec::sbe::MESSAGES
             .iter()
             .find(|m| m.template_id == NewOrderSingle::TEMPLATE_ID)
