@@ -293,6 +293,29 @@ pub fn btc_order(
     }
 }
 
+/// A framed BTCUSDT limit buy NewOrderSingle with ClOrdID `cl` whose Side byte is `side_byte`
+/// (a value no Side has, for the bad-input tests: the frame decodes up to that field).
+pub fn order_frame_with_side_byte(cl: u64, side_byte: u8) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    btc_order(
+        cl,
+        Side::Buy,
+        OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    )
+    .encode_frame(&mut bytes);
+    let side = codec::sbe::NEW_ORDER_SINGLE_FIELDS
+        .iter()
+        .find(|f| f.name == "Side")
+        .map(|f| f.offset)
+        .expect("Side");
+    // SOFH header, then the 8-byte SBE message header, then the root block.
+    bytes[codec::frame::SOFH_LEN + 8 + side] = side_byte;
+    bytes
+}
+
 impl Strategy {
     /// Wraps an already established client (ClOrdIDs from 1).
     pub fn from_client(c: StrategyClient) -> Strategy {

@@ -27,27 +27,6 @@ fn business_reject(s: &mut Strategy) -> BusinessMessageReject {
     }
 }
 
-/// A NewOrderSingle frame with ClOrdID `cl` whose Side byte is 9 (no such Side).
-fn order_with_side_9(cl: u64) -> Vec<u8> {
-    let mut bytes = Vec::new();
-    btc_order(
-        cl,
-        Side::Buy,
-        OrdType::Limit,
-        TimeInForce::Gtc,
-        Some("50000"),
-        "0.001",
-    )
-    .encode_frame(&mut bytes);
-    let side = codec::sbe::NEW_ORDER_SINGLE_FIELDS
-        .iter()
-        .find(|f| f.name == "Side")
-        .map(|f| f.offset)
-        .expect("Side");
-    bytes[SOFH_LEN + 8 + side] = 9;
-    bytes
-}
-
 fn list_item(cl: u64) -> NewOrderListEntry {
     NewOrderListEntry {
         cl_ord_id: cl,
@@ -96,7 +75,8 @@ fn business_reject_carries_the_refused_messages_sequence_number() {
     s.limit(Side::Buy, TimeInForce::Gtc, "40000", "0.001");
     assert_eq!(s.exec().exec_type, ExecType::New);
     // Application message 2: ClOrdID 777001 with Side 9.
-    s.c.send_raw(&order_with_side_9(777_001)).expect("send");
+    s.c.send_raw(&e2e::order_frame_with_side_byte(777_001, 9))
+        .expect("send");
     let r = business_reject(&mut s);
     assert_eq!(r.ref_msg_type, NewOrderSingle::TEMPLATE_ID);
     assert_eq!(r.business_reject_reason, BusinessRejectReason::InvalidField);
@@ -117,7 +97,8 @@ fn business_reject_carries_the_refused_messages_sequence_number() {
 fn business_reject_names_the_cl_ord_id_or_list_id_it_could_read() {
     let h = Harness::quiet();
     let mut s = h.client(1);
-    s.c.send_raw(&order_with_side_9(777_001)).expect("send");
+    s.c.send_raw(&e2e::order_frame_with_side_byte(777_001, 9))
+        .expect("send");
     let r = business_reject(&mut s);
     assert_eq!((r.ref_seq_num, r.business_reject_ref_id), (1, 777_001));
     s.c.send_raw(&list_with_side_9(4242)).expect("send");

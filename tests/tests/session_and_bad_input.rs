@@ -141,23 +141,8 @@ fn unknown_template_and_invalid_fields_get_business_rejects() {
         other => panic!("expected BusinessMessageReject, got {other:?}"),
     }
     // A NewOrderSingle with an invalid Side value.
-    let mut bytes = Vec::new();
-    btc_order(
-        5,
-        Side::Buy,
-        OrdType::Limit,
-        TimeInForce::Gtc,
-        Some("50000"),
-        "0.001",
-    )
-    .encode_frame(&mut bytes);
-    let side_offset = codec::sbe::NEW_ORDER_SINGLE_FIELDS
-        .iter()
-        .find(|f| f.name == "Side")
-        .map(|f| f.offset)
+    s.c.send_raw(&e2e::order_frame_with_side_byte(5, 77))
         .unwrap();
-    bytes[SOFH_LEN + 8 + side_offset] = 77;
-    s.c.send_raw(&bytes).unwrap();
     match s.next_message() {
         Received::BusinessReject(r) => {
             assert_eq!(r.ref_msg_type, codec::sbe::NewOrderSingle::TEMPLATE_ID);
