@@ -16,8 +16,8 @@ use crate::session::fixp::{
 };
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
-    self, decode, Establish, FlowType, Message, Negotiate, NegotiationRejectCode, Sequence,
-    Terminate, TerminationCode, Text,
+    decode, Establish, FlowType, Message, Negotiate, NegotiationRejectCode, Sequence, Terminate,
+    TerminationCode, Text,
 };
 
 /// The REST envelope and the order/fill parsers on an arbitrary HTTP status and body.
@@ -185,7 +185,7 @@ fn check_reply(reply: &SessionReply) {
 /// Input layout: a sequence of events, each one byte `op` then its operands, with the clock
 /// advanced by a `u16` number of milliseconds before each event:
 /// - `op % 8 == 0`: a raw SBE payload (`u8` length, then the bytes) → [`decode`] →
-///   `on_message`, or `on_undecodable` when it does not decode;
+///   `on_message`, or `on_undecodable_payload` when it does not decode (as the io thread does);
 /// - `1`: a Negotiate (session id `u8 % 4`, credentials `"ok"` or not, client flow from a byte);
 /// - `2`: an Establish (session id `u8 % 4`, keepalive interval `u32 % 70_000` ms, NextSeqNo
 ///   `u16`);
@@ -234,11 +234,7 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
                 let payload = input.bytes(n);
                 match decode(payload) {
                     Ok(m) => s.on_message(now_ns, m, next_out_seq, &mut auth),
-                    Err(e) => s.on_undecodable(
-                        now_ns,
-                        sbe::template_id(payload).unwrap_or(0),
-                        &e.to_string(),
-                    ),
+                    Err(e) => s.on_undecodable_payload(now_ns, payload, &e.to_string()),
                 }
             }
             5 => {
@@ -251,11 +247,7 @@ pub fn fixp_session(data: &[u8]) -> FixpRun {
                 let payload = msg_buf.get(SOFH_LEN..).unwrap_or(&[]);
                 match decode(payload) {
                     Ok(m) => s.on_message(now_ns, m, next_out_seq, &mut auth),
-                    Err(e) => s.on_undecodable(
-                        now_ns,
-                        sbe::template_id(payload).unwrap_or(0),
-                        &e.to_string(),
-                    ),
+                    Err(e) => s.on_undecodable_payload(now_ns, payload, &e.to_string()),
                 }
             }
         };
