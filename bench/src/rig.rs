@@ -196,6 +196,7 @@ impl Rig {
             strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
             admission: Default::default(),
+            max_backlog: gateway::session::out::MAX_BACKLOG,
             limits: SessionLimits::default(),
             sessions: opts
                 .sessions

@@ -1,6 +1,7 @@
 //! Strategy-port admission, without I/O: whether an accepted connection is served or closed at
 //! once ([`admit`]), how long the accept loop pauses after an accept error ([`AcceptBackoff`]),
-//! and when a repeated event is worth a log line ([`LogEvery`]).
+//! when a repeated event is worth a log line ([`LogEvery`]), and when the memory a burst of
+//! connections freed is given back to the operating system ([`TrimAfterBurst`]).
 //!
 //! The shell (`gateway`'s io thread) owns the listener, counts the open connections and passes
 //! every time in as `now_ns` (monotonic nanoseconds). Nothing here is on the order path: these
@@ -18,10 +19,9 @@ pub const LOG_INTERVAL_MS: u64 = 1_000;
 
 /// How many strategy connections the gateway serves at once (`[strategy]` section).
 ///
-/// Each connection that has not completed Establish holds 3 descriptors (the socket and two
-/// duplicates: the reader, its own writer, the handle later attached to the session's
-/// writer); an established one holds 2. The defaults keep the worst case (256 × 3 = 768)
-/// under the usual soft limit of 1024 descriptors with room for the exchange links, the
+/// Each connection holds one descriptor (its reader and its writer share the socket) and a
+/// 4 KiB read buffer until it is an established session that sends fast. The defaults stay
+/// far under the usual soft limit of 1024 descriptors, with room for the exchange links, the
 /// journal files and the metrics endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AdmissionLimits {
@@ -181,6 +181,46 @@ impl AdmissionCounters {
     }
 }
 
+/// Connections that must have ended since the last trim before another is worth it.
+pub const TRIM_MIN_CLOSED: u64 = 64;
+/// How long no connection may have ended before the trim (the burst is over), in ms.
+pub const TRIM_QUIET_MS: u64 = 1_000;
+
+/// Decides when to give freed memory back to the operating system after a burst of
+/// connections ended (glibc keeps what a thread freed in that thread's arena: without a trim,
+/// the gateway's resident size stays at the peak number of connections it ever held).
+///
+/// Due once at least [`TRIM_MIN_CLOSED`] connections ended since the last trim and none
+/// ended for [`TRIM_QUIET_MS`]: never during a burst, never for the ordinary coming and going
+/// of sessions.
+#[derive(Debug, Clone, Default)]
+pub struct TrimAfterBurst {
+    seen_closed: u64,
+    pending: u64,
+    last_close_ns: u64,
+}
+
+impl TrimAfterBurst {
+    /// Given the connections ended so far (a running total) and the time, whether to trim
+    /// now; true at most once per burst.
+    pub fn poll(&mut self, closed_total: u64, now_ns: u64) -> bool {
+        if closed_total != self.seen_closed {
+            self.pending = self
+                .pending
+                .saturating_add(closed_total.saturating_sub(self.seen_closed));
+            self.seen_closed = closed_total;
+            self.last_close_ns = now_ns;
+            return false;
+        }
+        let quiet = now_ns.saturating_sub(self.last_close_ns) >= TRIM_QUIET_MS * 1_000_000;
+        if self.pending >= TRIM_MIN_CLOSED && quiet {
+            self.pending = 0;
+            return true;
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +325,24 @@ mod tests {
         c.count_accept_error();
         c.count_accept_error();
         assert_eq!((c.refused(), c.accept_errors()), (1, 2));
+    }
+
+    #[test]
+    fn memory_is_trimmed_once_after_a_burst_not_during_it_nor_for_a_few_sessions() {
+        const MS: u64 = 1_000_000;
+        let mut t = TrimAfterBurst::default();
+        // A few sessions come and go: never.
+        assert!(!t.poll(3, 0));
+        assert!(!t.poll(3, 10_000 * MS));
+        // A burst of closes, polled every 200 ms: not while it goes on.
+        let mut now = 10_000 * MS;
+        for closed in (100..=2_000).step_by(100) {
+            now += 200 * MS;
+            assert!(!t.poll(closed, now), "during the burst");
+        }
+        // Quiet for less than TRIM_QUIET_MS: not yet; then once.
+        assert!(!t.poll(2_000, now + 999 * MS));
+        assert!(t.poll(2_000, now + TRIM_QUIET_MS * MS));
+        assert!(!t.poll(2_000, now + 5_000 * MS), "once per burst");
     }
 }

@@ -459,6 +459,12 @@ impl ClientSender {
         Ok(())
     }
 
+    /// Writes already framed bytes whole (many frames in one write, for load tests).
+    pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), ClientError> {
+        self.stream.write_all(bytes)?;
+        Ok(())
+    }
+
     /// Sends a NewOrderSingle.
     pub fn send_new_order(&mut self, m: &NewOrderSingle) -> Result<(), ClientError> {
         self.send_frame(|b| m.encode_frame(b))

@@ -390,6 +390,16 @@ fn bad_lists_are_refused_or_answered_per_item() {
     assert_eq!(r.business_reject_ref_id, 11);
     assert_eq!(r.text.as_str(), "ListID already used");
 
+    // ListID 0 means "none" in the schema: refused, nothing placed.
+    send_new_list(&mut s, 0, &[item(650, Side::Buy, "40000", "0.001", false)]);
+    let r = business_reject(&mut s);
+    assert_eq!(r.ref_msg_type, NewOrderList::TEMPLATE_ID);
+    assert_eq!(r.text.as_str(), "ListID 0 is reserved (0 means none)");
+    assert!(
+        r.ref_seq_num > 0,
+        "names the refused message by its sequence number"
+    );
+
     // A ClOrdID repeated inside a list: the second is refused.
     send_new_list(
         &mut s,

@@ -242,3 +242,121 @@ fn the_handshake_timeout_is_configurable() {
         "Terminate expected: {got:?}"
     );
 }
+
+const MEMORY_CHILD_ENV: &str = "BGW_HOSTILE_MEMORY_CHILD";
+/// Idle connections in the burst.
+const BURST: usize = 2_000;
+
+/// The process's resident set, in KiB.
+fn rss_kib() -> u64 {
+    gateway::memory::resident_kib().expect("VmRSS")
+}
+
+/// Memory follows the connections the gateway holds now, not the most it ever held: an idle
+/// connection costs a few KiB (one descriptor, a 4 KiB read buffer; it was 128 KiB), and once a
+/// burst is over the gateway gives the freed memory back (`TrimAfterBurst`: the resident size
+/// stayed at the peak before). Measured in a child process of its own (RSS is per process).
+#[test]
+fn idle_connections_cost_little_memory_and_give_it_back() {
+    if std::env::var_os(MEMORY_CHILD_ENV).is_some() {
+        memory_child();
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "idle_connections_cost_little_memory_and_give_it_back",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(MEMORY_CHILD_ENV, "1")
+        .output()
+        .expect("child runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "child failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
+    );
+    assert!(
+        stdout.contains("memory: ok"),
+        "child did not run the test\n{stdout}"
+    );
+    println!(
+        "{}",
+        stdout
+            .lines()
+            .filter(|l| l.contains("figures"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+fn memory_child() {
+    // Both ends of every connection live in this process.
+    let mut hard = 0u64;
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `r` is a valid rlimit that outlives the call.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } == 0 {
+        hard = r.rlim_max;
+    }
+    let burst = BURST.min(usize::try_from(hard / 2).unwrap_or(0).saturating_sub(200));
+    set_nofile(hard);
+    let h = Harness::start_with(quiet_sim_config(), |s| {
+        s.admission.max_connections = 100_000;
+        s.admission.max_unauthenticated = 100_000;
+        s.limits.handshake_timeout_ms = 60_000;
+    });
+    let gw = h.gateway();
+    let addr = gw.strategy_addr();
+    // A session trades before, during and after each burst (a new session each time: one
+    // kept open would miss its keepalives while the burst connects).
+    let mut session = 0;
+    let mut trade = || {
+        session += 1;
+        trades(&mut h.client(session));
+    };
+    trade();
+    std::thread::sleep(Duration::from_millis(200));
+    let idle_kib = rss_kib();
+    let mut rounds = Vec::new();
+    for _ in 0..2 {
+        let held: Vec<TcpStream> = (0..burst)
+            .map(|_| TcpStream::connect(addr).expect("connect"))
+            .collect();
+        // Every connection accepted and served (the gateway answers a session after them).
+        std::thread::sleep(Duration::from_millis(300));
+        trade();
+        let peak_kib = rss_kib();
+        drop(held);
+        trade();
+        // The trim comes once no connection ended for 1 s (checked every 200 ms).
+        std::thread::sleep(Duration::from_millis(1_800));
+        rounds.push((peak_kib, rss_kib()));
+    }
+    let after_kib = rounds.last().map_or(0, |r| r.1);
+    let per_conn = rounds
+        .iter()
+        .map(|r| r.0.saturating_sub(idle_kib))
+        .max()
+        .unwrap_or(0) as f64
+        / burst as f64;
+    println!(
+        "figures: {burst} idle connections × 2 rounds: RSS idle {idle_kib} KiB, peak/after {rounds:?} KiB, {per_conn:.1} KiB per connection, after/idle {:.3}",
+        after_kib as f64 / idle_kib as f64
+    );
+    assert!(
+        per_conn < 32.0,
+        "{per_conn:.1} KiB per idle connection (each had 128 KiB of buffers before)"
+    );
+    for (round, &(_, after)) in rounds.iter().enumerate() {
+        assert!(
+            after as f64 <= idle_kib as f64 * 1.10,
+            "round {round}: RSS {after} KiB after the burst, idle {idle_kib} KiB"
+        );
+    }
+    println!("memory: ok");
+}

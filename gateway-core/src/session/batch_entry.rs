@@ -157,14 +157,30 @@ fn category_known(
     Ok(())
 }
 
+/// Refusal text of a batch without items.
+pub const LIST_EMPTY: &str = "empty list";
+/// Refusal text of a batch with ListID 0 (the schema uses 0 for "none").
+pub const LIST_ID_ZERO: &str = "ListID 0 is reserved (0 means none)";
+/// Refusal text of a batch whose ListID the session used before.
+pub const LIST_ID_USED: &str = "ListID already used";
+
 impl OrderEntry {
-    /// Registers a batch's ListID; false when the session used it already.
-    pub fn begin_list(&mut self, list_id: u64) -> bool {
-        let new = self.list_ids.insert(list_id);
-        if new {
-            self.fresh_list_ids.push(list_id);
+    /// The list-level checks of a batch of `len` items, in order: not empty, ListID not 0 (the
+    /// schema's "none"), ListID not used before by the session. On success the ListID is
+    /// registered (journaled with the next fresh ids); on refusal the text for the
+    /// BusinessMessageReject (reason InvalidField), nothing registered.
+    pub fn begin_list(&mut self, list_id: u64, len: usize) -> Result<(), &'static str> {
+        if len == 0 {
+            return Err(LIST_EMPTY);
         }
-        new
+        if list_id == 0 {
+            return Err(LIST_ID_ZERO);
+        }
+        if !self.list_ids.insert(list_id) {
+            return Err(LIST_ID_USED);
+        }
+        self.fresh_list_ids.push(list_id);
+        Ok(())
     }
 
     /// Checks one NewOrderList item (duplicate ClOrdID, category, pre-trade rules).

@@ -2,6 +2,7 @@
 //! of each session: single requests ([`order_entry`]) and lists ([`batch_entry`]). The
 //! connection's writer is the shell's (`gateway::session::out`).
 
+pub mod backlog;
 pub mod batch_entry;
 pub mod fixp;
 pub mod order_entry;

@@ -12,7 +12,8 @@ use super::accounts::{AccountConfig, ExchangeConfig};
 use super::env::{account_env_var, ENV_API_KEY, ENV_API_PASSPHRASE, ENV_API_SECRET};
 use super::error::{invalid, ConfigError, ParseError};
 use super::limits::{
-    MAX_CONNECTIONS_PER_ACCOUNT, MAX_CREDENTIALS_LEN, MAX_FRAME_LEN_LIMIT, MIN_FRAME_LEN_LIMIT,
+    MAX_CONNECTIONS_PER_ACCOUNT, MAX_CREDENTIALS_LEN, MAX_FRAME_LEN_LIMIT, MIN_BACKLOG_BYTES,
+    MIN_FRAME_LEN_LIMIT,
 };
 use super::sections::{
     IoConfig, JournalConfig, MetricsConfig, MovesConfig, RecordConfig, TrackerConfig,
@@ -153,6 +154,29 @@ impl GatewayConfig {
         }
         if s.max_unauthenticated == 0 {
             return Err(invalid("strategy.max_unauthenticated", "must be ≥ 1"));
+        }
+        if s.max_backlog_bytes < MIN_BACKLOG_BYTES {
+            return Err(invalid(
+                "strategy.max_backlog_bytes",
+                format!("{} < {MIN_BACKLOG_BYTES}", s.max_backlog_bytes),
+            ));
+        }
+        if !s.listen.ip().is_loopback() && !s.allow_empty_credentials {
+            if let Some(open) = self
+                .sessions
+                .iter()
+                .find(|sess| sess.credentials.expose().is_empty())
+            {
+                return Err(invalid(
+                    "session.credentials",
+                    format!(
+                        "session {} has empty credentials (anyone may log in) and \
+                         strategy.listen {} is not loopback; set credentials, listen on \
+                         127.0.0.1, or set strategy.allow_empty_credentials = true",
+                        open.session_id, s.listen
+                    ),
+                ));
+            }
         }
 
         if self.sessions.is_empty() {

@@ -2,6 +2,8 @@
 
 /// Largest `strategy.max_frame_len` accepted (bytes).
 pub const MAX_FRAME_LEN_LIMIT: usize = 1 << 20;
+/// Smallest `strategy.max_backlog_bytes` accepted (bytes).
+pub const MIN_BACKLOG_BYTES: usize = 64 * 1024;
 /// Smallest `strategy.max_frame_len` accepted (bytes).
 pub const MIN_FRAME_LEN_LIMIT: usize = 64;
 /// Longest session credentials accepted (bytes): the SBE `Text` field is `char[64]`.

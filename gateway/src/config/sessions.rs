@@ -29,6 +29,15 @@ pub struct StrategyConfig {
     /// Most strategy connections open at once that have not completed Establish; more are
     /// accepted and closed at once (no answer). Default 64; at least 1.
     pub max_unauthenticated: usize,
+    /// Most bytes of output a strategy may leave unread (beyond what the kernel buffers);
+    /// past it the gateway drops them (they stay journaled: RetransmitRequest recovers them),
+    /// sends Terminate and closes the connection, logging at WARN. Default 8 MiB (8388608);
+    /// at least 65536.
+    pub max_backlog_bytes: usize,
+    /// Serve sessions whose credentials are empty (any Negotiate credentials accepted) on a
+    /// `listen` address that is not loopback. Default false: such a configuration is refused
+    /// at start-up, since anyone who reaches the port could trade.
+    pub allow_empty_credentials: bool,
 }
 
 impl Default for StrategyConfig {
@@ -42,6 +51,8 @@ impl Default for StrategyConfig {
             max_connections: gateway_core::admission::AdmissionLimits::default().max_connections,
             max_unauthenticated: gateway_core::admission::AdmissionLimits::default()
                 .max_unauthenticated,
+            max_backlog_bytes: crate::session::out::MAX_BACKLOG,
+            allow_empty_credentials: false,
         }
     }
 }

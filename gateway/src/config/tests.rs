@@ -92,6 +92,8 @@ fn example_file_documents_every_field() {
         "keepalive_max_ms",
         "max_connections",
         "max_unauthenticated",
+        "max_backlog_bytes",
+        "allow_empty_credentials",
         "session_id",
         "credentials",
         "name",
@@ -590,4 +592,48 @@ fn strategy_admission_limits() {
             GatewayConfig::from_toml_str(&format!("[strategy]\n{bad}\n{MINIMAL}")).expect_err(bad);
         assert!(err.to_string().contains("strategy.max_"), "{err}");
     }
+}
+
+#[test]
+fn strategy_backlog_limit() {
+    let cfg = GatewayConfig::from_toml_str(MINIMAL).expect("valid");
+    assert_eq!(cfg.strategy.max_backlog_bytes, 8 << 20);
+    let cfg = GatewayConfig::from_toml_str(&format!(
+        "[strategy]\nmax_backlog_bytes = 100000\n{MINIMAL}"
+    ))
+    .expect("valid");
+    assert_eq!(cfg.strategy.max_backlog_bytes, 100_000);
+    let err =
+        GatewayConfig::from_toml_str(&format!("[strategy]\nmax_backlog_bytes = 1000\n{MINIMAL}"))
+            .expect_err("too small");
+    assert!(
+        err.to_string().contains("strategy.max_backlog_bytes"),
+        "{err}"
+    );
+}
+
+/// Empty credentials accept any Negotiate: refused on a listener others can reach, unless
+/// explicitly allowed; always fine on loopback.
+#[test]
+fn empty_credentials_need_loopback_or_an_explicit_allowance() {
+    let open = MINIMAL.replace("credentials = \"tok\"", "credentials = \"\"");
+    for listen in ["127.0.0.1:7001", "[::1]:7001"] {
+        GatewayConfig::from_toml_str(&format!("[strategy]\nlisten = \"{listen}\"\n{open}"))
+            .expect("loopback");
+    }
+    let err =
+        GatewayConfig::from_toml_str(&format!("[strategy]\nlisten = \"0.0.0.0:7001\"\n{open}"))
+            .expect_err("open to the network");
+    let text = err.to_string();
+    assert!(
+        text.contains("session.credentials") && text.contains("allow_empty_credentials"),
+        "{text}"
+    );
+    GatewayConfig::from_toml_str(&format!(
+        "[strategy]\nlisten = \"0.0.0.0:7001\"\nallow_empty_credentials = true\n{open}"
+    ))
+    .expect("explicitly allowed");
+    // With credentials, any address is fine.
+    GatewayConfig::from_toml_str(&format!("[strategy]\nlisten = \"0.0.0.0:7001\"\n{MINIMAL}"))
+        .expect("credentials set");
 }

@@ -25,8 +25,9 @@ pub(in crate::engine) struct Conn {
     /// What to do when the rate budget has no token (set at Negotiate).
     pub(in crate::engine) budget: BudgetPolicy,
     pub(in crate::engine) registered: bool,
-    /// A second handle of the socket, attached to the session's writer at Establish.
-    pub(in crate::engine) raw: Option<std::net::TcpStream>,
+    /// The connection's socket (shared with its reader), attached to the session's writer at
+    /// Establish.
+    pub(in crate::engine) raw: Option<crate::session::out::SharedSocket>,
     /// `out` is the session's writer (established) rather than this connection's own.
     pub(in crate::engine) bound: bool,
     /// The strategy sent Terminate (an orderly end: no cancel on disconnect).

@@ -31,6 +31,9 @@ pub(super) struct IoCtx {
     pub(super) sessions: RefCell<HashMap<u64, super::sessions::SessionSlot>>,
     pub(super) limits: SessionLimits,
     pub(super) max_frame_len: usize,
+    /// Most unsent bytes a strategy connection may leave unread (`[strategy]
+    /// max_backlog_bytes`).
+    pub(super) max_backlog: usize,
     pub(super) instruments: InstrumentTable,
     /// The exchange accounts, by index (sessions are bound to one).
     pub(super) accounts: Vec<AccountCtx>,

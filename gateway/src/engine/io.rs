@@ -31,7 +31,7 @@ use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
 use crate::tracker::TrackerInput;
 use gateway_core::admission::{
-    admit, AcceptBackoff, Admission, AdmissionCounters, LogEvery, LOG_INTERVAL_MS,
+    admit, AcceptBackoff, Admission, AdmissionCounters, LogEvery, TrimAfterBurst, LOG_INTERVAL_MS,
 };
 use gateway_core::health::LinkPhase;
 
@@ -162,6 +162,7 @@ pub(super) fn run(
     let (slots, registry) = match super::sessions::open_sessions(
         settings.sessions.iter().map(|g| g.session_id),
         settings.journal_dir.as_deref(),
+        settings.max_backlog,
         now_ns(),
     ) {
         Ok(v) => v,
@@ -245,6 +246,7 @@ pub(super) fn run(
             sessions: RefCell::new(slots),
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
+            max_backlog: settings.max_backlog,
             instruments,
             accounts,
             tracker_tx: tracker_tx.clone(),
@@ -374,6 +376,7 @@ pub(super) fn run(
         let mut stop = stop;
         let limits = settings.admission;
         let conns = Rc::new(OpenConns::default());
+        tokio::task::spawn_local(trim_after_bursts(Rc::clone(&conns)));
         let mut backoff = AcceptBackoff::default();
         let mut error_log = LogEvery::new(LOG_INTERVAL_MS);
         let mut refused_log = LogEvery::new(LOG_INTERVAL_MS);
@@ -455,6 +458,37 @@ pub(super) fn run(
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();
+}
+
+/// Gives the memory a burst of strategy connections freed back to the operating system once
+/// the burst is over ([`TrimAfterBurst`]), on a thread of its own (the trim walks and locks
+/// every allocator arena: ms, never on the io thread). Checked every 200 ms.
+async fn trim_after_bursts(conns: Rc<OpenConns>) {
+    let mut t = tokio::time::interval(Duration::from_millis(200));
+    t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut trim = TrimAfterBurst::default();
+    loop {
+        t.tick().await;
+        let closed = conns.closed_total();
+        if trim.poll(closed, now_ns()) {
+            let spawned = std::thread::Builder::new()
+                .name("bgw-trim".into())
+                .spawn(move || {
+                    let before = crate::memory::resident_kib();
+                    let gave_back = crate::memory::give_back_free_memory();
+                    tracing::info!(
+                        connections_closed = closed,
+                        gave_back,
+                        rss_before_kib = before,
+                        rss_after_kib = crate::memory::resident_kib(),
+                        "strategy connection burst over: freed memory given back"
+                    );
+                });
+            if let Err(e) = spawned {
+                tracing::warn!(error = %e, "could not start the memory trim thread");
+            }
+        }
+    }
 }
 
 /// Every [`PUBLISH_PERIOD`], copies for the metrics endpoint what only the io thread can read:

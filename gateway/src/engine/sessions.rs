@@ -28,11 +28,13 @@ pub(super) struct SessionSlot {
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
-/// and rebuilds each session's outbound sequence number and used ClOrdIDs / ListIDs.
+/// and rebuilds each session's outbound sequence number and used ClOrdIDs / ListIDs; each
+/// writer cuts off a connection that leaves more than `max_backlog` bytes unread.
 /// The returned registry lists the writers for the journal thread.
 pub(super) fn open_sessions(
     session_ids: impl Iterator<Item = u64>,
     dir: Option<&Path>,
+    max_backlog: usize,
     now_ns: u64,
 ) -> Result<(HashMap<u64, SessionSlot>, Registry), JournalError> {
     let mut slots = HashMap::new();
@@ -68,7 +70,9 @@ pub(super) fn open_sessions(
                 "session recovered from its journal"
             );
         }
-        let out = Arc::new(SessionOut::detached(id, rec.next_seq, store, now_ns));
+        let out = Arc::new(
+            SessionOut::detached(id, rec.next_seq, store, now_ns).with_max_backlog(max_backlog),
+        );
         let entry = OrderEntry::restore(id, rec.roots.clone(), rec.list_ids.clone());
         let restore = recovered.then_some(rec);
         registry.lock().push(Arc::clone(&out));

@@ -124,6 +124,9 @@ pub struct EngineSettings {
     /// How many strategy connections are served at once (`[strategy] max_connections`,
     /// `max_unauthenticated`); over a limit a connection is accepted and closed at once.
     pub admission: gateway_core::admission::AdmissionLimits,
+    /// Most unsent bytes a strategy connection may leave unread before it is cut off
+    /// (`[strategy] max_backlog_bytes`).
+    pub max_backlog: usize,
     /// Admitted sessions.
     pub sessions: Vec<SessionGrant>,
     /// Exchange accounts (at least one); sessions refer to them by index.
@@ -214,6 +217,7 @@ impl EngineSettings {
                 max_connections: cfg.strategy.max_connections,
                 max_unauthenticated: cfg.strategy.max_unauthenticated,
             },
+            max_backlog: cfg.strategy.max_backlog_bytes,
             sessions,
             accounts,
             exchange: ExchangeSettings {

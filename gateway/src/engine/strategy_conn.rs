@@ -3,7 +3,7 @@
 //! write (the tracker learns of the request right after it).
 
 use std::cell::Cell;
-use std::io::ErrorKind;
+use std::io::{ErrorKind, Read};
 use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,8 @@ use codec::sbe::{
     self, BusinessMessageReject, BusinessRejectReason, EstablishmentAck, Message,
     NegotiationRejectCode, TerminationCode, Text,
 };
+use tokio::io::unix::AsyncFd;
+use tokio::io::Interest;
 use tokio::net::TcpStream;
 
 use super::account::{AccountCtx, BudgetPolicy};
@@ -23,7 +25,7 @@ use super::settings::SessionRole;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
-use crate::session::out::{Flow, SessionOut};
+use crate::session::out::{Flow, SessionOut, SharedSocket, DRAIN_GRACE_MS};
 use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
 use gateway_core::decision::single::{decide_single, Decided, Verdict};
 use gateway_core::decision::{not_sent, Accepted, Refusal};
@@ -31,6 +33,19 @@ use gateway_core::journal::record::Origin;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
 const TIMER_PERIOD: Duration = Duration::from_millis(20);
+
+/// Read buffer of a new connection, in bytes (at least the largest frame): a connection that
+/// never authenticates holds no more than this.
+const INITIAL_READ_BUF: usize = 4 * 1024;
+
+/// Largest read buffer of an established session, in bytes (at least four largest frames):
+/// the buffer doubles up to it while reads keep filling it.
+const MAX_READ_BUF: usize = 64 * 1024;
+
+/// Frames one connection handles before it lets the io thread serve the others (its sockets,
+/// the other sessions, the exchange link): a session that floods adds at most this many frames'
+/// work (a throttled NewOrderSingle costs ~2-4 µs) to another session's wait.
+pub(super) const FRAMES_PER_TURN: usize = 32;
 
 struct Auth<'a> {
     ctx: &'a IoCtx,
@@ -70,9 +85,16 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 pub(super) struct OpenConns {
     open: Cell<usize>,
     unauthenticated: Cell<usize>,
+    /// Connections ended since start (for [`gateway_core::admission::TrimAfterBurst`]).
+    closed: Cell<u64>,
 }
 
 impl OpenConns {
+    /// Connections that ended since start.
+    pub(super) fn closed_total(&self) -> u64 {
+        self.closed.get()
+    }
+
     /// Connections open, and of them those that have not completed Establish.
     pub(super) fn counts(&self) -> (usize, usize) {
         (self.open.get(), self.unauthenticated.get())
@@ -111,40 +133,53 @@ impl Drop for ConnSlot {
         self.established();
         let o = &self.conns.open;
         o.set(o.get().saturating_sub(1));
+        let c = &self.conns.closed;
+        c.set(c.get().saturating_add(1));
     }
 }
 
 enum Event {
-    Readable(std::io::Result<()>),
+    Readable(std::io::Result<ReadOutcome>),
     Tick,
 }
 
 /// Serves one accepted strategy connection until it ends; `slot` counts it as open (and
-/// unauthenticated until Establish completes).
+/// unauthenticated until Establish completes). The connection holds one descriptor, shared by
+/// its reader here and its writer ([`SessionOut`]), and a read buffer of [`INITIAL_READ_BUF`]
+/// bytes that grows (to [`MAX_READ_BUF`]) only for an established session whose reads fill it.
 pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     let _ = stream.set_nodelay(true);
     let peer = stream.peer_addr().ok();
-    let (stream, writer, raw) = match stream.into_std().and_then(|s| {
-        let w = s.try_clone()?;
-        let r = s.try_clone()?;
-        Ok((TcpStream::from_std(s)?, w, r))
-    }) {
-        Ok(pair) => pair,
+    let socket: SharedSocket = match stream.into_std() {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            tracing::warn!(error = %e, "strategy connection setup failed");
+            return;
+        }
+    };
+    // `with_interest` is deprecated for types whose descriptor may close while registered
+    // (tokio#8587); this AsyncFd owns an `Arc` of the socket, so the descriptor outlives the
+    // registration.
+    #[allow(deprecated)]
+    let registered = AsyncFd::with_interest(Arc::clone(&socket), Interest::READABLE);
+    let reader = match registered {
+        Ok(r) => r,
         Err(e) => {
             tracing::warn!(error = %e, "strategy connection setup failed");
             return;
         }
     };
     let now = now_ns();
+    let max_backlog = ctx.max_backlog;
     let mut conn = Conn {
-        out: Arc::new(SessionOut::new(writer, now)),
+        out: Arc::new(SessionOut::new(Arc::clone(&socket), now).with_max_backlog(max_backlog)),
         fixp: FixpSession::new(now, ctx.limits),
         entry: None,
         account: 0,
         role: SessionRole::Trading,
         budget: BudgetPolicy::Reject,
         registered: false,
-        raw: Some(raw),
+        raw: Some(socket),
         bound: false,
         strategy_terminated: false,
         logged_reject: false,
@@ -153,13 +188,29 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     };
     conn.ctx.outs.borrow_mut().push(Arc::clone(&conn.out));
     let max = conn.ctx.max_frame_len;
-    let mut buf = vec![0u8; (max * 4).max(64 * 1024)];
+    let largest = (max * 4).max(MAX_READ_BUF);
+    let mut buf = vec![0u8; max.max(INITIAL_READ_BUF)];
     let (mut start, mut end) = (0usize, 0usize);
     let mut timer = tokio::time::interval(TIMER_PERIOD);
     timer.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     'conn: loop {
         let event = tokio::select! {
-            r = stream.readable() => Event::Readable(r),
+            r = reader.readable() => Event::Readable(r.map(|mut guard| {
+                if end == buf.len() {
+                    // Only a partial frame (≤ max) can be pending here: move it to the front.
+                    buf.copy_within(start..end, 0);
+                    end -= start;
+                    start = 0;
+                }
+                let space = buf.len() - end;
+                match guard.try_io(|s| (&**s.get_ref()).read(&mut buf[end..])) {
+                    Ok(Ok(0)) => ReadOutcome::Closed,
+                    Ok(Ok(n)) => ReadOutcome::Got { n, filled: n == space },
+                    Ok(Err(e)) if e.kind() == ErrorKind::Interrupted => ReadOutcome::Again,
+                    Ok(Err(_)) => ReadOutcome::Closed,
+                    Err(_would_block) => ReadOutcome::Again,
+                }
+            })),
             _ = timer.tick() => Event::Tick,
         };
         match event {
@@ -168,21 +219,12 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                     break;
                 }
             }
-            Event::Readable(Err(_)) => break,
-            Event::Readable(Ok(())) => {
-                if end == buf.len() {
-                    // Only a partial frame (≤ max) can be pending here: move it to the front.
-                    buf.copy_within(start..end, 0);
-                    end -= start;
-                    start = 0;
-                }
-                match stream.try_read(&mut buf[end..]) {
-                    Ok(0) => break,
-                    Ok(n) => end += n,
-                    Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
-                    Err(_) => break,
-                }
+            Event::Readable(Err(_)) | Event::Readable(Ok(ReadOutcome::Closed)) => break,
+            Event::Readable(Ok(ReadOutcome::Again)) => continue,
+            Event::Readable(Ok(ReadOutcome::Got { n, filled })) => {
+                end += n;
                 let t_read = now_ns();
+                let mut handled = 0usize;
                 loop {
                     match peek_frame(&buf[start..end], max) {
                         Ok(Some(len)) => {
@@ -197,6 +239,16 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                             if conn.bound && slot.unauthenticated {
                                 slot.established();
                             }
+                            handled += 1;
+                            if handled == FRAMES_PER_TURN && start < end {
+                                // Fairness: the other connections and the exchange link get
+                                // the thread before this one's next frames.
+                                handled = 0;
+                                tokio::task::yield_now().await;
+                                if conn.out.is_closed() {
+                                    break 'conn;
+                                }
+                            }
                         }
                         Ok(None) => break,
                         Err(e) => {
@@ -210,13 +262,58 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                     start = 0;
                     end = 0;
                 }
+                if filled && conn.bound && buf.len() < largest {
+                    // An established session whose reads fill the buffer: fewer reads per
+                    // frame with a larger one.
+                    buf.resize((buf.len() * 2).min(largest), 0);
+                }
             }
         }
         if conn.out.is_closed() {
             break;
         }
     }
+    drop(buf);
+    let out = Arc::clone(&conn.out);
     conn.close(peer);
+    drain_cut_off(&out).await;
+}
+
+/// What one read of a strategy socket gave.
+enum ReadOutcome {
+    Got {
+        /// Bytes read.
+        n: usize,
+        /// The read filled the buffer's free space (more may be waiting).
+        filled: bool,
+    },
+    /// Nothing to read after all (spurious readiness) or interrupted.
+    Again,
+    /// End of stream or a socket error.
+    Closed,
+}
+
+/// A connection cut off for its backlog ([`SessionOut::is_draining`]) gets up to
+/// [`DRAIN_GRACE_MS`] to read the rest of its last frame and the Terminate; then its socket is
+/// closed and the outcome logged.
+async fn drain_cut_off(out: &SessionOut) {
+    let deadline = tokio::time::Instant::now() + Duration::from_millis(DRAIN_GRACE_MS);
+    while out.is_draining() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        out.flush();
+    }
+    match out.end_drain() {
+        Some(true) => tracing::warn!(
+            session_id = out.session_id(),
+            "strategy cut off for its backlog: Terminate delivered, connection closed"
+        ),
+        Some(false) => tracing::warn!(
+            session_id = out.session_id(),
+            grace_ms = DRAIN_GRACE_MS,
+            "strategy cut off for its backlog: it did not read the Terminate in time, connection closed"
+        ),
+        None => {}
+    }
 }
 
 impl Conn {
@@ -663,7 +760,9 @@ impl Conn {
                 session_id,
             );
         }
-        self.out.close();
+        if !self.out.is_draining() {
+            self.out.close();
+        }
         self.ctx
             .outs
             .borrow_mut()

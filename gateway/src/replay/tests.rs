@@ -30,7 +30,7 @@ fn exchange_state_and_link_events_recorded_by_the_tracker_thread_replay_identica
     let client = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
     let (_peer, _) = listener.accept().unwrap();
     client.set_nonblocking(true).unwrap();
-    let out = Arc::new(SessionOut::new(client, 0));
+    let out = Arc::new(SessionOut::new(Arc::new(client), 0));
 
     let recorder = Recorder::create(&path).unwrap();
     let cfg = TrackerThreadConfig {

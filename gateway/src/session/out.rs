@@ -11,37 +11,56 @@
 //! numbered and journaled but not written, and the strategy gets them back with a
 //! RetransmitRequest.
 //!
-//! Both threads write whole SBE frames straight to the socket (a `dup` of the connection's file
-//! descriptor, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole
+//! Both threads write whole SBE frames straight to the socket (the connection's one descriptor,
+//! shared with the io thread's reader through an `Arc`, non-blocking). A `parking_lot` mutex (uncontended: ~20 ns) keeps frames whole
 //! and numbers them; the journal records are buffered under a second one (lock order: writer,
 //! then journal), which the io thread's ClOrdID records take without waiting on a report's
 //! socket write. If the kernel buffer is full the rest is kept
-//! in a bounded backlog flushed on the next write or by [`SessionOut::flush`]; a strategy that
-//! lets more than [`MAX_BACKLOG`] bytes pile up is cut off (its socket is detached).
+//! in a bounded [`Backlog`] flushed on the next write or by [`SessionOut::flush`]. A strategy
+//! that lets more than the limit (`[strategy] max_backlog_bytes`, default [`MAX_BACKLOG`]) pile
+//! up is cut off: the unsent frames are dropped (they stay journaled: a RetransmitRequest after
+//! reconnecting recovers them), a Terminate is queued after the frame it already has part of,
+//! and the connection drains for at most [`DRAIN_GRACE_MS`] before it closes
+//! ([`SessionOut::is_draining`]). The cut is logged at WARN with the backlog.
 
 use std::io::{ErrorKind, Write};
 use std::net::TcpStream;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
 
 use codec::sbe::{
-    Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Text,
+    Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Terminate,
+    TerminationCode, Text,
 };
+use gateway_core::session::backlog::Backlog;
 use parking_lot::Mutex;
 
 use crate::journal::store::Store;
 use gateway_core::journal::record::{self, Origin, Record, Records};
 
-/// Bytes of unsent frames after which the strategy is considered stuck and disconnected.
+/// Default bytes of unsent frames after which the strategy is considered stuck and cut off
+/// (`[strategy] max_backlog_bytes`).
 pub const MAX_BACKLOG: usize = 8 << 20;
+
+/// How long a connection cut off for its backlog may take to read the rest of the frame it had
+/// part of and the Terminate, in ms, before its socket is closed regardless.
+pub const DRAIN_GRACE_MS: u64 = 1_000;
+
+/// The socket of one strategy connection, shared by its reader (the io thread) and the
+/// session's writer: one descriptor per connection.
+pub type SharedSocket = Arc<TcpStream>;
 
 /// Most messages one RetransmitRequest may ask for (FIXP lets the server bound it; about
 /// 2.5 MB of ExecutionReports, well under [`MAX_BACKLOG`]).
 pub const MAX_RETRANSMIT_COUNT: u32 = 10_000;
 
 struct Inner {
-    stream: Option<TcpStream>,
-    backlog: Vec<u8>,
+    stream: Option<SharedSocket>,
+    backlog: Backlog,
     frame: Vec<u8>,
+    /// The strategy was cut off for its backlog: only the backlog (ending with a Terminate) is
+    /// still written to `stream`.
+    draining: bool,
 }
 
 /// The journal side, under its own lock: the io thread journals a new order's ClOrdID on the
@@ -72,6 +91,9 @@ pub struct SessionOut {
     has_backlog: AtomicBool,
     /// True while a socket is attached and healthy.
     attached: AtomicBool,
+    /// Most unsent bytes a connection may leave in the backlog (`[strategy]
+    /// max_backlog_bytes`).
+    max_backlog: usize,
     /// Journal bytes handed to the store (metrics: `bgw_journal_written_bytes_total`).
     journal_written: AtomicU64,
     /// Journal bytes encoded but not yet handed to the store (metrics: the journal's lag).
@@ -110,7 +132,7 @@ pub enum RetransmitOutcome {
 impl SessionOut {
     /// The writer of one connection that is not bound to a session (before Establish; tests):
     /// `stream` attached, nothing journaled. `stream` should be non-blocking, TCP_NODELAY.
-    pub fn new(stream: TcpStream, now_ns: u64) -> Self {
+    pub fn new(stream: SharedSocket, now_ns: u64) -> Self {
         let out = SessionOut::detached(0, 1, Store::Discard, now_ns);
         out.attach(stream, now_ns, |_, _| {});
         out
@@ -126,20 +148,31 @@ impl SessionOut {
             journal_failed: AtomicBool::new(false),
             inner: Mutex::new(Inner {
                 stream: None,
-                backlog: Vec::new(),
+                backlog: Backlog::new(),
                 frame: Vec::with_capacity(512),
+                draining: false,
             }),
             journal: Mutex::new(Journal {
+                // A connection's own writer (before Establish) journals nothing.
+                pending: Vec::with_capacity(if store.keeps() { 64 * 1024 } else { 0 }),
                 store,
-                pending: Vec::with_capacity(64 * 1024),
             }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
             attached: AtomicBool::new(false),
+            max_backlog: MAX_BACKLOG,
             journal_written: AtomicU64::new(0),
             journal_pending: AtomicU64::new(0),
         }
+    }
+
+    /// Sets the most unsent bytes a connection may leave unread before it is cut off
+    /// (`[strategy] max_backlog_bytes`; default [`MAX_BACKLOG`]).
+    #[must_use]
+    pub fn with_max_backlog(mut self, bytes: usize) -> Self {
+        self.max_backlog = bytes.max(1);
+        self
     }
 
     /// Journal bytes handed to the store so far (file or memory), and bytes encoded but not
@@ -164,7 +197,7 @@ impl SessionOut {
     /// retransmission). Returns false if the socket broke at once.
     pub fn attach(
         &self,
-        stream: TcpStream,
+        stream: SharedSocket,
         now_ns: u64,
         first: impl FnOnce(u64, &mut Vec<u8>),
     ) -> bool {
@@ -174,24 +207,83 @@ impl SessionOut {
             let _ = old.shutdown(std::net::Shutdown::Both);
         }
         inner.backlog.clear();
+        inner.draining = false;
         self.has_backlog.store(false, Ordering::Relaxed);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         self.attached.store(true, Ordering::Relaxed);
         inner.frame.clear();
         first(self.next_seq(), &mut inner.frame);
-        let mut stream = stream;
-        let ok = inner.frame.is_empty()
-            || write_or_queue(
-                &mut stream,
+        let written = if inner.frame.is_empty() {
+            Written::Ok
+        } else {
+            write_or_queue(
+                &stream,
                 &mut inner.backlog,
                 &inner.frame,
                 &self.has_backlog,
-            );
+                self.max_backlog,
+            )
+        };
         inner.stream = Some(stream);
+        self.after_write(inner, written)
+    }
+
+    /// Detaches the socket if the write broke it, or starts cutting off a strategy whose
+    /// backlog went over the limit. True when the frame was written or queued.
+    fn after_write(&self, inner: &mut Inner, written: Written) -> bool {
+        match written {
+            Written::Ok => true,
+            Written::Broken => {
+                self.detach_locked(inner);
+                false
+            }
+            Written::Overflow => {
+                self.start_drain(inner);
+                false
+            }
+        }
+    }
+
+    /// The backlog went over the limit: the unsent frames are dropped (journaled: the strategy
+    /// gets them back by retransmission), a Terminate is queued after the frame the strategy
+    /// has part of, and no other frame reaches this socket. Logged at WARN.
+    fn start_drain(&self, inner: &mut Inner) {
+        let backlog = inner.backlog.len();
+        let dropped = inner.backlog.truncate_after_partial_frame();
+        inner.frame.clear();
+        Terminate {
+            session_id: self.session_id,
+            code: TerminationCode::UnspecifiedError,
+            reason: Text::new("unread output over max_backlog_bytes"),
+        }
+        .encode_frame(&mut inner.frame);
+        inner.backlog.queue(&inner.frame, 0);
+        inner.draining = true;
+        self.attached.store(false, Ordering::Relaxed);
+        self.has_backlog.store(true, Ordering::Relaxed);
+        tracing::warn!(
+            session_id = self.session_id,
+            backlog_bytes = backlog,
+            dropped_bytes = dropped,
+            max_backlog_bytes = self.max_backlog,
+            next_seq = self.next_seq(),
+            "strategy not reading: unsent output over the backlog limit; Terminate queued, the \
+             connection closes (the dropped messages stay journaled for RetransmitRequest)"
+        );
+        let ok = match inner.stream.as_deref() {
+            Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
+            None => true,
+        };
         if !ok {
             self.detach_locked(inner);
         }
-        ok
+    }
+
+    /// True while a connection cut off for its backlog still has the Terminate (and the rest
+    /// of the frame before it) to write; [`SessionOut::flush`] writes what the socket takes.
+    pub fn is_draining(&self) -> bool {
+        let inner = self.inner.lock();
+        inner.draining && inner.stream.is_some() && !inner.backlog.is_empty()
     }
 
     /// Sequence number the next application message will carry.
@@ -210,10 +302,23 @@ impl SessionOut {
         !self.attached.load(Ordering::Relaxed)
     }
 
-    /// Detaches and shuts down the attached socket, if any (the connection ended).
+    /// Detaches and shuts down the attached socket, if any (the connection ended), or the
+    /// socket of a connection cut off for its backlog.
     pub fn close(&self) {
         let mut inner = self.inner.lock();
         self.detach_locked(&mut inner);
+    }
+
+    /// Ends a connection cut off for its backlog, if that is what this writer still holds
+    /// (a new connection may have attached since): whether the strategy got its Terminate.
+    pub fn end_drain(&self) -> Option<bool> {
+        let mut inner = self.inner.lock();
+        if !inner.draining {
+            return None;
+        }
+        let delivered = inner.backlog.is_empty();
+        self.detach_locked(&mut inner);
+        Some(delivered)
     }
 
     fn detach_locked(&self, inner: &mut Inner) {
@@ -222,6 +327,7 @@ impl SessionOut {
             let _ = s.shutdown(std::net::Shutdown::Both);
         }
         inner.backlog.clear();
+        inner.draining = false;
         self.has_backlog.store(false, Ordering::Relaxed);
     }
 
@@ -245,22 +351,21 @@ impl SessionOut {
                 self.note_pending(&journal);
             }
         }
+        if inner.draining {
+            return false;
+        }
         let Inner {
             stream,
             backlog,
             frame,
             ..
         } = inner;
-        let Some(s) = stream.as_mut() else {
+        let Some(s) = stream.as_deref() else {
             return false;
         };
-        let ok = write_or_queue(s, backlog, frame, &self.has_backlog);
+        let written = write_or_queue(s, backlog, frame, &self.has_backlog, self.max_backlog);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
-        if !ok {
-            self.detach_locked(inner);
-            return false;
-        }
-        true
+        self.after_write(inner, written)
     }
 
     /// Journals ClOrdIDs (ClOrdID, root) and ListIDs the session has just used.
@@ -327,14 +432,15 @@ impl SessionOut {
         r
     }
 
-    /// Tries to write the backlog, if any. Cheap when there is none (one atomic load).
+    /// Tries to write the backlog, if any (also a draining connection's). Cheap when there is
+    /// none (one atomic load).
     pub fn flush(&self) {
-        if !self.has_backlog.load(Ordering::Relaxed) || self.is_closed() {
+        if !self.has_backlog.load(Ordering::Relaxed) {
             return;
         }
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
-        let ok = match inner.stream.as_mut() {
+        let ok = match inner.stream.as_deref() {
             Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
             None => true,
         };
@@ -416,49 +522,69 @@ impl SessionOut {
             next_seq_no: self.next_seq(),
         }
         .encode_frame(&mut block);
+        if inner.draining {
+            return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
+        }
         let Inner {
             stream, backlog, ..
         } = inner;
-        let Some(s) = stream.as_mut() else {
+        let Some(s) = stream.as_deref() else {
             return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
         };
-        if !write_or_queue(s, backlog, &block, &self.has_backlog) {
-            self.detach_locked(inner);
-        }
+        let written = write_or_queue(s, backlog, &block, &self.has_backlog, self.max_backlog);
+        self.after_write(inner, written);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         RetransmitOutcome::Sent(req.count)
     }
 }
 
+/// What a write did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Written {
+    /// Written, or queued within the limit.
+    Ok,
+    /// The socket broke.
+    Broken,
+    /// Queued, and the backlog is now over the limit.
+    Overflow,
+}
+
 /// Writes `frame` now if nothing is queued (queueing what the socket does not take), else
-/// queues it and flushes. False when the socket broke or the backlog is over the limit.
+/// queues it and flushes.
 fn write_or_queue(
-    stream: &mut TcpStream,
-    backlog: &mut Vec<u8>,
+    stream: &TcpStream,
+    backlog: &mut Backlog,
     frame: &[u8],
     has_backlog: &AtomicBool,
-) -> bool {
+    max_backlog: usize,
+) -> Written {
     let ok = if backlog.is_empty() {
         match write_some(stream, frame) {
             Ok(n) if n == frame.len() => true,
             Ok(n) => {
-                backlog.extend_from_slice(frame.get(n..).unwrap_or(&[]));
+                backlog.queue(frame, n);
                 has_backlog.store(true, Ordering::Relaxed);
                 true
             }
             Err(_) => false,
         }
     } else {
-        backlog.extend_from_slice(frame);
+        backlog.queue(frame, 0);
         flush_backlog(stream, backlog, has_backlog)
     };
-    ok && backlog.len() <= MAX_BACKLOG
+    if !ok {
+        Written::Broken
+    } else if backlog.len() > max_backlog {
+        Written::Overflow
+    } else {
+        Written::Ok
+    }
 }
 
-fn flush_backlog(stream: &mut TcpStream, backlog: &mut Vec<u8>, has_backlog: &AtomicBool) -> bool {
-    match write_some(stream, backlog) {
+fn flush_backlog(stream: &TcpStream, backlog: &mut Backlog, has_backlog: &AtomicBool) -> bool {
+    match write_some(stream, backlog.pending()) {
         Ok(n) => {
-            backlog.drain(..n);
+            backlog.consume(n);
             has_backlog.store(!backlog.is_empty(), Ordering::Relaxed);
             true
         }
@@ -467,7 +593,7 @@ fn flush_backlog(stream: &mut TcpStream, backlog: &mut Vec<u8>, has_backlog: &At
 }
 
 /// Writes as much of `buf` as the socket takes without blocking.
-fn write_some(stream: &mut TcpStream, buf: &[u8]) -> std::io::Result<usize> {
+fn write_some(mut stream: &TcpStream, buf: &[u8]) -> std::io::Result<usize> {
     let mut done = 0;
     while let Some(rest) = buf.get(done..).filter(|r| !r.is_empty()) {
         match stream.write(rest) {
@@ -543,7 +669,7 @@ mod tests {
         let (store, _) = Store::open_file(&dir, 4).unwrap();
         let out = SessionOut::detached(4, 1, store, 0);
         let (w, mut r) = pair();
-        assert!(out.attach(w, 0, |_, _| {}));
+        assert!(out.attach(Arc::new(w), 0, |_, _| {}));
         out.journal_ids(&[(11, 11)], &[]);
         assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(200)));
         assert_eq!(read_frames(&mut r, 1), [(7, 200)]);
@@ -572,7 +698,7 @@ mod tests {
         assert!(!out.send(Flow::Session, 0, seq_frame(0)));
 
         let (w, mut r) = pair();
-        assert!(out.attach(w, 0, |next, b| {
+        assert!(out.attach(Arc::new(w), 0, |next, b| {
             codec::sbe::EstablishmentAck {
                 session_id: 9,
                 request_timestamp: 0,

@@ -248,7 +248,7 @@ mod tests {
         let out = || {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
             let s = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
-            Arc::new(SessionOut::new(s, 0))
+            Arc::new(SessionOut::new(Arc::new(s), 0))
         };
         let mut r = Routing::default();
         let (t1, dc1, t2, dc2) = (out(), out(), out(), out());

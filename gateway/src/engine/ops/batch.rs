@@ -103,22 +103,17 @@ pub(in crate::engine) async fn on_order_cancel_list(
     }
 }
 
-/// List-level checks (not empty, ListID not used before); the order entry when they pass.
+/// List-level checks (`OrderEntry::begin_list`: not empty, ListID not 0 nor used before);
+/// the order entry when they pass, else BusinessMessageReject (InvalidField) with the ListID.
 fn begin<'c>(
     conn: &'c mut Conn,
     msg: &Message<'_>,
     list_id: u64,
     len: usize,
 ) -> Option<&'c mut crate::session::order_entry::OrderEntry> {
-    let refusal = if len == 0 {
-        Some((BusinessRejectReason::InvalidField, "empty list"))
-    } else if !conn.entry.as_mut().is_some_and(|e| e.begin_list(list_id)) {
-        Some((BusinessRejectReason::InvalidField, "ListID already used"))
-    } else {
-        None
-    };
-    if let Some((reason, text)) = refusal {
-        conn.business_reject(msg, list_id, reason, text);
+    let checked = conn.entry.as_mut()?.begin_list(list_id, len);
+    if let Err(text) = checked {
+        conn.business_reject(msg, list_id, BusinessRejectReason::InvalidField, text);
         return None;
     }
     conn.entry.as_mut()
