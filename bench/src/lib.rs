@@ -1,6 +1,7 @@
 //! Demo strategy, load generator and same-run baselines for the order gateway.
 
 pub mod demo;
+pub mod hostile;
 pub mod load;
 pub mod memory;
 pub mod plot;
