@@ -1,11 +1,13 @@
 //! Mass actions end to end: OrderMassCancelRequest by session, symbol, side and account (each
-//! cancelled order gets its Canceled ExecutionReport, then one OrderMassCancelReport), a mass
-//! cancel racing fills, and OrderMassStatusRequest with and without RefreshFromExchange.
+//! cancelled order gets its Canceled ExecutionReport, then one OrderMassCancelReport: on the
+//! requester's session every Canceled comes before it, or the report goes out at the push
+//! deadline when a push is lost), a mass cancel racing fills, and OrderMassStatusRequest with
+//! and without RefreshFromExchange.
 
 #![allow(clippy::unwrap_used)] // test helpers outside #[test] functions
 
 use std::collections::HashMap;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use codec::sbe::{
     BoolFlag, Category, ExecType, ExecutionReport, ItemStatus, MassCancelRejectReason,
@@ -13,11 +15,12 @@ use codec::sbe::{
     OrdType, OrderMassCancelReport, OrderMassCancelRequest, OrderMassStatusEnd,
     OrderMassStatusRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
-use e2e::{d, Harness, Strategy};
+use e2e::{d, quiet_sim_config, Harness, Strategy};
 use gateway::exchange::rest_orders::{unfilled_orders, OpenOrder};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::exchange::{tls, RestClient};
+use gateway::tracker::Deadlines;
 use strategy_client::Received;
 
 fn sym(s: &str) -> Symbol {
@@ -461,4 +464,152 @@ fn mass_status_refresh_failure_is_rejected() {
             break;
         }
     }
+}
+
+/// Reads the requester's messages until the OrderMassCancelReport of `cl`; returns the
+/// terminal ExecutionReports (Canceled or Filled) that came before it, by ClOrdID. Any
+/// OrderCancelReject fails the test.
+fn terminals_before_report(
+    s: &mut Strategy,
+    cl: u64,
+) -> (OrderMassCancelReport, HashMap<u64, ExecType>) {
+    let mut before = HashMap::new();
+    loop {
+        match s.next_message() {
+            Received::MassCancelReport(r) => {
+                assert_eq!(r.cl_ord_id, cl);
+                return (r, before);
+            }
+            Received::Exec(er) => {
+                if matches!(er.ord_status, OrdStatus::Filled | OrdStatus::Canceled) {
+                    let again = before.insert(er.cl_ord_id, er.exec_type);
+                    assert!(again.is_none(), "two terminal reports: {er:?}");
+                }
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// Issue 15: the exchange answers a `batch-cancel` before the order pushes that say
+/// `cancelled`; the gateway holds the OrderMassCancelReport until each order the exchange
+/// cancelled has had its Canceled report, so on the requester's session every Canceled comes
+/// first. Three rounds of 20 orders on two symbols (one `batch-cancel` of 20): as the simulator
+/// answers, with the pushes 200 ms late (well inside the push deadline), and in Account scope
+/// with a second session's orders in it.
+#[test]
+fn every_canceled_report_precedes_the_mass_cancel_report() {
+    let h = Harness::quiet();
+    let mut s1 = h.client(1);
+    let mut s2 = h.client(2);
+    let rest_twenty = |s: &mut Strategy, round: usize| -> Vec<u64> {
+        (0..20)
+            .map(|i| {
+                let step = round * 20 + i;
+                if i % 2 == 0 {
+                    rest_on(
+                        s,
+                        "BTCUSDT",
+                        Side::Buy,
+                        &(50_000 + step).to_string(),
+                        "0.001",
+                    )
+                } else {
+                    rest_on(s, "ETHUSDT", Side::Buy, &(1_900 + step).to_string(), "0.01")
+                }
+            })
+            .collect()
+    };
+    for round in 0..3 {
+        let mine = rest_twenty(&mut s1, round);
+        let theirs: Vec<u64> = if round == 2 {
+            (0..3)
+                .map(|i| rest_btc(&mut s2, Side::Buy, &format!("4000{i}")))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if round == 1 {
+            h.sim().faults().delay_pushes(sim::Scope::All, 200).unwrap();
+        }
+        let scope = if round == 2 {
+            MassCancelRequestType::Account
+        } else {
+            MassCancelRequestType::Session
+        };
+        let cl = send_mass_cancel(&mut s1, scope, "", None);
+        let (report, before) = terminals_before_report(&mut s1, cl);
+        h.sim().faults().clear();
+        assert_eq!(report.mass_cancel_reject_reason, None, "round {round}");
+        assert_eq!(
+            report.total_affected_orders as usize,
+            mine.len() + theirs.len(),
+            "round {round}"
+        );
+        assert_eq!(
+            sorted(before.keys().copied().collect()),
+            mine,
+            "round {round}: Canceled reports before the OrderMassCancelReport"
+        );
+        assert!(before.values().all(|t| *t == ExecType::Canceled));
+        // Nothing for these orders after the report.
+        let id = send_mass_status(&mut s1, MassStatusReqType::Session, "", false);
+        let (reports, end) = collect_mass_status(&mut s1, id);
+        assert_eq!(
+            (reports.len(), end.tot_num_reports),
+            (0, 0),
+            "round {round}"
+        );
+        // The other session's orders report to it.
+        let mut seen = Vec::new();
+        while seen.len() < theirs.len() {
+            let er = s2.exec();
+            assert_eq!(er.exec_type, ExecType::Canceled);
+            seen.push(er.cl_ord_id);
+        }
+        assert_eq!(sorted(seen), theirs);
+    }
+    assert!(venue_open_orders(&h).is_empty());
+}
+
+/// A lost push (issue 15): with the simulator's pushes paused, the exchange cancels the orders
+/// and answers the `batch-cancel`, but no push says so. The OrderMassCancelReport goes out at
+/// the push deadline (300 ms here), not before, and the orders' Canceled reports follow from
+/// querying them (as for any reply without its push); each order ends exactly once.
+#[test]
+fn a_lost_push_releases_the_mass_cancel_report_at_the_push_deadline() {
+    let mut h = Harness::start_with(quiet_sim_config(), |s| {
+        s.tracker.deadlines = Deadlines {
+            reply_timeout_ms: 600,
+            push_deadline_ms: 300,
+        };
+    });
+    let mut s = h.client(1);
+    let orders: Vec<u64> = (0..3)
+        .map(|i| rest_btc(&mut s, Side::Buy, &format!("5000{i}")))
+        .collect();
+    h.sim().faults().pause_pushes(sim::Scope::All).unwrap();
+    let sent = Instant::now();
+    let cl = send_mass_cancel(&mut s, MassCancelRequestType::Session, "", None);
+    let (report, before) = terminals_before_report(&mut s, cl);
+    assert!(
+        sent.elapsed() >= Duration::from_millis(300),
+        "released before the push deadline: {:?}",
+        sent.elapsed()
+    );
+    assert!(before.is_empty(), "{before:?}");
+    assert_eq!(report.mass_cancel_response, MassCancelResponse::Session);
+    assert_eq!(report.total_affected_orders, 3);
+    let mut after = Vec::new();
+    while after.len() < orders.len() {
+        let er = s.exec();
+        assert_eq!(er.exec_type, ExecType::Canceled, "{er:?}");
+        after.push(er.cl_ord_id);
+    }
+    assert_eq!(sorted(after), orders);
+    h.sim().faults().resume_pushes(sim::Scope::All).unwrap();
+    s.expect_silence(Duration::from_millis(1_000));
+    assert!(venue_open_orders(&h).is_empty());
+    let stats = h.gw.take().unwrap().shutdown().tracker.unwrap().stats;
+    assert!(stats.watchdog_ack_without_push >= 3, "{stats:?}");
 }

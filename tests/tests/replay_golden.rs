@@ -10,9 +10,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use codec::sbe::{
-    BoolFlag, Category, ExecType, NewOrderList, NewOrderListEntry, OrdRejReason, OrdStatus,
-    OrdType, OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, Symbol,
-    TimeInForce,
+    BoolFlag, Category, ExecType, MassCancelRequestType, NewOrderList, NewOrderListEntry,
+    OrdRejReason, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
+    OrderMassCancelRequest, PosSide, Side, StpMode, Symbol, TimeInForce,
 };
 use e2e::{
     btc_order, d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config,
@@ -111,6 +111,7 @@ fn input_kinds(bytes: &[u8]) -> Vec<&'static str> {
                 RecordedInput::ExchangeState { .. } => "ExchangeState",
                 RecordedInput::LinkDown { .. } => "LinkDown",
                 RecordedInput::LinkUp { .. } => "LinkUp",
+                RecordedInput::Tick { .. } => "Tick",
                 _ => "other",
             }),
             _ => None,
@@ -330,6 +331,60 @@ fn unknown_outcomes_resolved_by_order_info_replay_identically() {
     );
     // The order-info answers come back as exchange states.
     assert_in_order("unknown_outcome", &input_kinds(&bytes), &["ExchangeState"]);
+}
+
+/// A mass cancel whose pushes are lost (issue 15): its OrderMassCancelReport is released by
+/// the watchdog at the push deadline (a tick the recording holds as a `Tick` input), then the
+/// orders' Canceled reports come from querying them. The replay makes the report at the same
+/// input.
+#[test]
+fn a_mass_cancel_report_released_at_the_push_deadline_replays_identically() {
+    let bytes = record_with(
+        "mass_cancel_deadline",
+        true,
+        quiet_sim_config(),
+        |s| s.tracker.deadlines.push_deadline_ms = 300,
+        |_| {},
+        |h| {
+            let mut s = h.client(6);
+            let mut orders = Vec::new();
+            for price in ["50000", "50001"] {
+                let cl = s.limit(Side::Buy, TimeInForce::Gtc, price, "0.001");
+                assert_eq!(s.exec().exec_type, ExecType::New);
+                orders.push(cl);
+            }
+            h.sim().faults().pause_pushes(Scope::All).expect("fault");
+            let cl = s.next_cl();
+            let m = OrderMassCancelRequest {
+                cl_ord_id: cl,
+                transact_time: 0,
+                symbol: Symbol::new("").expect("symbol"),
+                mass_cancel_request_type: MassCancelRequestType::Session,
+                category: None,
+                side: None,
+            };
+            s.c.send_frame(|b| m.encode_frame(b)).expect("send");
+            match next_app(&mut s) {
+                Received::MassCancelReport(r) => {
+                    assert_eq!((r.cl_ord_id, r.total_affected_orders), (cl, 2));
+                }
+                other => panic!("expected the OrderMassCancelReport first, got {other:?}"),
+            }
+            let mut ended = Vec::new();
+            while ended.len() < orders.len() {
+                let er = s.exec();
+                assert_eq!(er.exec_type, ExecType::Canceled, "{er:?}");
+                ended.push(er.cl_ord_id);
+            }
+            ended.sort_unstable();
+            assert_eq!(ended, orders);
+        },
+    );
+    assert_in_order(
+        "mass_cancel_deadline",
+        &input_kinds(&bytes),
+        &["Tick", "ExchangeState"],
+    );
 }
 
 /// The demo master account's uid (the gateway trades it).

@@ -107,6 +107,18 @@ pub enum RecordedInput {
     },
     /// An input this version cannot replay (skipped).
     Skipped,
+    /// A watchdog tick of the tracker thread that queued reports (recorded only then: an
+    /// OrderMassCancelReport released at the push deadline, the ListStatus of a list whose last
+    /// batch timed out), with the deadlines it ran with. Appended after `Skipped`: recordings
+    /// made before it stay readable.
+    Tick {
+        /// Monotonic ns (the clock of the frames' read times).
+        now_ns: u64,
+        /// `[tracker] reply_timeout_ms`.
+        reply_timeout_ms: u64,
+        /// `[tracker] push_deadline_ms`.
+        push_deadline_ms: u64,
+    },
 }
 
 /// One record of a recording.
@@ -565,6 +577,11 @@ mod tests {
             req_id: 13,
             text: Text::new(crate::budget::throttled_text("batch-cancel")),
         }));
+        v.push(RecordedInput::Tick {
+            now_ns: 9_000_000_000,
+            reply_timeout_ms: 600,
+            push_deadline_ms: 300,
+        });
         v
     }
 
@@ -584,6 +601,7 @@ mod tests {
             RecordedInput::LinkUp { .. } => "LinkUp",
             RecordedInput::Restore { .. } => "Restore",
             RecordedInput::Skipped => "Skipped",
+            RecordedInput::Tick { .. } => "Tick",
         }
     }
 
@@ -659,7 +677,7 @@ mod tests {
     fn every_input_variant_round_trips() {
         let inputs = every_input();
         let tags: std::collections::BTreeSet<_> = inputs.iter().map(input_tag).collect();
-        assert_eq!(tags.len(), 13, "every variant: {tags:?}");
+        assert_eq!(tags.len(), 14, "every variant: {tags:?}");
         for i in inputs {
             round_trip(&input(i));
         }

@@ -9,7 +9,7 @@ use super::{body, entry_result, records, Record, RecordedInput, ReplayError};
 use crate::decision::Refusal;
 use crate::pretrade::InstrumentTable;
 use crate::session::order_entry::OrderEntry;
-use crate::tracker::{frames, Tracker};
+use crate::tracker::{frames, Deadlines, Tracker};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -299,6 +299,18 @@ impl Replayer {
                     &since,
                     &unanswered_amends,
                 );
+            }
+            RecordedInput::Tick {
+                now_ns,
+                reply_timeout_ms,
+                push_deadline_ms,
+            } => {
+                self.tracker.set_deadlines(Deadlines {
+                    reply_timeout_ms,
+                    push_deadline_ms,
+                });
+                self.tracker.on_tick(now_ns, utc);
+                self.drain(utc);
             }
             RecordedInput::Skipped => return false,
         }

@@ -96,7 +96,8 @@ pub struct Tracker {
     pub(super) legs: LegHistograms,
     /// Session → account index (from SessionOpened; kept after the session closes).
     session_accounts: HashMap<u64, usize>,
-    mass_cancels: MassCancels,
+    /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
+    pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
     pub(super) lists: Lists,
     /// Unknown outcomes and the watchdog (see `resolve`).
@@ -235,7 +236,22 @@ impl Tracker {
         )
     }
 
-    /// Progress of a mass cancel (its report is queued once every chunk is answered).
+    /// Reports or list reports are queued, not yet drained (the shell records a watchdog tick
+    /// that queued some, so that a replay repeats it).
+    pub fn has_queued_output(&self) -> bool {
+        !self.reports.list.is_empty() || !self.lists.out.is_empty()
+    }
+
+    /// Mass cancels not yet reported, and the orders whose terminal report they await.
+    pub fn mass_cancels_pending(&self) -> (usize, usize) {
+        (
+            self.mass_cancels.pending(),
+            self.mass_cancels.awaited_orders(),
+        )
+    }
+
+    /// Progress of a mass cancel (its report is queued once every chunk is answered and every
+    /// order it cancelled has had its terminal report, or the push deadline passed).
     pub fn on_mass_cancel(&mut self, ev: MassCancelEvent, utc_ns: u64) {
         if let Some(r) = self.mass_cancels.on_event(ev, utc_ns) {
             self.reports.list.push(r);
@@ -334,6 +350,7 @@ impl Tracker {
                         reply.code.0,
                         reply.msg,
                         &reply.items,
+                        &self.orders,
                         utc_ns,
                         t_read_ns,
                     )
@@ -357,8 +374,15 @@ impl Tracker {
                 msg,
             } => {
                 if let Some(report) = parse_request_id(id).and_then(|rid| {
-                    self.mass_cancels
-                        .on_reply(rid, code.0, msg, &[], utc_ns, t_read_ns)
+                    self.mass_cancels.on_reply(
+                        rid,
+                        code.0,
+                        msg,
+                        &[],
+                        &self.orders,
+                        utc_ns,
+                        t_read_ns,
+                    )
                 }) {
                     self.reports.list.extend(report);
                     return;
@@ -543,7 +567,29 @@ impl Tracker {
         push_exec(reports, stats, order.session_id, er, t_read_ns);
     }
 
+    /// One order update (from the `order` channel, or a REST state applied as one), then the
+    /// mass cancels that awaited the order's end.
     pub(super) fn on_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
+        self.apply_order_push(t_read_ns, push);
+        self.note_end(push.client_oid, t_read_ns);
+    }
+
+    /// If order `client_oid` has ended, the mass cancels awaiting it learn it (their report goes
+    /// right after its terminal report). One branch when no mass cancel awaits anything.
+    fn note_end(&mut self, client_oid: &str, t_read_ns: u64) {
+        if self.mass_cancels.awaited_orders() == 0 {
+            return;
+        }
+        let Some(key) = ClientOid::parse(client_oid) else {
+            return;
+        };
+        if self.orders.get(&key).is_some_and(Order::is_terminal) {
+            self.mass_cancels
+                .on_order_ended(key, t_read_ns, &mut self.reports.list);
+        }
+    }
+
+    fn apply_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
         let Some(order) = find_order(&mut self.orders, &mut self.stats, push.client_oid) else {
             return;
         };
@@ -650,7 +696,14 @@ impl Tracker {
         }
     }
 
+    /// One fill (from the `fill` channel, or a REST state applied as one), then the mass
+    /// cancels that awaited the order's end.
     pub(super) fn on_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
+        self.apply_fill(t_read_ns, fill);
+        self.note_end(fill.client_oid, t_read_ns);
+    }
+
+    fn apply_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
         let Some(order) = find_order(&mut self.orders, &mut self.stats, fill.client_oid) else {
             return;
         };

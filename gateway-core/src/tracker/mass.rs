@@ -1,11 +1,20 @@
 //! Mass actions on the tracker side: selecting orders by scope (for OrderMassCancelRequest and
 //! OrderMassStatusRequest), reconciling with the exchange's open orders, and the bookkeeping of
-//! a mass cancel's `batch-cancel` chunks until every one is answered (then one
-//! OrderMassCancelReport).
+//! a mass cancel's `batch-cancel` chunks until every one is answered and every order they
+//! cancelled has been reported (then one OrderMassCancelReport).
 //!
 //! Items of a mass cancel never give OrderCancelReject: an item the exchange refuses (e.g. the
 //! order filled meanwhile) is simply not affected. Each accepted item's order gets its Canceled
 //! ExecutionReport from the order push as usual.
+//!
+//! Order of the reports (issue 15): the exchange answers a `batch-cancel` before the order
+//! pushes that say `cancelled`, so the report waits ([`MassCancels`] "awaiting"): each order an
+//! accepted item names that is still open here is awaited until its terminal ExecutionReport
+//! (Canceled, or Filled when a fill won the race) has been queued, and the report is queued
+//! right after the last one. An order whose push does not come within the push deadline
+//! (`[tracker] push_deadline_ms`, counted from the reply that accepted its cancel) stops being
+//! awaited: the watchdog flags it as for any reply without its push and its state is queried
+//! (`resolve.rs`); the report then goes out without it.
 
 use std::collections::HashMap;
 
@@ -15,6 +24,7 @@ use codec::sbe::{
     MassCancelResponse, OrderMassCancelReport, Side, Symbol, Text,
 };
 use codec::Decimal;
+use smallvec::SmallVec;
 
 use super::order::Order;
 use super::report::{exec_report, Report, ReportMsg};
@@ -205,19 +215,41 @@ struct MassState {
     affected: u32,
     first_code: u32,
     first_text: Text,
+    /// Orders whose cancel the exchange accepted and whose terminal report is not queued yet.
+    awaiting: u32,
+    /// The report, built once every chunk is answered; held while `awaiting` > 0.
+    ready: Option<OrderMassCancelReport>,
 }
 
-/// Mass cancels in progress: chunk request id → mass id, and each mass cancel's counts.
+/// An order that mass cancels await (see the module docs).
+#[derive(Debug, Clone)]
+struct Awaited {
+    /// Read time (monotonic ns) of the first reply that accepted its cancel: the push
+    /// deadline counts from there.
+    t_reply_ns: u64,
+    /// The mass cancels waiting for it (more than one when two mass cancels covered it).
+    masses: SmallVec<[u64; 2]>,
+}
+
+/// Mass cancels in progress: chunk request id → mass id, each mass cancel's counts, and the
+/// orders whose terminal report the reports wait for.
 #[derive(Debug, Default)]
 pub struct MassCancels {
     masses: HashMap<u64, MassState>,
     chunks: HashMap<u64, u64>,
+    /// Order key (SessionID, root ClOrdID) → the mass cancels awaiting its terminal report.
+    awaiting: HashMap<(u64, u64), Awaited>,
 }
 
 impl MassCancels {
-    /// Mass cancels not yet reported.
+    /// Mass cancels not yet reported (chunks unanswered, or the report held for pushes).
     pub fn pending(&self) -> usize {
         self.masses.len()
+    }
+
+    /// Orders whose terminal report a mass cancel's report waits for.
+    pub fn awaited_orders(&self) -> usize {
+        self.awaiting.len()
     }
 
     /// Applies an event; returns the report once the mass cancel is complete.
@@ -243,6 +275,8 @@ impl MassCancels {
                         affected: 0,
                         first_code: 0,
                         first_text: Text::new(""),
+                        awaiting: 0,
+                        ready: None,
                     },
                 );
                 self.finish_if_done(mass_id, utc_ns, 0)
@@ -263,15 +297,19 @@ impl MassCancels {
         }
     }
 
-    /// A trade reply (`items`) or error (`items` empty, `code` ≠ 0) for request `req_id`.
-    /// `None` if it is not a mass-cancel chunk (the caller handles it); `Some(report)`
-    /// otherwise, the report once the whole mass cancel is answered.
+    /// A trade reply (`items`) or error (`items` empty, `code` ≠ 0) for request `req_id`, read
+    /// at `t_read_ns`. `None` if it is not a mass-cancel chunk (the caller handles it);
+    /// `Some(report)` otherwise, the report once the whole mass cancel is answered and no
+    /// order it cancelled is awaited. Each accepted item whose clientOid names an order of
+    /// `orders` that is not terminal yet is awaited (its Canceled comes from a later push).
+    #[allow(clippy::too_many_arguments)]
     pub fn on_reply(
         &mut self,
         req_id: u64,
         code: u32,
         msg: &str,
         items: &[TradeItem<'_>],
+        orders: &HashMap<(u64, u64), Order>,
         utc_ns: u64,
         t_read_ns: u64,
     ) -> Option<Option<Report>> {
@@ -294,6 +332,18 @@ impl MassCancels {
         for it in items {
             if it.code.0 == 0 && code == 0 {
                 m.affected += 1;
+                let open = ClientOid::parse(it.client_oid)
+                    .filter(|key| orders.get(key).is_some_and(|o| !o.is_terminal()));
+                if let Some(key) = open {
+                    let a = self.awaiting.entry(key).or_insert_with(|| Awaited {
+                        t_reply_ns: t_read_ns,
+                        masses: SmallVec::new(),
+                    });
+                    if !a.masses.contains(&mass_id) {
+                        a.masses.push(mass_id);
+                        m.awaiting += 1;
+                    }
+                }
             } else if m.first_code == 0 {
                 m.first_code = if it.code.0 != 0 { it.code.0 } else { code };
                 m.first_text = Text::new(if it.msg.is_empty() { msg } else { it.msg });
@@ -302,12 +352,71 @@ impl MassCancels {
         Some(self.finish_if_done(mass_id, utc_ns, t_read_ns))
     }
 
+    /// Order `key` has had its terminal ExecutionReport queued (read time of the frame or
+    /// state that ended it: `t_read_ns`): the mass cancels that awaited it and await nothing
+    /// more queue their reports to `out`, right after it. No allocation.
+    pub fn on_order_ended(&mut self, key: (u64, u64), t_read_ns: u64, out: &mut Vec<Report>) {
+        if self.awaiting.is_empty() {
+            return;
+        }
+        if let Some(a) = self.awaiting.remove(&key) {
+            for mass_id in a.masses {
+                self.stop_awaiting(mass_id, t_read_ns, out);
+            }
+        }
+    }
+
+    /// Watchdog: the awaited orders whose push has not come `deadline_ns` after the reply that
+    /// accepted their cancel (`now_ns` monotonic) stop being awaited; they are appended to
+    /// `overdue` (sorted) for the caller to flag and query, and the reports that await nothing
+    /// more are queued to `out`, in the same order every time (replays repeat it).
+    pub fn expire(
+        &mut self,
+        now_ns: u64,
+        deadline_ns: u64,
+        overdue: &mut Vec<(u64, u64)>,
+        out: &mut Vec<Report>,
+    ) {
+        if self.awaiting.is_empty() {
+            return;
+        }
+        let from = overdue.len();
+        overdue.extend(
+            self.awaiting
+                .iter()
+                .filter(|(_, a)| now_ns.saturating_sub(a.t_reply_ns) >= deadline_ns)
+                .map(|(key, _)| *key),
+        );
+        overdue[from..].sort_unstable();
+        for key in &overdue[from..] {
+            if let Some(a) = self.awaiting.remove(key) {
+                for mass_id in a.masses {
+                    // Released by the watchdog, not by an exchange frame.
+                    self.stop_awaiting(mass_id, 0, out);
+                }
+            }
+        }
+    }
+
+    /// Mass cancel `mass_id` awaits one order fewer; queues its report to `out` when that was
+    /// the last one and every chunk is answered.
+    fn stop_awaiting(&mut self, mass_id: u64, t_read_ns: u64, out: &mut Vec<Report>) {
+        let Some(m) = self.masses.get_mut(&mass_id) else {
+            return;
+        };
+        m.awaiting = m.awaiting.saturating_sub(1);
+        if m.awaiting == 0 && m.ready.is_some() {
+            out.extend(self.release(mass_id, t_read_ns));
+        }
+    }
+
+    /// Once every chunk is answered: builds the report (dated `utc_ns`, the answer that
+    /// completed it) and returns it unless orders are still awaited (then it is held).
     fn finish_if_done(&mut self, mass_id: u64, utc_ns: u64, t_read_ns: u64) -> Option<Report> {
-        let m = self.masses.get(&mass_id)?;
+        let m = self.masses.get_mut(&mass_id)?;
         if m.answered < m.chunks {
             return None;
         }
-        let m = self.masses.remove(&mass_id)?;
         let mut r = OrderMassCancelReport {
             cl_ord_id: m.cl_ord_id,
             transact_time: utc_ns,
@@ -325,9 +434,20 @@ impl MassCancels {
             r.mass_cancel_response = MassCancelResponse::Rejected;
             r.mass_cancel_reject_reason = Some(MassCancelRejectReason::ExchangeReject);
         }
+        m.ready = Some(r);
+        if m.awaiting > 0 {
+            return None;
+        }
+        self.release(mass_id, t_read_ns)
+    }
+
+    /// Removes a complete mass cancel and returns its report (`t_read_ns`: read time of the
+    /// frame that released it, 0 for none).
+    fn release(&mut self, mass_id: u64, t_read_ns: u64) -> Option<Report> {
+        let m = self.masses.remove(&mass_id)?;
         Some(Report {
             session_id: m.session_id,
-            msg: ReportMsg::MassCancel(r),
+            msg: ReportMsg::MassCancel(m.ready?),
             cause_t_read_ns: t_read_ns,
             origin: Origin::MassAction,
         })

@@ -12,6 +12,8 @@ pub mod frames;
 mod list_state;
 mod lists;
 pub mod mass;
+#[cfg(test)]
+mod mass_tests;
 pub mod order;
 pub mod reconcile;
 pub mod report;

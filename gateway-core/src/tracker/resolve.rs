@@ -9,7 +9,10 @@
 //!
 //! The watchdog ([`Tracker::on_tick`]) flags a trade reply whose order push has not come after
 //! `push_deadline_ms`, and a push whose request has no reply after the same deadline; both are
-//! counted, logged once (off the hot path) and resolved the same way.
+//! counted, logged once (off the hot path) and resolved the same way. An order a mass cancel's
+//! `batch-cancel` reply accepted is watched the same way (`mass`): without its push by the
+//! deadline it is flagged and queried, and the OrderMassCancelReport that waited for it goes
+//! out.
 //!
 //! Once the exchange's state has been applied ([`Tracker::resolve_after_state`]), each
 //! unresolved request is reported exactly once: a place found at the exchange was applied (its
@@ -39,6 +42,11 @@ impl Tracker {
     /// Sets the watchdog's deadlines (defaults: [`Deadlines::default`]).
     pub fn set_deadlines(&mut self, deadlines: Deadlines) {
         self.resolve.deadlines = deadlines;
+    }
+
+    /// The watchdog's deadlines.
+    pub fn deadlines(&self) -> Deadlines {
+        self.resolve.deadlines
     }
 
     /// Resolution requests queued since the last drain (the tracker thread sends them to the
@@ -107,18 +115,25 @@ impl Tracker {
     /// ([`UnknownCause::NotShown`]), unless a query of it is already due. Its state, once
     /// applied, reports how it ended.
     pub(super) fn resolve_not_shown(&mut self, session_id: u64, root: u64) {
+        if self.query_open_order(session_id, root, UnknownCause::NotShown) {
+            self.stats.not_shown += 1;
+        }
+    }
+
+    /// Queries order (`session_id`, `root`), open here, with no request of it unanswered
+    /// (`cause`: why), unless a query of it is already due; true when one was queued.
+    fn query_open_order(&mut self, session_id: u64, root: u64, cause: UnknownCause) -> bool {
         let key = (session_id, root);
         if self.order(session_id, root).is_none_or(|o| o.is_terminal())
             || self.resolve.unresolved.contains_key(&key)
         {
-            return;
+            return false;
         }
-        self.stats.not_shown += 1;
         self.resolve.unresolved.insert(key, Vec::new());
         let req = ResolveRequest {
             account: self.account_of(session_id),
             client_oid: ClientOid::new(session_id, root),
-            cause: UnknownCause::NotShown,
+            cause,
             place: false,
             // Queried on its own: the lists of a sweep would not show it either.
             written_ms: 0,
@@ -128,6 +143,7 @@ impl Tracker {
         } else {
             self.resolve.out.push(req);
         }
+        true
     }
 
     /// A replied request whose order push the watchdog awaits (place accepted, cancel or
@@ -166,8 +182,9 @@ impl Tracker {
     }
 
     /// Watchdog tick (`now_ns` monotonic, same clock as the frames' read times; `utc_ns` wall
-    /// clock, kept beside it to date unknown requests in UTC: the tick itself writes no report). Scans at most every tenth of the push
-    /// deadline (1 ms to 100 ms).
+    /// clock, kept beside it to date unknown requests in UTC). Scans at most every tenth of the
+    /// push deadline (1 ms to 100 ms). The reports a tick can queue: an OrderMassCancelReport
+    /// released at the push deadline, the ListStatus of a list whose last batch timed out.
     pub fn on_tick(&mut self, now_ns: u64, utc_ns: u64) {
         if utc_ns != 0 {
             self.resolve.clock = Some((now_ns, utc_ns));
@@ -245,6 +262,24 @@ impl Tracker {
                 "watchdog: trade reply without its order push"
             );
             self.mark_unknown(w.key.0, w.key.1, w.kind, UnknownCause::AckWithoutPush);
+        }
+        // Orders a mass cancel's reply accepted, without their push: the report that waited
+        // for them goes out (after every terminal report already queued), and they are queried
+        // like any reply without its push; their end is reported from the exchange's state.
+        let mut overdue = Vec::new();
+        self.mass_cancels
+            .expire(now_ns, push_ns, &mut overdue, &mut self.reports.list);
+        for (session_id, root) in overdue {
+            if self.order(session_id, root).is_none_or(|o| o.is_terminal()) {
+                continue;
+            }
+            self.stats.watchdog_ack_without_push += 1;
+            tracing::warn!(
+                session_id,
+                root,
+                "watchdog: mass cancel accepted without the order's push"
+            );
+            self.query_open_order(session_id, root, UnknownCause::AckWithoutPush);
         }
     }
 

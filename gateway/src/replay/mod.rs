@@ -17,7 +17,8 @@
 //!   the format.
 //!   - input: UTC ns the driver used, then the [`RecordedInput`] (variant index, then its
 //!     fields; [`RecordedInput::Skipped`] = an input that cannot be replayed, skipped and
-//!     counted);
+//!     counted; [`RecordedInput::Tick`] = a watchdog tick that queued reports, with its
+//!     monotonic time and deadlines, appended after `Skipped` so that older files still read);
 //!   - report: SessionID, then one SBE frame (SOFH included) as written;
 //!   - open-order answer: SessionID, root ClOrdID, then the ExecutionReport (OrderStatus)
 //!     frame;

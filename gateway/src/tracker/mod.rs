@@ -403,10 +403,24 @@ impl Driver {
         true
     }
 
-    /// Watchdog tick and hand-over of the queued resolution requests (idle loop).
+    /// Watchdog tick and hand-over of the queued resolution requests (idle loop). A tick that
+    /// queued reports (an OrderMassCancelReport released at the push deadline, a timed-out
+    /// list's ListStatus) is recorded before them, so that a replay makes them at the same
+    /// point.
     fn tick(&mut self) {
-        let utc = utc_now_ns();
-        self.tracker.on_tick(now_ns(), utc);
+        let (mono, utc) = (now_ns(), utc_now_ns());
+        self.tracker.on_tick(mono, utc);
+        if let Some(rec) = &self.recorder {
+            if self.tracker.has_queued_output() {
+                let d = self.tracker.deadlines();
+                let tick = RecordedInput::Tick {
+                    now_ns: mono,
+                    reply_timeout_ms: d.reply_timeout_ms,
+                    push_deadline_ms: d.push_deadline_ms,
+                };
+                rec.input(tick, utc);
+            }
+        }
         self.send_resolutions();
         self.write_reports(utc);
     }
