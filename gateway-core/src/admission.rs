@@ -45,22 +45,28 @@ impl Default for AdmissionLimits {
 pub enum Admission {
     /// Serve it.
     Admit,
-    /// Close it at once: `max_connections` connections are open.
-    RefuseTotal,
-    /// Close it at once: `max_unauthenticated` connections have not completed Establish.
-    RefuseUnauthenticated,
+    /// Serve it and close the connection that has waited longest without completing
+    /// Establish: a limit is reached, and connections that never authenticate must not keep a
+    /// real strategy (whose handshake takes a millisecond) out. To keep a new session out an
+    /// attacker would have to open `max_unauthenticated` connections within its handshake.
+    AdmitEvictingOldest,
+    /// Close it at once, unanswered: `max_connections` connections are open and all of them
+    /// are established sessions.
+    Refuse,
 }
 
 /// Decides on a connection just accepted, given the connections already open (`open`, of
 /// which `unauthenticated` have not completed Establish). The new connection counts as
-/// unauthenticated.
+/// unauthenticated. Over a limit, the oldest unauthenticated connection makes room
+/// ([`Admission::AdmitEvictingOldest`]); only when there is none is the new one refused.
 pub fn admit(limits: AdmissionLimits, open: usize, unauthenticated: usize) -> Admission {
-    if open >= limits.max_connections {
-        Admission::RefuseTotal
-    } else if unauthenticated >= limits.max_unauthenticated {
-        Admission::RefuseUnauthenticated
-    } else {
+    let full = open >= limits.max_connections || unauthenticated >= limits.max_unauthenticated;
+    if !full {
         Admission::Admit
+    } else if unauthenticated > 0 && limits.max_unauthenticated > 0 {
+        Admission::AdmitEvictingOldest
+    } else {
+        Admission::Refuse
     }
 }
 
@@ -160,7 +166,8 @@ pub struct AdmissionCounters {
 }
 
 impl AdmissionCounters {
-    /// A connection was accepted and closed at once (over a limit).
+    /// Admission closed a connection: accepted and closed at once, or the oldest
+    /// unauthenticated one closed to make room ([`Admission::AdmitEvictingOldest`]).
     pub fn count_refused(&self) {
         self.refused.fetch_add(1, Ordering::Relaxed);
     }
@@ -170,7 +177,7 @@ impl AdmissionCounters {
         self.accept_errors.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Connections accepted and closed at once so far.
+    /// Connections admission closed so far (refused or evicted).
     pub fn refused(&self) -> u64 {
         self.refused.load(Ordering::Relaxed)
     }
@@ -235,15 +242,19 @@ mod tests {
         };
         assert_eq!(admit(l, 0, 0), Admission::Admit);
         assert_eq!(admit(l, 1, 1), Admission::Admit);
-        assert_eq!(admit(l, 2, 2), Admission::RefuseUnauthenticated);
         assert_eq!(admit(l, 2, 1), Admission::Admit);
-        assert_eq!(admit(l, 3, 0), Admission::RefuseTotal);
-        assert_eq!(admit(l, 3, 2), Admission::RefuseTotal);
+        // Unauthenticated places taken: the oldest of them makes room.
+        assert_eq!(admit(l, 2, 2), Admission::AdmitEvictingOldest);
+        // All places taken, some by unauthenticated connections: the same.
+        assert_eq!(admit(l, 3, 2), Admission::AdmitEvictingOldest);
+        assert_eq!(admit(l, 3, 1), Admission::AdmitEvictingOldest);
+        // All places taken by established sessions: refused.
+        assert_eq!(admit(l, 3, 0), Admission::Refuse);
         let none = AdmissionLimits {
             max_connections: 0,
             max_unauthenticated: 0,
         };
-        assert_eq!(admit(none, 0, 0), Admission::RefuseTotal);
+        assert_eq!(admit(none, 0, 0), Admission::Refuse);
     }
 
     #[test]

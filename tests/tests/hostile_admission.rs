@@ -1,6 +1,8 @@
 //! Hostile load on the strategy port, over real sockets: idle connections that never send
-//! Negotiate are held to `[strategy] max_unauthenticated` (the rest are closed at once), and
-//! running out of descriptors makes the accept loop back off instead of spinning.
+//! Negotiate are held to `[strategy] max_unauthenticated` (over it the oldest is closed, so a
+//! real strategy still gets in), a gateway full of established sessions refuses new
+//! connections, running out of descriptors makes the accept loop back off instead of spinning,
+//! and memory follows the connections held.
 
 // setrlimit (libc) in the child process of the descriptor test.
 #![allow(unsafe_code)]
@@ -50,29 +52,37 @@ fn idle_connections_are_held_to_max_unauthenticated() {
     // A session established before the flood is not counted as unauthenticated.
     let mut before = h.client(1);
 
-    let mut idle: Vec<TcpStream> = (0..10)
-        .map(|_| TcpStream::connect(addr).expect("connect"))
-        .collect();
-    wait_until("6 connections refused", || {
-        gw.strategy_connections_refused() == 6
-    });
+    // Ten idle connections, one after the other: each over the limit closes the one that has
+    // waited longest, so the first six are closed and the last four held.
+    let mut idle: Vec<TcpStream> = Vec::new();
+    for n in 0..10u64 {
+        idle.push(TcpStream::connect(addr).expect("connect"));
+        let want = n.saturating_sub(3);
+        wait_until("the oldest connections evicted", || {
+            gw.strategy_connections_refused() == want
+        });
+    }
     let t = Instant::now();
-    let closed = idle
+    let closed: Vec<bool> = idle
         .iter_mut()
-        .filter_map(|s| closed_by_peer(s, Duration::from_millis(100)).then_some(()))
-        .count();
-    assert_eq!(closed, 6, "the gateway keeps 4 idle connections, closes 6");
+        .map(|s| closed_by_peer(s, Duration::from_millis(100)))
+        .collect();
+    assert_eq!(
+        closed,
+        [true, true, true, true, true, true, false, false, false, false],
+        "the gateway keeps the 4 newest idle connections"
+    );
     assert!(t.elapsed() < Duration::from_secs(2));
 
     // The established session still trades.
     trades(&mut before);
 
-    // While 4 idle connections hold the unauthenticated places, a fifth is refused too ...
-    let mut fifth = TcpStream::connect(addr).expect("connect");
-    assert!(closed_by_peer(&mut fifth, Duration::from_secs(2)));
-    wait_until("7 connections refused", || {
-        gw.strategy_connections_refused() == 7
-    });
+    // While 4 idle connections hold the unauthenticated places, a real strategy still gets in
+    // (its handshake takes a millisecond): the oldest idle connection makes room.
+    let mut during = h.client(2);
+    trades(&mut during);
+    assert!(closed_by_peer(&mut idle[6], Duration::from_secs(2)));
+    assert_eq!(gw.strategy_connections_refused(), 7);
     // The metrics endpoint exports the same count.
     let exposition = gw.render_metrics();
     assert!(
@@ -80,13 +90,30 @@ fn idle_connections_are_held_to_max_unauthenticated() {
         "{exposition}"
     );
 
-    // ... and once they are gone, new connections are admitted again.
+    // Once they are gone, new connections are admitted without evicting anyone.
     drop(idle);
     std::thread::sleep(Duration::from_millis(100));
-    let mut after = h.client(2);
+    let mut after = h.client(3);
     trades(&mut after);
     assert_eq!(gw.strategy_connections_refused(), 7);
     assert_eq!(gw.accept_errors(), 0);
+}
+
+/// Established sessions are never evicted: with every place taken by one, a new connection is
+/// closed at once, unanswered.
+#[test]
+fn a_gateway_full_of_established_sessions_refuses_new_connections() {
+    let h = Harness::start_with(quiet_sim_config(), |s| {
+        s.admission.max_connections = 2;
+    });
+    let gw = h.gateway();
+    let mut one = h.client(1);
+    let mut two = h.client(2);
+    let mut third = TcpStream::connect(gw.strategy_addr()).expect("connect");
+    assert!(closed_by_peer(&mut third, Duration::from_secs(2)));
+    assert_eq!(gw.strategy_connections_refused(), 1);
+    trades(&mut one);
+    trades(&mut two);
 }
 
 /// Lines the gateway logged that contain "accept failed".

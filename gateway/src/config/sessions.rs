@@ -23,11 +23,14 @@ pub struct StrategyConfig {
     /// How long a connection may take to complete Negotiate + Establish, ms; past it the
     /// gateway sends Terminate and closes. Default 5000; at least 1.
     pub handshake_timeout_ms: u32,
-    /// Most strategy connections open at once; more are accepted and closed at once (no
-    /// answer). Default 256; at least 1.
+    /// Most strategy connections open at once. Over it the connection that has waited longest
+    /// without completing Establish is closed to make room; when every connection is an
+    /// established session, the new one is accepted and closed at once (no answer). Default
+    /// 256; at least 1.
     pub max_connections: usize,
-    /// Most strategy connections open at once that have not completed Establish; more are
-    /// accepted and closed at once (no answer). Default 64; at least 1.
+    /// Most strategy connections open at once that have not completed Establish; over it the
+    /// one that has waited longest is closed (no answer), so idle connections cannot keep a
+    /// real strategy out. Default 64; at least 1.
     pub max_unauthenticated: usize,
     /// Most bytes of output a strategy may leave unread (beyond what the kernel buffers);
     /// past it the gateway drops them (they stay journaled: RetransmitRequest recovers them),

@@ -190,7 +190,7 @@ pub(super) fn run(
         for ix in 0..settings.accounts.len() {
             metrics.set_link(ix, LinkPhase::Up);
         }
-        let listener = match TcpListener::bind(settings.strategy_listen).await {
+        let listener = match bind_listener(settings.strategy_listen) {
             Ok(l) => l,
             Err(e) => {
                 let _ = ready.send(Err(GatewayError::Io(e)));
@@ -393,31 +393,40 @@ pub(super) fn run(
                         tracing::warn!(errors, "accept failed (errors since the last line)");
                     }
                     let (open, unauthenticated) = conns.counts();
-                    match admit(limits, open, unauthenticated) {
-                        Admission::Admit => {
-                            tokio::task::spawn_local(strategy_conn::run(
-                                Rc::clone(&ctx),
-                                stream,
-                                conns.slot(),
-                            ));
+                    let admission_now = admit(limits, open, unauthenticated);
+                    if admission_now != Admission::Admit {
+                        // Counted before the close the peer sees.
+                        admission.count_refused();
+                    }
+                    if admission_now == Admission::Refuse {
+                        // Closed at once, unanswered: every place is an established session's.
+                        drop(stream);
+                    } else {
+                        if admission_now == Admission::AdmitEvictingOldest {
+                            // The connection that has waited longest without completing
+                            // Establish makes room: idle connections cannot keep a real
+                            // strategy out.
+                            conns.evict_oldest();
                         }
-                        refusal => {
-                            // Closed at once, unanswered: a flood of idle connections cannot
-                            // take the descriptors the sessions need.
-                            admission.count_refused();
-                            drop(stream);
-                            if let Some(refused) = refused_log.event(now) {
-                                tracing::warn!(
-                                    refused,
-                                    reason = ?refusal,
-                                    %peer,
-                                    open,
-                                    unauthenticated,
-                                    max_connections = limits.max_connections,
-                                    max_unauthenticated = limits.max_unauthenticated,
-                                    "strategy connections refused (since the last line)"
-                                );
-                            }
+                        tokio::task::spawn_local(strategy_conn::run(
+                            Rc::clone(&ctx),
+                            stream,
+                            conns.slot(),
+                        ));
+                    }
+                    if admission_now != Admission::Admit {
+                        if let Some(closed) = refused_log.event(now) {
+                            tracing::warn!(
+                                closed,
+                                decision = ?admission_now,
+                                %peer,
+                                open,
+                                unauthenticated,
+                                max_connections = limits.max_connections,
+                                max_unauthenticated = limits.max_unauthenticated,
+                                "strategy connection limits reached: connections refused or \
+                                 evicted before completing Establish (since the last line)"
+                            );
                         }
                     }
                 }
@@ -458,6 +467,23 @@ pub(super) fn run(
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();
+}
+
+/// Connections the kernel queues for the strategy listener before `accept` (capped by
+/// `net.core.somaxconn`): a burst of connects is not dropped into SYN retransmits (1 s each),
+/// as with the usual 128.
+pub const LISTEN_BACKLOG: u32 = 1024;
+
+/// Binds the strategy listener (SO_REUSEADDR, [`LISTEN_BACKLOG`]).
+fn bind_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// Gives the memory a burst of strategy connections freed back to the operating system once

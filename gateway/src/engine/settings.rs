@@ -122,7 +122,8 @@ pub struct EngineSettings {
     /// Keepalive limits for the session handshake.
     pub limits: SessionLimits,
     /// How many strategy connections are served at once (`[strategy] max_connections`,
-    /// `max_unauthenticated`); over a limit a connection is accepted and closed at once.
+    /// `max_unauthenticated`); over a limit the oldest unauthenticated connection is closed,
+    /// or the new one when all are established ([`gateway_core::admission::admit`]).
     pub admission: gateway_core::admission::AdmissionLimits,
     /// Most unsent bytes a strategy connection may leave unread before it is cut off
     /// (`[strategy] max_backlog_bytes`).

@@ -2,7 +2,8 @@
 //! from a decoded frame to the WebSocket write, with no hand-off to another thread before the
 //! write (the tracker learns of the request right after it).
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::io::{ErrorKind, Read};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use codec::sbe::{
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::net::TcpStream;
+use tokio::sync::Notify;
 
 use super::account::{AccountCtx, BudgetPolicy};
 use super::conn::Conn;
@@ -38,8 +40,9 @@ const TIMER_PERIOD: Duration = Duration::from_millis(20);
 /// never authenticates holds no more than this.
 const INITIAL_READ_BUF: usize = 4 * 1024;
 
-/// Largest read buffer of an established session, in bytes (at least four largest frames):
-/// the buffer doubles up to it while reads keep filling it.
+/// Read buffer of an established session, in bytes (at least four largest frames): set once,
+/// when Establish completes, so that the order path never grows it. Established sessions are
+/// at most the configured `[[session]]` grants.
 const MAX_READ_BUF: usize = 64 * 1024;
 
 /// Frames one connection handles before it lets the io thread serve the others (its sockets,
@@ -84,29 +87,52 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 #[derive(Debug, Default)]
 pub(super) struct OpenConns {
     open: Cell<usize>,
-    unauthenticated: Cell<usize>,
+    /// The connections that have not completed Establish, oldest first (by accept order),
+    /// each with the signal that closes it.
+    unauthenticated: RefCell<BTreeMap<u64, Rc<Notify>>>,
+    next_id: Cell<u64>,
     /// Connections ended since start (for [`gateway_core::admission::TrimAfterBurst`]).
     closed: Cell<u64>,
 }
 
 impl OpenConns {
+    /// Connections open, and of them those that have not completed Establish.
+    pub(super) fn counts(&self) -> (usize, usize) {
+        (self.open.get(), self.unauthenticated.borrow().len())
+    }
+
     /// Connections that ended since start.
     pub(super) fn closed_total(&self) -> u64 {
         self.closed.get()
     }
 
-    /// Connections open, and of them those that have not completed Establish.
-    pub(super) fn counts(&self) -> (usize, usize) {
-        (self.open.get(), self.unauthenticated.get())
-    }
-
     /// Counts a connection just admitted (unauthenticated) until the slot is dropped.
     pub(super) fn slot(self: &Rc<Self>) -> ConnSlot {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let evict = Rc::new(Notify::new());
         self.open.set(self.open.get() + 1);
-        self.unauthenticated.set(self.unauthenticated.get() + 1);
+        self.unauthenticated
+            .borrow_mut()
+            .insert(id, Rc::clone(&evict));
         ConnSlot {
             conns: Rc::clone(self),
+            id,
+            evict,
             unauthenticated: true,
+        }
+    }
+
+    /// Closes the unauthenticated connection that has waited longest (it stops counting as
+    /// unauthenticated at once; it ends at its next poll). False when there is none.
+    pub(super) fn evict_oldest(&self) -> bool {
+        let oldest = self.unauthenticated.borrow_mut().pop_first();
+        match oldest {
+            Some((_, evict)) => {
+                evict.notify_one();
+                true
+            }
+            None => false,
         }
     }
 }
@@ -114,17 +140,25 @@ impl OpenConns {
 /// One admitted connection's place in [`OpenConns`]; given back when dropped.
 pub(super) struct ConnSlot {
     conns: Rc<OpenConns>,
+    id: u64,
+    evict: Rc<Notify>,
     unauthenticated: bool,
 }
 
 impl ConnSlot {
-    /// The connection completed Establish: it no longer counts as unauthenticated.
+    /// The connection completed Establish: it no longer counts as unauthenticated (and can no
+    /// longer be evicted).
     fn established(&mut self) {
         if self.unauthenticated {
             self.unauthenticated = false;
-            let u = &self.conns.unauthenticated;
-            u.set(u.get().saturating_sub(1));
+            self.conns.unauthenticated.borrow_mut().remove(&self.id);
         }
+    }
+
+    /// Completes when admission evicts this connection (the oldest unauthenticated one, to
+    /// make room for a new connection).
+    async fn evicted(&self) {
+        self.evict.notified().await;
     }
 }
 
@@ -141,12 +175,14 @@ impl Drop for ConnSlot {
 enum Event {
     Readable(std::io::Result<ReadOutcome>),
     Tick,
+    /// Admission closed this connection (the oldest unauthenticated one) to make room.
+    Evicted,
 }
 
 /// Serves one accepted strategy connection until it ends; `slot` counts it as open (and
 /// unauthenticated until Establish completes). The connection holds one descriptor, shared by
 /// its reader here and its writer ([`SessionOut`]), and a read buffer of [`INITIAL_READ_BUF`]
-/// bytes that grows (to [`MAX_READ_BUF`]) only for an established session whose reads fill it.
+/// bytes, [`MAX_READ_BUF`] once it is an established session.
 pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     let _ = stream.set_nodelay(true);
     let peer = stream.peer_addr().ok();
@@ -202,18 +238,25 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                     end -= start;
                     start = 0;
                 }
-                let space = buf.len() - end;
                 match guard.try_io(|s| (&**s.get_ref()).read(&mut buf[end..])) {
                     Ok(Ok(0)) => ReadOutcome::Closed,
-                    Ok(Ok(n)) => ReadOutcome::Got { n, filled: n == space },
+                    Ok(Ok(n)) => ReadOutcome::Got(n),
                     Ok(Err(e)) if e.kind() == ErrorKind::Interrupted => ReadOutcome::Again,
                     Ok(Err(_)) => ReadOutcome::Closed,
                     Err(_would_block) => ReadOutcome::Again,
                 }
             })),
             _ = timer.tick() => Event::Tick,
+            _ = slot.evicted() => Event::Evicted,
         };
         match event {
+            Event::Evicted => {
+                tracing::debug!(
+                    ?peer,
+                    "unauthenticated strategy connection evicted to make room"
+                );
+                break;
+            }
             Event::Tick => {
                 if !conn.on_timer() {
                     break;
@@ -221,7 +264,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
             }
             Event::Readable(Err(_)) | Event::Readable(Ok(ReadOutcome::Closed)) => break,
             Event::Readable(Ok(ReadOutcome::Again)) => continue,
-            Event::Readable(Ok(ReadOutcome::Got { n, filled })) => {
+            Event::Readable(Ok(ReadOutcome::Got(n))) => {
                 end += n;
                 let t_read = now_ns();
                 let mut handled = 0usize;
@@ -262,10 +305,9 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                     start = 0;
                     end = 0;
                 }
-                if filled && conn.bound && buf.len() < largest {
-                    // An established session whose reads fill the buffer: fewer reads per
-                    // frame with a larger one.
-                    buf.resize((buf.len() * 2).min(largest), 0);
+                if conn.bound && buf.len() < largest {
+                    // Established: the session's buffer, allocated once, off the order path.
+                    buf.resize(largest, 0);
                 }
             }
         }
@@ -281,12 +323,8 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
 
 /// What one read of a strategy socket gave.
 enum ReadOutcome {
-    Got {
-        /// Bytes read.
-        n: usize,
-        /// The read filled the buffer's free space (more may be waiting).
-        filled: bool,
-    },
+    /// This many bytes were read.
+    Got(usize),
     /// Nothing to read after all (spurious readiness) or interrupted.
     Again,
     /// End of stream or a socket error.
@@ -475,9 +513,19 @@ impl Conn {
         }
     }
 
-    /// Logs why a session ends (once: the connection closes right after).
+    /// Logs why a session ends (once: the connection closes right after). A connection that
+    /// never named a session logs at DEBUG only: a flood of them must not flood the log (the
+    /// admission counters and their once-a-second line cover them).
     fn log_end(&self, reply: &SessionReply) {
         let session_id = self.fixp.session_id();
+        if !self.registered && !matches!(reply, SessionReply::NegotiationReject(_)) {
+            tracing::debug!(
+                session_id,
+                ?reply,
+                "unauthenticated strategy connection ended"
+            );
+            return;
+        }
         match reply {
             SessionReply::Terminate(t) if t.code == TerminationCode::Finished => {
                 tracing::info!(
@@ -733,7 +781,7 @@ impl Conn {
                 .tracker_tx
                 .send(TrackerInput::SessionClosed { session_id });
         }
-        if self.fixp.state() != SessionState::Terminated {
+        if self.fixp.state() != SessionState::Terminated && self.registered {
             tracing::info!(
                 session_id,
                 ?peer,

@@ -298,7 +298,7 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
 
     out.push(family(
         "bgw_strategy_connections_refused_total",
-        "Strategy connections closed at accept for being over [strategy] max_connections or max_unauthenticated.",
+        "Strategy connections closed by admission over [strategy] max_connections or max_unauthenticated: the oldest unauthenticated one evicted, or a new one refused when all are established.",
         COUNTER,
         vec![counter(&[], state.admission.refused())],
     ));
