@@ -118,3 +118,36 @@ fn sigterm_stops_the_gateway_in_order_and_exits_0() {
     // The journal of the configured session is on disk.
     assert!(journal.join("session-1.journal").is_file(), "{out}");
 }
+
+/// A session with empty credentials accepts any Negotiate: the binary refuses to start with
+/// one on a listener that is not loopback (exit code not 0, the message names the field and
+/// the way out) before it connects anywhere.
+#[test]
+fn empty_credentials_on_a_non_loopback_listener_are_refused_at_start() {
+    let dir = TempDir(std::env::temp_dir().join(format!("bgw-open-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("temp dir");
+    let config = dir.0.join("gateway.toml");
+    std::fs::write(
+        &config,
+        "[strategy]\nlisten = \"0.0.0.0:0\"\n\n\
+         [[session]]\nsession_id = 1\ncredentials = \"\"\n\n\
+         [exchange]\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n\
+         ws_private_url = \"wss://127.0.0.1:1/v3/ws/private\"\nrest_url = \"https://127.0.0.1:1\"\n",
+    )
+    .expect("config");
+    let out = Command::new(EXE)
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .expect("run");
+    assert!(!out.status.success(), "{:?}", out.status);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("session.credentials") && text.contains("allow_empty_credentials"),
+        "{text}"
+    );
+}
