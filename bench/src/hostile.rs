@@ -10,7 +10,12 @@
 //!    several rounds (growth across rounds shows memory that does not come back).
 //! 3. **Fairness**: one session floods NewOrderSingle pipelined (most refused by the rate
 //!    budget, ThrottleLimitExceeded) while a second session, on another account, sends one
-//!    request at a time; its round trips with and without the flood.
+//!    request at a time; its round trips (request written → answer read) with and without the
+//!    flood, and the delay the flood adds. The probe ([`ProbeMode`]) is answered by the gateway
+//!    itself (a NewOrderSingle for a symbol the exchange does not list: order entry rejects it
+//!    on the io thread, so only the io thread's fairness is measured) or goes through the
+//!    exchange simulator (a limit buy and its cancel: the simulator and the machine's CPU
+//!    contention are in the figures too), or both, each on its own gateway.
 //! 4. **Descriptor exhaustion**: the gateway under `ulimit -n 128` with more idle connections
 //!    than it has descriptors; what it writes to its log meanwhile.
 //!
@@ -27,7 +32,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use codec::sbe::{
-    BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, OrderCancelRequest, Side,
+    BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, OrderCancelRequest, Side, Symbol,
     TimeInForce,
 };
 use hdrhistogram::Histogram;
@@ -48,6 +53,51 @@ pub enum Section {
     Exhaustion,
 }
 
+/// What the well-behaved session of the fairness section asks, i.e. what its round trip
+/// measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProbeMode {
+    /// A NewOrderSingle for a symbol the exchange does not list (`NOPEUSDT`), answered at once
+    /// by the gateway (ExecutionReport Rejected, OrdRejReason UnknownSymbol, from order entry
+    /// on the io thread): the exchange plays no part, the round trip is what the gateway's io
+    /// thread controls.
+    Gateway,
+    /// A limit buy at half the mid, then its cancel, through the exchange simulator: the io
+    /// thread's fairness mixed with the simulator's and the machine's CPU contention.
+    Exchange,
+    /// `gateway`, then `exchange`, each with its own gateway and flood.
+    Both,
+}
+
+impl ProbeMode {
+    /// The probes to run, in order.
+    fn kinds(self) -> &'static [ProbeKind] {
+        match self {
+            ProbeMode::Gateway => &[ProbeKind::Gateway],
+            ProbeMode::Exchange => &[ProbeKind::Exchange],
+            ProbeMode::Both => &[ProbeKind::Gateway, ProbeKind::Exchange],
+        }
+    }
+}
+
+/// One probe of [`ProbeMode`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProbeKind {
+    /// Answered by the gateway (unknown symbol).
+    Gateway,
+    /// Through the exchange (limit buy, cancel).
+    Exchange,
+}
+
+impl ProbeKind {
+    fn name(self) -> &'static str {
+        match self {
+            ProbeKind::Gateway => "gateway",
+            ProbeKind::Exchange => "exchange",
+        }
+    }
+}
+
 /// What to run, and how hard.
 #[derive(Debug, Clone)]
 pub struct HostileOptions {
@@ -65,6 +115,8 @@ pub struct HostileOptions {
     pub probe_requests: usize,
     /// Least time between two requests of the well-behaved session, µs.
     pub probe_interval_us: u64,
+    /// What the well-behaved session of the fairness section asks.
+    pub probe: ProbeMode,
     /// `[rate.overrides] place_order` and `cancel_order` of the fairness gateway (per account
     /// per 1.1 s window; the connection bucket is unlimited).
     pub rate: u32,
@@ -87,6 +139,10 @@ const CHECK_SESSION: u64 = 3;
 const EXHAUST_NOFILE: u64 = 128;
 /// How long one request of the well-behaved session may wait for its answer.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+/// A symbol the simulator does not list: the gateway-answered probe's NewOrderSingle.
+const UNLISTED: &str = "NOPEUSDT";
+/// The fairness goal: the delay a flood adds to another session's p99 round trip, µs.
+const ADDED_P99_GOAL_US: f64 = 1_000.0;
 
 // ---------------------------------------------------------------------------------------------
 // Child processes
@@ -166,7 +222,7 @@ fn drain_lines(from: impl Read + Send + 'static, to: PathBuf, lines: mpsc::Sende
 /// The simulator child: the demo configuration plus a second master account (`b`), TLS,
 /// ephemeral port.
 struct SimProc {
-    _proc: Proc,
+    proc: Proc,
     rest_url: String,
     ws_private_url: String,
     ca_path: PathBuf,
@@ -237,7 +293,7 @@ fn start_sim(dir: &Path) -> Result<SimProc, String> {
         return Err("bitget-sim did not print its addresses".into());
     }
     Ok(SimProc {
-        _proc: proc,
+        proc,
         rest_url,
         ws_private_url,
         ca_path,
@@ -501,6 +557,86 @@ fn proc_status_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// Clock ticks per second of `/proc` CPU times (`getconf CLK_TCK`, 100 on Linux).
+const CLK_TCK: f64 = 100.0;
+
+/// User + system CPU time of a `/proc/.../stat` line, clock ticks.
+fn stat_ticks(text: &str) -> Option<u64> {
+    // After the `(comm)`: state is field 3, utime 14, stime 15.
+    let rest = &text[text.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    Some(f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?)
+}
+
+/// CPU time of process `pid` (all its threads), clock ticks.
+fn proc_ticks(pid: u32) -> Option<u64> {
+    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// CPU time of the threads of process `pid` named `name`, clock ticks.
+fn thread_ticks(pid: u32, name: &str) -> Option<u64> {
+    let mut sum = None;
+    for t in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let dir = t.ok()?.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim() == name {
+            let text = std::fs::read_to_string(dir.join("stat")).ok()?;
+            *sum.get_or_insert(0) += stat_ticks(&text)?;
+        }
+    }
+    sum
+}
+
+/// Busy (everything but idle and iowait, steal included) and all clock ticks of the machine's
+/// CPUs, and how many CPUs (`/proc/stat`).
+fn machine_ticks() -> Option<(u64, u64, usize)> {
+    let text = std::fs::read_to_string("/proc/stat").ok()?;
+    let mut lines = text.lines();
+    let all: Vec<u64> = lines
+        .next()?
+        .strip_prefix("cpu ")?
+        .split_whitespace()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    let cpus = lines
+        .take_while(|l| l.starts_with("cpu"))
+        .filter(|l| l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count();
+    let total: u64 = all.iter().take(8).sum();
+    let idle = all.get(3)? + all.get(4)?;
+    Some((total.saturating_sub(idle), total, cpus))
+}
+
+/// Where the CPU time went over a stretch of time: the gateway (all threads, its io thread,
+/// its tracker thread), the simulator, this bench, the whole machine.
+#[derive(Debug, Clone, Copy, Default)]
+struct CpuSnap {
+    gateway: Option<u64>,
+    io: Option<u64>,
+    tracker: Option<u64>,
+    sim: Option<u64>,
+    bench: Option<u64>,
+    machine: Option<(u64, u64, usize)>,
+}
+
+impl CpuSnap {
+    fn take(gateway: u32, sim: u32) -> CpuSnap {
+        CpuSnap {
+            gateway: proc_ticks(gateway),
+            io: thread_ticks(gateway, "bgw-io"),
+            tracker: thread_ticks(gateway, "bgw-tracker"),
+            sim: proc_ticks(sim),
+            bench: proc_ticks(std::process::id()),
+            machine: machine_ticks(),
+        }
+    }
+}
+
+/// CPU seconds between two snapshots of one field.
+fn cpu_secs(a: Option<u64>, b: Option<u64>) -> Option<f64> {
+    Some(b?.checked_sub(a?)? as f64 / CLK_TCK)
+}
+
 /// `GET /metrics` over a plain socket.
 fn scrape(addr: SocketAddr) -> Result<String, String> {
     let mut s =
@@ -676,7 +812,12 @@ fn admission(sim: &SimProc, opts: &HostileOptions) -> Result<Admission, String> 
     );
     let cfg = gateway_toml(sim, StrategyLimits::default(), opts.rate);
     let mut gw = start_gateway(&opts.work_dir, "gw-admission", &cfg, NoFile::Raised, "warn")?;
-    let mut before = Probe::new(gw.session(PROBE_SESSION, 30_000)?, futures_market()?, 0);
+    let mut before = Probe::new(
+        gw.session(PROBE_SESSION, 30_000)?,
+        futures_market()?,
+        0,
+        ProbeKind::Exchange,
+    )?;
     before.run_n(4)?;
     std::thread::sleep(Duration::from_millis(500));
     let idle_rss = gw.rss();
@@ -897,20 +1038,31 @@ fn memory(sim: &SimProc, opts: &HostileOptions) -> Result<Memory, String> {
 
 /// What the well-behaved session measured in one phase.
 struct ProbeStats {
-    /// Request → answer, ns.
+    /// Request written → answer read, ns.
     hist: Histogram<u64>,
     /// Answers that were ThrottleLimitExceeded.
     throttled: u64,
-    /// Other refusals (of a place or a cancel).
+    /// Other refusals (of a place or a cancel); for the gateway-answered probe, every answer
+    /// but the expected Rejected UnknownSymbol.
     rejected: u64,
+    /// Gateway-answered probe: request written → the gateway's decision (the TransactTime it
+    /// stamps on the Rejected report when order entry starts on the request; same host clock),
+    /// ns. The io thread's wait before it reaches the request.
+    decided: Histogram<u64>,
+    /// Gateway-answered probe: the round trip minus `decided` (decision, answer written, read
+    /// by the probe), ns.
+    answered: Histogram<u64>,
 }
 
 impl ProbeStats {
     fn new() -> Result<ProbeStats, String> {
+        let h = || Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string());
         Ok(ProbeStats {
-            hist: Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string())?,
+            hist: h()?,
             throttled: 0,
             rejected: 0,
+            decided: h()?,
+            answered: h()?,
         })
     }
 
@@ -919,32 +1071,52 @@ impl ProbeStats {
     }
 }
 
-/// The well-behaved session: a limit buy at half the mid (it rests), then its cancel, one
-/// request at a time, at most one per `interval`.
+/// A quantile of `h`, µs.
+fn us_at(h: &Histogram<u64>, q: f64) -> f64 {
+    h.value_at_quantile(q) as f64 / 1e3
+}
+
+/// The well-behaved session, one request at a time, at most one per `interval`: for
+/// [`ProbeKind::Exchange`] a limit buy at half the mid (it rests), then its cancel; for
+/// [`ProbeKind::Gateway`] a limit buy of [`UNLISTED`], which the gateway refuses itself.
 struct Probe {
     client: StrategyClient,
     market: Market,
+    kind: ProbeKind,
+    /// [`UNLISTED`].
+    unlisted: Symbol,
     next_cl: u64,
     /// The resting order to cancel next.
     open: Option<u64>,
     interval: Duration,
     last_send: Instant,
+    /// The request's frame, encoded before the clock starts.
+    frame: Vec<u8>,
 }
 
 impl Probe {
-    fn new(client: StrategyClient, market: Market, interval_us: u64) -> Probe {
-        Probe {
+    fn new(
+        client: StrategyClient,
+        market: Market,
+        interval_us: u64,
+        kind: ProbeKind,
+    ) -> Result<Probe, String> {
+        Ok(Probe {
             client,
             market,
+            kind,
+            unlisted: Symbol::new(UNLISTED).map_err(|e| format!("{UNLISTED}: {e}"))?,
             // ClOrdIDs unique across the gateways of one run.
             next_cl: gateway::metrics::utc_now_ns(),
             open: None,
             interval: Duration::from_micros(interval_us),
             last_send: Instant::now(),
-        }
+            frame: Vec::with_capacity(256),
+        })
     }
 
-    /// One request and its answer, recorded in `stats`.
+    /// One request and its answer, recorded in `stats`: from just before the request's frame
+    /// is written to just after its answer is read and decoded.
     fn step(&mut self, stats: &mut ProbeStats) -> Result<(), String> {
         let since = self.last_send.elapsed();
         if since < self.interval {
@@ -953,27 +1125,34 @@ impl Probe {
         self.next_cl += 1;
         let cl = self.next_cl;
         let m = self.market;
-        let t0 = Instant::now();
-        self.last_send = t0;
-        let sent = match self.open {
-            Some(orig) => self.client.send_cancel(&OrderCancelRequest {
+        self.frame.clear();
+        match (self.kind, self.open) {
+            (ProbeKind::Gateway, _) => {
+                limit_buy(cl, self.unlisted, m.category, price_at(&m, "0.5"), m.qty)
+                    .encode_frame(&mut self.frame);
+            }
+            (ProbeKind::Exchange, Some(orig)) => OrderCancelRequest {
                 cl_ord_id: cl,
                 orig_cl_ord_id: orig,
                 transact_time: gateway::metrics::utc_now_ns(),
                 symbol: m.symbol,
                 category: m.category,
                 side: Side::Buy,
-            }),
-            None => self.client.send_new_order(&limit_buy(
-                cl,
-                m.symbol,
-                m.category,
-                price_at(&m, "0.5"),
-                m.qty,
-            )),
-        };
-        sent.map_err(|e| format!("probe send {cl}: {e}"))?;
+            }
+            .encode_frame(&mut self.frame),
+            (ProbeKind::Exchange, None) => {
+                limit_buy(cl, m.symbol, m.category, price_at(&m, "0.5"), m.qty)
+                    .encode_frame(&mut self.frame);
+            }
+        }
+        let utc0 = gateway::metrics::utc_now_ns();
+        let t0 = Instant::now();
+        self.last_send = t0;
+        self.client
+            .send_raw(&self.frame)
+            .map_err(|e| format!("probe send {cl}: {e}"))?;
         let deadline = t0 + ANSWER_TIMEOUT;
+        let gateway_only = self.kind == ProbeKind::Gateway;
         loop {
             let left = deadline
                 .checked_duration_since(Instant::now())
@@ -987,15 +1166,21 @@ impl Probe {
                 Some(Received::Exec(er)) if er.cl_ord_id == cl => {
                     let elapsed = ns(t0);
                     match er.exec_type {
+                        ExecType::Rejected => match er.ord_rej_reason {
+                            Some(OrdRejReason::ThrottleLimitExceeded) => stats.throttled += 1,
+                            Some(OrdRejReason::UnknownSymbol) if gateway_only => {
+                                let decided = er.transact_time.saturating_sub(utc0);
+                                let _ = stats.decided.record(decided.max(1));
+                                let _ = stats
+                                    .answered
+                                    .record(elapsed.saturating_sub(decided).max(1));
+                            }
+                            _ => stats.rejected += 1,
+                        },
+                        // Not what the gateway answers itself: reached the exchange somehow.
+                        _ if gateway_only => stats.rejected += 1,
                         ExecType::New | ExecType::PendingNew => self.open = Some(cl),
                         ExecType::Canceled => self.open = None,
-                        ExecType::Rejected => {
-                            if er.ord_rej_reason == Some(OrdRejReason::ThrottleLimitExceeded) {
-                                stats.throttled += 1;
-                            } else {
-                                stats.rejected += 1;
-                            }
-                        }
                         _ => {}
                     }
                     let _ = stats.hist.record(elapsed.max(1));
@@ -1195,22 +1380,51 @@ fn flood(
     Ok(reader)
 }
 
-/// Figures of the fairness section.
+/// Figures of the fairness section, one probe.
 struct Fairness {
+    kind: ProbeKind,
     flood: u64,
     base: ProbeStats,
     during: ProbeStats,
+    /// How long the during-flood phase lasted (first probe → the flood's last answer).
+    during_time: Duration,
     after: ProbeStats,
     flood_stats: FloodStats,
+    /// CPU times when the flood started and when the during-flood phase ended.
+    cpu: (CpuSnap, CpuSnap),
     state: String,
 }
 
-fn fairness(sim: &SimProc, opts: &HostileOptions) -> Result<Fairness, String> {
+impl Fairness {
+    /// During-flood minus no-flood round trip at quantile `q`, µs.
+    fn added_us(&self, q: f64) -> f64 {
+        self.during.us(q) - self.base.us(q)
+    }
+
+    /// During-flood over no-flood round trip at quantile `q`.
+    fn ratio(&self, q: f64) -> f64 {
+        self.during.us(q) / self.base.us(q).max(1e-9)
+    }
+}
+
+fn fairness(sim: &SimProc, opts: &HostileOptions, kind: ProbeKind) -> Result<Fairness, String> {
+    let asks = match kind {
+        ProbeKind::Gateway => format!(
+            "a NewOrderSingle for {UNLISTED}, a symbol the exchange does not list: the gateway \
+             answers it itself, ExecutionReport Rejected UnknownSymbol from order entry on the io \
+             thread, no exchange"
+        ),
+        ProbeKind::Exchange => {
+            "a limit buy at half the mid, then its cancel, through the exchange simulator".into()
+        }
+    };
     println!(
-        "\n== 3. Fairness: session 1 floods {} NewOrderSingle (IOC at half the mid, pipelined) \
-         while session 2 sends one request at a time (limit buy at half the mid, then its cancel; \
-         at most one per {} µs)",
-        opts.flood, opts.probe_interval_us
+        "\n== 3. Fairness, probe `{}`: session 1 floods {} NewOrderSingle (IOC at half the mid, \
+         pipelined) while session 2 sends one request at a time ({asks}; at most one per {} µs; \
+         round trip = request written → answer read)",
+        kind.name(),
+        opts.flood,
+        opts.probe_interval_us
     );
     println!(
         "  accounts: flood -> `main`, probe -> `b`: separate rate budgets and exchange \
@@ -1219,27 +1433,33 @@ fn fairness(sim: &SimProc, opts: &HostileOptions) -> Result<Fairness, String> {
         opts.rate
     );
     let cfg = gateway_toml(sim, StrategyLimits::default(), opts.rate);
-    let mut gw = start_gateway(&opts.work_dir, "gw-fairness", &cfg, NoFile::Raised, "warn")?;
+    let name = format!("gw-fairness-{}", kind.name());
+    let mut gw = start_gateway(&opts.work_dir, &name, &cfg, NoFile::Raised, "warn")?;
     let market = futures_market()?;
     let mut probe = Probe::new(
         gw.session(PROBE_SESSION, 1_000)?,
         market,
         opts.probe_interval_us,
-    );
+        kind,
+    )?;
     // Warm-up: connections, caches, the venue's book.
     probe.run_n(200.min(opts.probe_requests))?;
     let base = probe.run_n(opts.probe_requests)?;
     let flooder = gw.session(FLOOD_SESSION, 30_000)?;
     let over = Arc::new(AtomicBool::new(false));
+    let cpu0 = CpuSnap::take(gw.proc.pid(), sim.proc.pid());
     let reader = flood(flooder, market, opts.flood, Arc::clone(&over))?;
     let mut during = ProbeStats::new()?;
     let mut probe_error = None;
+    let t_during = Instant::now();
     while !over.load(Ordering::Acquire) {
         if let Err(e) = probe.step(&mut during) {
             probe_error = Some(e);
             break;
         }
     }
+    let during_time = t_during.elapsed();
+    let cpu1 = CpuSnap::take(gw.proc.pid(), sim.proc.pid());
     let flood_stats = reader
         .join()
         .map_err(|_| "the flood's reader panicked".to_owned())?;
@@ -1253,8 +1473,24 @@ fn fairness(sim: &SimProc, opts: &HostileOptions) -> Result<Fairness, String> {
     }
     let _ = probe.client.terminate();
     let state = gw.state();
+    let fair = Fairness {
+        kind,
+        flood: opts.flood,
+        base,
+        during,
+        during_time,
+        after,
+        flood_stats,
+        cpu: (cpu0, cpu1),
+        state,
+    };
+    print_fairness(&fair, opts);
+    Ok(fair)
+}
 
-    let f = &flood_stats;
+/// The table of one fairness run.
+fn print_fairness(fair: &Fairness, opts: &HostileOptions) {
+    let f = &fair.flood_stats;
     println!(
         "  flood: {} written in {:.2} s; answers {} within {:.2} s of the first write: New {}, \
          ThrottleLimitExceeded {}, other rejects {}, other {}",
@@ -1273,17 +1509,28 @@ fn fairness(sim: &SimProc, opts: &HostileOptions) -> Result<Fairness, String> {
     if let Some(e) = &f.read_error {
         println!("  flood read error: {e}");
     }
+    let other = match fair.kind {
+        ProbeKind::Gateway => "unexpected",
+        ProbeKind::Exchange => "rejected",
+    };
     println!(
-        "  {:<16} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>9}",
-        "probe (µs)", "count", "p50", "p90", "p99", "max", "throttled", "rejected"
+        "  {:<16} {:>7} {:>9} {:>9} {:>9} {:>10} {:>10} {:>10}",
+        format!("{} (µs)", fair.kind.name()),
+        "count",
+        "p50",
+        "p90",
+        "p99",
+        "max",
+        "throttled",
+        other
     );
     for (name, s) in [
-        ("no flood", &base),
-        ("during flood", &during),
-        ("after flood", &after),
+        ("no flood", &fair.base),
+        ("during flood", &fair.during),
+        ("after flood", &fair.after),
     ] {
         println!(
-            "  {:<16} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>10} {:>9}",
+            "  {:<16} {:>7} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>10} {:>10}",
             name,
             s.hist.len(),
             s.us(0.5),
@@ -1294,29 +1541,118 @@ fn fairness(sim: &SimProc, opts: &HostileOptions) -> Result<Fairness, String> {
             s.rejected
         );
     }
-    let ratio = |q: f64| during.us(q) / base.us(q).max(1e-9);
-    println!(
-        "  ratio during/no flood: p50 ×{:.2}, p99 ×{:.2}; probe throttled {:.2} % of its answers \
-         during the flood; gateway {state}",
-        ratio(0.5),
-        ratio(0.99),
-        100.0 * during.throttled as f64 / during.hist.len().max(1) as f64
-    );
-    if during.hist.len() < 100 {
+    if fair.kind == ProbeKind::Gateway {
         println!(
-            "  (only {} probe samples during the flood: its p99 is its max; a larger --flood \
-             lasts longer)",
-            during.hist.len()
+            "  {:<16} {:>16} {:>9} {:>10} {:>16} {:>9} {:>10}",
+            "split (µs)", "written→decided", "p99", "max", "decided→read", "p99", "max"
+        );
+        for (name, s) in [
+            ("no flood", &fair.base),
+            ("during flood", &fair.during),
+            ("after flood", &fair.after),
+        ] {
+            println!(
+                "  {:<16} {:>16} {:>9.1} {:>10.1} {:>16} {:>9.1} {:>10.1}",
+                name,
+                format!("p50 {:.1}", us_at(&s.decided, 0.5)),
+                us_at(&s.decided, 0.99),
+                s.decided.max() as f64 / 1e3,
+                format!("p50 {:.1}", us_at(&s.answered, 0.5)),
+                us_at(&s.answered, 0.99),
+                s.answered.max() as f64 / 1e3
+            );
+        }
+        println!(
+            "  (decided = the TransactTime the gateway stamps when order entry starts on the \
+             request: written→decided is the io thread's wait to reach it, decided→read the \
+             answer's way back including the probe's wake-up)"
         );
     }
-    Ok(Fairness {
-        flood: opts.flood,
-        base,
-        during,
-        after,
-        flood_stats,
-        state,
-    })
+    let during = &fair.during;
+    println!(
+        "  ratio during/no flood: p50 ×{:.2}, p99 ×{:.2}; probe throttled {:.2} % of its answers \
+         during the flood; gateway {}",
+        fair.ratio(0.5),
+        fair.ratio(0.99),
+        100.0 * during.throttled as f64 / during.hist.len().max(1) as f64,
+        fair.state
+    );
+    let p99 = fair.added_us(0.99);
+    let goal = match fair.kind {
+        ProbeKind::Gateway => {
+            if p99 <= ADDED_P99_GOAL_US {
+                format!("goal ≤ {ADDED_P99_GOAL_US:.0} µs p99: met")
+            } else {
+                format!("goal ≤ {ADDED_P99_GOAL_US:.0} µs p99: NOT met")
+            }
+        }
+        ProbeKind::Exchange => "includes the simulator's and the machine's contention; the \
+                                goal applies to probe `gateway`"
+            .to_owned(),
+    };
+    println!(
+        "  added delay (during − no flood): p50 {:+.1} µs, p99 {:+.1} µs ({goal})",
+        fair.added_us(0.5),
+        p99
+    );
+    let secs = fair.during_time.as_secs_f64();
+    let n = during.hist.len();
+    let most = (secs * 1e6 / opts.probe_interval_us.max(1) as f64).floor();
+    println!(
+        "  during-flood samples: {n} in {secs:.2} s (one per {:.0} µs on average; at most \
+         {most:.0} at one per {} µs)",
+        secs * 1e6 / n.max(1) as f64,
+        opts.probe_interval_us
+    );
+    if n < 100 {
+        println!(
+            "  (only {n} probe samples during the flood: its p99 is its max; a larger --flood \
+             lasts longer)"
+        );
+    }
+    print_cpu(fair);
+}
+
+/// Where the CPU time of the during-flood phase went (the gateway shares the machine with the
+/// simulator, this bench and whatever else runs).
+fn print_cpu(fair: &Fairness) {
+    let (a, b) = &fair.cpu;
+    let secs = |x: Option<f64>| x.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.2} s"));
+    let io = cpu_secs(a.io, b.io);
+    let per_order = io.map_or_else(
+        || "n/a".to_owned(),
+        |v| format!("{:.1}", v * 1e6 / fair.flood_stats.sent.max(1) as f64),
+    );
+    let machine = match (a.machine, b.machine) {
+        (Some((busy0, all0, cpus)), Some((busy1, all1, _))) => {
+            let busy = busy1.saturating_sub(busy0) as f64 / CLK_TCK;
+            let all = all1.saturating_sub(all0) as f64 / CLK_TCK;
+            let ours = [
+                cpu_secs(a.gateway, b.gateway),
+                cpu_secs(a.sim, b.sim),
+                cpu_secs(a.bench, b.bench),
+            ]
+            .iter()
+            .map(|v| v.unwrap_or(0.0))
+            .sum::<f64>();
+            format!(
+                "; machine ({cpus} CPUs) busy {:.0} %, other processes {:.2} s",
+                100.0 * busy / all.max(1e-9),
+                (busy - ours).max(0.0)
+            )
+        }
+        _ => String::new(),
+    };
+    println!(
+        "  CPU time in the during-flood phase ({:.2} s): gateway {} (io thread {} = {per_order} \
+         µs per flood order, tracker {}), bitget-sim {}, this bench {}{machine}",
+        fair.during_time.as_secs_f64(),
+        secs(cpu_secs(a.gateway, b.gateway)),
+        secs(io),
+        secs(cpu_secs(a.tracker, b.tracker)),
+        secs(cpu_secs(a.sim, b.sim)),
+        secs(cpu_secs(a.bench, b.bench)),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1454,11 +1790,12 @@ pub fn run(opts: &HostileOptions) -> Result<(), String> {
     } else {
         None
     };
-    let fair = if want(Section::Fairness) {
-        Some(fairness(&sim, opts)?)
-    } else {
-        None
-    };
+    let mut fair = Vec::new();
+    if want(Section::Fairness) {
+        for &kind in opts.probe.kinds() {
+            fair.push(fairness(&sim, opts, kind)?);
+        }
+    }
     let exh = if want(Section::Exhaustion) {
         Some(exhaustion(&sim, opts)?)
     } else {
@@ -1467,7 +1804,7 @@ pub fn run(opts: &HostileOptions) -> Result<(), String> {
     println!("\n== Summary");
     println!(
         "{}",
-        summary(adm.as_ref(), mem.as_ref(), fair.as_ref(), exh.as_ref())
+        summary(adm.as_ref(), mem.as_ref(), &fair, exh.as_ref())
     );
     Ok(())
 }
@@ -1476,7 +1813,7 @@ pub fn run(opts: &HostileOptions) -> Result<(), String> {
 fn summary(
     adm: Option<&Admission>,
     mem: Option<&Memory>,
-    fair: Option<&Fairness>,
+    fair: &[Fairness],
     exh: Option<&Exhaustion>,
 ) -> String {
     let mut parts = Vec::new();
@@ -1536,12 +1873,23 @@ fn summary(
             m.state
         ));
     }
-    if let Some(f) = fair {
+    for f in fair {
+        let what = match f.kind {
+            ProbeKind::Gateway => "round trip answered by the gateway itself (unknown symbol)",
+            ProbeKind::Exchange => "round trip through the exchange (place, cancel)",
+        };
+        let goal = match f.kind {
+            ProbeKind::Gateway if f.added_us(0.99) <= ADDED_P99_GOAL_US => {
+                format!("; goal ≤ {ADDED_P99_GOAL_US:.0} µs p99 met")
+            }
+            ProbeKind::Gateway => format!("; goal ≤ {ADDED_P99_GOAL_US:.0} µs p99 NOT met"),
+            ProbeKind::Exchange => String::new(),
+        };
         parts.push(format!(
             "Under a {}-order flood from another session ({} throttled, {} sent on), the \
-             well-behaved session's round trip went from p50 {:.0} / p99 {:.0} µs to p50 {:.0} / \
-             p99 {:.0} µs (×{:.2} / ×{:.2}, max {:.0} µs, {} samples, {} throttled) and was p50 \
-             {:.0} / p99 {:.0} µs afterwards (gateway {}).",
+             well-behaved session's {what} went from p50 {:.0} / p99 {:.0} µs to p50 {:.0} / \
+             p99 {:.0} µs (×{:.2} / ×{:.2}, added {:+.0} / {:+.0} µs{goal}; max {:.0} µs, {} \
+             samples, {} throttled) and was p50 {:.0} / p99 {:.0} µs afterwards (gateway {}).",
             f.flood,
             f.flood_stats.throttled,
             f.flood_stats.new,
@@ -1549,8 +1897,10 @@ fn summary(
             f.base.us(0.99),
             f.during.us(0.5),
             f.during.us(0.99),
-            f.during.us(0.5) / f.base.us(0.5).max(1e-9),
-            f.during.us(0.99) / f.base.us(0.99).max(1e-9),
+            f.ratio(0.5),
+            f.ratio(0.99),
+            f.added_us(0.5),
+            f.added_us(0.99),
             f.during.hist.max() as f64 / 1e3,
             f.during.hist.len(),
             f.during.throttled,

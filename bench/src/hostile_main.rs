@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use bench::hostile::{raise_own_nofile, run, HostileOptions, Section};
+use bench::hostile::{raise_own_nofile, run, HostileOptions, ProbeMode, Section};
 use clap::Parser;
 
 /// Command-line options.
@@ -38,6 +38,11 @@ struct Args {
     /// Least time between two requests of the well-behaved session, µs.
     #[arg(long, default_value_t = 500)]
     probe_interval_us: u64,
+    /// Fairness: what the well-behaved session asks. `gateway`: a NewOrderSingle for a symbol
+    /// the exchange does not list, answered by the gateway's io thread itself (Rejected,
+    /// UnknownSymbol); `exchange`: a limit buy and its cancel through the simulator; `both`.
+    #[arg(long, value_enum, default_value_t = ProbeMode::Gateway)]
+    probe: ProbeMode,
     /// Place and cancel orders per account per 1.1 s the fairness gateway's rate budget allows.
     #[arg(long, default_value_t = 2000)]
     rate: u32,
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         exhaust_conns: args.exhaust_conns,
         probe_requests: args.probe_requests,
         probe_interval_us: args.probe_interval_us,
+        probe: args.probe,
         rate: args.rate,
         only: args.only,
         work_dir: work_dir.clone(),
