@@ -268,6 +268,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                 end += n;
                 let t_read = now_ns();
                 let mut handled = 0usize;
+                let mut corked = false;
                 loop {
                     match peek_frame(&buf[start..end], max) {
                         Ok(Some(len)) => {
@@ -283,10 +284,21 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                                 slot.established();
                             }
                             handled += 1;
+                            if !corked && conn.bound && start < end {
+                                // More frames of this read wait (a pipelining strategy): their
+                                // answers leave in one write, at the end of the turn. The
+                                // first frame's answer went out alone, at once.
+                                corked = true;
+                                conn.out.cork();
+                            }
                             if handled == FRAMES_PER_TURN && start < end {
                                 // Fairness: the other connections and the exchange link get
                                 // the thread before this one's next frames.
                                 handled = 0;
+                                if corked {
+                                    corked = false;
+                                    conn.out.uncork();
+                                }
                                 tokio::task::yield_now().await;
                                 if conn.out.is_closed() {
                                     break 'conn;
@@ -300,6 +312,9 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                             break 'conn;
                         }
                     }
+                }
+                if corked {
+                    conn.out.uncork();
                 }
                 if start == end {
                     start = 0;
@@ -316,6 +331,8 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
         }
     }
     drop(buf);
+    // What a turn queued (a last reply, a Terminate) is written before the connection ends.
+    conn.out.uncork();
     let out = Arc::clone(&conn.out);
     conn.close(peer);
     drain_cut_off(&out).await;

@@ -61,6 +61,9 @@ struct Inner {
     /// The strategy was cut off for its backlog: only the backlog (ending with a Terminate) is
     /// still written to `stream`.
     draining: bool,
+    /// Frames are queued, not written, until [`SessionOut::uncork`] writes them at once (the io
+    /// thread works through frames a strategy pipelined: one `send` for their answers).
+    corked: bool,
 }
 
 /// The journal side, under its own lock: the io thread journals a new order's ClOrdID on the
@@ -151,6 +154,7 @@ impl SessionOut {
                 backlog: Backlog::new(),
                 frame: Vec::with_capacity(512),
                 draining: false,
+                corked: false,
             }),
             journal: Mutex::new(Journal {
                 // A connection's own writer (before Establish) journals nothing.
@@ -208,6 +212,7 @@ impl SessionOut {
         }
         inner.backlog.clear();
         inner.draining = false;
+        inner.corked = false;
         self.has_backlog.store(false, Ordering::Relaxed);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         self.attached.store(true, Ordering::Relaxed);
@@ -222,6 +227,7 @@ impl SessionOut {
                 &inner.frame,
                 &self.has_backlog,
                 self.max_backlog,
+                false,
             )
         };
         inner.stream = Some(stream);
@@ -328,6 +334,7 @@ impl SessionOut {
         }
         inner.backlog.clear();
         inner.draining = false;
+        inner.corked = false;
         self.has_backlog.store(false, Ordering::Relaxed);
     }
 
@@ -358,12 +365,20 @@ impl SessionOut {
             stream,
             backlog,
             frame,
+            corked,
             ..
         } = inner;
         let Some(s) = stream.as_deref() else {
             return false;
         };
-        let written = write_or_queue(s, backlog, frame, &self.has_backlog, self.max_backlog);
+        let written = write_or_queue(
+            s,
+            backlog,
+            frame,
+            &self.has_backlog,
+            self.max_backlog,
+            *corked,
+        );
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         self.after_write(inner, written)
     }
@@ -432,6 +447,33 @@ impl SessionOut {
         r
     }
 
+    /// Queues the frames sent from now on instead of writing each (one `send` each on
+    /// loopback costs the receiver's TCP processing too: ~6 µs), until [`SessionOut::uncork`].
+    /// The io thread corks while it works through frames a strategy pipelined, for at most one
+    /// turn (`FRAMES_PER_TURN`), so their answers leave in one write; a report the tracker
+    /// sends meanwhile waits for the same write.
+    pub fn cork(&self) {
+        self.inner.lock().corked = true;
+    }
+
+    /// Ends [`SessionOut::cork`]: writes what was queued (what the socket takes; the rest
+    /// stays in the backlog).
+    pub fn uncork(&self) {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        inner.corked = false;
+        if inner.backlog.is_empty() || inner.draining {
+            return;
+        }
+        let ok = match inner.stream.as_deref() {
+            Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
+            None => true,
+        };
+        if !ok {
+            self.detach_locked(inner);
+        }
+    }
+
     /// Tries to write the backlog, if any (also a draining connection's). Cheap when there is
     /// none (one atomic load).
     pub fn flush(&self) {
@@ -440,6 +482,9 @@ impl SessionOut {
         }
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
+        if inner.corked {
+            return;
+        }
         let ok = match inner.stream.as_deref() {
             Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
             None => true,
@@ -531,7 +576,14 @@ impl SessionOut {
         let Some(s) = stream.as_deref() else {
             return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
         };
-        let written = write_or_queue(s, backlog, &block, &self.has_backlog, self.max_backlog);
+        let written = write_or_queue(
+            s,
+            backlog,
+            &block,
+            &self.has_backlog,
+            self.max_backlog,
+            false,
+        );
         self.after_write(inner, written);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         RetransmitOutcome::Sent(req.count)
@@ -550,15 +602,20 @@ enum Written {
 }
 
 /// Writes `frame` now if nothing is queued (queueing what the socket does not take), else
-/// queues it and flushes.
+/// queues it and flushes; `corked`: only queues it.
 fn write_or_queue(
     stream: &TcpStream,
     backlog: &mut Backlog,
     frame: &[u8],
     has_backlog: &AtomicBool,
     max_backlog: usize,
+    corked: bool,
 ) -> Written {
-    let ok = if backlog.is_empty() {
+    let ok = if corked {
+        backlog.queue(frame, 0);
+        has_backlog.store(true, Ordering::Relaxed);
+        true
+    } else if backlog.is_empty() {
         match write_some(stream, frame) {
             Ok(n) if n == frame.len() => true,
             Ok(n) => {
@@ -686,6 +743,37 @@ mod tests {
             .collect();
         assert_eq!(origins, [Origin::Reply]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn corked_frames_leave_together_at_uncork_in_order() {
+        let out = SessionOut::detached(3, 1, Store::Memory(Vec::new()), 0);
+        let (w, mut r) = pair();
+        assert!(out.attach(Arc::new(w), 0, |_, _| {}));
+        out.cork();
+        for n in 0..5 {
+            assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(300 + n)));
+        }
+        // Queued, numbered, not written (a flush between does not write them either).
+        out.flush();
+        r.set_nonblocking(true).unwrap();
+        let mut probe = [0u8; 64];
+        assert_eq!(
+            r.read(&mut probe).map_err(|e| e.kind()),
+            Err(ErrorKind::WouldBlock)
+        );
+        r.set_nonblocking(false).unwrap();
+        assert_eq!(out.next_seq(), 6);
+        out.uncork();
+        assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(305)));
+        let got: Vec<u64> = read_frames(&mut r, 6).iter().map(|f| f.1).collect();
+        assert_eq!(got, [300, 301, 302, 303, 304, 305]);
+        // A new connection starts uncorked.
+        out.cork();
+        let (w2, mut r2) = pair();
+        assert!(out.attach(Arc::new(w2), 0, |_, _| {}));
+        assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(306)));
+        assert_eq!(read_frames(&mut r2, 1), [(7, 306)]);
     }
 
     #[test]
