@@ -294,10 +294,8 @@ pub fn btc_order(
     }
 }
 
-/// A framed BTCUSDT limit buy NewOrderSingle with ClOrdID `cl` whose Side byte is `side_byte`
-/// (a value no Side has, for the bad-input tests: the frame decodes up to that field).
-pub fn order_frame_with_side_byte(cl: u64, side_byte: u8) -> Vec<u8> {
-    let mut bytes = Vec::new();
+/// A resting-price BTCUSDT limit buy (50000, 0.001) with ClOrdID `cl`.
+pub fn resting_buy(cl: u64) -> NewOrderSingle {
     btc_order(
         cl,
         Side::Buy,
@@ -306,7 +304,23 @@ pub fn order_frame_with_side_byte(cl: u64, side_byte: u8) -> Vec<u8> {
         Some("50000"),
         "0.001",
     )
-    .encode_frame(&mut bytes);
+}
+
+/// [`resting_buy`] for `NOPEUSDT`, a symbol the exchange does not list: order entry answers it
+/// Rejected (UnknownSymbol) at once, on the io thread, with the decision's time as
+/// TransactTime; nothing reaches the exchange.
+pub fn unknown_symbol_order(cl: u64) -> NewOrderSingle {
+    NewOrderSingle {
+        symbol: Symbol::new("NOPEUSDT").expect("symbol"),
+        ..resting_buy(cl)
+    }
+}
+
+/// A framed BTCUSDT limit buy NewOrderSingle with ClOrdID `cl` whose Side byte is `side_byte`
+/// (a value no Side has, for the bad-input tests: the frame decodes up to that field).
+pub fn order_frame_with_side_byte(cl: u64, side_byte: u8) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    resting_buy(cl).encode_frame(&mut bytes);
     let side = codec::sbe::NEW_ORDER_SINGLE_FIELDS
         .iter()
         .find(|f| f.name == "Side")

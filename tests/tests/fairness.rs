@@ -5,26 +5,11 @@
 //! gateway stamps on each answer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use codec::sbe::{ExecType, NewOrderSingle, OrdType, Side, Symbol, TimeInForce};
-use e2e::{btc_order, quiet_sim_config, Harness, Strategy};
+use codec::sbe::ExecType;
+use e2e::{quiet_sim_config, unknown_symbol_order, Harness, Strategy};
 
 /// Orders in the flood: more than one read's worth many times over.
 const FLOOD: u64 = 20_000;
-
-/// An order for a symbol the exchange does not list: answered Rejected at once by order
-/// entry, on the io thread, with the decision's time as TransactTime.
-fn unknown_symbol_order(cl: u64) -> NewOrderSingle {
-    let mut o = btc_order(
-        cl,
-        Side::Buy,
-        OrdType::Limit,
-        TimeInForce::Gtc,
-        Some("50000"),
-        "0.001",
-    );
-    o.symbol = Symbol::new("NOPEUSDT").unwrap();
-    o
-}
 
 #[test]
 fn a_flooding_session_does_not_hold_back_another_sessions_request() {

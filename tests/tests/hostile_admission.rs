@@ -149,21 +149,12 @@ fn set_nofile(limit: u64) {
     assert_eq!(rc, 0, "setrlimit: {}", std::io::Error::last_os_error());
 }
 
-#[test]
-fn running_out_of_descriptors_backs_off_the_accept_loop() {
-    if std::env::var_os(CHILD_ENV).is_some() {
-        descriptor_exhaustion_child();
-        return;
-    }
-    // The descriptor limit is per process: the test runs in a child of its own.
+/// Runs test `name` of this binary in a child process with `env` set (where it does the real
+/// work), asserts it passed and printed `marker`, and prints its "figures" lines.
+fn run_in_child(name: &str, env: &str, marker: &str) {
     let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "running_out_of_descriptors_backs_off_the_accept_loop",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ENV, "1")
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(env, "1")
         .output()
         .expect("child runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -173,7 +164,7 @@ fn running_out_of_descriptors_backs_off_the_accept_loop() {
         "child failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
     );
     assert!(
-        stdout.contains("descriptor exhaustion: ok"),
+        stdout.contains(marker),
         "child did not run the test\n{stdout}"
     );
     println!(
@@ -183,6 +174,20 @@ fn running_out_of_descriptors_backs_off_the_accept_loop() {
             .filter(|l| l.contains("figures"))
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+#[test]
+fn running_out_of_descriptors_backs_off_the_accept_loop() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        descriptor_exhaustion_child();
+        return;
+    }
+    // The descriptor limit is per process: the test runs in a child of its own.
+    run_in_child(
+        "running_out_of_descriptors_backs_off_the_accept_loop",
+        CHILD_ENV,
+        "descriptor exhaustion: ok",
     );
 }
 
@@ -289,33 +294,10 @@ fn idle_connections_cost_little_memory_and_give_it_back() {
         memory_child();
         return;
     }
-    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "idle_connections_cost_little_memory_and_give_it_back",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(MEMORY_CHILD_ENV, "1")
-        .output()
-        .expect("child runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success(),
-        "child failed\n--- stdout\n{stdout}\n--- stderr\n{stderr}"
-    );
-    assert!(
-        stdout.contains("memory: ok"),
-        "child did not run the test\n{stdout}"
-    );
-    println!(
-        "{}",
-        stdout
-            .lines()
-            .filter(|l| l.contains("figures"))
-            .collect::<Vec<_>>()
-            .join("\n")
+    run_in_child(
+        "idle_connections_cost_little_memory_and_give_it_back",
+        MEMORY_CHILD_ENV,
+        "memory: ok",
     );
 }
 

@@ -6,8 +6,8 @@
 
 use std::time::Duration;
 
-use codec::sbe::{ExecType, OrdType, Side, Symbol, TerminationCode, TimeInForce};
-use e2e::{btc_order, quiet_sim_config, Harness, Strategy, WAIT};
+use codec::sbe::{ExecType, Side, TerminationCode, TimeInForce};
+use e2e::{quiet_sim_config, unknown_symbol_order, Harness, Strategy, WAIT};
 use strategy_client::Received;
 
 /// Orders refused before the exchange (unknown symbol): one Rejected report each, at once.
@@ -17,15 +17,7 @@ const REJECTED: u64 = 1_000;
 fn rejected_orders(s: &mut Strategy, n: u64) {
     for _ in 0..n {
         let cl = s.next_cl();
-        let mut o = btc_order(
-            cl,
-            Side::Buy,
-            OrdType::Limit,
-            TimeInForce::Gtc,
-            Some("50000"),
-            "0.001",
-        );
-        o.symbol = Symbol::new("NOPEUSDT").unwrap();
+        let o = unknown_symbol_order(cl);
         s.c.send_new_order(&o).unwrap();
     }
     for _ in 0..n {

@@ -276,6 +276,11 @@ impl SessionOut {
             "strategy not reading: unsent output over the backlog limit; Terminate queued, the \
              connection closes (the dropped messages stay journaled for RetransmitRequest)"
         );
+        self.flush_locked(inner);
+    }
+
+    /// Writes what the socket takes of the backlog; a broken socket is detached.
+    fn flush_locked(&self, inner: &mut Inner) {
         let ok = match inner.stream.as_deref() {
             Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
             None => true,
@@ -465,13 +470,7 @@ impl SessionOut {
         if inner.backlog.is_empty() || inner.draining {
             return;
         }
-        let ok = match inner.stream.as_deref() {
-            Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
-            None => true,
-        };
-        if !ok {
-            self.detach_locked(inner);
-        }
+        self.flush_locked(inner);
     }
 
     /// Tries to write the backlog, if any (also a draining connection's). Cheap when there is
@@ -485,13 +484,7 @@ impl SessionOut {
         if inner.corked {
             return;
         }
-        let ok = match inner.stream.as_deref() {
-            Some(s) => flush_backlog(s, &mut inner.backlog, &self.has_backlog),
-            None => true,
-        };
-        if !ok {
-            self.detach_locked(inner);
-        }
+        self.flush_locked(inner);
     }
 
     /// Answers a RetransmitRequest (FIXP 1.0 "Retransmission"): Retransmission, the original
