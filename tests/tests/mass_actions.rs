@@ -161,6 +161,17 @@ fn venue_open_orders(h: &Harness) -> Vec<OpenOrder> {
     h.rt.block_on(unfilled_orders(&rest, None, None)).unwrap()
 }
 
+/// Reads one Canceled report per ClOrdID of `orders` (sorted), in any order.
+fn expect_canceled(s: &mut Strategy, orders: &[u64]) {
+    let mut seen = Vec::new();
+    while seen.len() < orders.len() {
+        let er = s.exec();
+        assert_eq!(er.exec_type, ExecType::Canceled);
+        seen.push(er.cl_ord_id);
+    }
+    assert_eq!(sorted(seen), orders);
+}
+
 fn sorted(mut v: Vec<u64>) -> Vec<u64> {
     v.sort_unstable();
     v
@@ -284,13 +295,7 @@ fn mass_cancel_by_account_covers_every_session_of_the_account() {
     assert_eq!(report.total_affected_orders, 25);
     assert!(terminal.values().all(|v| v.len() == 1));
     // Session 2 gets the Canceled reports of its own orders.
-    let mut seen = Vec::new();
-    while seen.len() < theirs.len() {
-        let er = s2.exec();
-        assert_eq!(er.exec_type, ExecType::Canceled);
-        seen.push(er.cl_ord_id);
-    }
-    assert_eq!(sorted(seen), theirs);
+    expect_canceled(&mut s2, &theirs);
     assert!(venue_open_orders(&h).is_empty());
 }
 
@@ -561,13 +566,7 @@ fn every_canceled_report_precedes_the_mass_cancel_report() {
             "round {round}"
         );
         // The other session's orders report to it.
-        let mut seen = Vec::new();
-        while seen.len() < theirs.len() {
-            let er = s2.exec();
-            assert_eq!(er.exec_type, ExecType::Canceled);
-            seen.push(er.cl_ord_id);
-        }
-        assert_eq!(sorted(seen), theirs);
+        expect_canceled(&mut s2, &theirs);
     }
     assert!(venue_open_orders(&h).is_empty());
 }
