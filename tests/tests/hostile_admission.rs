@@ -285,7 +285,7 @@ fn rss_kib() -> u64 {
 }
 
 /// Memory follows the connections the gateway holds now, not the most it ever held: an idle
-/// connection costs a few KiB (one descriptor, a 4 KiB read buffer; it was 128 KiB), and once a
+/// connection costs a few KiB (one descriptor, a 4 KiB read buffer; it allocated 128 KiB of buffers), and once a
 /// burst is over the gateway gives the freed memory back (`TrimAfterBurst`: the resident size
 /// stayed at the peak before). Measured in a child process of its own (RSS is per process).
 #[test]
@@ -359,7 +359,7 @@ fn memory_child() {
     );
     assert!(
         per_conn < 32.0,
-        "{per_conn:.1} KiB per idle connection (each had 128 KiB of buffers before)"
+        "{per_conn:.1} KiB per idle connection (each allocated 128 KiB of buffers before)"
     );
     for (round, &(_, after)) in rounds.iter().enumerate() {
         assert!(
