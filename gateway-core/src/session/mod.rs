@@ -6,3 +6,4 @@ pub mod backlog;
 pub mod batch_entry;
 pub mod fixp;
 pub mod order_entry;
+pub mod used_ids;
