@@ -101,6 +101,12 @@ pub struct SessionOut {
     journal_written: AtomicU64,
     /// Journal bytes encoded but not yet handed to the store (metrics: the journal's lag).
     journal_pending: AtomicU64,
+    /// Root ClOrdIDs of this session's orders the tracker has evicted (ended and past the
+    /// retention window), not yet taken by the session's order entry (see
+    /// [`SessionOut::note_evicted`]).
+    evicted: Mutex<Vec<u64>>,
+    /// `evicted` is not empty (checked without the lock on every turn of the io thread).
+    has_evicted: AtomicBool,
 }
 
 impl std::fmt::Debug for SessionOut {
@@ -168,6 +174,8 @@ impl SessionOut {
             max_backlog: MAX_BACKLOG,
             journal_written: AtomicU64::new(0),
             journal_pending: AtomicU64::new(0),
+            evicted: Mutex::new(Vec::new()),
+            has_evicted: AtomicBool::new(false),
         }
     }
 
@@ -177,6 +185,28 @@ impl SessionOut {
     pub fn with_max_backlog(mut self, bytes: usize) -> Self {
         self.max_backlog = bytes.max(1);
         self
+    }
+
+    /// The tracker evicted the order of root ClOrdID `root` (ended, past the retention
+    /// window): the session's order entry releases its ClOrdIDs at its next turn (they stay
+    /// used for the epoch; a cancel or replace naming them is refused at entry). Called on the
+    /// tracker thread, off the order path.
+    pub fn note_evicted(&self, root: u64) {
+        self.evicted.lock().push(root);
+        self.has_evicted.store(true, Ordering::Release);
+    }
+
+    /// Hands the roots evicted since the last call to `f` (io thread; one atomic load when
+    /// there are none).
+    pub fn take_evicted(&self, mut f: impl FnMut(u64)) {
+        if !self.has_evicted.load(Ordering::Acquire) {
+            return;
+        }
+        let mut roots = self.evicted.lock();
+        self.has_evicted.store(false, Ordering::Relaxed);
+        for root in roots.drain(..) {
+            f(root);
+        }
     }
 
     /// Journal bytes handed to the store so far (file or memory), and bytes encoded but not
