@@ -18,6 +18,7 @@ use crate::decision::{Accepted, Refusal};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::rest_objects::OpenOrder;
 use crate::session::order_entry::EntryOutcome;
+use crate::session::used_ids::UsedIds;
 use crate::tracker::{
     ExchangeState, ListDone, MassCancelEvent, OrderFilter, SentBatch, SentRequest,
 };
@@ -184,6 +185,28 @@ pub enum Record {
         roots: Vec<(u64, u64)>,
         /// ListIDs used, sorted.
         list_ids: Vec<u64>,
+    },
+    /// A session was established with the order-entry state it already had, as kept since
+    /// orders leave the tracker (issue 23): the ClOrdIDs of tracked orders, and the ClOrdIDs
+    /// and ListIDs used in the epoch as ranges (io stream). [`Record::EntryState`] is read as
+    /// every ClOrdID live.
+    EntryEpochState {
+        /// SessionID.
+        session_id: u64,
+        /// ClOrdID → root ClOrdID of the orders still tracked, sorted by ClOrdID.
+        live: Vec<(u64, u64)>,
+        /// ClOrdIDs used in the epoch.
+        used: UsedIds,
+        /// ListIDs used in the epoch.
+        list_ids: UsedIds,
+    },
+    /// The session's order entry released the ClOrdIDs of an order the tracker evicted (io
+    /// stream; see `crate::session::cl_ord_ids`).
+    EntryRelease {
+        /// SessionID.
+        session_id: u64,
+        /// Root ClOrdID of the evicted order.
+        root: u64,
     },
 }
 
@@ -616,6 +639,8 @@ mod tests {
             Record::EntryReset { .. } => "EntryReset",
             Record::OrderEntry { .. } => "OrderEntry",
             Record::EntryState { .. } => "EntryState",
+            Record::EntryEpochState { .. } => "EntryEpochState",
+            Record::EntryRelease { .. } => "EntryRelease",
         }
     }
 
@@ -670,6 +695,16 @@ mod tests {
                 roots: vec![(1, 1), (3, 1), (5, 5)],
                 list_ids: vec![9],
             },
+            Record::EntryEpochState {
+                session_id: 4,
+                live: vec![(5, 5), (6, 5)],
+                used: [1, 2, 3, 5, 6].into_iter().collect(),
+                list_ids: [9].into_iter().collect(),
+            },
+            Record::EntryRelease {
+                session_id: 4,
+                root: 1,
+            },
         ]
     }
 
@@ -687,7 +722,7 @@ mod tests {
     fn every_record_kind_round_trips_and_reads_back_in_order() {
         let recs = every_record();
         let tags: std::collections::BTreeSet<_> = recs.iter().map(record_tag).collect();
-        assert_eq!(tags.len(), 7, "every kind: {tags:?}");
+        assert_eq!(tags.len(), 9, "every kind: {tags:?}");
         let mut file = Vec::new();
         for r in &recs {
             round_trip(r);

@@ -8,8 +8,8 @@ use codec::json::JsonParser;
 use super::{body, entry_result, records, Record, RecordedInput, ReplayError};
 use crate::decision::Refusal;
 use crate::pretrade::InstrumentTable;
-use crate::session::order_entry::OrderEntry;
-use crate::tracker::{frames, Deadlines, Tracker};
+use crate::session::order_entry::{EntryOutcome, OrderEntry};
+use crate::tracker::{frames, Deadlines, RequestKind, Tracker};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,14 +164,28 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
                 roots,
                 list_ids,
             } => {
+                // Recorded before orders left the tracker: every ClOrdID names its order.
+                let used = roots.iter().map(|(cl, _)| *cl).collect();
                 r.entries.insert(
                     session_id,
-                    OrderEntry::restore(
-                        session_id,
-                        roots.into_iter().collect(),
-                        list_ids.into_iter().collect(),
-                    ),
+                    OrderEntry::restore(session_id, roots, used, list_ids.into_iter().collect()),
                 );
+            }
+            Record::EntryEpochState {
+                session_id,
+                live,
+                used,
+                list_ids,
+            } => {
+                r.entries.insert(
+                    session_id,
+                    OrderEntry::restore(session_id, live, used, list_ids),
+                );
+            }
+            Record::EntryRelease { session_id, root } => {
+                if let Some(e) = r.entries.get_mut(&session_id) {
+                    e.release(root);
+                }
             }
             Record::OrderEntry {
                 session_id,
@@ -336,6 +350,18 @@ impl Replayer {
             .or_insert_with(|| OrderEntry::new(session_id));
         self.json.clear();
         let (_, outcome) = entry.on_single(&msg, &self.instruments, req_id, &mut self.json, utc)?;
+        if let (
+            EntryOutcome::Send {
+                root,
+                kind: RequestKind::New(_),
+            },
+            None,
+        ) = (&outcome, refusal)
+        {
+            // Written to the exchange (a refusal after entry is recorded with it): as the io
+            // thread, the order is live from here.
+            entry.sent_new(*root);
+        }
         Some(entry_result(&msg, &outcome, &self.json, refusal, utc))
     }
 

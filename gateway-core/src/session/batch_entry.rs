@@ -212,7 +212,7 @@ impl OrderEntry {
                 utc_ns,
             )));
         }
-        if self.roots.contains_key(&order.cl_ord_id) {
+        if self.ids.is_used(order.cl_ord_id) {
             return Err(Box::new(refuse_new(
                 &order,
                 OrdRejReason::DuplicateOrder,

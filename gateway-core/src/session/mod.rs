@@ -4,6 +4,7 @@
 
 pub mod backlog;
 pub mod batch_entry;
+pub mod cl_ord_ids;
 pub mod fixp;
 pub mod order_entry;
 pub mod used_ids;

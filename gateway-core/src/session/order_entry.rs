@@ -1,10 +1,9 @@
 //! The order path of one strategy session: NewOrderSingle, OrderCancelRequest and
 //! OrderCancelReplaceRequest in, a Bitget trade op (JSON, reference §5) or an immediate reject
 //! out. Runs on the io thread between reading the strategy frame and writing the WebSocket frame,
-//! so it does no I/O, takes no lock and allocates nothing in the steady state (the ClOrdID map
-//! grows with the session's orders).
-
-use std::collections::{HashMap, HashSet};
+//! so it does no I/O, takes no lock and allocates nothing in the steady state (the live ClOrdID
+//! table grows only to the most orders the tracker holds at once, [`ClOrdIds`]; the used ones
+//! are ranges, [`UsedIds`]).
 
 use codec::json::{self, CancelOrder, ModifyOrder, PlaceOrder};
 use codec::sbe::{
@@ -13,6 +12,8 @@ use codec::sbe::{
     OrderCancelRequestDecoder, PosSide, StpMode, Text,
 };
 
+use super::cl_ord_ids::{ClOrdIds, Named};
+use super::used_ids::UsedIds;
 use crate::ids::{format_request_id, ClientOid};
 use crate::pretrade::InstrumentTable;
 use crate::tracker::{NewOrder, ReportMsg, RequestKind};
@@ -32,11 +33,6 @@ pub enum EntryOutcome {
     Reject(ReportMsg),
 }
 
-/// ClOrdIDs a session's table holds before it first grows. Growing rehashes the table on
-/// the io thread, in the middle of an order (an allocation and a copy: a stall); the table
-/// allocates its buckets now but the kernel backs only the pages that get used.
-pub const INITIAL_CL_ORD_IDS: usize = 1 << 12;
-
 /// The OrderCancelReject text for a replace (single or in a list) without OrderQty: the
 /// quantity is required, as in FIX 35=G (`codec/schema/bgw.xml`).
 pub const QTY_REQUIRED: &str = "OrderQty is required";
@@ -48,14 +44,19 @@ pub const QTY_REQUIRED: &str = "OrderQty is required";
 /// (CxlRejReason Other). The ClOrdID is not recorded as used and nothing reaches the exchange.
 pub const CL_ORD_ID_ZERO: &str = "ClOrdID 0 is reserved (0 means none)";
 
+/// The OrderCancelReject text for a cancel or replace naming an order that has ended and left
+/// the tracker (or was refused before reaching the exchange): CxlRejReason TooLateToCancel,
+/// answered at entry without a round trip.
+pub const ORDER_ENDED: &str = "order ended (OrigClOrdID names no open order)";
+
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
 pub struct OrderEntry {
     pub(super) session_id: u64,
-    /// ClOrdID → root ClOrdID of the order it names.
-    pub(super) roots: HashMap<u64, u64>,
+    /// ClOrdIDs used in the epoch, and ClOrdID → root of the orders still tracked.
+    pub(super) ids: ClOrdIds,
     /// ListIDs of the batches received (see `batch_entry`).
-    pub(super) list_ids: HashSet<u64>,
+    pub(super) list_ids: UsedIds,
     /// (ClOrdID, root) pairs used since the last [`OrderEntry::take_fresh`], to journal.
     fresh_cl_ord_ids: Vec<(u64, u64)>,
     /// ListIDs used since the last [`OrderEntry::take_fresh`], to journal.
@@ -88,33 +89,67 @@ pub fn place_order_args<'a>(
 }
 
 impl OrderEntry {
-    /// State for session `session_id`, with room for [`INITIAL_CL_ORD_IDS`] ClOrdIDs.
+    /// State for session `session_id`, with room for
+    /// [`super::cl_ord_ids::INITIAL_LIVE`] live ClOrdIDs.
     pub fn new(session_id: u64) -> Self {
         OrderEntry {
             session_id,
-            roots: HashMap::with_capacity(INITIAL_CL_ORD_IDS),
-            list_ids: HashSet::new(),
+            ids: ClOrdIds::new(),
+            list_ids: UsedIds::new(),
             fresh_cl_ord_ids: Vec::with_capacity(256),
             fresh_list_ids: Vec::new(),
         }
     }
 
-    /// State for session `session_id` rebuilt from its journal: the ClOrdIDs (→ root) and
-    /// ListIDs it used before a restart stay used.
-    /// The table keeps room for [`INITIAL_CL_ORD_IDS`] more.
-    pub fn restore(session_id: u64, mut roots: HashMap<u64, u64>, list_ids: HashSet<u64>) -> Self {
-        roots.reserve(INITIAL_CL_ORD_IDS);
+    /// State for session `session_id` rebuilt from its journal: `live` maps the ClOrdIDs of
+    /// the orders still open (or of unknown outcome) to their root, `used` holds every ClOrdID
+    /// of the epoch and `list_ids` every ListID; all stay used.
+    pub fn restore(
+        session_id: u64,
+        live: impl IntoIterator<Item = (u64, u64)>,
+        used: UsedIds,
+        list_ids: UsedIds,
+    ) -> Self {
         OrderEntry {
-            roots,
+            ids: ClOrdIds::restore(live, used),
             list_ids,
             ..OrderEntry::new(session_id)
         }
     }
 
-    /// Records that ClOrdID `cl` names the order of root `root`.
+    /// Records that ClOrdID `cl` names the order of root `root` (a new order's own ClOrdID
+    /// when `cl == root`: used, live once [`OrderEntry::sent_new`]).
     pub(super) fn remember(&mut self, cl: u64, root: u64) {
-        self.roots.insert(cl, root);
+        if cl == root {
+            self.ids.use_root(cl);
+        } else {
+            self.ids.use_amend(cl, root);
+        }
         self.fresh_cl_ord_ids.push((cl, root));
+    }
+
+    /// The place-order of root `root` was written to the exchange (single or list item): the
+    /// tracker holds the order from now on, so cancels and replaces may name it until it is
+    /// evicted ([`OrderEntry::release`]).
+    pub fn sent_new(&mut self, root: u64) {
+        self.ids.sent_new(root);
+    }
+
+    /// The tracker evicted the order of root `root` (ended, past the retention window): its
+    /// ClOrdIDs stay used but no longer name an order (a cancel or replace naming them gets
+    /// TooLateToCancel at entry). Returns how many ClOrdIDs left the live table.
+    pub fn release(&mut self, root: u64) -> usize {
+        self.ids.release(root)
+    }
+
+    /// The session's ClOrdIDs (used and live).
+    pub fn cl_ord_ids(&self) -> &ClOrdIds {
+        &self.ids
+    }
+
+    /// The ListIDs used in the epoch.
+    pub fn list_ids(&self) -> &UsedIds {
+        &self.list_ids
     }
 
     /// True when ClOrdIDs or ListIDs were used since the last [`OrderEntry::take_fresh`].
@@ -130,18 +165,9 @@ impl OrderEntry {
         self.fresh_list_ids.clear();
     }
 
-    /// Number of ClOrdIDs used so far.
-    pub fn cl_ord_ids_used(&self) -> usize {
-        self.roots.len()
-    }
-
-    /// The ClOrdIDs used (→ root) and the ListIDs used, each sorted (for recording).
-    pub fn snapshot(&self) -> (Vec<(u64, u64)>, Vec<u64>) {
-        let mut roots: Vec<(u64, u64)> = self.roots.iter().map(|(c, r)| (*c, *r)).collect();
-        roots.sort_unstable();
-        let mut lists: Vec<u64> = self.list_ids.iter().copied().collect();
-        lists.sort_unstable();
-        (roots, lists)
+    /// Number of ClOrdIDs used so far in the epoch.
+    pub fn cl_ord_ids_used(&self) -> u64 {
+        self.ids.used_len()
     }
 
     /// A single-order message (NewOrderSingle, OrderCancelRequest, OrderCancelReplaceRequest)
@@ -199,7 +225,7 @@ impl OrderEntry {
         if order.cl_ord_id == 0 {
             return rejected(OrdRejReason::Other, CL_ORD_ID_ZERO);
         }
-        if self.roots.contains_key(&order.cl_ord_id) {
+        if self.ids.is_used(order.cl_ord_id) {
             return rejected(OrdRejReason::DuplicateOrder, "duplicate ClOrdID");
         }
         // The ClOrdID is used from now on, even if refused below.
@@ -256,15 +282,19 @@ impl OrderEntry {
     }
 
     /// The root ClOrdID of the order `orig` names, if `cl` is not 0 ([`CL_ORD_ID_ZERO`]),
-    /// `orig` is one of this session's ClOrdIDs and `cl` is not used yet; otherwise why not.
+    /// `orig` names an order still tracked and `cl` is not used yet; otherwise why not (an
+    /// `orig` used in the epoch whose order has ended and left the tracker: TooLateToCancel,
+    /// [`ORDER_ENDED`]).
     pub(super) fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
         if cl == 0 {
             return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
         }
-        let Some(&root) = self.roots.get(&orig) else {
-            return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID"));
+        let root = match self.ids.named(orig) {
+            Named::Live(root) => root,
+            Named::Ended => return Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
+            Named::Unknown => return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
         };
-        if self.roots.contains_key(&cl) {
+        if self.ids.is_used(cl) {
             return Err((CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID"));
         }
         Ok(root)
@@ -462,5 +492,60 @@ mod tests {
             assert_eq!(json, 0);
         }
         assert_eq!(entry.cl_ord_ids_used(), 1);
+    }
+
+    fn cancel(cl: u64, orig: u64) -> OrderCancelRequest {
+        OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+        }
+    }
+
+    /// Issue 23: an order the tracker evicted, or one refused before it reached the exchange,
+    /// no longer takes a cancel (TooLateToCancel at entry, nothing sent); its ClOrdIDs stay
+    /// used for the epoch (a NewOrderSingle repeating one is a duplicate).
+    #[test]
+    fn released_and_refused_orders_are_too_late_to_cancel_and_their_ids_stay_used() {
+        let mut entry = OrderEntry::new(1);
+        assert!(matches!(
+            run(&mut entry, |b| order(7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        entry.sent_new(7);
+        assert!(matches!(
+            run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        // Order 9 went through entry but was never written (risk, budget or link refused it).
+        assert!(matches!(
+            run(&mut entry, |b| order(9).encode_frame(b)).0,
+            EntryOutcome::Send { root: 9, .. }
+        ));
+        assert_eq!(entry.release(7), 2);
+        for (cl, orig) in [(10, 7), (11, 8), (12, 9)] {
+            let (out, json) = run(&mut entry, |b| cancel(cl, orig).encode_frame(b));
+            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
+                panic!("{out:?}")
+            };
+            assert_eq!(r.cxl_rej_reason, CxlRejReason::TooLateToCancel, "{orig}");
+            assert_eq!((r.text.as_str(), json), (ORDER_ENDED, 0));
+        }
+        for cl in [7, 8, 9] {
+            let (out, _) = run(&mut entry, |b| order(cl).encode_frame(b));
+            let EntryOutcome::Reject(ReportMsg::Exec(er)) = out else {
+                panic!("{out:?}")
+            };
+            assert_eq!(er.ord_rej_reason, Some(OrdRejReason::DuplicateOrder));
+        }
+        let (out, _) = run(&mut entry, |b| cancel(13, 99).encode_frame(b));
+        assert!(matches!(
+            out,
+            EntryOutcome::Reject(ReportMsg::CancelReject(r)) if r.cxl_rej_reason == CxlRejReason::UnknownOrder
+        ));
+        assert_eq!(entry.cl_ord_ids().live_len(), 0);
     }
 }

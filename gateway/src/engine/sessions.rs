@@ -73,7 +73,13 @@ pub(super) fn open_sessions(
         let out = Arc::new(
             SessionOut::detached(id, rec.next_seq, store, now_ns).with_max_backlog(max_backlog),
         );
-        let entry = OrderEntry::restore(id, rec.roots.clone(), rec.list_ids.clone());
+        let used = rec.roots.keys().copied().collect();
+        let entry = OrderEntry::restore(
+            id,
+            rec.roots.iter().map(|(c, r)| (*c, *r)),
+            used,
+            rec.list_ids.iter().copied().collect(),
+        );
         let restore = recovered.then_some(rec);
         registry.lock().push(Arc::clone(&out));
         slots.insert(

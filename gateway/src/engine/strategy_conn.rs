@@ -28,7 +28,7 @@ use crate::metrics::{now_ns, utc_now_ns, Leg};
 use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut, SharedSocket, DRAIN_GRACE_MS};
-use crate::tracker::{ReportMsg, SentRequest, TrackerInput};
+use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
 use gateway_core::decision::single::{decide_single, Decided, Verdict};
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
@@ -475,11 +475,10 @@ impl Conn {
         if let Some(rec) = &self.ctx.record {
             // Replay starts from the state this connection starts with: fresh, carried over
             // from the previous connection, or rebuilt from the journal after a restart.
-            let (roots, lists) = entry.snapshot();
-            if roots.is_empty() && lists.is_empty() {
+            if entry.cl_ord_ids().used_len() == 0 && entry.list_ids().is_empty() {
                 rec.entry_reset(session_id);
             } else {
-                rec.entry_state(session_id, &roots, &lists);
+                rec.entry_state(session_id, &entry);
             }
         }
         self.entry = Some(entry);
@@ -632,9 +631,18 @@ impl Conn {
     /// Routes an application message: single orders stay on the inline order path; the other
     /// requests go to their handler in [`super::ops`]. Role checks come first.
     async fn on_application(&mut self, msg: Message<'_>, t_read: u64) {
-        if self.entry.is_none() {
+        let Some(entry) = self.entry.as_mut() else {
             return;
-        }
+        };
+        // Orders the tracker evicted since the last message leave the live ClOrdIDs (one
+        // atomic load when there are none).
+        let (record, session_id) = (&self.ctx.record, self.fixp.session_id());
+        self.out.take_evicted(|root| {
+            entry.release(root);
+            if let Some(rec) = record {
+                rec.entry_release(session_id, root);
+            }
+        });
         if let Some(text) = ops::refused_for_role(self.role, &msg) {
             self.business_reject(&msg, 0, BusinessRejectReason::NotAuthorized, text);
             return;
@@ -733,6 +741,9 @@ impl Conn {
             }
             Ok(()) => {
                 let t_written = now_ns();
+                if matches!(kind, RequestKind::New(_)) {
+                    entry.sent_new(root);
+                }
                 self.ctx
                     .legs
                     .borrow_mut()

@@ -7,7 +7,7 @@ use std::thread::JoinHandle;
 
 use crossbeam_channel::Sender;
 
-use crate::session::order_entry::EntryOutcome;
+use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use gateway_core::replay::{Record, RecordedInput, MAGIC, VERSION};
 
 /// Writes a recording (format in [`crate::replay`]). Dropping it flushes and closes the file
@@ -46,13 +46,20 @@ impl RecordTx {
     }
 
     /// Records that session `session_id` was established with the order-entry state it already
-    /// had (`roots`: ClOrdID → root, `list_ids`; both sorted).
-    pub fn entry_state(&self, session_id: u64, roots: &[(u64, u64)], list_ids: &[u64]) {
-        self.send(&Record::EntryState {
+    /// had (`entry`: the live ClOrdIDs, and the ClOrdIDs and ListIDs used in the epoch).
+    pub fn entry_state(&self, session_id: u64, entry: &OrderEntry) {
+        self.send(&Record::EntryEpochState {
             session_id,
-            roots: roots.to_vec(),
-            list_ids: list_ids.to_vec(),
+            live: entry.cl_ord_ids().live_sorted(),
+            used: entry.cl_ord_ids().used().clone(),
+            list_ids: entry.list_ids().clone(),
         });
+    }
+
+    /// Records that session `session_id`'s order entry released the ClOrdIDs of root `root`
+    /// (the tracker evicted the order).
+    pub fn entry_release(&self, session_id: u64, root: u64) {
+        self.send(&Record::EntryRelease { session_id, root });
     }
 
     /// Records one single-order message through order entry and the decision: the message,

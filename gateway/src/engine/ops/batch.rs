@@ -17,7 +17,7 @@ use crate::engine::account::{NotSent, TradeOp};
 use crate::engine::conn::Conn;
 use crate::metrics::{now_ns, utc_now_ns};
 use crate::session::batch_entry::{exchange_batches, AcceptedItem, RefusedItem};
-use crate::tracker::{BatchItem, ListDone, SentBatch, TrackerInput};
+use crate::tracker::{BatchItem, ListDone, RequestKind, SentBatch, TrackerInput};
 
 /// A NewOrderList.
 pub(in crate::engine) async fn on_new_order_list(
@@ -162,6 +162,13 @@ async fn run_list(
         match sent {
             Ok(()) => {
                 batches_sent += 1;
+                if let Some(entry) = conn.entry.as_mut() {
+                    for i in &chunk {
+                        if matches!(i.kind, RequestKind::New(_)) {
+                            entry.sent_new(i.root);
+                        }
+                    }
+                }
                 let _ = ctx.tracker_tx.send(TrackerInput::SentBatch(SentBatch {
                     req_id,
                     session_id,
