@@ -193,8 +193,11 @@ pub enum Record {
     EntryEpochState {
         /// SessionID.
         session_id: u64,
-        /// ClOrdID → root ClOrdID of the orders still tracked, sorted by ClOrdID.
-        live: Vec<(u64, u64)>,
+        /// The session's epoch.
+        epoch: u32,
+        /// ClOrdID → (root ClOrdID, epoch of the order) of the orders still tracked, sorted by
+        /// ClOrdID.
+        live: Vec<(u64, u64, u32)>,
         /// ClOrdIDs used in the epoch.
         used: UsedIds,
         /// ListIDs used in the epoch.
@@ -697,7 +700,8 @@ mod tests {
             },
             Record::EntryEpochState {
                 session_id: 4,
-                live: vec![(5, 5), (6, 5)],
+                epoch: 2,
+                live: vec![(5, 5, 1), (6, 5, 1)],
                 used: [1, 2, 3, 5, 6].into_iter().collect(),
                 list_ids: [9].into_iter().collect(),
             },

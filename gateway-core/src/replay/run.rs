@@ -166,20 +166,23 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
             } => {
                 // Recorded before orders left the tracker: every ClOrdID names its order.
                 let used = roots.iter().map(|(cl, _)| *cl).collect();
+                let live = roots.into_iter().map(|(cl, root)| (cl, root, 0));
+                let lists = list_ids.into_iter().collect();
                 r.entries.insert(
                     session_id,
-                    OrderEntry::restore(session_id, roots, used, list_ids.into_iter().collect()),
+                    OrderEntry::restore(session_id, 0, live, used, lists),
                 );
             }
             Record::EntryEpochState {
                 session_id,
+                epoch,
                 live,
                 used,
                 list_ids,
             } => {
                 r.entries.insert(
                     session_id,
-                    OrderEntry::restore(session_id, live, used, list_ids),
+                    OrderEntry::restore(session_id, epoch, live, used, list_ids),
                 );
             }
             Record::EntryRelease { session_id, root } => {

@@ -349,10 +349,7 @@ impl OrderEntry {
         category: Category,
         items: &[AcceptedItem],
     ) {
-        let oids: Vec<ClientOid> = items
-            .iter()
-            .map(|i| ClientOid::new(self.session_id, i.root))
-            .collect();
+        let oids: Vec<ClientOid> = items.iter().map(|i| self.client_oid(i.root)).collect();
         let mut id_buf = itoa::Buffer::new();
         let id = format_request_id(req_id, &mut id_buf);
         let cat = json::Category::from(category);

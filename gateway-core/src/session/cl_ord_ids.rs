@@ -28,8 +28,14 @@ pub const INITIAL_LIVE: usize = 1 << 12;
 /// What a ClOrdID names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Named {
-    /// An order still tracked, of this root ClOrdID.
-    Live(u64),
+    /// An order still tracked: its root ClOrdID and the epoch it was placed in (its clientOid
+    /// carries that epoch: `crate::ids::ClientOid::in_epoch`).
+    Live {
+        /// Root ClOrdID.
+        root: u64,
+        /// Epoch of the NewOrderSingle.
+        epoch: u32,
+    },
     /// Used in the epoch, but its order has ended and left the tracker, or never reached the
     /// exchange (refused).
     Ended,
@@ -37,12 +43,13 @@ pub enum Named {
     Unknown,
 }
 
-/// A live ClOrdID: the root of its order and the next ClOrdID of the same order's chain
-/// (0: none; ClOrdID 0 is never used).
+/// A live ClOrdID: the root of its order, the epoch the order was placed in, and the next
+/// ClOrdID of the same order's chain (0: none; ClOrdID 0 is never used).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Link {
     root: u64,
     next: u64,
+    epoch: u32,
 }
 
 /// The used and live ClOrdIDs of one session's epoch.
@@ -50,6 +57,8 @@ struct Link {
 pub struct ClOrdIds {
     live: HashMap<u64, Link>,
     used: UsedIds,
+    /// The current epoch (new orders are placed in it).
+    epoch: u32,
 }
 
 impl ClOrdIds {
@@ -58,29 +67,61 @@ impl ClOrdIds {
         ClOrdIds {
             live: HashMap::with_capacity(INITIAL_LIVE),
             used: UsedIds::new(),
+            epoch: 0,
         }
     }
 
-    /// Rebuilt from a journal: `used` (every ClOrdID of the epoch) and the ClOrdIDs of the
-    /// orders not ended (ClOrdID → root; a root absent from it is added).
-    pub fn restore(live: impl IntoIterator<Item = (u64, u64)>, used: UsedIds) -> Self {
+    /// The current epoch.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
+    }
+
+    /// The epoch ends and `epoch` starts (session rollover): the ClOrdID space is fresh except
+    /// for the ClOrdIDs of the orders still tracked, which stay live and reserved until those
+    /// orders leave (a cancel or replace in the new epoch can still name them; a new order
+    /// cannot take them). Returns how many stay reserved.
+    pub fn new_epoch(&mut self, epoch: u32) -> usize {
+        self.epoch = epoch;
+        self.used = self.live.keys().copied().collect();
+        self.live.len()
+    }
+
+    /// The epoch of order `root` if it is live, else the current one (a new order's).
+    pub fn epoch_of(&self, root: u64) -> u32 {
+        self.live.get(&root).map_or(self.epoch, |l| l.epoch)
+    }
+
+    /// Rebuilt from a journal: `used` (every ClOrdID of epoch `epoch`) and the ClOrdIDs of the
+    /// orders not ended (ClOrdID → (root, epoch the order was placed in); a root absent from it
+    /// is added).
+    pub fn restore(
+        epoch: u32,
+        live: impl IntoIterator<Item = (u64, u64, u32)>,
+        used: UsedIds,
+    ) -> Self {
         let mut ids = ClOrdIds {
             used,
+            epoch,
             ..ClOrdIds::new()
         };
         let mut amends = Vec::new();
-        for (cl, root) in live {
+        for (cl, root, order_epoch) in live {
             ids.used.insert(cl);
             ids.used.insert(root);
+            let head = Link {
+                root,
+                next: 0,
+                epoch: order_epoch,
+            };
             if cl == root {
-                ids.live.entry(root).or_insert(Link { root, next: 0 });
+                ids.live.entry(root).or_insert(head);
             } else {
-                amends.push((cl, root));
+                amends.push((cl, head));
             }
         }
-        for (cl, root) in amends {
-            ids.live.entry(root).or_insert(Link { root, next: 0 });
-            ids.link(cl, root);
+        for (cl, head) in amends {
+            ids.live.entry(head.root).or_insert(head);
+            ids.link(cl, head.root);
         }
         ids
     }
@@ -88,7 +129,10 @@ impl ClOrdIds {
     /// What `cl` names.
     pub fn named(&self, cl: u64) -> Named {
         match self.live.get(&cl) {
-            Some(l) => Named::Live(l.root),
+            Some(l) => Named::Live {
+                root: l.root,
+                epoch: l.epoch,
+            },
             None if self.used.contains(cl) => Named::Ended,
             None => Named::Unknown,
         }
@@ -107,7 +151,12 @@ impl ClOrdIds {
     /// The place-order of root `root` was written: the order is live.
     pub fn sent_new(&mut self, root: u64) {
         self.used.insert(root);
-        self.live.entry(root).or_insert(Link { root, next: 0 });
+        let epoch = self.epoch;
+        self.live.entry(root).or_insert(Link {
+            root,
+            next: 0,
+            epoch,
+        });
     }
 
     /// Cancel or replace ClOrdID `cl` names the live order of `root`: used, and live until
@@ -124,7 +173,8 @@ impl ClOrdIds {
             return;
         };
         let next = std::mem::replace(&mut head.next, cl);
-        self.live.insert(cl, Link { root, next });
+        let epoch = head.epoch;
+        self.live.insert(cl, Link { root, next, epoch });
     }
 
     /// The order of root `root` left the tracker: its ClOrdIDs leave the live table (they
@@ -164,9 +214,14 @@ impl ClOrdIds {
         &self.used
     }
 
-    /// The live ClOrdIDs → root, sorted by ClOrdID (for recording).
-    pub fn live_sorted(&self) -> Vec<(u64, u64)> {
-        let mut v: Vec<(u64, u64)> = self.live.iter().map(|(c, l)| (*c, l.root)).collect();
+    /// The live ClOrdIDs → (root, the order's epoch), sorted by ClOrdID (for recording and
+    /// checkpoints).
+    pub fn live_sorted(&self) -> Vec<(u64, u64, u32)> {
+        let mut v: Vec<(u64, u64, u32)> = self
+            .live
+            .iter()
+            .map(|(c, l)| (*c, l.root, l.epoch))
+            .collect();
         v.sort_unstable();
         v
     }
@@ -175,6 +230,10 @@ impl ClOrdIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn live(root: u64) -> Named {
+        Named::Live { root, epoch: 0 }
+    }
 
     #[test]
     fn an_order_is_live_from_its_send_until_released_and_stays_used() {
@@ -189,12 +248,7 @@ mod tests {
         ids.use_amend(5, 4);
         assert_eq!(
             [1, 2, 3, 5].map(|c| ids.named(c)),
-            [
-                Named::Live(1),
-                Named::Live(1),
-                Named::Live(1),
-                Named::Live(4)
-            ]
+            [live(1), live(1), live(1), live(4)]
         );
         assert_eq!(ids.release(1), 3);
         assert_eq!(ids.release(1), 0);
@@ -204,8 +258,8 @@ mod tests {
                 Named::Ended,
                 Named::Ended,
                 Named::Ended,
-                Named::Live(4),
-                Named::Live(4),
+                live(4),
+                live(4),
                 Named::Unknown
             ]
         );
@@ -217,14 +271,39 @@ mod tests {
 
     #[test]
     fn restored_chains_release_whole() {
-        let mut ids = ClOrdIds::restore([(12, 10), (10, 10), (11, 10), (20, 20)], UsedIds::new());
+        let mut ids = ClOrdIds::restore(
+            0,
+            [(12, 10, 0), (10, 10, 0), (11, 10, 0), (20, 20, 0)],
+            UsedIds::new(),
+        );
         assert_eq!(ids.used_len(), 4);
         assert_eq!(ids.release(10), 3);
-        assert_eq!(ids.live_sorted(), [(20, 20)]);
+        assert_eq!(ids.live_sorted(), [(20, 20, 0)]);
         // A restored amend whose root was not listed brings its root back with it.
-        let mut ids = ClOrdIds::restore([(31, 30)], UsedIds::new());
-        assert_eq!(ids.named(30), Named::Live(30));
+        let mut ids = ClOrdIds::restore(2, [(31, 30, 1)], UsedIds::new());
+        assert_eq!(ids.named(30), Named::Live { root: 30, epoch: 1 });
+        assert_eq!((ids.epoch_of(30), ids.epoch_of(99)), (1, 2));
         assert_eq!(ids.release(30), 2);
+    }
+
+    /// A rollover keeps the tracked orders' ClOrdIDs reserved (and their epoch), frees the rest.
+    #[test]
+    fn a_new_epoch_keeps_only_the_live_ids_reserved() {
+        let mut ids = ClOrdIds::new();
+        for root in [1, 2, 3] {
+            ids.use_root(root);
+            ids.sent_new(root);
+        }
+        ids.use_amend(4, 2);
+        ids.release(1);
+        assert_eq!(ids.new_epoch(1), 3);
+        assert_eq!(ids.named(1), Named::Unknown, "ended: free again");
+        assert_eq!(ids.named(4), Named::Live { root: 2, epoch: 0 });
+        assert!(ids.is_used(2) && ids.is_used(4) && !ids.is_used(1));
+        ids.use_root(1);
+        ids.sent_new(1);
+        assert_eq!(ids.named(1), Named::Live { root: 1, epoch: 1 });
+        assert_eq!(ids.epoch_of(2), 0);
     }
 
     #[test]

@@ -7,4 +7,5 @@ pub mod batch_entry;
 pub mod cl_ord_ids;
 pub mod fixp;
 pub mod order_entry;
+pub mod rollover;
 pub mod used_ids;

@@ -101,17 +101,19 @@ impl OrderEntry {
         }
     }
 
-    /// State for session `session_id` rebuilt from its journal: `live` maps the ClOrdIDs of
-    /// the orders still open (or of unknown outcome) to their root, `used` holds every ClOrdID
-    /// of the epoch and `list_ids` every ListID; all stay used.
+    /// State for session `session_id` rebuilt from its journal, in epoch `epoch`: `live` maps
+    /// the ClOrdIDs of the orders still open (or of unknown outcome) to their root and the epoch
+    /// they were placed in, `used` holds every ClOrdID of the epoch and `list_ids` every
+    /// ListID; all stay used.
     pub fn restore(
         session_id: u64,
-        live: impl IntoIterator<Item = (u64, u64)>,
+        epoch: u32,
+        live: impl IntoIterator<Item = (u64, u64, u32)>,
         used: UsedIds,
         list_ids: UsedIds,
     ) -> Self {
         OrderEntry {
-            ids: ClOrdIds::restore(live, used),
+            ids: ClOrdIds::restore(epoch, live, used),
             list_ids,
             ..OrderEntry::new(session_id)
         }
@@ -140,6 +142,22 @@ impl OrderEntry {
     /// TooLateToCancel at entry). Returns how many ClOrdIDs left the live table.
     pub fn release(&mut self, root: u64) -> usize {
         self.ids.release(root)
+    }
+
+    /// The session's epoch ends and `epoch` starts (session rollover): the ClOrdIDs and
+    /// ListIDs used so far are free again, except the ClOrdIDs of orders still tracked (reserved
+    /// until they leave; cancels and replaces may name them). Returns how many stay reserved.
+    pub fn new_epoch(&mut self, epoch: u32) -> usize {
+        self.list_ids = UsedIds::new();
+        self.fresh_cl_ord_ids.clear();
+        self.fresh_list_ids.clear();
+        self.ids.new_epoch(epoch)
+    }
+
+    /// The clientOid of order `root` (placed in the current epoch, or in the epoch its live
+    /// entry records).
+    pub(super) fn client_oid(&self, root: u64) -> ClientOid {
+        ClientOid::in_epoch(self.session_id, self.ids.epoch_of(root), root)
     }
 
     /// The session's ClOrdIDs (used and live).
@@ -240,7 +258,7 @@ impl OrderEntry {
         ) {
             return rejected(r.reason, &r.text);
         }
-        let oid = ClientOid::new(self.session_id, order.cl_ord_id);
+        let oid = self.client_oid(order.cl_ord_id);
         let mut id_buf = itoa::Buffer::new();
         json::write_place_order(
             json_out,
@@ -290,7 +308,7 @@ impl OrderEntry {
             return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
         }
         let root = match self.ids.named(orig) {
-            Named::Live(root) => root,
+            Named::Live { root, .. } => root,
             Named::Ended => return Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
             Named::Unknown => return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
         };
@@ -324,7 +342,7 @@ impl OrderEntry {
             }
         };
         self.remember(cl, root);
-        let oid = ClientOid::new(self.session_id, root);
+        let oid = self.client_oid(root);
         let mut id_buf = itoa::Buffer::new();
         json::write_cancel_order(
             json_out,
@@ -367,7 +385,7 @@ impl OrderEntry {
             return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, &r.text, utc_ns);
         }
         self.remember(cl, root);
-        let oid = ClientOid::new(self.session_id, root);
+        let oid = self.client_oid(root);
         let mut id_buf = itoa::Buffer::new();
         json::write_modify_order(
             json_out,

@@ -76,7 +76,8 @@ pub(super) fn open_sessions(
         let used = rec.roots.keys().copied().collect();
         let entry = OrderEntry::restore(
             id,
-            rec.roots.iter().map(|(c, r)| (*c, *r)),
+            0,
+            rec.roots.iter().map(|(c, r)| (*c, *r, 0)),
             used,
             rec.list_ids.iter().copied().collect(),
         );

@@ -50,6 +50,7 @@ impl RecordTx {
     pub fn entry_state(&self, session_id: u64, entry: &OrderEntry) {
         self.send(&Record::EntryEpochState {
             session_id,
+            epoch: entry.cl_ord_ids().epoch(),
             live: entry.cl_ord_ids().live_sorted(),
             used: entry.cl_ord_ids().used().clone(),
             list_ids: entry.list_ids().clone(),

@@ -1,0 +1,190 @@
+//! When a session's epoch ends by the operator's schedule (`[strategy] rollover`), in UTC, like
+//! QuickFIX's session times (`StartTime` / `StartDay`: the message store is reset at the
+//! session's start) and CME iLink 3's weekly new UUID.
+//!
+//! A schedule is a boundary repeated daily or weekly; an epoch that started before the latest
+//! boundary is due to end (also when the gateway was stopped across the boundary: it rolls over
+//! at start). The decision takes the times as arguments (`utc_ms`); the shell asks it once a
+//! second.
+
+use std::fmt;
+use std::str::FromStr;
+
+const MINUTE_MS: u64 = 60_000;
+const DAY_MS: u64 = 24 * 60 * MINUTE_MS;
+const WEEK_MS: u64 = 7 * DAY_MS;
+/// 1970-01-01 was a Thursday: Monday 1970-01-05 is 4 days after the Unix epoch.
+const FIRST_MONDAY_MS: u64 = 4 * DAY_MS;
+
+/// Weekday names as the configuration writes them, Monday first.
+pub const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
+
+/// An operator's rollover schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RolloverSchedule {
+    /// Epochs end only when a strategy asks (Negotiate with a higher SessionVerID).
+    #[default]
+    Never,
+    /// Every day at `minute` minutes after 00:00 UTC.
+    Daily {
+        /// Minutes after midnight UTC (0..1440).
+        minute: u32,
+    },
+    /// Every week on `weekday` (0 = Monday) at `minute` minutes after 00:00 UTC.
+    Weekly {
+        /// 0 = Monday .. 6 = Sunday.
+        weekday: u8,
+        /// Minutes after midnight UTC (0..1440).
+        minute: u32,
+    },
+}
+
+/// Why a schedule did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("rollover schedule {0:?}: expected \"none\", \"daily HH:MM\" or \"weekly DAY HH:MM\" (UTC; DAY one of mon tue wed thu fri sat sun)")]
+pub struct BadSchedule(pub String);
+
+fn parse_hh_mm(s: &str) -> Option<u32> {
+    let (h, m) = s.split_once(':')?;
+    let (h, m): (u32, u32) = (h.parse().ok()?, m.parse().ok()?);
+    (h < 24 && m < 60 && s.len() == 5).then_some(h * 60 + m)
+}
+
+impl FromStr for RolloverSchedule {
+    type Err = BadSchedule;
+
+    /// `"none"`, `"daily HH:MM"` or `"weekly DAY HH:MM"` (UTC, 24-hour clock).
+    fn from_str(s: &str) -> Result<Self, BadSchedule> {
+        let bad = || BadSchedule(s.to_owned());
+        let words: Vec<&str> = s.split_whitespace().collect();
+        match words.as_slice() {
+            ["none"] => Ok(RolloverSchedule::Never),
+            ["daily", at] => Ok(RolloverSchedule::Daily {
+                minute: parse_hh_mm(at).ok_or_else(bad)?,
+            }),
+            ["weekly", day, at] => {
+                let weekday = WEEKDAYS
+                    .iter()
+                    .position(|d| d.eq_ignore_ascii_case(day))
+                    .ok_or_else(bad)?;
+                Ok(RolloverSchedule::Weekly {
+                    weekday: weekday as u8,
+                    minute: parse_hh_mm(at).ok_or_else(bad)?,
+                })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for RolloverSchedule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            RolloverSchedule::Never => write!(f, "none"),
+            RolloverSchedule::Daily { minute } => {
+                write!(f, "daily {:02}:{:02}", minute / 60, minute % 60)
+            }
+            RolloverSchedule::Weekly { weekday, minute } => write!(
+                f,
+                "weekly {} {:02}:{:02}",
+                WEEKDAYS.get(usize::from(weekday)).unwrap_or(&"?"),
+                minute / 60,
+                minute % 60
+            ),
+        }
+    }
+}
+
+impl RolloverSchedule {
+    /// (period, offset of the first boundary after the Unix epoch), ms; `None` for `Never`.
+    fn period(&self) -> Option<(u64, u64)> {
+        match *self {
+            RolloverSchedule::Never => None,
+            RolloverSchedule::Daily { minute } => Some((DAY_MS, u64::from(minute) * MINUTE_MS)),
+            RolloverSchedule::Weekly { weekday, minute } => Some((
+                WEEK_MS,
+                (FIRST_MONDAY_MS + u64::from(weekday) * DAY_MS + u64::from(minute) * MINUTE_MS)
+                    % WEEK_MS,
+            )),
+        }
+    }
+
+    /// The first boundary strictly after `utc_ms` (UTC ms), `None` for `Never`.
+    pub fn next_after(&self, utc_ms: u64) -> Option<u64> {
+        let (period, offset) = self.period()?;
+        let since = utc_ms.checked_sub(offset);
+        Some(match since {
+            None => offset,
+            Some(s) => offset + (s / period + 1) * period,
+        })
+    }
+
+    /// True when an epoch that started at `epoch_start_ms` must end at `now_ms` (UTC ms): a
+    /// boundary lies in `(epoch_start_ms, now_ms]`.
+    pub fn due(&self, epoch_start_ms: u64, now_ms: u64) -> bool {
+        self.next_after(epoch_start_ms)
+            .is_some_and(|next| next <= now_ms)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2026-11-26 (a Thursday) 12:00:00 UTC.
+    const THU_NOON: u64 = 1_795_694_400_000;
+
+    #[test]
+    fn schedules_parse_and_print_back() {
+        for s in [
+            "none",
+            "daily 00:00",
+            "daily 21:59",
+            "weekly sun 22:00",
+            "weekly mon 00:05",
+        ] {
+            assert_eq!(s.parse::<RolloverSchedule>().unwrap().to_string(), s);
+        }
+        for s in [
+            "",
+            "daily",
+            "daily 24:00",
+            "daily 7:00",
+            "weekly xyz 10:00",
+            "hourly 10:00",
+        ] {
+            assert!(s.parse::<RolloverSchedule>().is_err(), "{s}");
+        }
+    }
+
+    #[test]
+    fn boundaries_fall_on_the_utc_day_and_weekday() {
+        assert_eq!(THU_NOON % DAY_MS, 12 * 60 * MINUTE_MS);
+        let daily: RolloverSchedule = "daily 22:00".parse().unwrap();
+        assert_eq!(daily.next_after(THU_NOON), Some(THU_NOON + 10 * 3_600_000));
+        let at = THU_NOON + 10 * 3_600_000;
+        assert_eq!(daily.next_after(at), Some(at + DAY_MS), "strictly after");
+        let weekly: RolloverSchedule = "weekly sun 22:00".parse().unwrap();
+        // Thursday noon → Sunday 22:00 is 3 days and 10 hours later.
+        assert_eq!(
+            weekly.next_after(THU_NOON),
+            Some(THU_NOON + 3 * DAY_MS + 10 * 3_600_000)
+        );
+        let thu: RolloverSchedule = "weekly thu 12:00".parse().unwrap();
+        assert_eq!(thu.next_after(THU_NOON - 1), Some(THU_NOON));
+        assert_eq!(RolloverSchedule::Never.next_after(THU_NOON), None);
+    }
+
+    #[test]
+    fn an_epoch_is_due_once_a_boundary_passed_even_while_stopped() {
+        let daily: RolloverSchedule = "daily 00:00".parse().unwrap();
+        let midnight = THU_NOON + 12 * 3_600_000;
+        assert!(!daily.due(THU_NOON, midnight - 1));
+        assert!(daily.due(THU_NOON, midnight));
+        // Started at the boundary itself: the next one ends it.
+        assert!(!daily.due(midnight, midnight + DAY_MS - 1));
+        // Stopped for three days: due at once.
+        assert!(daily.due(THU_NOON, THU_NOON + 3 * DAY_MS));
+        assert!(!RolloverSchedule::Never.due(0, u64::MAX));
+    }
+}
