@@ -19,8 +19,10 @@ const FIRST_MONDAY_MS: u64 = 4 * DAY_MS;
 /// Weekday names as the configuration writes them, Monday first.
 pub const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"];
 
-/// An operator's rollover schedule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// An operator's rollover schedule. In a configuration file it is the string form
+/// (`"none"`, `"daily HH:MM"`, `"weekly DAY HH:MM"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(try_from = "String")]
 pub enum RolloverSchedule {
     /// Epochs end only when a strategy asks (Negotiate with a higher SessionVerID).
     #[default]
@@ -74,6 +76,14 @@ impl FromStr for RolloverSchedule {
             }
             _ => Err(bad()),
         }
+    }
+}
+
+impl TryFrom<String> for RolloverSchedule {
+    type Error = BadSchedule;
+
+    fn try_from(s: String) -> Result<Self, BadSchedule> {
+        s.parse()
     }
 }
 

@@ -41,6 +41,12 @@ pub struct StrategyConfig {
     /// `listen` address that is not loopback. Default false: such a configuration is refused
     /// at start-up, since anyone who reaches the port could trade.
     pub allow_empty_credentials: bool,
+    /// When every session's epoch ends by schedule (session rollover: sequence numbers from 1
+    /// on both flows, a fresh ClOrdID space, the old epoch's journal closed), UTC: `"none"`,
+    /// `"daily HH:MM"` or `"weekly DAY HH:MM"` (DAY: mon..sun). A connected strategy gets
+    /// Terminate (SessionRollover) and negotiates again. Default `"none"` (epochs end only when
+    /// a strategy asks, with a higher SessionVerID in Negotiate).
+    pub rollover: gateway_core::session::rollover::RolloverSchedule,
 }
 
 impl Default for StrategyConfig {
@@ -56,6 +62,7 @@ impl Default for StrategyConfig {
                 .max_unauthenticated,
             max_backlog_bytes: crate::session::out::MAX_BACKLOG,
             allow_empty_credentials: false,
+            rollover: gateway_core::session::rollover::RolloverSchedule::Never,
         }
     }
 }

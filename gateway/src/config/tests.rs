@@ -637,3 +637,18 @@ fn empty_credentials_need_loopback_or_an_explicit_allowance() {
     GatewayConfig::from_toml_str(&format!("[strategy]\nlisten = \"0.0.0.0:7001\"\n{MINIMAL}"))
         .expect("credentials set");
 }
+
+#[test]
+fn the_rollover_schedule_is_parsed_and_a_bad_one_refused() {
+    use gateway_core::session::rollover::RolloverSchedule;
+    let cfg = with("[strategy]\nrollover = \"weekly sun 22:00\"").expect("ok");
+    assert_eq!(
+        cfg.strategy.rollover,
+        RolloverSchedule::Weekly {
+            weekday: 6,
+            minute: 22 * 60
+        }
+    );
+    let err = with("[strategy]\nrollover = \"hourly\"").unwrap_err();
+    assert!(err.to_string().contains("daily HH:MM"), "{err}");
+}
