@@ -38,6 +38,7 @@ use codec::sbe::{
 use hdrhistogram::Histogram;
 use strategy_client::{ClientOptions, Received, StrategyClient};
 
+use crate::probe::{proc_status_kib, scrape};
 use crate::rig::{limit_buy, price_at, Market};
 
 /// One part of the bench.
@@ -545,18 +546,6 @@ impl GwProc {
     }
 }
 
-/// A `kB` field of `/proc/<pid>/status`, KiB (0 when unreadable).
-fn proc_status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find_map(|l| l.strip_prefix(field))
-                .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        })
-        .unwrap_or(0)
-}
-
 /// Clock ticks per second of `/proc` CPU times (`getconf CLK_TCK`, 100 on Linux).
 const CLK_TCK: f64 = 100.0;
 
@@ -635,19 +624,6 @@ impl CpuSnap {
 /// CPU seconds between two snapshots of one field.
 fn cpu_secs(a: Option<u64>, b: Option<u64>) -> Option<f64> {
     Some(b?.checked_sub(a?)? as f64 / CLK_TCK)
-}
-
-/// `GET /metrics` over a plain socket.
-fn scrape(addr: SocketAddr) -> Result<String, String> {
-    let mut s =
-        TcpStream::connect_timeout(&addr, Duration::from_secs(2)).map_err(|e| e.to_string())?;
-    s.set_read_timeout(Some(Duration::from_secs(5)))
-        .map_err(|e| e.to_string())?;
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-        .map_err(|e| e.to_string())?;
-    let mut body = String::new();
-    s.read_to_string(&mut body).map_err(|e| e.to_string())?;
-    Ok(body)
 }
 
 /// Raises this process's soft descriptor limit to its hard limit; returns the new soft limit.

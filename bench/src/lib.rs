@@ -1,10 +1,12 @@
 //! Demo strategy, load generator and same-run baselines for the order gateway.
 
 pub mod demo;
+pub mod endurance;
 pub mod hostile;
 pub mod load;
 pub mod memory;
 pub mod plot;
+pub mod probe;
 pub mod relay;
 pub mod rig;
 pub mod soak;

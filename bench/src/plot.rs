@@ -226,6 +226,163 @@ pub fn throughput_svg(
     root.present().map_err(err)
 }
 
+/// One row of the endurance bench as drawn: orders done, gateway RSS, journal bytes and each
+/// leg's p99.9 of the interval.
+#[derive(Debug, Clone)]
+pub struct EndurancePoint {
+    /// Orders accepted when the row was taken.
+    pub orders: u64,
+    /// Gateway resident set, MiB.
+    pub rss_mib: f64,
+    /// Bytes in the journal directory, MiB.
+    pub journal_mib: f64,
+    /// Per leg: the interval's p99.9, µs (`None`: no sample).
+    pub p999_us: Vec<(&'static str, Option<f64>)>,
+}
+
+/// Marks each restart (orders done when the gateway was killed) as a vertical line from `y0`
+/// to `y1`, labelled once.
+fn restart_marks<'a, Y>(
+    chart: &mut ChartContext<
+        'a,
+        SVGBackend<'a>,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, Y>,
+    >,
+    restarts: &[u64],
+    y0: f64,
+    y1: f64,
+) -> Result<(), String>
+where
+    Y: Ranged<ValueType = f64>,
+{
+    let color = RGBColor(214, 39, 40).mix(0.45);
+    for (i, &r) in restarts.iter().enumerate() {
+        let series = chart
+            .draw_series(LineSeries::new(
+                [(r as f64, y0), (r as f64, y1)],
+                color.stroke_width(2),
+            ))
+            .map_err(err)?;
+        if i == 0 {
+            series
+                .label("restart (SIGKILL)")
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+    }
+    Ok(())
+}
+
+/// Reads one linear figure of an [`EndurancePoint`].
+type Field = fn(&EndurancePoint) -> f64;
+
+/// Writes the endurance picture to `path` (SVG): three panels against orders done, gateway
+/// RSS (MiB), journal directory (MiB), and each leg's per-interval p99.9 (µs, log scale);
+/// restarts as grey vertical lines.
+///
+/// Errors: the file could not be written, as text.
+pub fn endurance_svg(
+    path: &Path,
+    points: &[EndurancePoint],
+    restarts: &[u64],
+) -> Result<(), String> {
+    let x_max = points.iter().map(|p| p.orders).max().unwrap_or(1).max(1) as f64 * 1.02;
+    let root = SVGBackend::new(path, (SIZE.0, SIZE.1 * 2)).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let root = root
+        .titled("endurance: against orders done", ("sans-serif", 22))
+        .map_err(err)?;
+    let panels = root.split_evenly((3, 1));
+    let linear: [(&str, Field); 2] = [
+        ("gateway RSS (MiB)", |p| p.rss_mib),
+        ("journal directory (MiB)", |p| p.journal_mib),
+    ];
+    for (panel, (name, value)) in panels.iter().zip(linear) {
+        let y_max = points.iter().map(value).fold(1.0f64, f64::max) * 1.15;
+        let mut chart = ChartBuilder::on(panel)
+            .margin(10)
+            .x_label_area_size(35)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("orders done")
+            .y_desc(name)
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(err)?;
+        restart_marks(&mut chart, restarts, 0.0, y_max)?;
+        let color = COLORS[0];
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.orders as f64, value(p))),
+                color.stroke_width(2),
+            ))
+            .map_err(err)?
+            .label(name)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .map(|p| Circle::new((p.orders as f64, value(p)), 3, color.filled())),
+            )
+            .map_err(err)?;
+        legend(&mut chart)?;
+    }
+    let legs: Vec<&str> = points
+        .iter()
+        .flat_map(|p| p.p999_us.iter().map(|(n, _)| *n))
+        .fold(Vec::new(), |mut v, n| {
+            if !v.contains(&n) {
+                v.push(n);
+            }
+            v
+        });
+    let all = || {
+        points
+            .iter()
+            .flat_map(|p| p.p999_us.iter().filter_map(|(_, v)| *v))
+    };
+    let y_max = all().fold(10.0f64, f64::max) * 2.0;
+    let y_min = all().fold(f64::MAX, f64::min).clamp(0.1, y_max / 10.0) / 2.0;
+    let mut chart = ChartBuilder::on(&panels[2])
+        .margin(10)
+        .x_label_area_size(35)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, (y_min..y_max).log_scale())
+        .map_err(err)?;
+    chart
+        .configure_mesh()
+        .x_desc("orders done")
+        .y_desc("p99.9 of the interval (µs)")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y}"))
+        .draw()
+        .map_err(err)?;
+    restart_marks(&mut chart, restarts, y_min, y_max)?;
+    for (i, leg) in legs.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let pts: Vec<(f64, f64)> = points
+            .iter()
+            .filter_map(|p| {
+                p.p999_us
+                    .iter()
+                    .find(|(n, _)| n == leg)
+                    .and_then(|(_, v)| *v)
+                    .map(|v| (p.orders as f64, v.max(y_min)))
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+            .map_err(err)?
+            .label(*leg)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    }
+    legend(&mut chart)?;
+    root.present().map_err(err)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +420,20 @@ mod tests {
         throughput_svg(&t, "load", &pts, 1_000_000).expect("written");
         let svg = std::fs::read_to_string(&t).expect("read");
         assert!(svg.contains("p99.9") && svg.contains("p99 bound"));
+
+        let e = sibling(&path, "endurance");
+        let rows: Vec<EndurancePoint> = (1..=4u64)
+            .map(|k| EndurancePoint {
+                orders: k * 100_000,
+                rss_mib: 40.0 + k as f64,
+                journal_mib: 10.0 * k as f64,
+                p999_us: vec![("round_trip", Some(300.0)), ("first_push", None)],
+            })
+            .collect();
+        endurance_svg(&e, &rows, &[200_000]).expect("written");
+        let svg = std::fs::read_to_string(&e).expect("read");
+        assert!(svg.contains("gateway RSS") && svg.contains("journal directory"));
+        assert!(svg.contains("round_trip") && svg.contains("<polyline"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -48,12 +48,15 @@ enum SimPlace {
     Child(SimChild),
 }
 
-/// A `bitget-sim` child process and where it listens.
-struct SimChild {
+/// A `bitget-sim` child process (demo configuration) and where it listens; killed on drop.
+pub struct SimChild {
     child: std::process::Child,
-    rest_url: String,
-    ws_private_url: String,
-    ca_pem: String,
+    /// REST base URL (`https://127.0.0.1:<port>`).
+    pub rest_url: String,
+    /// Private WebSocket URL.
+    pub ws_private_url: String,
+    /// The simulator's CA certificate (PEM), for the gateway's `ca_cert_pem_path`.
+    pub ca_pem: String,
     _dir: TempDir,
 }
 
@@ -76,7 +79,9 @@ impl Drop for SimChild {
 impl SimChild {
     /// Starts `bitget-sim` (demo configuration, TLS, ephemeral port) from this binary's
     /// directory and reads its addresses from its standard output.
-    fn start() -> Result<SimChild, String> {
+    ///
+    /// Errors: the binary is missing, did not start or did not print its addresses, as text.
+    pub fn start() -> Result<SimChild, String> {
         use std::io::BufRead;
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         let bin = exe.with_file_name("bitget-sim");
@@ -124,6 +129,11 @@ impl SimChild {
             return Err("bitget-sim did not print its addresses".into());
         }
         Ok(sim)
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 }
 

@@ -13,6 +13,30 @@ pub struct GatewayProc {
     child: Child,
     /// Where its strategy listener is.
     pub addr: SocketAddr,
+    /// Where its metrics endpoint is (`/metrics`, `/readyz`), when started with
+    /// [`GatewayProc::start_with_metrics`].
+    pub metrics: Option<SocketAddr>,
+}
+
+/// An address the gateway announces on its standard output.
+enum Announced {
+    /// `gateway: strategies connect to <addr>`.
+    Strategy(SocketAddr),
+    /// `gateway: metrics at http://<addr>/metrics …`.
+    Metrics(SocketAddr),
+}
+
+/// The address a line of the gateway's standard output announces, if any.
+fn announced(line: &str) -> Option<Announced> {
+    if let Some(a) = line.strip_prefix("gateway: strategies connect to ") {
+        return a.trim().parse().ok().map(Announced::Strategy);
+    }
+    line.strip_prefix("gateway: metrics at http://")?
+        .split('/')
+        .next()?
+        .parse()
+        .ok()
+        .map(Announced::Metrics)
 }
 
 /// The `gateway` binary next to the running executable (`target/<profile>/gateway`).
@@ -34,6 +58,25 @@ impl GatewayProc {
     /// Starts `exe --config config`, appending its output to `log`, and waits (at most 30 s)
     /// for the line that gives the strategy listener's address.
     pub fn start(exe: &Path, config: &Path, log: &Path) -> Result<GatewayProc, String> {
+        GatewayProc::start_inner(exe, config, log, false)
+    }
+
+    /// [`GatewayProc::start`] for a configuration with `[metrics] listen`: also waits for the
+    /// line that gives the metrics endpoint's address.
+    pub fn start_with_metrics(
+        exe: &Path,
+        config: &Path,
+        log: &Path,
+    ) -> Result<GatewayProc, String> {
+        GatewayProc::start_inner(exe, config, log, true)
+    }
+
+    fn start_inner(
+        exe: &Path,
+        config: &Path,
+        log: &Path,
+        want_metrics: bool,
+    ) -> Result<GatewayProc, String> {
         let mut child = Command::new(exe)
             .arg("--config")
             .arg(config)
@@ -64,19 +107,18 @@ impl GatewayProc {
         let mut out_log = open_log()?;
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(addr) = line
-                    .strip_prefix("gateway: strategies connect to ")
-                    .and_then(|a| a.trim().parse::<SocketAddr>().ok())
-                {
-                    let _ = tx.send(addr);
+                if let Some(a) = announced(&line) {
+                    let _ = tx.send(a);
                 }
                 let _ = writeln!(out_log, "{line}");
             }
         });
         let deadline = Instant::now() + Duration::from_secs(30);
+        let (mut addr, mut metrics) = (None, None);
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(addr) => return Ok(GatewayProc { child, addr }),
+                Ok(Announced::Strategy(a)) => addr = Some(a),
+                Ok(Announced::Metrics(a)) => metrics = Some(a),
                 Err(_) => {
                     if let Ok(Some(status)) = child.try_wait() {
                         return Err(format!(
@@ -90,11 +132,31 @@ impl GatewayProc {
                     }
                 }
             }
+            if let Some(addr) = addr {
+                if metrics.is_some() || !want_metrics {
+                    return Ok(GatewayProc {
+                        child,
+                        addr,
+                        metrics,
+                    });
+                }
+            }
         }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// SIGKILL, then reaps the process.
     pub fn kill9(mut self) {
+        self.kill();
+    }
+
+    /// SIGKILL, then reaps the process (`self` stays, for its address and log; a second call
+    /// does nothing).
+    pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

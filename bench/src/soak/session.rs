@@ -275,7 +275,10 @@ enum Pumped {
     Reconnected,
 }
 
-fn is_application(r: &Received) -> bool {
+/// True for a sequenced (application) message of the gateway's recoverable flow; false for the
+/// session-layer ones (Sequence, Terminate, Retransmission, NotApplied, RetransmitReject) and
+/// anything unknown.
+pub fn is_application(r: &Received) -> bool {
     !matches!(
         r,
         Received::Sequence(_)

@@ -103,6 +103,12 @@ fn run(
                 ) {
                     tracing::warn!(error = %e, "interval log write failed");
                 }
+                // Flushed per interval (off the order path, one write a period): the log can be
+                // followed while the gateway runs (the endurance bench does) and keeps every
+                // finished interval after a SIGKILL.
+                if let Err(e) = l.flush() {
+                    tracing::warn!(error = %e, "interval log flush failed");
+                }
             }
             interval.reset();
             interval_start = now;
