@@ -781,14 +781,13 @@ fn median(mut v: Vec<u64>) -> Option<u64> {
 pub fn goals(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<Goal> {
     let mut out = Vec::new();
     let reference_orders = opts.orders * u64::from(opts.reference_pct) / 100;
-    // The row taken at the reference point (before a restart there: the conductor takes the
-    // row first) and the last row before the final restart.
+    // The rows taken at the reference point and at the last order, each before a restart at
+    // the same point (the conductor takes the row first).
     let reference = o.rows.iter().find(|r| r.orders >= reference_orders);
     let end = o
         .rows
         .iter()
-        .rev()
-        .find(|r| r.orders >= opts.orders && !r.restart)
+        .find(|r| r.orders >= opts.orders)
         .or(o.rows.last());
     let pct = |a: f64, b: f64| (b / a.max(1.0) - 1.0) * 100.0;
     match (reference, end) {
