@@ -255,7 +255,7 @@ fn restart_marks<'a, Y>(
 where
     Y: Ranged<ValueType = f64>,
 {
-    let color = RGBColor(214, 39, 40).mix(0.45);
+    let color = RGBColor(127, 127, 127).mix(0.6);
     for (i, &r) in restarts.iter().enumerate() {
         let series = chart
             .draw_series(LineSeries::new(
