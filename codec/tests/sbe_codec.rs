@@ -97,6 +97,7 @@ fn every_message_round_trips() {
             timestamp: 2,
             client_flow: FlowType::Idempotent,
             credentials: Text::new("token-abc"),
+            session_ver_id: 3,
         },
         Negotiate
     );
@@ -105,6 +106,7 @@ fn every_message_round_trips() {
             session_id: 1,
             request_timestamp: 2,
             server_flow: FlowType::Recoverable,
+            session_ver_id: u64::MAX,
         },
         NegotiationResponse
     );
@@ -284,8 +286,8 @@ fn decoder_getters_read_the_fields() {
 const NOS_GOLDEN: [u8; 71] = [
     // SOFH: length 71 (BE), encoding 0xEB50 (BE)
     0x00, 0x00, 0x00, 0x47, 0xEB, 0x50,
-    // header: blockLength 57, templateId 101, schemaId 1, version 0
-    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x00, 0x00, // @0 ClOrdID 42
+    // header: blockLength 57, templateId 101, schemaId 1, version 1
+    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x01, 0x00, // @0 ClOrdID 42
     0x2A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // @8 TransactTime 0x0123456789ABCDEF
     0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,
     // @16 Price 117066.1 = 1170661 (0x11DCE5) x 10^-1
@@ -464,6 +466,204 @@ fn rejects_short_block_and_accepts_a_longer_one() {
             len: 67
         })
     ));
+}
+
+fn negotiate() -> Negotiate {
+    Negotiate {
+        session_id: 7,
+        timestamp: 1_763_798_400_000_000_000,
+        client_flow: FlowType::Idempotent,
+        credentials: Text::new("secret"),
+        session_ver_id: 0x0102_0304_0506_0708,
+    }
+}
+
+/// A Negotiate as a schema-version-0 sender writes it: an 81-byte block (no SessionVerID) and
+/// version 0 in the header.
+fn negotiate_v0() -> Vec<u8> {
+    let mut buf = [0u8; Negotiate::ENCODED_LEN];
+    negotiate().encode(&mut buf);
+    let mut p = buf[..HEADER_LEN + 81].to_vec();
+    p[0..2].copy_from_slice(&81u16.to_le_bytes());
+    p[6..8].copy_from_slice(&0u16.to_le_bytes());
+    p
+}
+
+#[test]
+fn versioned_fields_have_their_since_version_and_min_block_length() {
+    assert_eq!(SCHEMA_VERSION, 1);
+    assert_eq!(Negotiate::BLOCK_LENGTH, 89);
+    assert_eq!(Negotiate::MIN_BLOCK_LENGTH, 81);
+    assert_eq!(NegotiationResponse::BLOCK_LENGTH, 25);
+    assert_eq!(NegotiationResponse::MIN_BLOCK_LENGTH, 17);
+    let since = |fields: &[FieldMeta]| -> Vec<(&str, u16)> {
+        fields.iter().map(|f| (f.name, f.since_version)).collect()
+    };
+    assert_eq!(
+        since(NEGOTIATE_FIELDS),
+        [
+            ("SessionID", 0),
+            ("Timestamp", 0),
+            ("ClientFlow", 0),
+            ("Credentials", 0),
+            ("SessionVerID", 1)
+        ]
+    );
+    assert_eq!(NEGOTIATION_RESPONSE_FIELDS[3].since_version, 1);
+    // Messages without versioned fields: the whole block is required, as before.
+    assert_eq!(
+        NewOrderSingle::MIN_BLOCK_LENGTH,
+        NewOrderSingle::BLOCK_LENGTH
+    );
+    for m in MESSAGES {
+        let first_versioned = m.fields.iter().find(|f| f.since_version > 0);
+        assert_eq!(
+            m.min_block_length as usize,
+            first_versioned.map_or(m.block_length as usize, |f| f.offset),
+            "{}",
+            m.name
+        );
+    }
+}
+
+#[test]
+fn the_encoder_writes_the_schema_version_and_the_whole_block() {
+    let mut out = Vec::new();
+    negotiate().encode_frame(&mut out);
+    let p = &out[SOFH_LEN..];
+    let header = MessageHeader::read(p).unwrap();
+    assert_eq!(
+        header,
+        MessageHeader {
+            block_length: 89,
+            template_id: 1,
+            schema_id: SCHEMA_ID,
+            version: 1
+        }
+    );
+    assert_eq!(p.len(), HEADER_LEN + 89);
+    assert_eq!(
+        &p[HEADER_LEN + 81..],
+        0x0102_0304_0506_0708u64.to_le_bytes()
+    );
+    match decode(p) {
+        Ok(Message::Negotiate(d)) => {
+            assert_eq!(d.session_ver_id(), 0x0102_0304_0506_0708);
+            assert_eq!(d.block().len(), 89);
+            assert_eq!(d.to_owned(), negotiate());
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_version_0_negotiate_decodes_with_session_ver_id_0() {
+    let p = negotiate_v0();
+    match decode(&p) {
+        Ok(Message::Negotiate(d)) => {
+            assert_eq!(d.session_ver_id(), 0);
+            assert_eq!(d.block().len(), 81);
+            assert_eq!(
+                d.to_owned(),
+                Negotiate {
+                    session_ver_id: 0,
+                    ..negotiate()
+                }
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // The same for NegotiationResponse from a version-0 gateway (17-byte block).
+    let resp = NegotiationResponse {
+        session_id: 7,
+        request_timestamp: 9,
+        server_flow: FlowType::Recoverable,
+        session_ver_id: 4,
+    };
+    let mut buf = [0u8; NegotiationResponse::ENCODED_LEN];
+    resp.encode(&mut buf);
+    let mut p = buf[..HEADER_LEN + 17].to_vec();
+    p[0] = 17;
+    p[6] = 0;
+    match decode(&p) {
+        Ok(Message::NegotiationResponse(d)) => assert_eq!(
+            d.to_owned(),
+            NegotiationResponse {
+                session_ver_id: 0,
+                ..resp
+            }
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_versioned_field_is_read_only_when_the_sender_version_has_it() {
+    // Version 0 in the header but the whole block: the field is not part of version 0, absent.
+    let mut out = Vec::new();
+    negotiate().encode_frame(&mut out);
+    let mut p = out[SOFH_LEN..].to_vec();
+    p[6] = 0;
+    match decode(&p) {
+        Ok(Message::Negotiate(d)) => {
+            assert_eq!(d.session_ver_id(), 0);
+            assert_eq!(d.block().len(), 81);
+            assert_eq!(d.credentials().as_str(), "secret");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Version 1 but a block that stops inside the field (no sender writes that): absent.
+    let mut p = out[SOFH_LEN..SOFH_LEN + HEADER_LEN + 85].to_vec();
+    p[0] = 85;
+    match decode(&p) {
+        Ok(Message::Negotiate(d)) => assert_eq!(d.session_ver_id(), 0),
+        other => panic!("{other:?}"),
+    }
+    // A newer sender (version 2, a longer block): the known fields are read, the tail skipped.
+    let mut p = out[SOFH_LEN..].to_vec();
+    p[0] = 95;
+    p[6] = 2;
+    p.extend_from_slice(&[0xEE; 6]);
+    match decode(&p) {
+        Ok(Message::Negotiate(d)) => {
+            assert_eq!(d.to_owned(), negotiate());
+            assert_eq!(d.block().len(), 89);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_block_shorter_than_the_version_0_fields_is_refused() {
+    let mut p = negotiate_v0();
+    p[0] = 80;
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::BlockTooShort {
+            template_id: 1,
+            block_length: 80,
+            min: 81
+        }
+    );
+    // An 81-byte block announced but fewer bytes sent.
+    let p = negotiate_v0();
+    assert_eq!(
+        decode(&p[..p.len() - 1]).unwrap_err(),
+        DecodeError::Truncated {
+            needed: HEADER_LEN + 81,
+            len: HEADER_LEN + 80
+        }
+    );
+    // A version-0 block is still validated: its fields are all present.
+    let mut p = negotiate_v0();
+    p[HEADER_LEN + 16] = 9;
+    assert_eq!(
+        decode(&p).unwrap_err(),
+        DecodeError::InvalidEnum {
+            field: "ClientFlow",
+            value: 9
+        }
+    );
 }
 
 #[test]
@@ -976,8 +1176,8 @@ fn group_messages_round_trip() {
 const NOL_GOLDEN: [u8; 6 + 8 + 16 + 4 + 2 * 49] = [
     // SOFH: length 132 BE, encoding 0xEB50
     0x00, 0x00, 0x00, 0x84, 0xEB, 0x50,
-    // header: blockLength 16, templateId 107, schemaId 1, version 0
-    16, 0, 107, 0, 1, 0, 0, 0,
+    // header: blockLength 16, templateId 107, schemaId 1, version 1
+    16, 0, 107, 0, 1, 0, 1, 0,
     // @0 ListID 77, @8 TransactTime 1
     77, 0, 0, 0, 0, 0, 0, 0,
     1, 0, 0, 0, 0, 0, 0, 0,

@@ -34,8 +34,10 @@ fn repair(fields: &[sbe::FieldMeta], block: &mut [u8], choices: &[u8]) {
     }
 }
 
-/// A payload with a valid header for a known template and a random block, mostly repaired
-/// field by field so that decoding goes deep and often succeeds; for a message with a repeating
+/// A payload with a valid header for a known template (any schema version 0..=SCHEMA_VERSION+1)
+/// and a random block, mostly repaired field by field so that decoding goes deep and often
+/// succeeds; the block is this version's plus 0..3 bytes, or for a message with versioned fields
+/// sometimes only its version-0 fields (`min_block_length`); for a message with a repeating
 /// group, a dimension (mostly valid: entry block length plus 0..3, 0..4 entries; sometimes a
 /// random count or block length) and repaired entries follow.
 fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
@@ -46,17 +48,31 @@ fn plausible_payload() -> impl Strategy<Value = Vec<u8>> {
         proptest::collection::vec(any::<u8>(), 32),
         (0u16..4, 0u16..5, any::<u8>(), any::<u16>()),
         proptest::collection::vec(any::<u8>(), 4 * 200),
+        (0..=sbe::SCHEMA_VERSION + 1, any::<bool>()),
     )
         .prop_map(
-            |(i, extra, mut block, choices, (gextra, count, mode, raw), mut entries)| {
+            |(
+                i,
+                extra,
+                mut block,
+                choices,
+                (gextra, count, mode, raw),
+                mut entries,
+                (version, short),
+            )| {
                 let meta = &MESSAGES[i];
                 repair(meta.fields, &mut block, &choices);
-                block.truncate(meta.block_length as usize + extra as usize);
+                let block_length = if short {
+                    meta.min_block_length
+                } else {
+                    meta.block_length + extra
+                };
+                block.truncate(block_length as usize);
                 let mut p = Vec::new();
-                p.extend_from_slice(&(meta.block_length + extra).to_le_bytes());
+                p.extend_from_slice(&block_length.to_le_bytes());
                 p.extend_from_slice(&meta.template_id.to_le_bytes());
                 p.extend_from_slice(&sbe::SCHEMA_ID.to_le_bytes());
-                p.extend_from_slice(&0u16.to_le_bytes());
+                p.extend_from_slice(&version.to_le_bytes());
                 p.extend_from_slice(&block);
                 for g in meta.groups {
                     let bl = g.block_length + gextra;
@@ -116,6 +132,36 @@ proptest! {
         check_payload(&bytes);
         if bytes.len() > SOFH_LEN {
             check_payload(&bytes[SOFH_LEN..]);
+        }
+    }
+
+    /// SBE extension rule, older sender: a payload whose header says version 0 decodes exactly
+    /// as the same payload cut to its version-0 fields (`min_block_length`), whatever else its
+    /// block holds: fields added later are absent from both.
+    #[test]
+    fn a_version_0_header_reads_only_the_version_0_fields(payload in plausible_payload()) {
+        let Some(meta) = sbe::template_id(&payload)
+            .and_then(|id| MESSAGES.iter().find(|m| m.template_id == id))
+        else {
+            return Ok(());
+        };
+        let announced = usize::from(u16::from_le_bytes([payload[0], payload[1]]));
+        if payload.len() < 8 + announced.max(meta.min_block_length as usize)
+            || !meta.groups.is_empty()
+        {
+            return Ok(());
+        }
+        let mut v0 = payload.clone();
+        v0[6..8].copy_from_slice(&0u16.to_le_bytes());
+        let mut cut = v0[..8 + meta.min_block_length as usize].to_vec();
+        cut[0..2].copy_from_slice(&meta.min_block_length.to_le_bytes());
+        match (decode(&v0), decode(&cut)) {
+            (Ok(a), Ok(b)) => {
+                prop_assert_eq!(a.template_id(), b.template_id());
+                prop_assert_eq!(codec::fuzzing::reencode(&a), codec::fuzzing::reencode(&b));
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a, b),
+            (a, b) => prop_assert!(false, "{a:?} vs {b:?}"),
         }
     }
 

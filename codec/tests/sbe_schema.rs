@@ -2,8 +2,9 @@
 //!
 //! Computes every message's field offsets, sizes and block length from the XML types (primitive
 //! sizes, composites, char arrays, enums' encodingType) and compares them with the codec's
-//! `XXX_FIELDS` / `BLOCK_LENGTH` / `TEMPLATE_ID`; compares every XML enum with the Rust enum's
-//! wire values; checks that the two sides list the same messages and enums.
+//! `XXX_FIELDS` / `BLOCK_LENGTH` / `MIN_BLOCK_LENGTH` / `TEMPLATE_ID` and every field's
+//! `sinceVersion`; compares every XML enum with the Rust enum's wire values; checks that the two
+//! sides list the same messages and enums.
 
 #![allow(clippy::unwrap_used)] // test code: a panic is a test failure
 
@@ -135,6 +136,8 @@ struct XmlField {
     size: usize,
     xml_type: String,
     optional: bool,
+    /// `sinceVersion` (0 when absent).
+    since_version: u16,
 }
 
 struct XmlGroup {
@@ -148,6 +151,8 @@ struct XmlMessage {
     name: String,
     id: u16,
     block_length: usize,
+    /// The length of the fields of version 0 (the offset of the first `sinceVersion` field).
+    min_block_length: usize,
     fields: Vec<XmlField>,
     groups: Vec<XmlGroup>,
 }
@@ -179,6 +184,9 @@ fn block_fields(s: &Schema, owner: &str, parent: Node) -> (Vec<XmlField>, usize)
             size,
             xml_type: tname.to_string(),
             optional: f.attribute("presence") == Some("optional"),
+            since_version: f
+                .attribute("sinceVersion")
+                .map_or(0, |v| v.parse().unwrap()),
         });
         offset += size;
     }
@@ -246,10 +254,15 @@ fn messages(s: &Schema) -> Vec<XmlMessage> {
                     }
                 })
                 .collect();
+            let min_block_length = fields
+                .iter()
+                .find(|f| f.since_version > 0)
+                .map_or(offset, |f| f.offset);
             XmlMessage {
                 name,
                 id: attr(m, "id").parse().unwrap(),
                 block_length: offset,
+                min_block_length,
                 fields,
                 groups,
             }
@@ -280,8 +293,8 @@ fn rust_groups(groups: &[sbe::GroupMeta]) -> Vec<(String, u16, usize, Vec<FieldT
         .collect()
 }
 
-/// (name, offset, size, XML type, optional) of one field.
-type FieldTuple = (String, usize, usize, String, bool);
+/// (name, offset, size, XML type, optional, sinceVersion) of one field.
+type FieldTuple = (String, usize, usize, String, bool, u16);
 
 fn rust_fields(fields: &[FieldMeta]) -> Vec<FieldTuple> {
     fields
@@ -293,6 +306,7 @@ fn rust_fields(fields: &[FieldMeta]) -> Vec<FieldTuple> {
                 f.size,
                 f.xml_type.to_string(),
                 f.optional,
+                f.since_version,
             )
         })
         .collect()
@@ -308,6 +322,7 @@ fn xml_fields(fields: &[XmlField]) -> Vec<FieldTuple> {
                 f.size,
                 f.xml_type.clone(),
                 f.optional,
+                f.since_version,
             )
         })
         .collect()
@@ -327,6 +342,51 @@ fn schema_attributes_match_the_codec() {
         sbe::SCHEMA_VERSION
     );
     assert_eq!(attr(root, "byteOrder"), "littleEndian");
+}
+
+/// SBE extension rule in the XML: a field with `sinceVersion` comes after every field of an
+/// older version (versions never decrease along a block), no version exceeds the schema's, and
+/// the fields added by version 1 are the session epoch (issue 23).
+#[test]
+fn since_versions_follow_the_extension_rule() {
+    let text = schema_text();
+    let doc = Document::parse(&text).unwrap();
+    let s = parse(&doc);
+    let schema_version: u16 = attr(s.root, "version").parse().unwrap();
+    let mut versioned = Vec::new();
+    for m in messages(&s) {
+        let mut blocks = vec![(m.name.clone(), &m.fields)];
+        for g in &m.groups {
+            blocks.push((format!("{}.{}", m.name, g.name), &g.fields));
+        }
+        for (owner, fields) in blocks {
+            let mut last = 0;
+            for f in fields.iter() {
+                assert!(
+                    f.since_version >= last,
+                    "{owner}.{}: sinceVersion {} after a field of version {last}",
+                    f.name,
+                    f.since_version
+                );
+                assert!(f.since_version <= schema_version, "{owner}.{}", f.name);
+                last = f.since_version;
+                if f.since_version > 0 {
+                    versioned.push((owner.clone(), f.name.clone(), f.since_version));
+                }
+            }
+        }
+    }
+    let versioned: Vec<(&str, &str, u16)> = versioned
+        .iter()
+        .map(|(o, n, v)| (o.as_str(), n.as_str(), *v))
+        .collect();
+    assert_eq!(
+        versioned,
+        [
+            ("Negotiate", "SessionVerID", 1),
+            ("NegotiationResponse", "SessionVerID", 1)
+        ]
+    );
 }
 
 #[test]
@@ -423,13 +483,14 @@ fn every_message_matches_its_rust_table() {
                 stringify!($T),
                 sbe::$T::TEMPLATE_ID,
                 sbe::$T::BLOCK_LENGTH,
+                sbe::$T::MIN_BLOCK_LENGTH,
                 sbe::$F,
                 sbe::$T::GROUPS,
             )),+]
         };
     }
     #[allow(clippy::type_complexity)]
-    let rust: Vec<(&str, u16, u16, &[FieldMeta], &[sbe::GroupMeta])> = table![
+    let rust: Vec<(&str, u16, u16, u16, &[FieldMeta], &[sbe::GroupMeta])> = table![
         Negotiate = NEGOTIATE_FIELDS,
         NegotiationResponse = NEGOTIATION_RESPONSE_FIELDS,
         NegotiationReject = NEGOTIATION_REJECT_FIELDS,
@@ -481,7 +542,7 @@ fn every_message_matches_its_rust_table() {
     let ids: BTreeSet<u16> = xml.iter().map(|m| m.id).collect();
     assert_eq!(ids.len(), xml.len(), "duplicate template ids in XML");
 
-    for (name, template_id, block_length, fields, groups) in &rust {
+    for (name, template_id, block_length, min_block_length, fields, groups) in &rust {
         let m = xml_by_name
             .get(name)
             .unwrap_or_else(|| panic!("Rust message {name} is not in the XML"));
@@ -489,6 +550,10 @@ fn every_message_matches_its_rust_table() {
         assert_eq!(
             m.block_length, *block_length as usize,
             "{name}: block length"
+        );
+        assert_eq!(
+            m.min_block_length, *min_block_length as usize,
+            "{name}: MIN_BLOCK_LENGTH (the fields of version 0)"
         );
         assert_eq!(xml_fields(&m.fields), rust_fields(fields), "{name}: fields");
         assert_eq!(xml_groups(m), rust_groups(groups), "{name}: groups");
@@ -503,6 +568,11 @@ fn every_message_matches_its_rust_table() {
         let m = xml_by_name[meta.name];
         assert_eq!(m.id, meta.template_id, "{}", meta.name);
         assert_eq!(m.block_length, meta.block_length as usize, "{}", meta.name);
+        assert_eq!(
+            m.min_block_length, meta.min_block_length as usize,
+            "{}",
+            meta.name
+        );
         assert_eq!(
             xml_fields(&m.fields),
             rust_fields(meta.fields),

@@ -184,6 +184,7 @@ impl IoThread {
             timestamp: 1,
             client_flow: FlowType::Idempotent,
             credentials: Text::new("secret"),
+            session_ver_id: 0,
         }
         .encode_frame(&mut buf);
         let msg = sbe::decode(&buf[SOFH_LEN..]).expect("Negotiate decodes");

@@ -349,6 +349,7 @@ fn build_message(op: u8, input: &mut Input<'_>, now_ns: u64, out: &mut Vec<u8>) 
                 timestamp: now_ns,
                 client_flow,
                 credentials: Text::new(credentials),
+                session_ver_id: 0,
             }
             .encode_frame(out)
         }

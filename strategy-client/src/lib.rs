@@ -1,7 +1,8 @@
 //! A small blocking strategy-side client of the binary bridge: the reference for strategy
 //! authors, and what the demo strategy and the end-to-end tests use.
 //!
-//! `StrategyClient::connect` performs Negotiate → Establish; the `send_*` methods write one SOFH
+//! `StrategyClient::connect` performs Negotiate → Establish (`connect_with` also chooses the
+//! epoch asked for, [`Handshake::session_ver_id`]); the `send_*` methods write one SOFH
 //! frame each (TCP_NODELAY); [`StrategyClient::recv`] returns the next decoded message and, when
 //! `auto_keepalive` is on, sends Sequence whenever the client has been silent for half the
 //! keepalive interval.
@@ -10,6 +11,13 @@
 //! (from EstablishmentAck.NextSeqNo; a Retransmission or Sequence resets the number) and tells
 //! the number of the last one with [`StrategyClient::last_seq`];
 //! [`StrategyClient::send_retransmit_request`] asks for missed messages again.
+//!
+//! Epochs (FIXP session versions, schema version 1): Negotiate carries the `SessionVerID` the
+//! strategy asks for (0: whichever is current) and the gateway answers the epoch in force,
+//! [`StrategyClient::session_ver_id`]. When the gateway ends an epoch it sends Terminate with
+//! [`TerminationCode::SessionRollover`] ([`Received::Terminate`], or
+//! [`ClientError::Terminated`] during the handshake): connect again, with `session_ver_id` 0 or
+//! the new epoch, and number from 1.
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -23,7 +31,7 @@ use codec::sbe::{
     NegotiationReject, NewOrderSingle, NotApplied, OrderCancelReject, OrderCancelReplaceRequest,
     OrderCancelRequest, OrderMassCancelReport, OrderMassStatusEnd, PositionReport, RateBudgetEntry,
     RateBudgetReport, Retransmission, RetransmitReject, RetransmitRequest, Sequence, Terminate,
-    Text,
+    TerminationCode, Text,
 };
 
 /// Why a client call failed.
@@ -38,13 +46,15 @@ pub enum ClientError {
     /// The gateway sent a message that does not decode.
     #[error("decode: {0}")]
     Decode(#[from] DecodeError),
-    /// Negotiate refused.
+    /// Negotiate refused (`code` `StaleSessionVersion`: the `session_ver_id` asked for is below
+    /// the session's current epoch).
     #[error("negotiation rejected: {0:?}")]
     NegotiationRejected(NegotiationReject),
     /// Establish refused.
     #[error("establishment rejected: {0:?}")]
     EstablishmentRejected(EstablishmentReject),
-    /// The gateway ended the session.
+    /// The gateway ended the session (`code` `SessionRollover`: it ended the epoch; connect
+    /// again).
     #[error("terminated: {0:?}")]
     Terminated(Terminate),
     /// The gateway answered the handshake with something unexpected.
@@ -69,7 +79,8 @@ pub enum Received {
     BusinessReject(BusinessMessageReject),
     /// Sequence (gateway keepalive).
     Sequence(Sequence),
-    /// Terminate: the session is over.
+    /// Terminate: the session is over (`code` [`TerminationCode::SessionRollover`]: the gateway
+    /// ended the epoch; connect again, see [`Received::is_rollover`]).
     Terminate(Terminate),
     /// ListStatus and its per-item results.
     ListStatus(ListStatus, Vec<ListStatusEntry>),
@@ -99,6 +110,37 @@ pub enum Received {
     Other(u16),
 }
 
+impl Received {
+    /// True for a Terminate with [`TerminationCode::SessionRollover`]: the gateway ended the
+    /// session's epoch; the strategy connects again (with `session_ver_id` 0 or the new epoch)
+    /// and its sequence numbers and ClOrdID space start afresh.
+    pub fn is_rollover(&self) -> bool {
+        matches!(self, Received::Terminate(t) if t.code == TerminationCode::SessionRollover)
+    }
+}
+
+/// What the handshake announces beyond [`ClientOptions`], for
+/// [`StrategyClient::connect_with`]. `Default`: `next_seq_no` 1, `session_ver_id` 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Handshake {
+    /// Establish.NextSeqNo: the number of the client's next application message (FIXP
+    /// idempotent flow; a number above the gateway's expectation is answered with NotApplied).
+    pub next_seq_no: u64,
+    /// Negotiate.SessionVerID: the epoch asked for. 0 = whichever is current; the current one
+    /// = resume it; a higher one = end the current epoch and start that one (rollover); a lower
+    /// one is refused ([`ClientError::NegotiationRejected`], `StaleSessionVersion`).
+    pub session_ver_id: u64,
+}
+
+impl Default for Handshake {
+    fn default() -> Self {
+        Handshake {
+            next_seq_no: 1,
+            session_ver_id: 0,
+        }
+    }
+}
+
 /// Options of [`StrategyClient::connect`].
 #[derive(Debug, Clone)]
 pub struct ClientOptions {
@@ -126,6 +168,9 @@ pub struct StrategyClient {
     auto_keepalive: bool,
     last_send: Instant,
     session_id: u64,
+    /// Epoch the gateway answered in NegotiationResponse (0 before it, or from a version-0
+    /// gateway).
+    session_ver_id: u64,
     /// NextSeqNo announced by the gateway in EstablishmentAck.
     pub next_seq_from_gateway: u64,
     /// Sequence number the next application message from the gateway carries.
@@ -162,25 +207,51 @@ impl StrategyClient {
             auto_keepalive: false,
             last_send: Instant::now(),
             session_id: 0,
+            session_ver_id: 0,
             next_seq_from_gateway: 0,
             next_in_seq: 1,
             last_seq: 0,
         })
     }
 
-    /// Connects, negotiates and establishes with Establish.NextSeqNo = 1.
+    /// Connects, negotiates (whichever epoch is current) and establishes with
+    /// Establish.NextSeqNo = 1.
     pub fn connect(addr: SocketAddr, opts: &ClientOptions) -> Result<StrategyClient, ClientError> {
-        StrategyClient::connect_at(addr, opts, 1)
+        StrategyClient::connect_with(addr, opts, Handshake::default())
     }
 
-    /// Connects, negotiates and establishes announcing `next_seq_no` as the number of the
-    /// client's next application message (FIXP idempotent flow; a number above the gateway's
-    /// expectation is answered with NotApplied).
+    /// Connects, negotiates (whichever epoch is current) and establishes announcing
+    /// `next_seq_no` as the number of the client's next application message (FIXP idempotent
+    /// flow; a number above the gateway's expectation is answered with NotApplied).
     pub fn connect_at(
         addr: SocketAddr,
         opts: &ClientOptions,
         next_seq_no: u64,
     ) -> Result<StrategyClient, ClientError> {
+        StrategyClient::connect_with(
+            addr,
+            opts,
+            Handshake {
+                next_seq_no,
+                ..Handshake::default()
+            },
+        )
+    }
+
+    /// Connects, negotiates asking for the epoch `handshake.session_ver_id` and establishes
+    /// announcing `handshake.next_seq_no`. The epoch the gateway answered is
+    /// [`StrategyClient::session_ver_id`]. Errors: the socket's, a refusal
+    /// (`NegotiationRejected`, `EstablishmentRejected`), a Terminate (`Terminated`), an
+    /// unexpected or undecodable message, or no answer within `opts.timeout`.
+    pub fn connect_with(
+        addr: SocketAddr,
+        opts: &ClientOptions,
+        handshake: Handshake,
+    ) -> Result<StrategyClient, ClientError> {
+        let Handshake {
+            next_seq_no,
+            session_ver_id,
+        } = handshake;
         let mut c = StrategyClient::connect_raw(addr)?;
         c.session_id = opts.session_id;
         c.keepalive = Duration::from_millis(u64::from(opts.keepalive_ms));
@@ -191,14 +262,20 @@ impl StrategyClient {
                 timestamp: ts,
                 client_flow: FlowType::Idempotent,
                 credentials: Text::new(&opts.credentials),
+                session_ver_id,
             }
             .encode_frame(b)
         })?;
+        let mut epoch = 0;
         c.expect_handshake(opts.timeout, |m| match m {
-            Message::NegotiationResponse(_) => Ok(true),
+            Message::NegotiationResponse(r) => {
+                epoch = r.session_ver_id();
+                Ok(true)
+            }
             Message::NegotiationReject(r) => Err(ClientError::NegotiationRejected(r.to_owned())),
             _ => Ok(false),
         })?;
+        c.session_ver_id = epoch;
         c.send_frame(|b| {
             Establish {
                 session_id: opts.session_id,
@@ -258,6 +335,13 @@ impl StrategyClient {
     /// The SessionID.
     pub fn session_id(&self) -> u64 {
         self.session_id
+    }
+
+    /// The epoch (FIXP session version) in force, as the gateway answered in
+    /// NegotiationResponse.SessionVerID: 1 and up; 0 from a gateway of schema version 0 (or
+    /// before Negotiate, for [`StrategyClient::connect_raw`]).
+    pub fn session_ver_id(&self) -> u64 {
+        self.session_ver_id
     }
 
     /// Encodes one frame with `encode` and writes it.

@@ -206,6 +206,7 @@ fn negotiate_with_unsupported_flow_is_rejected() {
             timestamp: 0,
             client_flow: FlowType::Recoverable,
             credentials: Text::new(&credentials(1)),
+            session_ver_id: 0,
         }
         .encode_frame(b)
     })

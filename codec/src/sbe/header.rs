@@ -5,8 +5,10 @@
 pub const HEADER_LEN: usize = 8;
 /// Schema id of `codec/schema/bgw.xml` (`schemaId` of every message header).
 pub const SCHEMA_ID: u16 = 1;
-/// Schema version this codec writes (`version` of every message header).
-pub const SCHEMA_VERSION: u16 = 0;
+/// Schema version this codec writes (`version` of every message header) and the highest
+/// `sinceVersion` of its fields. Version 1 added `SessionVerID` to Negotiate and
+/// NegotiationResponse. Any version is decoded (see [`crate::sbe`], the extension rule).
+pub const SCHEMA_VERSION: u16 = 1;
 
 /// Why a received SBE payload was refused. Never a panic; each variant names its cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -32,14 +34,15 @@ pub enum DecodeError {
     /// the gateway can reject it with a BusinessMessageReject).
     #[error("unknown SBE template id {0}")]
     UnknownTemplate(u16),
-    /// The header's `blockLength` is shorter than this version's block of the template.
+    /// The header's `blockLength` is shorter than the template's fields of schema version 0
+    /// (its `MIN_BLOCK_LENGTH`: the block without the fields added by later versions).
     #[error("block length {block_length} of template {template_id} is below {min}")]
     BlockTooShort {
         /// The template id of the message.
         template_id: u16,
         /// The `blockLength` received.
         block_length: u16,
-        /// The block length this version needs.
+        /// The shortest block accepted (`MIN_BLOCK_LENGTH` of the template).
         min: u16,
     },
     /// An enum field holds a value that is not in the schema.
@@ -167,4 +170,35 @@ pub struct FieldMeta {
     pub xml_type: &'static str,
     /// True when the field may hold its type's null value (`presence="optional"` in the XML).
     pub optional: bool,
+    /// Schema version that added the field (`sinceVersion` in the XML; 0 for the original
+    /// fields). A field with a non-zero version is absent from an older sender's block.
+    pub since_version: u16,
+}
+
+/// The length of a block's fields of schema version 0: the offset of the first field with a
+/// non-zero [`FieldMeta::since_version`], else `block_length` (for a message: its
+/// `MIN_BLOCK_LENGTH`, the shortest root block accepted). Versioned fields follow all others
+/// (checked at compile time by the message macros).
+pub const fn min_block_length(fields: &[FieldMeta], block_length: u16) -> u16 {
+    let mut i = 0;
+    while i < fields.len() {
+        if fields[i].since_version > 0 {
+            return fields[i].offset as u16;
+        }
+        i += 1;
+    }
+    block_length
+}
+
+/// The bytes of a root block that hold known fields a sender of schema `version` wrote, given
+/// its announced `block_length`: up to the first field added after `version` (SBE
+/// `sinceVersion`), at most `block_length`, at most the sum of the known fields. Fields past it
+/// are absent.
+pub(crate) fn present_block_length(fields: &[FieldMeta], version: u16, block_length: u16) -> usize {
+    let known_end = fields.last().map_or(0, |f| f.offset + f.size);
+    let version_end = fields
+        .iter()
+        .find(|f| f.since_version > version)
+        .map_or(known_end, |f| f.offset);
+    usize::from(block_length).min(version_end)
 }

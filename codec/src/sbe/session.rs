@@ -21,6 +21,12 @@ sbe_message! {
         client_flow: FlowType = "ClientFlow" @ 16,
         /// Strategy credentials (token), UTF-8, ≤ 64 bytes.
         credentials: Text = "Credentials" @ 17,
+        /// Epoch (FIXP session version) the strategy asks for: 0 = whichever is current (a
+        /// strategy that does not track epochs; also what a version-0 sender's Negotiate, which
+        /// lacks the field, reads as); the current one = resume it; a higher one = end the
+        /// current epoch and start that one (rollover); a lower one is refused with
+        /// NegotiationReject `StaleSessionVersion`. Schema version 1.
+        session_ver_id: u64 = "SessionVerID" @ 81 since 1,
     }
 }
 
@@ -34,6 +40,9 @@ sbe_message! {
         request_timestamp: u64 = "RequestTimestamp" @ 8,
         /// Flow type of the gateway → strategy direction (Recoverable).
         server_flow: FlowType = "ServerFlow" @ 16,
+        /// Epoch (FIXP session version) in force after this Negotiate, 1 and up; 0 when a
+        /// version-0 gateway sent the message (the field absent). Schema version 1.
+        session_ver_id: u64 = "SessionVerID" @ 17 since 1,
     }
 }
 

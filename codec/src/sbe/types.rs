@@ -14,6 +14,11 @@ pub(crate) trait WireField: Sized + Copy {
     const XML_TYPE: &'static str;
     /// True when the field may be null (`presence="optional"`).
     const OPTIONAL: bool;
+    /// True when `read(&[])` is the type's null or zero (integers: 0, optional types: `None`),
+    /// so that a field of the type may be added in a later schema version (`since N`): absent
+    /// from an older sender's block, it reads as that value. Required enums, decimals and char
+    /// arrays have no such value and cannot be versioned (checked at compile time).
+    const VERSIONABLE: bool = false;
     /// Writes every byte of `out` (`out.len() == SIZE`).
     fn put(&self, out: &mut [u8]);
     /// Validates the raw bytes of the field (`raw.len() == SIZE`).
@@ -31,12 +36,32 @@ pub(crate) fn field_bytes(block: &[u8], offset: usize, size: usize) -> &[u8] {
     block.get(offset..offset + size).unwrap_or(&[])
 }
 
+/// The `size` bytes of a root-block field at `offset`: from `block` (the fields of schema
+/// version 0, a fixed-size array: no run-time bound check for constant offsets) when the field
+/// lies there, else from `known` (the known fields the sender wrote, see
+/// `header::present_block_length`); `None` when the field is absent (added by a later version
+/// than the sender's, or beyond its block).
+#[inline]
+pub(crate) fn block_field<'a, const MIN: usize>(
+    block: &'a [u8; MIN],
+    known: &'a [u8],
+    offset: usize,
+    size: usize,
+) -> Option<&'a [u8]> {
+    if offset + size <= MIN {
+        block.get(offset..offset + size)
+    } else {
+        known.get(offset..offset + size)
+    }
+}
+
 macro_rules! wire_int {
     ($($t:ty = $xml:literal),+) => {$(
         impl WireField for $t {
             const SIZE: usize = std::mem::size_of::<$t>();
             const XML_TYPE: &'static str = $xml;
             const OPTIONAL: bool = false;
+            const VERSIONABLE: bool = true;
             #[inline]
             fn put(&self, out: &mut [u8]) {
                 out.copy_from_slice(&self.to_le_bytes());
@@ -79,6 +104,7 @@ impl WireField for Option<Decimal> {
     const SIZE: usize = DECIMAL64_LEN;
     const XML_TYPE: &'static str = "Decimal64";
     const OPTIONAL: bool = true;
+    const VERSIONABLE: bool = true;
     fn put(&self, out: &mut [u8]) {
         match self {
             Some(d) => put_decimal64(out, d.mantissa(), d.exponent()),
@@ -627,6 +653,8 @@ sbe_enum! {
         FlowTypeNotSupported = 2,
         /// Session id already in use.
         DuplicateId = 3,
+        /// `SessionVerID` lower than the session's current epoch (schema version 1).
+        StaleSessionVersion = 4,
     }
 }
 
@@ -665,6 +693,9 @@ sbe_enum! {
         ProtocolError = 5,
         /// The exchange is unavailable.
         ExchangeUnavailable = 6,
+        /// The gateway ended the session's epoch (scheduled rollover): negotiate again with
+        /// `SessionVerID` 0 or the new epoch (schema version 1).
+        SessionRollover = 7,
     }
 }
 

@@ -342,6 +342,7 @@ impl FixpSession {
                                 session_id: request.session_id,
                                 request_timestamp: request.timestamp,
                                 server_flow: FlowType::Recoverable,
+                                session_ver_id: 0,
                             },
                         ))
                     }
@@ -630,6 +631,7 @@ mod tests {
                 timestamp: 1,
                 client_flow: FlowType::Idempotent,
                 credentials: Text::new(creds),
+                session_ver_id: 0,
             }
             .encode_frame(b)
         })
