@@ -510,11 +510,16 @@ fn versioned_fields_have_their_since_version_and_min_block_length() {
         ]
     );
     assert_eq!(NEGOTIATION_RESPONSE_FIELDS[3].since_version, 1);
-    // Messages without versioned fields: the whole block is required, as before.
+    // Messages without versioned fields: the whole block is required, as before, and their
+    // decoder stays one thin pointer (a wider one slowed `decode` of the order messages).
     assert_eq!(
         NewOrderSingle::MIN_BLOCK_LENGTH,
         NewOrderSingle::BLOCK_LENGTH
     );
+    let word = std::mem::size_of::<usize>();
+    assert_eq!(std::mem::size_of::<NewOrderSingleDecoder>(), word);
+    assert_eq!(std::mem::size_of::<ExecutionReportDecoder>(), word);
+    assert_eq!(std::mem::size_of::<NegotiateDecoder>(), 3 * word);
     for m in MESSAGES {
         let first_versioned = m.fields.iter().find(|f| f.since_version > 0);
         assert_eq!(

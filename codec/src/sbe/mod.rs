@@ -227,6 +227,19 @@ macro_rules! sbe_block {
 }
 pub(crate) use sbe_block;
 
+/// Expands to the first braced block when the bracketed list holds any token (the `since`
+/// versions of a message's fields), else to the second: how `sbe_message!` gives a message
+/// with versioned fields its wider decoder.
+macro_rules! sbe_if_versioned {
+    ([] { $($versioned:tt)* } { $($plain:tt)* }) => {
+        $($plain)*
+    };
+    ([$($since:tt)+] { $($versioned:tt)* } { $($plain:tt)* }) => {
+        $($versioned)*
+    };
+}
+pub(crate) use sbe_if_versioned;
+
 /// Defines one SBE message from one table of fields
 /// `rust_name: Type = "XmlName" @ offset [since N],`.
 ///
@@ -300,18 +313,68 @@ macro_rules! sbe_message {
             }
         }
 
-        #[doc = concat!("Zero-copy view of a received [`", stringify!($Name), "`] block, \
-            made by [`decode`](crate::sbe::decode) after every enum, text and decimal field \
-            present was validated; the getters cannot fail (an absent versioned field reads as \
-            its null or zero).")]
-        #[derive(Debug, Clone, Copy)]
-        pub struct $Decoder<'a> {
-            /// The fields of schema version 0 (`MIN_BLOCK_LENGTH` bytes, a fixed-size array:
-            /// their getters need no run-time bound check).
-            block: &'a [u8; $Name::MIN_BLOCK_LENGTH as usize],
-            /// The known fields the sender wrote: `block` and the versioned fields present
-            /// (`MIN_BLOCK_LENGTH..=BLOCK_LENGTH` bytes).
-            known: &'a [u8],
+        // The decoder's shape: a message with versioned fields also keeps the known bytes
+        // the sender wrote; one without stays a single thin pointer, as cheap to return and
+        // copy as before versions existed (a second field measurably slowed `decode` of the
+        // order messages: `cargo bench -p codec --bench sbe`).
+        $crate::sbe::sbe_if_versioned! {
+            [ $( $( $since )? )+ ]
+            {
+                #[doc = concat!("Zero-copy view of a received [`", stringify!($Name), "`] \
+                    block, made by [`decode`](crate::sbe::decode) after every enum, text and \
+                    decimal field present was validated; the getters cannot fail (an absent \
+                    versioned field reads as its null or zero).")]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $Decoder<'a> {
+                    /// The fields of schema version 0 (`MIN_BLOCK_LENGTH` bytes, a fixed-size
+                    /// array: their getters need no run-time bound check).
+                    block: &'a [u8; $Name::MIN_BLOCK_LENGTH as usize],
+                    /// The known fields the sender wrote: `block` and the versioned fields
+                    /// present (`MIN_BLOCK_LENGTH..=BLOCK_LENGTH` bytes).
+                    known: &'a [u8],
+                }
+
+                impl<'a> $Decoder<'a> {
+                    #[inline]
+                    fn from_parts(
+                        block: &'a [u8; $Name::MIN_BLOCK_LENGTH as usize],
+                        known: &'a [u8],
+                    ) -> Self {
+                        Self { block, known }
+                    }
+
+                    #[inline]
+                    fn known(&self) -> &'a [u8] {
+                        self.known
+                    }
+                }
+            }
+            {
+                #[doc = concat!("Zero-copy view of a received [`", stringify!($Name), "`] \
+                    block, made by [`decode`](crate::sbe::decode) after every enum, text and \
+                    decimal field was validated; the getters cannot fail.")]
+                #[derive(Debug, Clone, Copy)]
+                pub struct $Decoder<'a> {
+                    /// The block's known fields (`BLOCK_LENGTH` bytes, a fixed-size array:
+                    /// the getters need no run-time bound check).
+                    block: &'a [u8; $Name::MIN_BLOCK_LENGTH as usize],
+                }
+
+                impl<'a> $Decoder<'a> {
+                    #[inline]
+                    fn from_parts(
+                        block: &'a [u8; $Name::MIN_BLOCK_LENGTH as usize],
+                        _known: &'a [u8],
+                    ) -> Self {
+                        Self { block }
+                    }
+
+                    #[inline]
+                    fn known(&self) -> &'a [u8] {
+                        self.block
+                    }
+                }
+            }
         }
 
         impl<'a> $Decoder<'a> {
@@ -357,13 +420,13 @@ macro_rules! sbe_message {
                         <$ty>::check(raw, $xml)?;
                     }
                 )+
-                Ok(Self { block, known })
+                Ok(Self::from_parts(block, known))
             }
 
             /// The known fields of the root block as received: `MIN_BLOCK_LENGTH` bytes and
             /// the versioned fields present, at most `BLOCK_LENGTH` bytes.
             pub fn block(&self) -> &'a [u8] {
-                self.known
+                self.known()
             }
 
             $(
@@ -372,7 +435,7 @@ macro_rules! sbe_message {
                 pub fn $field(&self) -> $ty {
                     use $crate::sbe::types::WireField as _;
                     <$ty>::read(
-                        $crate::sbe::types::block_field(self.block, self.known, $off, <$ty>::SIZE)
+                        $crate::sbe::types::block_field(self.block, self.known(), $off, <$ty>::SIZE)
                             .unwrap_or(&[]),
                     )
                 }
