@@ -1,5 +1,5 @@
 """Fixtures: the gateway under test (``BGW_GATEWAY=host:port``, set by ``clients/python/test.sh``)
-and its sessions (1-12 trading, credentials ``py-secret-<id>``; 20 operator)."""
+and its sessions (1-13 trading, credentials ``py-secret-<id>``; 20 operator)."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from bgw_client import (AsyncClient, CharArray, DecodeError, EncodeError, ExecutionReport,
-                        FrameError, FrameReader, decimal_from_sbe, decimal_to_sbe, decode,
-                        encode, encode_frame, frame)
+                        FrameError, FrameReader, SessionRollover, Terminated, decimal_from_sbe,
+                        decimal_to_sbe, decode, encode, encode_frame, frame)
 from bgw_client import messages as msgs
 from bgw_client.wire import DecimalCodec, EnumCodec, Prim
 
@@ -78,8 +78,67 @@ def test_every_message_round_trips(tid: int) -> None:
         m = _build(cls, rnd)
         payload = encode(m)
         block_len, got_tid, schema_id, version = struct.unpack_from("<HHHH", payload)
-        assert (block_len, got_tid, schema_id, version) == (cls.BLOCK_LENGTH, tid, 1, 0)
+        assert (block_len, got_tid, schema_id, version) == (cls.BLOCK_LENGTH, tid, 1,
+                                                             msgs.SCHEMA_VERSION)
         assert decode(payload) == m
+
+
+# --- schema versions (SBE extension rule) ------------------------------------------------------
+
+
+def _negotiate(ver: int = 7) -> msgs.Negotiate:
+    return msgs.Negotiate(session_id=3, timestamp=11, client_flow=msgs.FlowType.IDEMPOTENT,
+                          credentials="secret", session_ver_id=ver)
+
+
+def _as_version(payload: bytes, block_len: int, version: int) -> bytes:
+    """``payload`` as a sender of ``version`` with a ``block_len``-byte root block writes it."""
+    b = bytearray(payload[:8 + block_len])
+    struct.pack_into("<H", b, 0, block_len)
+    struct.pack_into("<H", b, 6, version)
+    return bytes(b)
+
+
+def test_versioned_fields_come_from_the_schema() -> None:
+    assert msgs.SCHEMA_VERSION == 1
+    assert (msgs.Negotiate.BLOCK_LENGTH, msgs.Negotiate.MIN_BLOCK_LENGTH) == (89, 81)
+    assert (msgs.NegotiationResponse.BLOCK_LENGTH,
+            msgs.NegotiationResponse.MIN_BLOCK_LENGTH) == (25, 17)
+    assert [(f.name, f.since_version) for f in msgs.Negotiate.FIELDS if f.since_version] == \
+        [("SessionVerID", 1)]
+    assert msgs.NewOrderSingle.MIN_BLOCK_LENGTH == msgs.NewOrderSingle.BLOCK_LENGTH
+    assert msgs.NegotiationRejectCode.STALE_SESSION_VERSION == 4
+    assert msgs.TerminationCode.SESSION_ROLLOVER == 7
+
+
+def test_version_1_negotiate_round_trips_with_its_epoch() -> None:
+    p = encode(_negotiate(2**64 - 1))
+    assert struct.unpack_from("<HHHH", p) == (89, 1, 1, 1)
+    assert struct.unpack_from("<Q", p, 8 + 81) == (2**64 - 1,)
+    assert decode(p) == _negotiate(2**64 - 1)
+
+
+def test_a_version_0_sender_has_no_epoch() -> None:
+    full = encode(_negotiate())
+    old = _as_version(full, 81, 0)
+    assert decode(old) == _negotiate(0)
+    # version 0 in the header: the field is not read even if the block holds it
+    assert decode(_as_version(full, 89, 0)) == _negotiate(0)
+    # a block that stops inside the field: absent too
+    assert decode(_as_version(full, 85, 1)) == _negotiate(0)
+    resp = msgs.NegotiationResponse(session_id=3, request_timestamp=11,
+                                    server_flow=msgs.FlowType.RECOVERABLE, session_ver_id=4)
+    assert decode(_as_version(encode(resp), 17, 0)).session_ver_id == 0  # type: ignore[attr-defined]
+    # shorter than the version-0 fields: refused
+    with pytest.raises(DecodeError, match="blockLength 80"):
+        decode(_as_version(full, 80, 0))
+
+
+def test_a_newer_sender_longer_block_is_read() -> None:
+    full = encode(_negotiate())
+    newer = bytearray(full + b"\xee" * 5)
+    struct.pack_into("<HHHH", newer, 0, 94, 1, 1, 2)
+    assert decode(bytes(newer)) == _negotiate()
 
 
 def _er(**kw: Any) -> ExecutionReport:
@@ -193,7 +252,11 @@ def test_frame_reader() -> None:
 # --- a fake gateway feeding the client bad frames ----------------------------------------------
 
 
-async def _fake_gateway(frames_after_handshake: list[bytes]) -> tuple[asyncio.AbstractServer, int]:
+async def _fake_gateway(frames_after_handshake: list[bytes], epoch: int | None = 1,
+                        seen: list[Any] | None = None) -> tuple[asyncio.AbstractServer, int]:
+    """A gateway that answers the handshake (NegotiationResponse with SessionVerID ``epoch``;
+    ``None``: a version-0 gateway's 17-byte block), appends the Negotiate to ``seen``, then
+    writes ``frames_after_handshake``."""
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         fr = FrameReader()
         answered = 0
@@ -202,9 +265,13 @@ async def _fake_gateway(frames_after_handshake: list[bytes]) -> tuple[asyncio.Ab
             while (p := fr.next_payload()) is not None:
                 m = decode(p)
                 if isinstance(m, msgs.Negotiate):
-                    writer.write(encode_frame(msgs.NegotiationResponse(
+                    if seen is not None:
+                        seen.append(m)
+                    resp = encode(msgs.NegotiationResponse(
                         session_id=m.session_id, request_timestamp=m.timestamp,
-                        server_flow=msgs.FlowType.RECOVERABLE)))
+                        server_flow=msgs.FlowType.RECOVERABLE, session_ver_id=epoch or 99))
+                    writer.write(frame(resp if epoch is not None
+                                       else _as_version(resp, 17, 0)))
                     answered += 1
                 elif isinstance(m, msgs.Establish):
                     writer.write(encode_frame(msgs.EstablishmentAck(
@@ -247,6 +314,58 @@ def test_client_stays_consistent_after_bad_frames() -> None:
             assert c.closed
             with pytest.raises(FrameError):
                 await c.recv(2)
+            await c.close()
+
+    asyncio.run(run())
+
+
+def test_connect_sends_the_epoch_and_exposes_the_answer() -> None:
+    async def run() -> None:
+        seen: list[Any] = []
+        server, port = await _fake_gateway([], epoch=6, seen=seen)
+        async with server:
+            c = await AsyncClient.connect("127.0.0.1", port, session_id=3, credentials="x",
+                                          session_ver_id=6)
+            assert c.session_ver_id == 6 and seen[-1].session_ver_id == 6
+            await c.close()
+            c = await AsyncClient.connect("127.0.0.1", port, session_id=3, credentials="x")
+            assert seen[-1].session_ver_id == 0  # default: whichever epoch is current
+            await c.close()
+        server, port = await _fake_gateway([], epoch=None)
+        async with server:
+            c = await AsyncClient.connect("127.0.0.1", port, session_id=3, credentials="x")
+            assert c.session_ver_id == 0  # a version-0 gateway answers no epoch
+            await c.close()
+
+    asyncio.run(run())
+
+
+def test_a_rollover_terminate_raises_session_rollover() -> None:
+    async def run() -> None:
+        bye = encode_frame(msgs.Terminate(session_id=3,
+                                          code=msgs.TerminationCode.SESSION_ROLLOVER,
+                                          reason="epoch 1 ended"))
+        server, port = await _fake_gateway([frame(encode(_er())), bye])
+        async with server:
+            c = await AsyncClient.connect("127.0.0.1", port, session_id=3, credentials="x")
+            assert isinstance(await c.recv(2), ExecutionReport)
+            t = await c.recv(2)
+            assert isinstance(t, msgs.Terminate)
+            assert t.code == msgs.TerminationCode.SESSION_ROLLOVER
+            with pytest.raises(SessionRollover) as e:
+                await c.recv(2)
+            assert isinstance(e.value, Terminated) and e.value.terminate == t
+            assert c.closed
+            await c.close()
+        # an ordinary Terminate is not a rollover
+        fin = encode_frame(msgs.Terminate(session_id=3, code=msgs.TerminationCode.FINISHED))
+        server, port = await _fake_gateway([fin])
+        async with server:
+            c = await AsyncClient.connect("127.0.0.1", port, session_id=3, credentials="x")
+            await c.recv(2)
+            with pytest.raises(Terminated) as e2:
+                await c.recv(2)
+            assert not isinstance(e2.value, SessionRollover)
             await c.close()
 
     asyncio.run(run())

@@ -5,6 +5,7 @@ handshake refusals, through both the asyncio and the blocking API."""
 from __future__ import annotations
 
 import asyncio
+import struct
 import time
 from decimal import Decimal
 from typing import Any
@@ -13,9 +14,11 @@ import pytest
 
 from bgw_client import (AsyncClient, BooleanType, Category, Client, EstablishmentRejected,
                         ExecType, ExecutionReport, ItemStatus, ListStatus, MassCancelResponse,
-                        NegotiationRejected, NotApplied, OrderCancelReject, OrderMassCancelReport,
-                        OrderSpec, OrdRejReason, OrdStatus, Retransmission, RetransmitReject, Side,
-                        is_final)
+                        NegotiationRejectCode, NegotiationRejected, NotApplied, OrderCancelReject,
+                        OrderMassCancelReport, OrderSpec, OrdRejReason, OrdStatus, Retransmission,
+                        RetransmitReject, Side, is_final)
+from bgw_client import decode
+from bgw_client import messages as msgs
 
 from conftest import creds
 
@@ -217,5 +220,32 @@ def test_handshake_refusals(gateway: tuple[str, int]) -> None:
             await connect(gateway, 9, keepalive_ms=10)
         c = await connect(gateway, 9)  # the session is still usable
         await c.terminate()
+
+    run(go())
+
+
+def test_epoch_in_the_handshake(gateway: tuple[str, int]) -> None:
+    """Schema version 1: the gateway answers Negotiate with a version-1 NegotiationResponse
+    carrying the epoch in force; naming that epoch resumes it. Against a gateway with session
+    rollover (epochs numbered from 1): a higher epoch starts it (numbering from 1 again), and
+    the old one is then refused as stale."""
+    async def go() -> None:
+        cap: list[bytes] = []
+        c = await connect(gateway, 13, capture=cap)
+        epoch = c.session_ver_id
+        assert isinstance(decode(cap[0]), msgs.NegotiationResponse)
+        assert struct.unpack_from("<HHHH", cap[0]) == (25, 2, 1, 1)  # whole v1 block
+        await c.terminate()
+        c = await connect(gateway, 13, session_ver_id=epoch)  # resume, naming the epoch
+        assert c.session_ver_id == epoch
+        await c.terminate()
+        if epoch == 0:
+            pytest.skip("this gateway does not number epochs (session rollover not built)")
+        c = await connect(gateway, 13, session_ver_id=epoch + 1)  # rollover asked for
+        assert c.session_ver_id == epoch + 1 and c.next_seq_from_gateway == 1
+        await c.terminate()
+        with pytest.raises(NegotiationRejected) as r:
+            await connect(gateway, 13, session_ver_id=epoch)
+        assert r.value.reject.code == NegotiationRejectCode.STALE_SESSION_VERSION
 
     run(go())

@@ -13,7 +13,7 @@ when the gateway sends the SBE null.
 from .aio import AsyncClient, ClOrdIdSource, OrderSpec, is_final, now_ns
 from .errors import (BgwError, ConnectionClosed, DecodeError, EncodeError,
                      EstablishmentRejected, FrameError, KeepaliveTimeout, NegotiationRejected,
-                     SessionError, Terminated)
+                     SessionError, SessionRollover, Terminated)
 from .messages import *  # noqa: F401,F403  (every message class and enum of the schema)
 from .messages import ENUMS, MESSAGES
 from .sync import Client
@@ -25,7 +25,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncClient", "Client", "ClOrdIdSource", "OrderSpec", "is_final", "now_ns",
     "BgwError", "ConnectionClosed", "DecodeError", "EncodeError", "EstablishmentRejected",
-    "FrameError", "KeepaliveTimeout", "NegotiationRejected", "SessionError", "Terminated",
+    "FrameError", "KeepaliveTimeout", "NegotiationRejected", "SessionError", "SessionRollover",
+    "Terminated",
     "FrameReader", "decimal_from_sbe", "decimal_to_sbe", "decode", "encode", "encode_frame",
     "frame", "MESSAGES", "ENUMS",
     *[c.__name__ for c in MESSAGES.values()],

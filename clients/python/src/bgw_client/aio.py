@@ -1,8 +1,9 @@
 """asyncio strategy client: the FIXP session and the order messages.
 
 ``await AsyncClient.connect(host, port, session_id=..., credentials=...)`` opens the TCP
-connection (TCP_NODELAY), sends Negotiate (client flow Idempotent) and Establish, and returns
-once EstablishmentAck arrived. From then on:
+connection (TCP_NODELAY), sends Negotiate (client flow Idempotent, the epoch asked for in
+``session_ver_id``) and Establish, and returns once EstablishmentAck arrived;
+:attr:`AsyncClient.session_ver_id` is the epoch the gateway answered. From then on:
 
 - a reader task decodes every frame and queues the messages for :meth:`AsyncClient.recv`
   (the gateway's Sequence keepalives are consumed, not queued);
@@ -19,7 +20,9 @@ once EstablishmentAck arrived. From then on:
 
 Errors: a frame that does not decode is raised from :meth:`recv` as
 :class:`~bgw_client.errors.DecodeError` and the session goes on; a broken SOFH frame, the end
-of the connection or a gateway Terminate close the client and every later call raises.
+of the connection or a gateway Terminate close the client and every later call raises (a
+Terminate with code SessionRollover as :class:`~bgw_client.errors.SessionRollover`: the gateway
+ended the epoch, connect again).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any, TypeVar
 from . import wire
 from .errors import (BgwError, ConnectionClosed, DecodeError, EstablishmentRejected,
                      FrameError, KeepaliveTimeout, NegotiationRejected, SessionError,
-                     Terminated)
+                     SessionRollover, Terminated)
 from .messages import (BooleanType, Category, Establish, EstablishmentAck,
                        EstablishmentReject, FlowType, MassCancelRequestType, MassStatusReqType,
                        Negotiate, NegotiationReject, NegotiationResponse, NewOrderList,
@@ -59,6 +62,14 @@ M = TypeVar("M", bound=SbeMessage)
 LAST_SESSION_TEMPLATE = NotApplied.TEMPLATE_ID
 #: Most messages one RetransmitRequest may ask for (docs/protocol.md).
 MAX_RETRANSMIT_COUNT = 10_000
+
+
+def terminated(m: Terminate) -> Terminated:
+    """The error a gateway Terminate ends the session with: :class:`SessionRollover` for code
+    SessionRollover (the epoch ended; connect again), else :class:`Terminated`."""
+    if m.code == TerminationCode.SESSION_ROLLOVER:
+        return SessionRollover(m)
+    return Terminated(m)
 
 
 def now_ns() -> int:
@@ -114,6 +125,9 @@ class AsyncClient:
         self._frames = wire.FrameReader(max_frame_len)
         self.session_id = session_id
         """FIXP SessionID of this session."""
+        self.session_ver_id = 0
+        """The epoch (FIXP session version) in force, as the gateway answered in
+        NegotiationResponse.SessionVerID: 1 and up (0 from a gateway of schema version 0)."""
         self.keepalive_ms = keepalive_ms
         """Keepalive interval agreed in Establish / EstablishmentAck, ms."""
         self.next_cl_ord_id: Callable[[], int] = cl_ord_ids or ClOrdIdSource()
@@ -145,7 +159,8 @@ class AsyncClient:
     @classmethod
     async def connect(cls, host: str, port: int, *, session_id: int, credentials: str,
                       keepalive_ms: int = 1000, next_seq_no: int = 1,
-                      last_received_seq: int | None = None, timeout: float = 5.0,
+                      last_received_seq: int | None = None, session_ver_id: int = 0,
+                      timeout: float = 5.0,
                       max_frame_len: int = wire.DEFAULT_MAX_FRAME_LEN,
                       cl_ord_ids: Callable[[], int] | None = None,
                       capture: list[bytes] | None = None) -> AsyncClient:
@@ -160,12 +175,19 @@ class AsyncClient:
           processed in an earlier connection; if EstablishmentAck shows newer ones, they are
           requested again (Retransmission, then the original messages, arrive via
           :meth:`recv`).
+        - ``session_ver_id``: the epoch (FIXP session version) asked for: 0 = whichever is
+          current; the current one = resume it; a higher one = end the current epoch and start
+          that one (a rollover: numbering restarts on both flows, so pass ``next_seq_no=1``);
+          a lower one is refused (NegotiationRejected, code StaleSessionVersion). The epoch in
+          force is :attr:`session_ver_id` afterwards.
         - ``timeout``: seconds for the TCP connect and each handshake answer.
         - ``capture``: a list that receives every raw SBE payload (tests, audits).
 
         Raises :class:`~bgw_client.errors.NegotiationRejected`,
         :class:`~bgw_client.errors.EstablishmentRejected`,
-        :class:`~bgw_client.errors.Terminated`, :class:`TimeoutError` or ``OSError``.
+        :class:`~bgw_client.errors.Terminated` (or its :class:`~bgw_client.errors.SessionRollover`),
+        :class:`TimeoutError`, ``OSError``, or :class:`~bgw_client.errors.EncodeError` for a
+        ``session_ver_id`` outside uint64.
         """
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         sock = writer.get_extra_info("socket")
@@ -178,10 +200,13 @@ class AsyncClient:
         try:
             ts = now_ns()
             await c._write(Negotiate(session_id=session_id, timestamp=ts,
-                                     client_flow=FlowType.IDEMPOTENT, credentials=credentials))
+                                     client_flow=FlowType.IDEMPOTENT, credentials=credentials,
+                                     session_ver_id=session_ver_id))
             m = await c._handshake_reply(timeout, (NegotiationResponse, NegotiationReject))
             if isinstance(m, NegotiationReject):
                 raise NegotiationRejected(m)
+            assert isinstance(m, NegotiationResponse)
+            c.session_ver_id = m.session_ver_id
             await c._write(Establish(session_id=session_id, timestamp=ts,
                                      keepalive_interval=keepalive_ms, next_seq_no=next_seq_no))
             m = await c._handshake_reply(timeout, (EstablishmentAck, EstablishmentReject))
@@ -218,7 +243,7 @@ class AsyncClient:
             if isinstance(m, want):
                 return m
             if isinstance(m, Terminate):
-                raise Terminated(m)
+                raise terminated(m)
             if isinstance(m, Sequence):
                 continue
             raise SessionError(f"unexpected {type(m).__name__} during the handshake")
@@ -354,7 +379,7 @@ class AsyncClient:
             self._count_in()
         elif isinstance(msg, Terminate):
             target.put_nowait(msg)
-            self._fail(Terminated(msg))
+            self._fail(terminated(msg))
             return
         target.put_nowait(msg)
 
@@ -379,7 +404,8 @@ class AsyncClient:
         ``timeout`` seconds (``None`` = wait forever), :class:`~bgw_client.errors.DecodeError`
         for a message that does not decode (the session continues), and once the queue is
         drained after the end of the connection its reason
-        (:class:`~bgw_client.errors.Terminated`, :class:`~bgw_client.errors.ConnectionClosed`,
+        (:class:`~bgw_client.errors.Terminated`, :class:`~bgw_client.errors.SessionRollover`
+        when the gateway ended the epoch, :class:`~bgw_client.errors.ConnectionClosed`,
         :class:`~bgw_client.errors.FrameError`, :class:`~bgw_client.errors.KeepaliveTimeout`).
         """
         if self._queue.empty() and self._closed is not None:

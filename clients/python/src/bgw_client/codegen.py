@@ -1,7 +1,8 @@
 """Generate :mod:`bgw_client.messages` from the SBE schema (``bgw.xml``).
 
-Every template id, block length, field offset, FIX tag, enum value and null value of the
-generated module is read from the schema here; nothing is typed by hand. Run::
+Every template id, block length, field offset, FIX tag, enum value, null value and
+``sinceVersion`` of the generated module is read from the schema here; nothing is typed by
+hand. Run::
 
     python clients/python/src/bgw_client/codegen.py codec/schema/bgw.xml > messages.py
 
@@ -94,6 +95,7 @@ class FieldDef:
     offset: int
     optional: bool
     description: str
+    since_version: int = 0  # sinceVersion: the schema version that added the field
 
 
 @dataclass
@@ -115,6 +117,12 @@ class MessageDef:
     description: str
     fields: list[FieldDef] = field(default_factory=list)
     groups: list[GroupDef] = field(default_factory=list)
+
+    @property
+    def min_block_length(self) -> int:
+        """The shortest root block a receiver accepts: the fields of schema version 0 (the
+        offset of the first field with a sinceVersion, else the block length)."""
+        return next((f.offset for f in self.fields if f.since_version > 0), self.block_length)
 
 
 @dataclass
@@ -139,8 +147,13 @@ def _fields(elem: ET.Element) -> list[FieldDef]:
                 offset=int(f.attrib["offset"]),
                 optional=f.attrib.get("presence") == "optional",
                 description=f.attrib.get("description", ""),
+                since_version=int(f.attrib.get("sinceVersion", "0")),
             )
         )
+    # SBE extension rule: a field added by a later version follows every older field.
+    versions = [f.since_version for f in out]
+    if versions != sorted(versions):
+        raise ValueError(f"{elem.attrib.get('name')}: a sinceVersion field precedes an older one")
     return out
 
 
@@ -203,6 +216,9 @@ def parse_schema(xml_text: str) -> Schema:
                 description=g.attrib.get("description", ""),
                 fields=_fields(g),
             )
+            if any(f.since_version for f in gd.fields):
+                raise ValueError(f"{md.name}.{gd.name}: sinceVersion in a group entry is not "
+                                 "supported")
             md.groups.append(gd)
         messages.append(md)
     return Schema(
@@ -239,6 +255,11 @@ class _Gen:
         """(codec expression, Python annotation, default expression or None)."""
         s = self.s
         opt = f.optional
+        if f.since_version and not (opt or f.type in PRIMITIVES):
+            # An absent versioned field reads as its null or 0: a required enum or decimal has
+            # neither (the Rust codec refuses it too).
+            raise ValueError(f"field {f.name}: a sinceVersion field must be an integer or "
+                             "optional")
         if f.type in PRIMITIVES:
             prim = f.type
             null = DEFAULT_NULL[prim] if opt else None
@@ -277,6 +298,10 @@ class _Gen:
             kind = f"{f.type}: exact decimal, int64 mantissa x 10^int8 exponent"
         tag = f"FIX tag {f.fix_id}" if f.fix_id < 5000 else f"id {f.fix_id}"
         opt = ", optional (None = SBE null)" if f.optional else ""
+        if f.since_version:
+            absent = "None" if f.optional else "0"
+            opt += (f"; since schema version {f.since_version}, {absent} when an older sender "
+                    "did not send it")
         desc = f.description.strip().rstrip(".")
         text = f"{f.name} ({tag}; {kind}{opt}; offset {f.offset})"
         return f"{text}: {desc}." if desc else f"{text}."
@@ -288,7 +313,9 @@ class _Gen:
             attr = snake(f.name)
             self.w(f"{indent}{attr}: {ann}" + (f" = {default}" if default is not None else ""))
             self.w(_doc(self.describe(f), indent).rstrip("\n"))
-            specs.append(f"FieldSpec({attr!r}, {f.name!r}, {f.fix_id}, {f.offset}, {codec})")
+            since = f", since_version={f.since_version}" if f.since_version else ""
+            specs.append(f"FieldSpec({attr!r}, {f.name!r}, {f.fix_id}, {f.offset}, {codec}"
+                         f"{since})")
         return specs
 
     def run(self) -> str:
@@ -317,7 +344,7 @@ class _Gen:
         w(f"SCHEMA_ID = {s.schema_id}")
         w('"""``messageSchema/@id``: the schemaId of every message header."""')
         w(f"SCHEMA_VERSION = {s.version}")
-        w('"""``messageSchema/@version``."""')
+        w('"""``messageSchema/@version``: written in every message header this client encodes."""')
         w(f"HEADER_FORMAT = {_struct_format(s, 'messageHeader')!r}")
         w('"""struct format of ``messageHeader`` (blockLength, templateId, schemaId, version)."""')
         w(f"GROUP_SIZE_FORMAT = {_struct_format(s, 'groupSizeEncoding')!r}")
@@ -369,8 +396,10 @@ class _Gen:
             w()
             w("@dataclass(kw_only=True, slots=True)")
             w(f"class {m.name}(SbeMessage):")
+            minimum = (f" ({m.min_block_length} from a sender of schema version 0)"
+                       if m.min_block_length != m.block_length else "")
             w(_doc(f"{m.description.strip().rstrip('.')}.\n\n    SBE template {m.template_id}, "
-                   f"block length {m.block_length} bytes.", "    ").rstrip("\n"))
+                   f"block length {m.block_length} bytes{minimum}.", "    ").rstrip("\n"))
             w()
             specs = self.emit_fields(m.fields, "    ")
             for g in m.groups:
@@ -381,6 +410,7 @@ class _Gen:
             w()
             w(f"    TEMPLATE_ID: ClassVar[int] = {m.template_id}")
             w(f"    BLOCK_LENGTH: ClassVar[int] = {m.block_length}")
+            w(f"    MIN_BLOCK_LENGTH: ClassVar[int] = {m.min_block_length}")
             w("    FIELDS: ClassVar[tuple[FieldSpec, ...]] = (")
             for sp in specs:
                 w(f"        {sp},")

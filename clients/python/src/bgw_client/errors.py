@@ -64,6 +64,14 @@ class Terminated(SessionError):
         self.terminate = terminate
 
 
+class SessionRollover(Terminated):
+    """The gateway ended the session's epoch (Terminate with code SessionRollover, schema
+    version 1): a scheduled rollover. Nothing is wrong; connect again (``session_ver_id`` 0, or
+    the new epoch) and the sequence numbers of both flows and the ClOrdID space start afresh.
+    Orders open at the rollover stay open and keep reporting into the new epoch. A
+    :class:`Terminated`, so code that handles the end of a session handles it too."""
+
+
 class ConnectionClosed(SessionError):
     """The connection is closed (by the gateway, by :meth:`close`, or after an error)."""
 

@@ -228,13 +228,25 @@ Codec = Prim | EnumCodec | CharArray | DecimalCodec
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
-    """One schema field: Python attribute, schema name, FIX tag / id, offset in its block."""
+    """One schema field: Python attribute, schema name, FIX tag / id, offset in its block, and
+    the schema version that added it (``sinceVersion``; 0 for the original fields)."""
 
     attr: str
     name: str
     fix_id: int
     offset: int
     codec: Codec
+    since_version: int = 0
+
+    def absent(self) -> Any:
+        """The value of the field when the sender's version or block lacks it: the SBE null
+        (``None``) of an optional field, 0 for an integer, ``""`` for text."""
+        c = self.codec
+        if isinstance(c, Prim):
+            return None if c.null is not None else 0
+        if isinstance(c, CharArray):
+            return ""
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,6 +275,8 @@ class SbeMessage:
     __slots__ = ()
     TEMPLATE_ID: ClassVar[int]
     BLOCK_LENGTH: ClassVar[int]
+    MIN_BLOCK_LENGTH: ClassVar[int]
+    """Shortest root block accepted: the fields of schema version 0."""
     FIELDS: ClassVar[tuple[FieldSpec, ...]]
     GROUPS: ClassVar[tuple[GroupSpec, ...]]
 

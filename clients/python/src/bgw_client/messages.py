@@ -1,4 +1,4 @@
-"""SBE messages of schema 1 version 0, generated from bgw.xml.
+"""SBE messages of schema 1 version 1, generated from bgw.xml.
 
 Do not edit: regenerate with ``clients/python/regen.sh`` (see
 :mod:`bgw_client.codegen`). Times are uint64 UTC nanoseconds since the Unix epoch;
@@ -19,8 +19,8 @@ from .fields import (CharArray, DecimalCodec, EnumCodec, FieldSpec, GroupSpec, P
 
 SCHEMA_ID = 1
 """``messageSchema/@id``: the schemaId of every message header."""
-SCHEMA_VERSION = 0
-"""``messageSchema/@version``."""
+SCHEMA_VERSION = 1
+"""``messageSchema/@version``: written in every message header this client encodes."""
 HEADER_FORMAT = '<HHHH'
 """struct format of ``messageHeader`` (blockLength, templateId, schemaId, version)."""
 GROUP_SIZE_FORMAT = '<HH'
@@ -268,6 +268,8 @@ class NegotiationRejectCode(enum.IntEnum):
     """FlowTypeNotSupported"""
     DUPLICATE_ID = 3
     """DuplicateId"""
+    STALE_SESSION_VERSION = 4
+    """StaleSessionVersion: SessionVerID lower than the current epoch"""
 
 
 class EstablishmentRejectCode(enum.IntEnum):
@@ -304,6 +306,8 @@ class TerminationCode(enum.IntEnum):
     """ProtocolError"""
     EXCHANGE_UNAVAILABLE = 6
     """ExchangeUnavailable"""
+    SESSION_ROLLOVER = 7
+    """SessionRollover: the gateway ended the epoch (scheduled rollover); negotiate again with SessionVerID 0 or the new epoch"""
 
 
 class RetransmitRejectCode(enum.IntEnum):
@@ -457,7 +461,7 @@ class MovePositionsRejectReason(enum.IntEnum):
 class Negotiate(SbeMessage):
     """Strategy opens a session and presents its credentials (FIXP Negotiate).
 
-    SBE template 1, block length 81 bytes."""
+    SBE template 1, block length 89 bytes (81 from a sender of schema version 0)."""
 
     session_id: int = 0
     """SessionID (id 5001; uint64; offset 0): Session id chosen by the strategy."""
@@ -467,14 +471,18 @@ class Negotiate(SbeMessage):
     """ClientFlow (id 5003; FlowType; offset 16): Flow of strategy to gateway messages (Idempotent)."""
     credentials: str = ""
     """Credentials (id 5004; Text: 64 bytes UTF-8, NUL-padded; offset 17): Strategy credentials."""
+    session_ver_id: int = 0
+    """SessionVerID (id 5016; uint64; since schema version 1, 0 when an older sender did not send it; offset 81): Epoch (session version) the strategy asks for: 0 = whichever is current (a strategy that does not track epochs); the current one = resume it; a higher one = end the current epoch and start that one (rollover); a lower one is refused (StaleSessionVersion). Absent (read as 0) from a version-0 sender."""
 
     TEMPLATE_ID: ClassVar[int] = 1
-    BLOCK_LENGTH: ClassVar[int] = 81
+    BLOCK_LENGTH: ClassVar[int] = 89
+    MIN_BLOCK_LENGTH: ClassVar[int] = 81
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('timestamp', 'Timestamp', 5002, 8, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('client_flow', 'ClientFlow', 5003, 16, EnumCodec(FlowType, 'uint8', 'B', null=None)),
         FieldSpec('credentials', 'Credentials', 5004, 17, CharArray(64, 'UTF-8')),
+        FieldSpec('session_ver_id', 'SessionVerID', 5016, 81, Prim('uint64', 'Q', 8, null=None), since_version=1),
     )
     GROUPS: ClassVar[tuple[GroupSpec, ...]] = ()
 
@@ -483,7 +491,7 @@ class Negotiate(SbeMessage):
 class NegotiationResponse(SbeMessage):
     """Gateway accepts the Negotiate (FIXP NegotiationResponse).
 
-    SBE template 2, block length 17 bytes."""
+    SBE template 2, block length 25 bytes (17 from a sender of schema version 0)."""
 
     session_id: int = 0
     """SessionID (id 5001; uint64; offset 0)."""
@@ -491,13 +499,17 @@ class NegotiationResponse(SbeMessage):
     """RequestTimestamp (id 5005; uint64; offset 8): Timestamp of the request answered, UTC ns."""
     server_flow: FlowType
     """ServerFlow (id 5006; FlowType; offset 16): Flow of gateway to strategy messages (Recoverable)."""
+    session_ver_id: int = 0
+    """SessionVerID (id 5016; uint64; since schema version 1, 0 when an older sender did not send it; offset 17): Epoch (session version) in force after this Negotiate (1 and up). Absent (read as 0) from a version-0 gateway."""
 
     TEMPLATE_ID: ClassVar[int] = 2
-    BLOCK_LENGTH: ClassVar[int] = 17
+    BLOCK_LENGTH: ClassVar[int] = 25
+    MIN_BLOCK_LENGTH: ClassVar[int] = 17
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('server_flow', 'ServerFlow', 5006, 16, EnumCodec(FlowType, 'uint8', 'B', null=None)),
+        FieldSpec('session_ver_id', 'SessionVerID', 5016, 17, Prim('uint64', 'Q', 8, null=None), since_version=1),
     )
     GROUPS: ClassVar[tuple[GroupSpec, ...]] = ()
 
@@ -519,6 +531,7 @@ class NegotiationReject(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 3
     BLOCK_LENGTH: ClassVar[int] = 81
+    MIN_BLOCK_LENGTH: ClassVar[int] = 81
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -545,6 +558,7 @@ class Establish(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 4
     BLOCK_LENGTH: ClassVar[int] = 28
+    MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('timestamp', 'Timestamp', 5002, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -571,6 +585,7 @@ class EstablishmentAck(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 5
     BLOCK_LENGTH: ClassVar[int] = 28
+    MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -597,6 +612,7 @@ class EstablishmentReject(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 6
     BLOCK_LENGTH: ClassVar[int] = 81
+    MIN_BLOCK_LENGTH: ClassVar[int] = 81
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -617,6 +633,7 @@ class Sequence(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 7
     BLOCK_LENGTH: ClassVar[int] = 8
+    MIN_BLOCK_LENGTH: ClassVar[int] = 8
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('next_seq_no', 'NextSeqNo', 5010, 0, Prim('uint64', 'Q', 8, null=None)),
     )
@@ -638,6 +655,7 @@ class Terminate(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 8
     BLOCK_LENGTH: ClassVar[int] = 73
+    MIN_BLOCK_LENGTH: ClassVar[int] = 73
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('code', 'Code', 5012, 8, EnumCodec(TerminationCode, 'uint8', 'B', null=None)),
@@ -663,6 +681,7 @@ class RetransmitRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 9
     BLOCK_LENGTH: ClassVar[int] = 28
+    MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('timestamp', 'Timestamp', 5002, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -689,6 +708,7 @@ class Retransmission(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 10
     BLOCK_LENGTH: ClassVar[int] = 28
+    MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -715,6 +735,7 @@ class RetransmitReject(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 11
     BLOCK_LENGTH: ClassVar[int] = 81
+    MIN_BLOCK_LENGTH: ClassVar[int] = 81
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -737,6 +758,7 @@ class NotApplied(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 12
     BLOCK_LENGTH: ClassVar[int] = 12
+    MIN_BLOCK_LENGTH: ClassVar[int] = 12
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('from_seq_no', 'FromSeqNo', 5013, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('count', 'Count', 5014, 8, Prim('uint32', 'I', 4, null=None)),
@@ -777,6 +799,7 @@ class NewOrderSingle(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 101
     BLOCK_LENGTH: ClassVar[int] = 57
+    MIN_BLOCK_LENGTH: ClassVar[int] = 57
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -815,6 +838,7 @@ class OrderCancelRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 102
     BLOCK_LENGTH: ClassVar[int] = 42
+    MIN_BLOCK_LENGTH: ClassVar[int] = 42
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('orig_cl_ord_id', 'OrigClOrdID', 41, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -853,6 +877,7 @@ class OrderCancelReplaceRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 103
     BLOCK_LENGTH: ClassVar[int] = 61
+    MIN_BLOCK_LENGTH: ClassVar[int] = 61
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('orig_cl_ord_id', 'OrigClOrdID', 41, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -920,6 +945,7 @@ class ExecutionReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 104
     BLOCK_LENGTH: ClassVar[int] = 194
+    MIN_BLOCK_LENGTH: ClassVar[int] = 194
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('orig_cl_ord_id', 'OrigClOrdID', 41, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -974,6 +1000,7 @@ class OrderCancelReject(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 105
     BLOCK_LENGTH: ClassVar[int] = 103
+    MIN_BLOCK_LENGTH: ClassVar[int] = 103
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('orig_cl_ord_id', 'OrigClOrdID', 41, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1009,6 +1036,7 @@ class BusinessMessageReject(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 106
     BLOCK_LENGTH: ClassVar[int] = 87
+    MIN_BLOCK_LENGTH: ClassVar[int] = 87
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('ref_seq_num', 'RefSeqNum', 45, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('business_reject_ref_id', 'BusinessRejectRefID', 379, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1078,6 +1106,7 @@ class NewOrderList(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 107
     BLOCK_LENGTH: ClassVar[int] = 16
+    MIN_BLOCK_LENGTH: ClassVar[int] = 16
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('list_id', 'ListID', 66, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1136,6 +1165,7 @@ class OrderCancelReplaceList(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 108
     BLOCK_LENGTH: ClassVar[int] = 16
+    MIN_BLOCK_LENGTH: ClassVar[int] = 16
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('list_id', 'ListID', 66, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1185,6 +1215,7 @@ class OrderCancelList(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 109
     BLOCK_LENGTH: ClassVar[int] = 16
+    MIN_BLOCK_LENGTH: ClassVar[int] = 16
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('list_id', 'ListID', 66, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1241,6 +1272,7 @@ class ListStatus(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 110
     BLOCK_LENGTH: ClassVar[int] = 19
+    MIN_BLOCK_LENGTH: ClassVar[int] = 19
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('list_id', 'ListID', 66, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1273,6 +1305,7 @@ class OrderMassCancelRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 111
     BLOCK_LENGTH: ClassVar[int] = 35
+    MIN_BLOCK_LENGTH: ClassVar[int] = 35
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1309,6 +1342,7 @@ class OrderMassCancelReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 112
     BLOCK_LENGTH: ClassVar[int] = 91
+    MIN_BLOCK_LENGTH: ClassVar[int] = 91
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('cl_ord_id', 'ClOrdID', 11, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1343,6 +1377,7 @@ class OrderMassStatusRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 113
     BLOCK_LENGTH: ClassVar[int] = 35
+    MIN_BLOCK_LENGTH: ClassVar[int] = 35
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('mass_status_req_id', 'MassStatusReqID', 584, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1375,6 +1410,7 @@ class OrderMassStatusEnd(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 114
     BLOCK_LENGTH: ClassVar[int] = 89
+    MIN_BLOCK_LENGTH: ClassVar[int] = 89
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('mass_status_req_id', 'MassStatusReqID', 584, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1426,6 +1462,7 @@ class MovePositions(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 115
     BLOCK_LENGTH: ClassVar[int] = 33
+    MIN_BLOCK_LENGTH: ClassVar[int] = 33
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('move_positions_id', 'MovePositionsID', 5033, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1495,6 +1532,7 @@ class MovePositionsReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 116
     BLOCK_LENGTH: ClassVar[int] = 86
+    MIN_BLOCK_LENGTH: ClassVar[int] = 86
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('move_positions_id', 'MovePositionsID', 5033, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1531,6 +1569,7 @@ class SetLeverage(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 117
     BLOCK_LENGTH: ClassVar[int] = 59
+    MIN_BLOCK_LENGTH: ClassVar[int] = 59
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1558,6 +1597,7 @@ class SetHoldMode(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 118
     BLOCK_LENGTH: ClassVar[int] = 17
+    MIN_BLOCK_LENGTH: ClassVar[int] = 17
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1591,6 +1631,7 @@ class MaxOpenAvailableRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 119
     BLOCK_LENGTH: ClassVar[int] = 53
+    MIN_BLOCK_LENGTH: ClassVar[int] = 53
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1621,6 +1662,7 @@ class AccountSettingsRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 120
     BLOCK_LENGTH: ClassVar[int] = 33
+    MIN_BLOCK_LENGTH: ClassVar[int] = 33
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1665,6 +1707,7 @@ class AccountRequestReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 121
     BLOCK_LENGTH: ClassVar[int] = 140
+    MIN_BLOCK_LENGTH: ClassVar[int] = 140
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1718,6 +1761,7 @@ class PositionReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 122
     BLOCK_LENGTH: ClassVar[int] = 98
+    MIN_BLOCK_LENGTH: ClassVar[int] = 98
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('pos_req_id', 'PosReqID', 710, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1759,6 +1803,7 @@ class AccountBalanceReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 123
     BLOCK_LENGTH: ClassVar[int] = 69
+    MIN_BLOCK_LENGTH: ClassVar[int] = 69
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('transact_time', 'TransactTime', 60, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('coin', 'Coin', 5042, 8, CharArray(16, 'US-ASCII')),
@@ -1811,6 +1856,7 @@ class RateBudgetReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 124
     BLOCK_LENGTH: ClassVar[int] = 16
+    MIN_BLOCK_LENGTH: ClassVar[int] = 16
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1837,6 +1883,7 @@ class KillSwitchRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 125
     BLOCK_LENGTH: ClassVar[int] = 18
+    MIN_BLOCK_LENGTH: ClassVar[int] = 18
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1873,6 +1920,7 @@ class KillSwitchReport(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 126
     BLOCK_LENGTH: ClassVar[int] = 92
+    MIN_BLOCK_LENGTH: ClassVar[int] = 92
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),
@@ -1900,6 +1948,7 @@ class RateBudgetRequest(SbeMessage):
 
     TEMPLATE_ID: ClassVar[int] = 127
     BLOCK_LENGTH: ClassVar[int] = 16
+    MIN_BLOCK_LENGTH: ClassVar[int] = 16
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('request_id', 'RequestID', 5041, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('transact_time', 'TransactTime', 60, 8, Prim('uint64', 'Q', 8, null=None)),

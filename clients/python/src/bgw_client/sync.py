@@ -40,18 +40,20 @@ class Client:
     @classmethod
     def connect(cls, host: str, port: int, *, session_id: int, credentials: str,
                 keepalive_ms: int = 1000, next_seq_no: int = 1,
-                last_received_seq: int | None = None, timeout: float = 5.0,
+                last_received_seq: int | None = None, session_ver_id: int = 0,
+                timeout: float = 5.0,
                 max_frame_len: int = wire.DEFAULT_MAX_FRAME_LEN,
                 cl_ord_ids: Callable[[], int] | None = None,
                 capture: list[bytes] | None = None) -> Client:
-        """Connects, negotiates and establishes; arguments as :meth:`AsyncClient.connect`."""
+        """Connects, negotiates and establishes; arguments as :meth:`AsyncClient.connect`
+        (``session_ver_id``: the epoch asked for, 0 = whichever is current)."""
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="bgw-client-loop", daemon=True)
         thread.start()
         fut = asyncio.run_coroutine_threadsafe(AsyncClient.connect(
             host, port, session_id=session_id, credentials=credentials,
             keepalive_ms=keepalive_ms, next_seq_no=next_seq_no,
-            last_received_seq=last_received_seq, timeout=timeout,
+            last_received_seq=last_received_seq, session_ver_id=session_ver_id, timeout=timeout,
             max_frame_len=max_frame_len, cl_ord_ids=cl_ord_ids, capture=capture), loop)
         try:
             inner = fut.result()
@@ -122,6 +124,12 @@ class Client:
     def session_id(self) -> int:
         """FIXP SessionID."""
         return self.aio.session_id
+
+    @property
+    def session_ver_id(self) -> int:
+        """The epoch in force, as the gateway answered in NegotiationResponse (see
+        :attr:`AsyncClient.session_ver_id`)."""
+        return self.aio.session_ver_id
 
     @property
     def last_seq(self) -> int:

@@ -5,6 +5,12 @@ decimals.
   big-endian encoding type ``0xEB50`` (SBE 1.0 little endian).
 - SBE: 8-byte message header (blockLength, templateId, schemaId, version), the root block, then
   each repeating group (``groupSizeEncoding``: blockLength, numInGroup, then the entries).
+- Versions (the SBE extension rule): :func:`encode` writes the schema's version
+  (``messages.SCHEMA_VERSION``) and the whole block. :func:`decode` accepts a root block of at
+  least ``MIN_BLOCK_LENGTH`` (the fields of version 0, an older sender): a field with a
+  ``sinceVersion`` is read only when the header's version is at least it and the block holds
+  the field, and otherwise is absent (``None`` if optional, else 0); a longer block or entry (a
+  newer sender) is skipped over.
 - Decimals: ``mantissa x 10^exponent`` (int64, int8); converted to and from
   :class:`decimal.Decimal` exactly, never through ``float``.
 
@@ -40,10 +46,18 @@ DEFAULT_MAX_FRAME_LEN = 4096
 _SOFH = struct.Struct(">IH")
 
 
-def _decode_block(cls: Any, buf: memoryview, off: int, where: str) -> dict[str, Any]:
+def _decode_block(cls: Any, buf: memoryview, off: int, where: str, version: int = 0,
+                  present: int | None = None) -> dict[str, Any]:
+    """The fields of one block at ``off``; a field added after ``version`` or not within the
+    ``present`` bytes of the block is absent (:meth:`FieldSpec.absent`), not read."""
     values = {}
     for f in cls.FIELDS:
-        values[f.attr] = f.codec.decode(buf, off + f.offset, f"{where}.{f.name}")
+        if f.since_version and (f.since_version > version
+                                or (present is not None
+                                    and f.offset + f.codec.size > present)):
+            values[f.attr] = f.absent()
+        else:
+            values[f.attr] = f.codec.decode(buf, off + f.offset, f"{where}.{f.name}")
     return values
 
 
@@ -59,6 +73,7 @@ class _Codec:
     def __init__(self) -> None:
         self.messages = _m.MESSAGES
         self.schema_id = _m.SCHEMA_ID
+        self.schema_version = _m.SCHEMA_VERSION
         self.header = struct.Struct(_m.HEADER_FORMAT)
         self.group = struct.Struct(_m.GROUP_SIZE_FORMAT)
 
@@ -86,18 +101,20 @@ def template_id_of(payload: bytes | bytearray | memoryview) -> int | None:
 def decode(payload: bytes | bytearray | memoryview) -> SbeMessage:
     """Decodes one SBE message (the bytes after the SOFH header) into its dataclass.
 
-    Checks the header (schemaId, a known templateId, blockLength at least the schema's), that
-    the root block and every group entry lie within ``payload``, that each group's entry block
-    length is at least the schema's and its count at most ``maxEntries``, and every field
-    (enum values, required decimals not null, decimal exponents in -18..18, text encoding).
-    A longer root block or entry (a newer schema version) is skipped over. Raises
+    Checks the header (schemaId, a known templateId, blockLength at least the message's
+    ``MIN_BLOCK_LENGTH``), that the root block and every group entry lie within ``payload``,
+    that each group's entry block length is at least the schema's and its count at most
+    ``maxEntries``, and every field present (enum values, required decimals not null, decimal
+    exponents in -18..18, text encoding). A field added by a later schema version than the
+    header's, or beyond a shorter block (an older sender), is absent: ``None`` if optional,
+    else 0. A longer root block or entry (a newer schema version) is skipped over. Raises
     :class:`~bgw_client.errors.DecodeError` (``template_id`` set when known) on any problem.
     """
     c = _c()
     buf = memoryview(payload)
     if len(buf) < c.header.size:
         raise DecodeError(f"message of {len(buf)} bytes is shorter than the SBE header")
-    block_len, tid, schema_id, _version = c.header.unpack_from(buf, 0)
+    block_len, tid, schema_id, version = c.header.unpack_from(buf, 0)
     if schema_id != c.schema_id:
         raise DecodeError(f"schemaId {schema_id}, expected {c.schema_id}", template_id=tid)
     cls = c.messages.get(tid)
@@ -105,14 +122,14 @@ def decode(payload: bytes | bytearray | memoryview) -> SbeMessage:
         raise DecodeError(f"unknown templateId {tid}", template_id=tid)
     name = cls.__name__
     try:
-        if block_len < cls.BLOCK_LENGTH:
+        if block_len < cls.MIN_BLOCK_LENGTH:
             raise DecodeError(f"{name}: blockLength {block_len} below the schema's "
-                              f"{cls.BLOCK_LENGTH}")
+                              f"{cls.MIN_BLOCK_LENGTH}")
         pos = c.header.size
         if pos + block_len > len(buf):
             raise DecodeError(f"{name}: root block of {block_len} bytes beyond the "
                               f"{len(buf)}-byte message")
-        values = _decode_block(cls, buf, pos, name)
+        values = _decode_block(cls, buf, pos, name, version, block_len)
         pos += block_len
         for g in cls.GROUPS:
             gname = f"{name}.{g.name}"
@@ -165,7 +182,8 @@ def encode(msg: SbeMessage) -> bytes:
         groups.append((g, entries))
         size += c.group.size + g.block_length * len(entries)
     out = bytearray(size)
-    c.header.pack_into(out, 0, cls.BLOCK_LENGTH, cls.TEMPLATE_ID, c.schema_id, 0)
+    c.header.pack_into(out, 0, cls.BLOCK_LENGTH, cls.TEMPLATE_ID, c.schema_id,
+                       c.schema_version)
     pos = c.header.size
     _encode_block(cls, msg, out, pos, cls.__name__)
     pos += cls.BLOCK_LENGTH
