@@ -331,6 +331,9 @@ impl Replayer {
             }
             RecordedInput::Skipped => return false,
         }
+        // Evictions change nothing the sessions see (see `tracker::retention`); the shell
+        // hands them to the order entries, which the replay rebuilds from its own stream.
+        self.tracker.drain_evicted().for_each(drop);
         true
     }
 

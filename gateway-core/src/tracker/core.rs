@@ -25,9 +25,11 @@ use codec::sbe::{
 use codec::Decimal;
 use smallvec::SmallVec;
 
+use super::key_table::KeyTable;
 use super::list_state::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{shows_modify, CancelText, HeldTerminal, Order, PendingReplace};
+use super::retention::{Ended, Retention, Tombstone};
 pub(super) use super::report::{exec_report, Reports};
 pub use super::report::{Report, ReportMsg, ORDER_NOT_FOUND, OUTCOME_UNKNOWN_CODES};
 use super::request::{RequestKind, SentRequest};
@@ -75,6 +77,11 @@ pub struct TrackerStats {
     pub execution_reports: u64,
     /// OrderCancelRejects produced.
     pub cancel_rejects: u64,
+    /// Order pushes and fills for an evicted order, recognised by its tombstone (late or
+    /// duplicated; dropped, nothing reported; see `retention`).
+    pub late_for_evicted: u64,
+    /// Ended orders evicted from the live table (each leaves a tombstone).
+    pub evicted: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -89,7 +96,7 @@ pub(super) struct InFlight {
 /// pinned thread).
 #[derive(Debug, Default)]
 pub struct Tracker {
-    orders: HashMap<(u64, u64), Order>,
+    orders: KeyTable<Order>,
     in_flight: HashMap<u64, InFlight>,
     pub(super) reports: Reports,
     pub(super) stats: TrackerStats,
@@ -104,23 +111,31 @@ pub struct Tracker {
     pub(super) resolve: Resolve,
     /// Accounts whose subscribed link is down → since when (monotonic ns; see `reconcile`).
     pub(super) links_down: HashMap<usize, u64>,
+    /// Ended orders in the live table, tombstones of evicted ones (see `retention`).
+    pub(super) ended: Ended,
 }
 
 impl Tracker {
-    /// An empty tracker with room for [`INITIAL_ORDERS`] orders and
-    /// [`INITIAL_IN_FLIGHT`] requests before its tables grow (growing copies the table on the
-    /// tracker thread: a stall).
+    /// An empty tracker with room for [`INITIAL_ORDERS`] open orders plus the default
+    /// retention's ended ones ([`Retention::default`]) and [`INITIAL_IN_FLIGHT`] requests before
+    /// its tables grow (growing copies the table on the tracker thread: a stall).
     pub fn new() -> Self {
-        Tracker::with_capacity(INITIAL_ORDERS)
+        Tracker::with_retention(INITIAL_ORDERS, Retention::default())
     }
 
-    /// An empty tracker with room for `orders` orders (and [`INITIAL_IN_FLIGHT`] requests)
-    /// before its tables grow.
-    pub fn with_capacity(orders: usize) -> Self {
+    /// An empty tracker whose live table has room for `order_capacity` open orders plus
+    /// `retention.retention_orders` ended ones, room for `retention.tombstones` tombstones and
+    /// for [`INITIAL_IN_FLIGHT`] requests, all allocated now. With eviction the live table holds
+    /// at most the open orders plus `retention_orders` ended ones, so it does not grow while the
+    /// open orders stay within `order_capacity` (see `retention` for why).
+    pub fn with_retention(order_capacity: usize, retention: Retention) -> Self {
         Tracker {
-            orders: HashMap::with_capacity(orders),
+            orders: KeyTable::with_capacity(
+                order_capacity.saturating_add(retention.retention_orders),
+            ),
             in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
+            ended: Ended::new(retention),
             ..Tracker::default()
         }
     }
@@ -145,9 +160,44 @@ impl Tracker {
         self.orders.get(&(session_id, root))
     }
 
-    /// All orders (open and finished).
+    /// The orders in the live table: open ones, and ended ones not evicted yet.
     pub fn orders(&self) -> impl Iterator<Item = &Order> {
         self.orders.values()
+    }
+
+    /// Orders in the live table.
+    pub(super) fn orders_len(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// Orders the live table holds before it grows.
+    pub(super) fn orders_capacity(&self) -> usize {
+        self.orders.capacity()
+    }
+
+    /// How many times the live table grew.
+    pub(super) fn orders_growths(&self) -> u64 {
+        self.orders.growths()
+    }
+
+    /// The OrderID of order `key`, live or tombstoned (0: unknown or none yet).
+    pub(super) fn order_id_of(&self, key: (u64, u64)) -> u64 {
+        match self.orders.get(&key) {
+            Some(o) => o.order_id,
+            None => self.ended.tombstone(&key).map_or(0, |t| t.order_id),
+        }
+    }
+
+    /// A request of order `key` was written (`+1`) or left the requests awaiting a reply
+    /// (`-1`: replied, timed out, lost with the link); see [`Order::replies_due`].
+    pub(super) fn note_reply_due(&mut self, key: (u64, u64), due: bool) {
+        if let Some(o) = self.orders.get_mut(&key) {
+            o.replies_due = if due {
+                o.replies_due.saturating_add(1)
+            } else {
+                o.replies_due.saturating_sub(1)
+            };
+        }
     }
 
     /// Reports produced since the last drain.
@@ -166,23 +216,24 @@ impl Tracker {
     }
 
     /// The order table.
-    pub(super) fn orders_mut(&mut self) -> &mut HashMap<(u64, u64), Order> {
+    pub(super) fn orders_mut(&mut self) -> &mut KeyTable<Order> {
         &mut self.orders
     }
 
-    /// Queues a report built outside this file (counted like the others), stamped with the
-    /// current input's origin.
-    pub(super) fn push_report(&mut self, session_id: u64, msg: ReportMsg, t_read_ns: u64) {
+    /// Queues a report about order `key` built outside this file (counted like the others),
+    /// stamped with the current input's origin.
+    pub(super) fn push_report(&mut self, key: (u64, u64), msg: ReportMsg, t_read_ns: u64) {
         match msg {
             ReportMsg::Exec(_) => self.stats.execution_reports += 1,
             ReportMsg::CancelReject(_) => self.stats.cancel_rejects += 1,
             ReportMsg::MassCancel(_) => {}
         }
-        self.reports.push(session_id, msg, t_read_ns);
+        self.reports.push(key, msg, t_read_ns);
     }
 
     /// Removes the single-op requests in flight that `f(account, t_written_ns, order key,
-    /// kind, orders)` gives a cause for, and returns them with it.
+    /// kind, order)` gives a cause for (`order`: the live order, or `None` when it is not in
+    /// the live table, with its tombstone if it was evicted), and returns them with it.
     pub(super) fn take_in_flight_where(
         &mut self,
         mut f: impl FnMut(
@@ -190,20 +241,16 @@ impl Tracker {
             u64,
             (u64, u64),
             RequestKind,
-            &HashMap<(u64, u64), Order>,
+            Result<&Order, Option<&Tombstone>>,
         ) -> Option<UnknownCause>,
     ) -> Vec<(u64, u64, RequestKind, UnknownCause)> {
         let mut out = Vec::new();
-        let (orders, accounts) = (&self.orders, &self.session_accounts);
+        let (orders, accounts, ended) = (&self.orders, &self.session_accounts, &self.ended);
         self.in_flight.retain(|_, r| {
             let account = accounts.get(&r.session_id).copied().unwrap_or(0);
-            match f(
-                account,
-                r.t_written_ns,
-                (r.session_id, r.root),
-                r.kind,
-                orders,
-            ) {
+            let key = (r.session_id, r.root);
+            let order = orders.get(&key).ok_or_else(|| ended.tombstone(&key));
+            match f(account, r.t_written_ns, key, r.kind, order) {
                 Some(cause) => {
                     out.push((r.session_id, r.root, r.kind, cause));
                     false
@@ -211,6 +258,9 @@ impl Tracker {
                 None => true,
             }
         });
+        for &(session_id, root, _, _) in &out {
+            self.note_reply_due((session_id, root), false);
+        }
         out
     }
 
@@ -227,8 +277,10 @@ impl Tracker {
         exchange: Option<&[OpenOrder]>,
         utc_ns: u64,
     ) -> Vec<OrderView> {
+        let ended = &self.ended;
         mass::select(
             &mut self.orders,
+            |key| ended.is_tombstoned(key),
             &self.session_accounts,
             filter,
             exchange,
@@ -261,6 +313,7 @@ impl Tracker {
     /// A trade op was written to the exchange.
     pub fn on_sent(&mut self, req: SentRequest) {
         self.register(req.session_id, req.root, req.kind, req.t_written_ns);
+        self.note_reply_due((req.session_id, req.root), true);
         self.in_flight.insert(
             req.req_id,
             InFlight {
@@ -283,8 +336,13 @@ impl Tracker {
     ) {
         let key = (session_id, root);
         match kind {
+            // An evicted order stays ended: like its full state, its tombstone takes nothing
+            // from a place of the same root.
+            RequestKind::New(_) if self.ended.is_tombstoned(&key) => {}
             RequestKind::New(n) => {
-                self.orders.entry(key).or_insert(Order {
+                self.orders.get_or_insert(
+                    key,
+                    Order {
                     session_id,
                     root,
                     cl_ord_id: n.cl_ord_id,
@@ -307,7 +365,9 @@ impl Tracker {
                     pending_replaces: SmallVec::new(),
                     pending_cancels: SmallVec::new(),
                     held_terminal: None,
-                });
+                    replies_due: 0,
+                    },
+                );
             }
             RequestKind::Replace {
                 cl_ord_id,
@@ -338,6 +398,11 @@ impl Tracker {
     /// One parsed frame from the private WebSocket, read at `t_read_ns` (monotonic);
     /// `utc_ns` is the wall clock for TransactTime where the frame carries no time.
     pub fn on_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
+        self.apply_inbound(t_read_ns, utc_ns, inbound);
+        self.retire_ended(t_read_ns);
+    }
+
+    fn apply_inbound(&mut self, t_read_ns: u64, utc_ns: u64, inbound: &Inbound<'_>) {
         self.reports.origin = match inbound {
             Inbound::Trade(_) | Inbound::Error { .. } => Origin::Reply,
             _ => Origin::Push,
@@ -419,6 +484,7 @@ impl Tracker {
             self.stats.unknown_replies += 1;
             return;
         };
+        self.note_reply_due((req.session_id, req.root), false);
         self.legs.record(
             Leg::ExchangeReply,
             t_read_ns.saturating_sub(req.t_written_ns),
@@ -453,7 +519,7 @@ impl Tracker {
     /// Applies the exchange's answer (`code` 0 = accepted) to one request on order
     /// (`session_id`, `root`): ExecutionReport New or Rejected for a place, OrderCancelReject
     /// for a refused modify or cancel. Returns the order's OrderID, `None` when the order is
-    /// not known.
+    /// not known. An evicted order answers from its tombstone ([`Tracker::reply_to_evicted`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn apply_reply(
         &mut self,
@@ -466,7 +532,9 @@ impl Tracker {
         msg: &str,
         order_id: &str,
     ) -> Option<u64> {
-        let order = self.orders.get_mut(&(session_id, root))?;
+        let Some(order) = self.orders.get_mut(&(session_id, root)) else {
+            return self.reply_to_evicted(utc_ns, t_read_ns, (session_id, root), kind, code, msg, order_id);
+        };
         if let Ok(order_id) = order_id.parse::<u64>() {
             if order.order_id == 0 {
                 order.order_id = order_id;
@@ -493,13 +561,7 @@ impl Tracker {
                     er.ord_rej_reason = Some(OrdRejReason::ExchangeReject);
                     er.exchange_code = code;
                     er.text = Text::new(msg);
-                    push_exec(
-                        &mut self.reports,
-                        &mut self.stats,
-                        order.session_id,
-                        er,
-                        t_read_ns,
-                    );
+                    push_exec(&mut self.reports, &mut self.stats, order, er, t_read_ns);
                 }
             }
             RequestKind::Replace { cl_ord_id, .. } => {
@@ -552,6 +614,42 @@ impl Tracker {
         Some(id)
     }
 
+    /// The exchange's answer to request `kind` of evicted order `key`: what the ended order
+    /// would have answered. A place changes nothing (its end was reported); a cancel or modify
+    /// (sent after the eviction: an order is not evicted while a reply is due) gets
+    /// OrderCancelReject TooLateToCancel with the tombstone's ids and status. Returns the
+    /// tombstone's OrderID; `None` when the order has no tombstone either.
+    #[allow(clippy::too_many_arguments)]
+    fn reply_to_evicted(
+        &mut self,
+        utc_ns: u64,
+        t_read_ns: u64,
+        key: (u64, u64),
+        kind: RequestKind,
+        code: u32,
+        msg: &str,
+        order_id: &str,
+    ) -> Option<u64> {
+        let tomb = self.ended.tombstone_mut(&key)?;
+        if let Ok(order_id) = order_id.parse::<u64>() {
+            if tomb.order_id == 0 {
+                tomb.order_id = order_id;
+            }
+        }
+        let tomb = *tomb;
+        let (cl_ord_id, response_to) = match kind {
+            RequestKind::New(_) => return Some(tomb.order_id),
+            RequestKind::Replace { cl_ord_id, .. } => {
+                (cl_ord_id, CxlRejResponseTo::OrderCancelReplaceRequest)
+            }
+            RequestKind::Cancel { cl_ord_id } => (cl_ord_id, CxlRejResponseTo::OrderCancelRequest),
+        };
+        self.stats.cancel_rejects += 1;
+        let reject = too_late(&tomb, cl_ord_id, response_to, code, msg, utc_ns);
+        self.reports.push(key, ReportMsg::CancelReject(reject), t_read_ns);
+        Some(tomb.order_id)
+    }
+
     fn acknowledge(
         order: &mut Order,
         reports: &mut Reports,
@@ -564,7 +662,7 @@ impl Tracker {
             order.status = OrdStatus::New;
         }
         let er = exec_report(order, ExecType::New, utc_ns);
-        push_exec(reports, stats, order.session_id, er, t_read_ns);
+        push_exec(reports, stats, order, er, t_read_ns);
     }
 
     /// One order update (from the `order` channel, or a REST state applied as one), then the
@@ -590,7 +688,8 @@ impl Tracker {
     }
 
     fn apply_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
-        let Some(order) = find_order(&mut self.orders, &mut self.stats, push.client_oid) else {
+        let Some(order) = find_order(&mut self.orders, &self.ended, &mut self.stats, push.client_oid)
+        else {
             return;
         };
         let utc_ns = push.updated_time_ms.saturating_mul(1_000_000);
@@ -624,13 +723,7 @@ impl Tracker {
                 order.status = order.open_status();
                 let mut er = exec_report(order, ExecType::Replaced, utc_ns);
                 er.orig_cl_ord_id = orig;
-                push_exec(
-                    &mut self.reports,
-                    &mut self.stats,
-                    order.session_id,
-                    er,
-                    t_read_ns,
-                );
+                push_exec(&mut self.reports, &mut self.stats, order, er, t_read_ns);
             }
         }
         if push.order_status == BgStatus::Cancelled {
@@ -666,7 +759,7 @@ impl Tracker {
             er.orig_cl_ord_id = orig;
         }
         er.text = Text::new(reason.as_str());
-        push_exec(reports, stats, order.session_id, er, t_read_ns);
+        push_exec(reports, stats, order, er, t_read_ns);
         Self::answer_after_end(order, reports, stats, t_read_ns, utc_ns);
     }
 
@@ -704,7 +797,8 @@ impl Tracker {
     }
 
     fn apply_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
-        let Some(order) = find_order(&mut self.orders, &mut self.stats, fill.client_oid) else {
+        let Some(order) = find_order(&mut self.orders, &self.ended, &mut self.stats, fill.client_oid)
+        else {
             return;
         };
         let exec_id: u64 = fill.exec_id.parse().unwrap_or(0);
@@ -745,13 +839,7 @@ impl Tracker {
         er.exec_id = exec_id;
         er.last_qty = Some(fill.exec_qty);
         er.last_px = Some(fill.exec_price);
-        push_exec(
-            &mut self.reports,
-            &mut self.stats,
-            order.session_id,
-            er,
-            t_read_ns,
-        );
+        push_exec(&mut self.reports, &mut self.stats, order, er, t_read_ns);
         if order.status == OrdStatus::Filled {
             Self::answer_after_end(order, &mut self.reports, &mut self.stats, t_read_ns, utc_ns);
         }
@@ -759,15 +847,22 @@ impl Tracker {
     }
 }
 
-/// The order a push's clientOid names; counts pushes that are not ours or not known.
+/// The order a push's clientOid names; counts pushes for an evicted order (late, recognised
+/// by its tombstone) and pushes that are not ours or not known.
 fn find_order<'m>(
-    orders: &'m mut HashMap<(u64, u64), Order>,
+    orders: &'m mut KeyTable<Order>,
+    ended: &Ended,
     stats: &mut TrackerStats,
     client_oid: &str,
 ) -> Option<&'m mut Order> {
-    let order = ClientOid::parse(client_oid).and_then(|key| orders.get_mut(&key));
+    let key = ClientOid::parse(client_oid);
+    let order = key.and_then(|key| orders.get_mut(&key));
     if order.is_none() {
-        stats.unknown_pushes += 1;
+        if key.is_some_and(|key| ended.is_tombstoned(&key)) {
+            stats.late_for_evicted += 1;
+        } else {
+            stats.unknown_pushes += 1;
+        }
     }
     order
 }
@@ -784,15 +879,32 @@ fn note_push(order: &mut Order, legs: &mut LegHistograms, t_read_ns: u64, order_
     }
 }
 
-fn push_exec(
-    reports: &mut Reports,
-    stats: &mut TrackerStats,
-    session_id: u64,
-    er: ExecutionReport,
-    t: u64,
-) {
+fn push_exec(reports: &mut Reports, stats: &mut TrackerStats, o: &Order, er: ExecutionReport, t: u64) {
     stats.execution_reports += 1;
-    reports.push(session_id, ReportMsg::Exec(er), t);
+    reports.push((o.session_id, o.root), ReportMsg::Exec(er), t);
+}
+
+/// OrderCancelReject TooLateToCancel of request `request_cl_ord_id` on evicted order `key`,
+/// as [`push_cancel_reject`] makes it for the ended order (same ids, status and reason).
+fn too_late(
+    tomb: &Tombstone,
+    request_cl_ord_id: u64,
+    response_to: CxlRejResponseTo,
+    code: u32,
+    msg: &str,
+    utc_ns: u64,
+) -> OrderCancelReject {
+    OrderCancelReject {
+        cl_ord_id: request_cl_ord_id,
+        orig_cl_ord_id: tomb.cl_ord_id,
+        order_id: tomb.order_id,
+        transact_time: utc_ns,
+        exchange_code: code,
+        ord_status: tomb.status,
+        cxl_rej_response_to: response_to,
+        cxl_rej_reason: CxlRejReason::TooLateToCancel,
+        text: Text::new(msg),
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -814,7 +926,7 @@ fn push_cancel_reject(
         CxlRejReason::ExchangeReject
     };
     reports.push(
-        o.session_id,
+        (o.session_id, o.root),
         ReportMsg::CancelReject(OrderCancelReject {
             cl_ord_id: request_cl_ord_id,
             orig_cl_ord_id: o.cl_ord_id,

@@ -24,6 +24,7 @@ impl Tracker {
     pub fn on_sent_batch(&mut self, batch: SentBatch) {
         for item in &batch.items {
             self.register(batch.session_id, item.root, item.kind, batch.t_written_ns);
+            self.note_reply_due((batch.session_id, item.root), true);
         }
         self.lists
             .open
@@ -64,6 +65,9 @@ impl Tracker {
             return None;
         }
         let batch = parse_request_id(id).and_then(|id| self.lists.in_flight.remove(&id))?;
+        for item in &batch.items {
+            self.note_reply_due((batch.session_id, item.root), false);
+        }
         self.legs.record(
             Leg::ExchangeReply,
             t_read_ns.saturating_sub(batch.t_written_ns),
@@ -180,12 +184,11 @@ impl Tracker {
             };
             let mut entries = Vec::with_capacity(batch.items.len());
             for item in &batch.items {
+                self.note_reply_due((batch.session_id, item.root), false);
                 self.mark_unknown(batch.session_id, item.root, item.kind, cause);
                 entries.push(ListStatusEntry {
                     cl_ord_id: item_cl_ord_id(&item.kind),
-                    order_id: self
-                        .order(batch.session_id, item.root)
-                        .map_or(0, |o| o.order_id),
+                    order_id: self.order_id_of((batch.session_id, item.root)),
                     exchange_code: OUTCOME_UNKNOWN_CODES[0],
                     item_status: ItemStatus::Accepted,
                     ord_rej_reason: None,
@@ -219,7 +222,7 @@ impl Tracker {
         let unknown_outcome = OUTCOME_UNKNOWN_CODES.contains(&code);
         let order_id = if unknown_outcome {
             self.mark_unknown(session_id, item.root, item.kind, UnknownCause::Code(code));
-            self.order(session_id, item.root).map_or(0, |o| o.order_id)
+            self.order_id_of((session_id, item.root))
         } else {
             if code == 0 {
                 self.watch_reply(session_id, item.root, item.kind, t_read_ns);

@@ -26,6 +26,7 @@ use codec::sbe::{
 use codec::Decimal;
 use smallvec::SmallVec;
 
+use super::key_table::KeyTable;
 use super::order::Order;
 use super::report::{exec_report, Report, ReportMsg};
 use crate::ids::ClientOid;
@@ -81,9 +82,11 @@ pub const FOREIGN_ORDER_TEXT: &str = "not placed through this gateway session";
 /// reports stamped `utc_ns`. With `exchange` (the account's open orders from
 /// `unfilled-orders`), known orders first take the exchange's `orderId` and `cumExecQty` when
 /// the tracker lacks them, and in Account scope the exchange orders the tracker does not know
-/// are added (ClOrdID 0, OrderID set, Text [`FOREIGN_ORDER_TEXT`]).
+/// are added (ClOrdID 0, OrderID set, Text [`FOREIGN_ORDER_TEXT`]). `evicted(key)` tells an
+/// order the tracker evicted (ended, tombstoned): it is neither selected nor foreign.
 pub fn select(
-    orders: &mut HashMap<(u64, u64), Order>,
+    orders: &mut KeyTable<Order>,
+    evicted: impl Fn(&(u64, u64)) -> bool,
     accounts: &HashMap<u64, usize>,
     filter: &OrderFilter,
     exchange: Option<&[OpenOrder]>,
@@ -91,9 +94,11 @@ pub fn select(
 ) -> Vec<OrderView> {
     let mut foreign = Vec::new();
     for eo in exchange.unwrap_or(&[]) {
-        let known = ClientOid::parse(&eo.client_oid).and_then(|key| orders.get_mut(&key));
-        match known {
+        let key = ClientOid::parse(&eo.client_oid);
+        match key.and_then(|key| orders.get_mut(&key)) {
             Some(o) => reconcile(o, eo),
+            // Evicted: ended here (the exchange's list was older), not foreign.
+            None if key.is_some_and(|key| evicted(&key)) => {}
             None => foreign.push(eo),
         }
     }
@@ -252,6 +257,11 @@ impl MassCancels {
         self.awaiting.len()
     }
 
+    /// Whether a mass cancel's report waits for order `key`'s terminal report.
+    pub fn awaits(&self, key: &(u64, u64)) -> bool {
+        !self.awaiting.is_empty() && self.awaiting.contains_key(key)
+    }
+
     /// Applies an event; returns the report once the mass cancel is complete.
     pub fn on_event(&mut self, ev: MassCancelEvent, utc_ns: u64) -> Option<Report> {
         match ev {
@@ -309,7 +319,7 @@ impl MassCancels {
         code: u32,
         msg: &str,
         items: &[TradeItem<'_>],
-        orders: &HashMap<(u64, u64), Order>,
+        orders: &KeyTable<Order>,
         utc_ns: u64,
         t_read_ns: u64,
     ) -> Option<Option<Report>> {

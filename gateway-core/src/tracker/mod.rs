@@ -7,6 +7,8 @@
 #[cfg(test)]
 mod answer_tests;
 pub mod core;
+mod eviction;
+pub mod key_table;
 pub mod exchange_state;
 pub mod frames;
 mod list_state;
@@ -22,6 +24,9 @@ pub mod resolve;
 #[cfg(test)]
 mod resolve_tests;
 pub mod restore;
+pub mod retention;
+#[cfg(test)]
+mod retention_tests;
 pub mod risk_feed;
 #[cfg(test)]
 mod tests;
@@ -34,3 +39,4 @@ pub use self::order::Order;
 pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 pub use self::resolve::{ClockOffset, Deadlines, ResolveRequest, UnknownCause};
+pub use self::retention::{OrderCounts, Retention, Tombstone};

@@ -8,6 +8,14 @@ use smallvec::SmallVec;
 /// dropped).
 pub const AVG_PX_SCALE: u8 = 10;
 
+/// Filled, Canceled or Rejected: a final OrdStatus (nothing is reported after it).
+pub fn is_final(s: OrdStatus) -> bool {
+    matches!(
+        s,
+        OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+    )
+}
+
 /// A modify the exchange acknowledged or may still acknowledge, not yet seen on the order
 /// channel.
 #[derive(Debug, Clone, Copy)]
@@ -119,6 +127,10 @@ pub struct Order {
     pub pending_cancels: SmallVec<[u64; 2]>,
     /// A terminal state the exchange reported before all its fills arrived.
     pub held_terminal: Option<HeldTerminal>,
+    /// Requests of this order written and not yet replied to (single ops and batch items
+    /// awaiting their trade reply); an ended order is not evicted while any is due (see
+    /// `retention`).
+    pub replies_due: u16,
 }
 
 impl Order {
@@ -181,10 +193,7 @@ impl Order {
 
     /// Filled, canceled or rejected.
     pub fn is_terminal(&self) -> bool {
-        matches!(
-            self.status,
-            OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
-        )
+        is_final(self.status)
     }
 
     /// The open status that matches the fills counted.

@@ -36,6 +36,7 @@ impl Tracker {
         let reports_before = self.stats.execution_reports + self.stats.cancel_rejects;
         let unknown_before = self.stats.unknown_pushes;
         let dups_before = self.stats.duplicate_fills;
+        let late_before = self.stats.late_for_evicted;
         for o in &state.orders {
             self.fill_blank(o);
         }
@@ -113,6 +114,8 @@ impl Tracker {
         // Answers that repeat what the channels already said are not duplicates on the wire.
         self.stats.unknown_pushes = unknown_before;
         self.stats.duplicate_fills = dups_before;
+        self.stats.late_for_evicted = late_before;
+        self.retire_ended(t_read_ns);
         sum
     }
 
@@ -167,12 +170,15 @@ impl Tracker {
 
     /// Registers an exchange order of one of this gateway's sessions that the tracker does not
     /// know, as a new order not yet acknowledged (applying it then reports New and what
-    /// followed). Returns true when taken over.
+    /// followed). Returns true when taken over. An evicted order (tombstoned) is known: it ended
+    /// and was reported, and is never brought back.
     fn adopt(&mut self, t_read_ns: u64, o: &OpenOrder) -> bool {
         let Some((session_id, root)) = ClientOid::parse(&o.client_oid) else {
             return false;
         };
-        if self.order(session_id, root).is_some() {
+        if self.order(session_id, root).is_some()
+            || self.tombstone(session_id, root).is_some()
+        {
             return false;
         }
         self.register(

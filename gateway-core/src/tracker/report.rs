@@ -4,7 +4,7 @@
 
 use codec::sbe::{ExecType, ExecutionReport, OrderCancelReject, OrderMassCancelReport, Text};
 
-use super::order::Order;
+use super::order::{is_final, Order};
 use crate::journal::record::Origin;
 
 /// Outcome-unknown codes (reference §8): the order may or may not exist; resolved by querying
@@ -47,6 +47,9 @@ pub(super) struct Reports {
     pub(super) list: Vec<Report>,
     /// Path of the input being applied (set by each entry point).
     pub(super) origin: Origin,
+    /// Orders (SessionID, root ClOrdID) that ended during the input being applied: their final
+    /// ExecutionReport was queued (see `retention`; taken at the end of the input).
+    pub(super) ended: Vec<(u64, u64)>,
 }
 
 impl Default for Reports {
@@ -54,21 +57,36 @@ impl Default for Reports {
         Reports {
             list: Vec::with_capacity(64),
             origin: Origin::Push,
+            ended: Vec::with_capacity(64),
         }
     }
 }
 
 impl Reports {
-    /// Queues `msg` for `session_id`, caused by a frame read at `t_read_ns` (0: none).
-    pub(super) fn push(&mut self, session_id: u64, msg: ReportMsg, t_read_ns: u64) {
+    /// Queues `msg` about order `key` (SessionID, root ClOrdID) for its session, caused by a
+    /// frame read at `t_read_ns` (0: none). Every report about an order goes through here: an
+    /// ExecutionReport with a final OrdStatus is the order's end (exactly one per order, nothing
+    /// is reported after it), noted for retention.
+    pub(super) fn push(&mut self, key: (u64, u64), msg: ReportMsg, t_read_ns: u64) {
+        if let ReportMsg::Exec(er) = &msg {
+            if is_final(er.ord_status) {
+                self.note_ended(key);
+            }
+        }
         self.list.push(Report {
-            session_id,
+            session_id: key.0,
             msg,
             cause_t_read_ns: t_read_ns,
             origin: self.origin,
         });
     }
+
+    /// Order `key` has ended (its final report queued now, or before a restart).
+    pub(super) fn note_ended(&mut self, key: (u64, u64)) {
+        self.ended.push(key);
+    }
 }
+
 
 /// An ExecutionReport with the order's current ids, prices and quantities.
 pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {

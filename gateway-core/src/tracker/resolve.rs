@@ -75,7 +75,10 @@ impl Tracker {
         ) {
             self.stats.outcome_unknown += 1;
         }
-        if self.order(session_id, root).is_none() {
+        // An evicted order's request (a cancel or modify sent after the eviction) is resolved
+        // like the ended order's: its answer comes from the exchange's state (`settle`).
+        if self.order(session_id, root).is_none() && !self.ended.is_tombstoned(&(session_id, root))
+        {
             return;
         }
         let pending = self
@@ -189,6 +192,9 @@ impl Tracker {
         if utc_ns != 0 {
             self.resolve.clock = Some((now_ns, utc_ns));
         }
+        // Ended orders past the retention window leave (see `retention`).
+        self.retire_ended(now_ns);
+        self.retire_expired(now_ns);
         if now_ns < self.resolve.next_scan_ns {
             return;
         }
@@ -198,12 +204,16 @@ impl Tracker {
         self.resolve.next_scan_ns =
             now_ns.saturating_add((push_ns / 10).clamp(1_000_000, 100_000_000));
         // Requests without reply: timed out, or pushed but not replied.
-        let expired = self.take_in_flight_where(|_, t, key, kind, orders| {
+        let expired = self.take_in_flight_where(|_, t, _, kind, order| {
             let age = now_ns.saturating_sub(t);
             if age >= reply_ns {
                 return Some(UnknownCause::ReplyTimeout);
             }
-            let pushed = orders.get(&key).is_some_and(|o| shows_request(o, &kind));
+            // An evicted order has ended: it shows every cancel and modify, as it did in full.
+            let pushed = match order {
+                Ok(o) => shows_request(o, &kind),
+                Err(tomb) => tomb.is_some(),
+            };
             (age >= push_ns && pushed).then_some(UnknownCause::PushWithoutReply)
         });
         for (session_id, root, kind, cause) in expired {
@@ -336,6 +346,7 @@ impl Tracker {
         for oid in not_found {
             self.settle(oid, None, utc_ns, state_applied);
         }
+        self.retire_ended(0);
     }
 
     fn settle(
@@ -352,6 +363,7 @@ impl Tracker {
             return;
         };
         let Some(order) = self.orders_mut().get_mut(&key) else {
+            self.settle_evicted(key, kinds, found.is_some(), utc_ns);
             return;
         };
         let mut reports: Vec<ReportMsg> = Vec::new();
@@ -420,12 +432,47 @@ impl Tracker {
                 }
             }
         }
-        let session_id = key.0;
         self.stats.resolved_applied += applied;
         self.stats.resolved_not_applied += not_applied;
         self.reports.origin = Origin::Resolve;
         for msg in reports {
-            self.push_report(session_id, msg, 0);
+            self.push_report(key, msg, 0);
+        }
+    }
+
+    /// `settle` for an evicted order (`found`: the exchange knows it): each of its
+    /// unresolved cancels and modifies was sent after the eviction (none is unanswered when an
+    /// order is evicted), so none was answered, and the ended order would have answered each
+    /// with OrderCancelReject TooLateToCancel, not applied: so does its tombstone.
+    fn settle_evicted(&mut self, key: (u64, u64), kinds: Vec<RequestKind>, found: bool, utc_ns: u64) {
+        let Some(tomb) = self.ended.tombstone(&key).copied() else {
+            return;
+        };
+        self.reports.origin = Origin::Resolve;
+        for kind in kinds {
+            let (cl_ord_id, response_to) = match kind {
+                RequestKind::New(_) => {
+                    self.stats.resolved_applied += u64::from(found);
+                    continue;
+                }
+                RequestKind::Cancel { cl_ord_id } => (cl_ord_id, CxlRejResponseTo::OrderCancelRequest),
+                RequestKind::Replace { cl_ord_id, .. } => {
+                    (cl_ord_id, CxlRejResponseTo::OrderCancelReplaceRequest)
+                }
+            };
+            self.stats.resolved_not_applied += 1;
+            let msg = ReportMsg::CancelReject(OrderCancelReject {
+                cl_ord_id,
+                orig_cl_ord_id: tomb.cl_ord_id,
+                order_id: tomb.order_id,
+                transact_time: utc_ns,
+                exchange_code: 0,
+                ord_status: tomb.status,
+                cxl_rej_response_to: response_to,
+                cxl_rej_reason: CxlRejReason::TooLateToCancel,
+                text: Text::new(NOT_APPLIED_TEXT),
+            });
+            self.push_report(key, msg, 0);
         }
     }
 }

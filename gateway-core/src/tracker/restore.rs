@@ -54,6 +54,10 @@ impl Tracker {
                 .or_else(|| roots.get(&er.orig_cl_ord_id))
                 .copied()
                 .unwrap_or(er.cl_ord_id);
+            if self.tombstone(session_id, root).is_some() {
+                // Evicted: it ended and was reported; never brought back.
+                continue;
+            }
             if self.order(session_id, root).is_none() {
                 sum.orders += 1;
                 self.register(
@@ -75,6 +79,7 @@ impl Tracker {
             let Some(o) = self.orders_mut().get_mut(&(session_id, root)) else {
                 continue;
             };
+            let was_final = o.is_terminal();
             if er.order_id != 0 {
                 o.order_id = er.order_id;
             }
@@ -115,6 +120,11 @@ impl Tracker {
             o.status = er.ord_status;
             o.pending_cancels.clear();
             o.pending_replaces.clear();
+            if !was_final && o.is_terminal() {
+                // Ended before the restart (its final report was sent then): retained like
+                // any ended order.
+                self.reports.note_ended((session_id, root));
+            }
         }
         sum.open = self
             .orders()
@@ -122,7 +132,11 @@ impl Tracker {
             .count() as u64;
         let mut unanswered: Vec<u64> = roots
             .iter()
-            .filter(|(cl, root)| cl == root && self.order(session_id, **root).is_none())
+            .filter(|(cl, root)| {
+                cl == root
+                    && self.order(session_id, **root).is_none()
+                    && self.tombstone(session_id, **root).is_none()
+            })
             .map(|(_, root)| *root)
             .collect();
         unanswered.sort_unstable();
@@ -155,6 +169,7 @@ impl Tracker {
             let kind = RequestKind::Cancel { cl_ord_id: cl };
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);
         }
+        self.retire_ended(0);
         sum
     }
 }

@@ -1,0 +1,135 @@
+//! Eviction of ended orders from the tracker (the policy, the sizes and why the tables never
+//! grow are in `retention`, below the tracker core; this file is the tracker's side of it).
+
+use super::core::Tracker;
+use super::retention::{OrderCounts, Retention, Tombstone};
+
+impl Tracker {
+    /// The retention in force.
+    pub fn retention(&self) -> Retention {
+        self.ended.cfg
+    }
+
+    /// The tombstone of evicted order (`session_id`, `root`), while kept.
+    pub fn tombstone(&self, session_id: u64, root: u64) -> Option<&Tombstone> {
+        self.ended.tombstone(&(session_id, root))
+    }
+
+    /// Orders held: open and ended in the live table, and tombstones.
+    pub fn order_counts(&self) -> OrderCounts {
+        let ended = self.ended.fifo.len();
+        OrderCounts {
+            open: self.orders_len().saturating_sub(ended),
+            ended,
+            tombstones: self.ended.tombstone_count(),
+        }
+    }
+
+    /// Entries the live table and the tombstone table hold before they grow (constant unless
+    /// they grew; see [`KeyTable`](super::key_table::KeyTable)).
+    pub fn table_capacities(&self) -> (usize, usize) {
+        (self.orders_capacity(), self.ended.tombstone_capacity())
+    }
+
+    /// How many times the live table and the tombstone table grew (0 when sized right).
+    pub fn table_growths(&self) -> (u64, u64) {
+        (self.orders_growths(), self.ended.tombstone_growths())
+    }
+
+    /// The (SessionID, root ClOrdID) of every order evicted since the last call, oldest first
+    /// (the shell tells each session's order entry, which then releases its ClOrdIDs). Call it
+    /// after each input and tick: the list keeps what is not drained.
+    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, (u64, u64)> {
+        self.ended.evicted.drain(..)
+    }
+
+    /// The tracker's clock moved to `now_ns` (monotonic; 0: no time with this input).
+    pub(super) fn clock(&mut self, now_ns: u64) {
+        if now_ns > self.ended.clock_ns {
+            self.ended.clock_ns = now_ns;
+        }
+    }
+
+    /// End of an input (`now_ns`: its monotonic time, 0 when it has none): the orders that
+    /// ended in it join the ended FIFO, and the oldest leave while more than `retention_orders`
+    /// are held (an order still waited on goes back to the end; the FIFO then holds more until
+    /// what it waits for comes, retried at each input).
+    pub(super) fn retire_ended(&mut self, now_ns: u64) {
+        self.clock(now_ns);
+        let cap = self.ended.cfg.retention_orders;
+        if self.reports.ended.is_empty() && self.ended.fifo.len() <= cap {
+            return;
+        }
+        let now = self.ended.clock_ns;
+        let mut ended = std::mem::take(&mut self.reports.ended);
+        for key in ended.drain(..) {
+            self.ended.fifo.push_back((key, now));
+        }
+        self.reports.ended = ended;
+        let mut tries = self.ended.fifo.len().saturating_sub(cap);
+        while tries > 0 && self.ended.fifo.len() > cap {
+            tries -= 1;
+            let Some((old, t)) = self.ended.fifo.pop_front() else {
+                break;
+            };
+            if !self.try_evict(old) {
+                self.ended.fifo.push_back((old, t.max(now)));
+            }
+        }
+    }
+
+    /// Idle tick at `now_ns` (monotonic): the ended orders ended `retention_ms` ago or more
+    /// leave.
+    pub(super) fn retire_expired(&mut self, now_ns: u64) {
+        self.clock(now_ns);
+        let now = self.ended.clock_ns;
+        let window_ns = self.ended.cfg.retention_ms.saturating_mul(1_000_000);
+        // Orders that ended before the tracker had a clock (restored ones) start their
+        // window now.
+        for e in self.ended.fifo.iter_mut() {
+            if e.1 != 0 {
+                break;
+            }
+            e.1 = now;
+        }
+        let mut tries = self.ended.fifo.len();
+        while tries > 0 {
+            tries -= 1;
+            let Some(&(key, t)) = self.ended.fifo.front() else {
+                break;
+            };
+            if now.saturating_sub(t) < window_ns {
+                break;
+            }
+            self.ended.fifo.pop_front();
+            if !self.try_evict(key) {
+                self.ended.fifo.push_back((key, now));
+            }
+        }
+    }
+
+    /// Evicts ended order `key` unless something still waits on it (see the module docs);
+    /// true when it left (or was not there any more).
+    fn try_evict(&mut self, key: (u64, u64)) -> bool {
+        let Some(o) = self.order(key.0, key.1) else {
+            return true;
+        };
+        if !o.is_terminal() {
+            // Not ended after all (cannot happen: nothing leaves a final state); never evicted.
+            return true;
+        }
+        if o.replies_due > 0
+            || self.resolve.unresolved.contains_key(&key)
+            || self.mass_cancels.awaits(&key)
+        {
+            return false;
+        }
+        let tomb = Tombstone::of(o);
+        self.orders_mut().remove(&key);
+        self.resolve.restored_written_ms.remove(&key);
+        self.ended.bury(key, tomb);
+        self.ended.evicted.push(key);
+        self.stats.evicted += 1;
+        true
+    }
+}

@@ -1,0 +1,208 @@
+//! Retention of ended orders (issue 23): an order in a final state (Filled, Canceled, Rejected)
+//! leaves the tracker's live table after a retention window, and leaves a compact
+//! [`Tombstone`] behind so that anything late about it is still recognised.
+//!
+//! - **When an order ends.** Every order ends by exactly one ExecutionReport whose OrdStatus is
+//!   final (nothing is reported after it), and every report about an order is queued through one
+//!   function ([`Reports::push`](super::report::Reports)): that is where the end is noted, whatever
+//!   path ended it (a reply, a push, a fill, a reconciliation, a resolution, a mass cancel's
+//!   pushes). The one exception is crash recovery, which rebuilds orders that ended before the
+//!   restart without reporting them again ([`Tracker::restore_session`]); it notes them the same
+//!   way.
+//! - **When it leaves.** Ended orders wait in a FIFO (preallocated, `retention_orders` long). At
+//!   the end of each input, the orders that ended in it join the FIFO; when it is full the oldest
+//!   leaves first (count). On the idle tick ([`Tracker::on_tick`]) those ended `retention_ms` ago
+//!   or more leave (time). An order something still waits on stays (it goes back to the end of
+//!   the FIFO with a fresh time): a request of it whose reply has not come (its reply could
+//!   otherwise be answered twice, e.g. a cancel whose Canceled push came before its reply), an
+//!   unresolved unknown outcome (`resolve`), a mass cancel awaiting its terminal report (`mass`).
+//! - **What stays.** A [`Tombstone`] per evicted order, in a table bounded by count
+//!   (`tombstones`, FIFO): current ClOrdID, OrderID, final OrdStatus and CumQty, no heap. A late or
+//!   duplicated `order` push or `fill` for it produces nothing and is counted
+//!   ([`TrackerStats::late_for_evicted`]), never as an unknown push. A cancel or modify that
+//!   raced the eviction is answered exactly once, as the full order would have answered it:
+//!   OrderCancelReject TooLateToCancel with the tombstone's ids and status (from its trade reply,
+//!   or, when its outcome became unknown, from the exchange's state like any resolution). The
+//!   exchange's state about a tombstoned order (reconciliation, restart, open-orders refresh)
+//!   never brings it back.
+//!
+//! Eviction never changes what is reported, only what is kept: a tombstone answers everything
+//! exactly as the ended order would have. So a replay (which replays the recorded ticks only)
+//! makes the same reports whether or not, and whenever, the recorded gateway evicted.
+//!
+//! Sizes: the live table is allocated at start for `order_capacity + retention_orders` orders
+//! ([`Tracker::with_retention`]) and the tombstone table for `tombstones`, both
+//! [`KeyTable`]s, which neither grow nor rehash while they hold at most that many, however many
+//! entries come and go (std's `HashMap` would rehash in place now and then under this churn;
+//! see `key_table`). The bound holds: with eviction the live table holds at most the open orders
+//! plus `retention_orders` ended ones (plus the few still waited on, which a reply, the reply
+//! timeout or the push deadline releases), so it never grows while open orders stay within
+//! `order_capacity`; the tombstone table never holds more than `tombstones`. The ended FIFO is
+//! allocated for `retention_orders + 1` and the tombstone FIFO for `tombstones`.
+//!
+//! [`Tracker::with_retention`]: super::core::Tracker::with_retention
+//! [`Tracker::restore_session`]: super::core::Tracker::restore_session
+//! [`Tracker::on_tick`]: super::core::Tracker::on_tick
+//! [`TrackerStats::late_for_evicted`]: super::core::TrackerStats::late_for_evicted
+
+use std::collections::VecDeque;
+
+use codec::sbe::OrdStatus;
+use codec::Decimal;
+
+use super::key_table::KeyTable;
+use super::order::Order;
+
+/// Default `[tracker] retention_ms`: an ended order stays in full this long (60 s). Late,
+/// duplicated and reordered pushes come within seconds of the order's end on Bitget, and a
+/// cancel or modify racing the end is answered within the reply timeout (5 s): a minute covers
+/// both many times over while keeping the table small.
+pub const DEFAULT_RETENTION_MS: u64 = 60_000;
+
+/// Default `[tracker] retention_orders`: ended orders kept in full at most (16 384, about
+/// 6.5 MB of table slots at ~400 bytes). At 1 000 orders a second the count bound takes over
+/// from the time bound after ~16 s, still several push deadlines.
+pub const DEFAULT_RETENTION_ORDERS: usize = 1 << 14;
+
+/// Default `[tracker] tombstones`: evicted orders still recognised (65 536, about 4 MB): four
+/// times the orders kept in full, so that at 1 000 orders a second a push is recognised for
+/// over a minute after its order left the table.
+pub const DEFAULT_TOMBSTONES: usize = 1 << 16;
+
+/// How long ended orders stay in full and how many are remembered afterwards
+/// (`[tracker] retention_ms`, `retention_orders`, `tombstones`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// An ended order leaves the live table once it has been ended this many ms (checked on the
+    /// idle tick). 0: at the first tick after its end.
+    pub retention_ms: u64,
+    /// At most this many ended orders stay in the live table; one more ending evicts the
+    /// oldest. 0: each leaves at the end of the input that ended it.
+    pub retention_orders: usize,
+    /// Tombstones kept (oldest dropped first); a push for an order whose tombstone was dropped
+    /// counts as unknown. 0: none kept.
+    pub tombstones: usize,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            retention_ms: DEFAULT_RETENTION_MS,
+            retention_orders: DEFAULT_RETENTION_ORDERS,
+            tombstones: DEFAULT_TOMBSTONES,
+        }
+    }
+}
+
+/// What the tracker remembers of an evicted order (fixed size, no heap; the key (SessionID,
+/// root ClOrdID) is the table's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tombstone {
+    /// The order's ClOrdID when it ended (the last replace's).
+    pub cl_ord_id: u64,
+    /// Exchange `orderId` (0 if it never had one).
+    pub order_id: u64,
+    /// Final OrdStatus (Filled, Canceled or Rejected).
+    pub status: OrdStatus,
+    /// Final CumQty.
+    pub cum_qty: Decimal,
+}
+
+impl Tombstone {
+    /// The tombstone of ended order `o`.
+    pub(super) fn of(o: &Order) -> Self {
+        Tombstone {
+            cl_ord_id: o.cl_ord_id,
+            order_id: o.order_id,
+            status: o.status,
+            cum_qty: o.cum_qty,
+        }
+    }
+}
+
+/// Orders held by the tracker, for the metrics endpoint.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OrderCounts {
+    /// Live orders not ended.
+    pub open: usize,
+    /// Live orders ended, kept in full for the retention window.
+    pub ended: usize,
+    /// Evicted orders remembered by a tombstone.
+    pub tombstones: usize,
+}
+
+/// The tracker's retention state: ended orders in the live table (oldest first), tombstones,
+/// and the keys evicted since the shell last drained them.
+#[derive(Debug, Default)]
+pub(super) struct Ended {
+    pub(super) cfg: Retention,
+    /// Ended orders in the live table, oldest first, with the monotonic ns they joined at
+    /// (0: before the tracker had a clock; stamped at the first tick).
+    pub(super) fifo: VecDeque<((u64, u64), u64)>,
+    tombstones: KeyTable<Tombstone>,
+    /// Tombstone keys, oldest first.
+    tomb_fifo: VecDeque<(u64, u64)>,
+    /// Keys evicted since the shell last drained them.
+    pub(super) evicted: Vec<(u64, u64)>,
+    /// The latest monotonic ns the tracker was given.
+    pub(super) clock_ns: u64,
+}
+
+impl Ended {
+    pub(super) fn new(cfg: Retention) -> Self {
+        Ended {
+            cfg,
+            fifo: VecDeque::with_capacity(cfg.retention_orders.saturating_add(1)),
+            tombstones: KeyTable::with_capacity(cfg.tombstones),
+            tomb_fifo: VecDeque::with_capacity(cfg.tombstones),
+            evicted: Vec::with_capacity(64),
+            clock_ns: 0,
+        }
+    }
+
+    /// The tombstone of evicted order `key`, if still kept.
+    pub(super) fn tombstone(&self, key: &(u64, u64)) -> Option<&Tombstone> {
+        if self.tombstones.is_empty() {
+            return None;
+        }
+        self.tombstones.get(key)
+    }
+
+    pub(super) fn tombstone_mut(&mut self, key: &(u64, u64)) -> Option<&mut Tombstone> {
+        self.tombstones.get_mut(key)
+    }
+
+    pub(super) fn is_tombstoned(&self, key: &(u64, u64)) -> bool {
+        self.tombstone(key).is_some()
+    }
+
+    /// Tombstones held.
+    pub(super) fn tombstone_count(&self) -> usize {
+        self.tombstones.len()
+    }
+
+    /// Tombstones the table holds before it grows.
+    pub(super) fn tombstone_capacity(&self) -> usize {
+        self.tombstones.capacity()
+    }
+
+    /// How many times the tombstone table grew.
+    pub(super) fn tombstone_growths(&self) -> u64 {
+        self.tombstones.growths()
+    }
+
+    /// Keeps `t` for evicted order `key`, dropping the oldest tombstone when full.
+    pub(super) fn bury(&mut self, key: (u64, u64), t: Tombstone) {
+        if self.cfg.tombstones == 0 {
+            return;
+        }
+        while self.tomb_fifo.len() >= self.cfg.tombstones {
+            if let Some(old) = self.tomb_fifo.pop_front() {
+                self.tombstones.remove(&old);
+            }
+        }
+        if self.tombstones.insert(key, t).is_none() {
+            self.tomb_fifo.push_back(key);
+        }
+    }
+}

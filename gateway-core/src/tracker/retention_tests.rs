@@ -1,0 +1,585 @@
+//! Unit tests of the retention of ended orders: eviction by count and by time, tombstones, and
+//! that an evicted order answers everything late exactly as the ended order did in full (the
+//! same scenario is run on a tracker that evicts at once and on one that keeps everything, and
+//! their reports compared).
+
+use codec::json::JsonParser;
+use codec::sbe::{
+    Category, CxlRejReason, CxlRejResponseTo, ExecType, ItemStatus, OrdStatus, OrdType, Side,
+    Symbol, TimeInForce,
+};
+use codec::Decimal;
+
+use super::core::{ReportMsg, Tracker};
+use super::reconcile::{ExchangeState, StateSource};
+use super::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
+use super::resolve::{Deadlines, UnknownCause, NOT_APPLIED_TEXT};
+use super::retention::{Retention, Tombstone};
+use super::OrderScope;
+use crate::ids::ClientOid;
+use crate::rest_objects::OpenOrder;
+
+const S: u64 = 7;
+const MS: u64 = 1_000_000;
+const T0: u64 = 1_000 * MS;
+
+fn d(s: &str) -> Decimal {
+    s.parse().unwrap()
+}
+
+fn oid(cl: u64) -> String {
+    ClientOid::new(S, cl).as_str().to_owned()
+}
+
+/// Keeps no ended order: each leaves at the end of the input that ended it.
+const AT_ONCE: Retention = Retention {
+    retention_ms: 0,
+    retention_orders: 0,
+    tombstones: 1_024,
+};
+
+/// Keeps every ended order of these tests.
+const KEEP: Retention = Retention {
+    retention_ms: u64::MAX / 2_000_000,
+    retention_orders: 1 << 16,
+    tombstones: 1_024,
+};
+
+struct Rig {
+    t: Tracker,
+    p: JsonParser,
+}
+
+impl Rig {
+    fn new(retention: Retention) -> Self {
+        Rig::with_capacity(64, retention)
+    }
+
+    fn with_capacity(open: usize, retention: Retention) -> Self {
+        let mut t = Tracker::with_retention(open, retention);
+        t.on_session_opened(S, 0);
+        t.set_deadlines(Deadlines {
+            reply_timeout_ms: 5_000,
+            push_deadline_ms: 3_000,
+        });
+        Rig {
+            t,
+            p: JsonParser::new(),
+        }
+    }
+
+    fn sent(&mut self, req_id: u64, root: u64, kind: RequestKind) {
+        self.t.on_sent(SentRequest {
+            req_id,
+            session_id: S,
+            root,
+            kind,
+            t_read_ns: T0,
+            t_written_ns: T0,
+        });
+    }
+
+    fn place(&mut self, req_id: u64, cl: u64) {
+        self.sent(req_id, cl, new_kind(cl));
+    }
+
+    fn frame_at(&mut self, t: u64, json: &str) -> Vec<ReportMsg> {
+        let inbound = self.p.parse(json.as_bytes()).unwrap();
+        self.t.on_inbound(t, 5, &inbound);
+        self.t.drain_reports().map(|r| r.msg).collect()
+    }
+
+    fn frame(&mut self, json: &str) -> Vec<ReportMsg> {
+        self.frame_at(T0 + MS, json)
+    }
+
+    /// Places `cl` (request id `cl`), acknowledges it and fills it whole.
+    fn place_and_fill(&mut self, cl: u64) {
+        self.place(cl, cl);
+        self.frame(&ack(cl, cl));
+        self.frame(&fill(cl, cl * 10));
+    }
+
+    fn evicted(&mut self) -> Vec<u64> {
+        self.t.drain_evicted().map(|(_, root)| root).collect()
+    }
+}
+
+fn new_kind(cl: u64) -> RequestKind {
+    RequestKind::New(NewOrder {
+        cl_ord_id: cl,
+        category: Category::UsdtFutures,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        price: Some(d("100")),
+        qty: d("1"),
+    })
+}
+
+fn ack(req_id: u64, cl: u64) -> String {
+    format!(
+        r#"{{"event":"trade","id":"{req_id}","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"BTCUSDT","orderId":"{}","clientOid":"{}","cTime":"1"}}],"code":"0","msg":"Success","ts":"1"}}"#,
+        500 + cl,
+        oid(cl)
+    )
+}
+
+fn fill(cl: u64, exec_id: u64) -> String {
+    format!(
+        r#"{{"action":"snapshot","arg":{{"instType":"UTA","topic":"fill"}},"data":[{{"orderId":"{}","clientOid":"{}","execId":"{exec_id}","category":"USDT-FUTURES","symbol":"BTCUSDT","orderType":"limit","side":"buy","execQty":"1","execValue":"100","execPrice":"100","execPnl":"0","tradeScope":"taker","feeDetail":[{{"feeCoin":"USDT","fee":"0.01"}}],"execTime":"4","updatedTime":"4"}}],"ts":4}}"#,
+        500 + cl,
+        oid(cl)
+    )
+}
+
+fn push(cl: u64, status: &str, cum: &str) -> String {
+    format!(
+        r#"{{"action":"snapshot","arg":{{"instType":"UTA","topic":"order"}},"data":[{{"category":"usdt-futures","symbol":"BTCUSDT","orderId":"{}","clientOid":"{}","price":"100","qty":"1","orderType":"limit","timeInForce":"gtc","side":"buy","cumExecQty":"{cum}","cumExecValue":"0","avgPrice":"0","orderStatus":"{status}","cancelReason":"","feeDetail":[],"createdTime":"1","updatedTime":"2"}}],"ts":3}}"#,
+        500 + cl,
+        oid(cl)
+    )
+}
+
+fn cancel_reply(req_id: u64, cl: u64, code: &str, msg: &str) -> String {
+    format!(
+        r#"{{"event":"trade","id":"{req_id}","category":"usdt-futures","topic":"cancel-order","args":[{{"symbol":"BTCUSDT","orderId":"{}","clientOid":"{}","cTime":"1"}}],"code":"{code}","msg":"{msg}","ts":"1"}}"#,
+        500 + cl,
+        oid(cl)
+    )
+}
+
+fn error_frame(req_id: u64, code: &str, msg: &str) -> String {
+    format!(r#"{{"event":"error","id":"{req_id}","code":"{code}","msg":"{msg}"}}"#)
+}
+
+fn exchange_order(cl: u64, status: OrdStatus) -> OpenOrder {
+    OpenOrder {
+        order_id: 500 + cl,
+        client_oid: oid(cl),
+        category: Category::UsdtFutures,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        price: Some(d("100")),
+        qty: d("1"),
+        cum_qty: if status == OrdStatus::Filled {
+            d("1")
+        } else {
+            d("0")
+        },
+        avg_px: None,
+        status,
+        cum_value: d("0"),
+        cancel_reason: String::new(),
+        updated_time_ms: 1_700_000_000_000,
+    }
+}
+
+/// The reports as text (ids, times, every field), for comparing two trackers.
+fn text(out: &[ReportMsg]) -> Vec<String> {
+    out.iter().map(|m| format!("{m:?}")).collect()
+}
+
+/// Runs `scenario` on a tracker that evicts at once and on one that keeps every ended order;
+/// returns each input's reports (the same for both, asserted) of the evicting one.
+fn same_either_way(scenario: impl Fn(&mut Rig) -> Vec<Vec<ReportMsg>>) -> Vec<Vec<ReportMsg>> {
+    let mut evicting = Rig::new(AT_ONCE);
+    let mut keeping = Rig::new(KEEP);
+    let a = scenario(&mut evicting);
+    let b = scenario(&mut keeping);
+    assert!(
+        evicting.t.stats().evicted > 0,
+        "the scenario evicted nothing"
+    );
+    assert_eq!(keeping.t.stats().evicted, 0);
+    let a_text: Vec<_> = a.iter().map(|o| text(o)).collect();
+    let b_text: Vec<_> = b.iter().map(|o| text(o)).collect();
+    assert_eq!(a_text, b_text, "evicting and keeping trackers answered differently");
+    a
+}
+
+fn one_reject(out: &[ReportMsg]) -> codec::sbe::OrderCancelReject {
+    match out {
+        [ReportMsg::CancelReject(r)] => *r,
+        other => panic!("expected one OrderCancelReject, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_oldest_ended_order_leaves_when_one_more_than_the_count_ends() {
+    let mut r = Rig::new(Retention {
+        retention_ms: 3_600_000,
+        retention_orders: 2,
+        tombstones: 16,
+    });
+    r.place_and_fill(1);
+    r.place_and_fill(2);
+    assert!(r.evicted().is_empty());
+    assert_eq!(r.t.order_counts().ended, 2);
+    // An open order does not count.
+    r.place(3, 3);
+    r.frame(&ack(3, 3));
+    assert!(r.evicted().is_empty());
+    r.frame(&fill(3, 30));
+    assert_eq!(r.evicted(), vec![1]);
+    assert!(r.t.order(S, 1).is_none());
+    assert_eq!(
+        r.t.tombstone(S, 1),
+        Some(&Tombstone {
+            cl_ord_id: 1,
+            order_id: 501,
+            status: OrdStatus::Filled,
+            cum_qty: d("1"),
+        })
+    );
+    assert!(r.t.order(S, 2).is_some() && r.t.order(S, 3).is_some());
+    let c = r.t.order_counts();
+    assert_eq!((c.open, c.ended, c.tombstones), (0, 2, 1));
+    assert_eq!(r.t.stats().evicted, 1);
+}
+
+#[test]
+fn an_ended_order_leaves_once_retention_ms_passed_on_the_tick() {
+    let mut r = Rig::new(Retention {
+        retention_ms: 1_000,
+        retention_orders: 100,
+        tombstones: 16,
+    });
+    r.place(1, 1);
+    r.frame_at(T0, &ack(1, 1));
+    r.frame_at(T0, &fill(1, 10));
+    r.t.on_tick(T0 + 999 * MS, 1);
+    assert!(r.evicted().is_empty());
+    assert!(r.t.order(S, 1).is_some());
+    r.t.on_tick(T0 + 1_000 * MS, 1);
+    assert_eq!(r.evicted(), vec![1]);
+    assert!(r.t.order(S, 1).is_none());
+    assert!(r.t.tombstone(S, 1).is_some());
+}
+
+#[test]
+fn a_duplicated_fill_and_a_late_push_after_eviction_report_nothing_and_count_as_late() {
+    let mut r = Rig::new(AT_ONCE);
+    r.place_and_fill(1);
+    assert_eq!(r.evicted(), vec![1]);
+    let before = r.t.stats();
+    assert!(r.frame(&fill(1, 10)).is_empty(), "duplicated fill");
+    assert!(r.frame(&push(1, "filled", "1")).is_empty(), "late push");
+    assert!(r.frame(&push(1, "cancelled", "1")).is_empty(), "late cancelled push");
+    let after = r.t.stats();
+    assert_eq!(after.late_for_evicted - before.late_for_evicted, 3);
+    assert_eq!(after.unknown_pushes, before.unknown_pushes);
+    assert_eq!(after.duplicate_fills, before.duplicate_fills);
+    assert_eq!(after.execution_reports, before.execution_reports);
+    // Another session's order of the same ClOrdID is not ours: unknown.
+    let other = fill(1, 10).replace(&oid(1), ClientOid::new(S + 1, 1).as_str());
+    assert!(r.frame(&other).is_empty());
+    assert_eq!(r.t.stats().unknown_pushes, before.unknown_pushes + 1);
+}
+
+#[test]
+fn a_cancel_racing_the_eviction_gets_one_too_late_to_cancel_as_if_kept() {
+    // The order fills and leaves; a cancel the strategy sent meanwhile is answered by its
+    // reply ("Order does not exist"), once.
+    let out = same_either_way(|r| {
+        r.place_and_fill(1);
+        r.sent(2, 1, RequestKind::Cancel { cl_ord_id: 2 });
+        vec![
+            r.frame(&cancel_reply(2, 1, "25204", "Order does not exist")),
+            r.frame(&cancel_reply(2, 1, "25204", "Order does not exist")),
+        ]
+    });
+    let rej = one_reject(&out[0]);
+    assert_eq!(
+        (rej.cl_ord_id, rej.orig_cl_ord_id, rej.order_id, rej.ord_status),
+        (2, 1, 501, OrdStatus::Filled)
+    );
+    assert_eq!(rej.cxl_rej_reason, CxlRejReason::TooLateToCancel);
+    assert_eq!(rej.cxl_rej_response_to, CxlRejResponseTo::OrderCancelRequest);
+    assert_eq!(rej.exchange_code, 25204);
+    assert!(out[1].is_empty(), "a repeated reply answers nothing");
+}
+
+#[test]
+fn a_modify_racing_the_eviction_refused_by_an_error_frame_gets_one_too_late_as_if_kept() {
+    let out = same_either_way(|r| {
+        r.place_and_fill(1);
+        r.sent(
+            2,
+            1,
+            RequestKind::Replace {
+                cl_ord_id: 2,
+                price: Some(d("101")),
+                qty: d("1"),
+            },
+        );
+        vec![r.frame(&error_frame(2, "25204", "Order does not exist"))]
+    });
+    let rej = one_reject(&out[0]);
+    assert_eq!(
+        rej.cxl_rej_response_to,
+        CxlRejResponseTo::OrderCancelReplaceRequest
+    );
+    assert_eq!(
+        (rej.cl_ord_id, rej.cxl_rej_reason),
+        (2, CxlRejReason::TooLateToCancel)
+    );
+}
+
+#[test]
+fn a_cancel_racing_the_eviction_with_an_unknown_outcome_is_resolved_once_as_if_kept() {
+    let out = same_either_way(|r| {
+        r.place_and_fill(1);
+        r.sent(2, 1, RequestKind::Cancel { cl_ord_id: 2 });
+        let first = r.frame(&error_frame(2, "40010", "Request timed out"));
+        let asks: Vec<_> = r.t.drain_resolve_requests().collect();
+        assert_eq!(asks.len(), 1);
+        assert_eq!(asks[0].cause, UnknownCause::Code(40010));
+        let filled = exchange_order(1, OrdStatus::Filled);
+        let state = ExchangeState {
+            account: 0,
+            orders: vec![filled],
+            fills: Vec::new(),
+            not_found: Vec::new(),
+            source: StateSource::Resolution,
+        };
+        r.t.on_exchange_state(T0 + 2 * MS, 9, &state);
+        let second: Vec<_> = r.t.drain_reports().map(|x| x.msg).collect();
+        r.t.on_exchange_state(T0 + 3 * MS, 9, &state);
+        let third: Vec<_> = r.t.drain_reports().map(|x| x.msg).collect();
+        vec![first, second, third]
+    });
+    assert!(out[0].is_empty());
+    let rej = one_reject(&out[1]);
+    assert_eq!(
+        (rej.cl_ord_id, rej.cxl_rej_reason, rej.text.as_str()),
+        (2, CxlRejReason::TooLateToCancel, NOT_APPLIED_TEXT)
+    );
+    assert!(out[2].is_empty(), "answered once");
+}
+
+#[test]
+fn a_cancel_whose_push_came_before_its_reply_is_kept_until_the_reply() {
+    // The Canceled push answers the cancel; its reply, coming after, must answer nothing, so
+    // the order waits for it before it leaves.
+    let out = same_either_way(|r| {
+        r.place(1, 1);
+        r.frame(&ack(1, 1));
+        r.sent(2, 1, RequestKind::Cancel { cl_ord_id: 2 });
+        let canceled = r.frame(&push(1, "cancelled", "0"));
+        assert!(r.t.order(S, 1).is_some(), "its cancel's reply is due");
+        let reply = r.frame(&cancel_reply(2, 1, "0", "Success"));
+        vec![canceled, reply]
+    });
+    assert!(matches!(
+        out[0][..],
+        [ReportMsg::Exec(er)] if er.exec_type == ExecType::Canceled && er.cl_ord_id == 2
+    ));
+    assert!(out[1].is_empty());
+}
+
+#[test]
+fn a_batch_cancel_item_on_an_evicted_order_is_answered_as_if_kept() {
+    let run = |r: &mut Rig| {
+        r.place_and_fill(1);
+        r.t.on_sent_batch(SentBatch {
+            req_id: 2,
+            session_id: S,
+            list_id: 9,
+            items: vec![BatchItem {
+                root: 1,
+                kind: RequestKind::Cancel { cl_ord_id: 2 },
+            }],
+            t_written_ns: T0,
+        });
+        r.t.on_list_done(ListDone {
+            session_id: S,
+            list_id: 9,
+            ref_msg_type: 109,
+            batches_sent: 1,
+            refused: Vec::new(),
+        });
+        let reply = format!(
+            r#"{{"event":"trade","id":"2","topic":"batch-cancel","args":[{{"orderId":"501","clientOid":"{}","code":"25204","msg":"Order does not exist"}}],"code":"0","msg":"success"}}"#,
+            oid(1)
+        );
+        let out = r.frame(&reply);
+        let lists: Vec<_> = r.t.drain_list_reports().collect();
+        (out, format!("{lists:?}"), lists)
+    };
+    let (mut evicting, mut keeping) = (Rig::new(AT_ONCE), Rig::new(KEEP));
+    let (a, a_lists, lists) = run(&mut evicting);
+    let (b, b_lists, _) = run(&mut keeping);
+    assert_eq!(evicting.t.stats().evicted, 1);
+    assert_eq!(text(&a), text(&b));
+    assert_eq!(a_lists, b_lists);
+    assert_eq!(one_reject(&a).cxl_rej_reason, CxlRejReason::TooLateToCancel);
+    let e = &lists[0].entries[0];
+    assert_eq!((e.order_id, e.item_status), (501, ItemStatus::Rejected));
+}
+
+#[test]
+fn the_exchanges_state_never_brings_an_evicted_order_back() {
+    let mut r = Rig::new(AT_ONCE);
+    r.place_and_fill(1);
+    assert_eq!(r.evicted(), vec![1]);
+    // A restart's reconciliation lists it: not adopted, nothing reported.
+    let state = ExchangeState {
+        account: 0,
+        orders: vec![exchange_order(1, OrdStatus::Filled)],
+        fills: Vec::new(),
+        not_found: Vec::new(),
+        source: StateSource::Restart,
+    };
+    let sum = r.t.on_exchange_state(T0 + 2 * MS, 9, &state);
+    assert_eq!((sum.adopted, sum.reports, sum.unknown), (0, 0, 0));
+    assert!(r.t.drain_reports().next().is_none());
+    assert!(r.t.order(S, 1).is_none());
+    // An older open-orders list still shows it: neither selected nor foreign.
+    let filter = super::OrderFilter {
+        scope: OrderScope::Account(0),
+        symbol: None,
+        category: None,
+        side: None,
+    };
+    let views = r
+        .t
+        .open_orders(&filter, Some(&[exchange_order(1, OrdStatus::New)]), 9);
+    assert!(views.is_empty(), "{views:?}");
+    // A place of the same root changes nothing (as for the ended order in full).
+    r.place(3, 1);
+    assert!(r.t.order(S, 1).is_none());
+}
+
+#[test]
+fn an_order_a_mass_cancel_or_a_resolution_waits_on_stays() {
+    let mut r = Rig::new(AT_ONCE);
+    r.place(1, 1);
+    // Its place times out: unresolved; then its fill ends it.
+    r.t.on_tick(T0 + 6_000 * MS, 1);
+    assert_eq!(r.t.unresolved(), 1);
+    r.frame(&fill(1, 10));
+    assert!(r.t.order(S, 1).is_some_and(|o| o.is_terminal()));
+    assert!(r.evicted().is_empty(), "its resolution is due");
+    r.t.resolve_after_state(
+        [(
+            oid(1).as_str(),
+            super::resolve::ExchangeView {
+                status: OrdStatus::Filled,
+                price: Some(d("100")),
+                qty: d("1"),
+            },
+        )],
+        std::iter::empty(),
+        9,
+    );
+    assert_eq!(r.t.unresolved(), 0);
+    // Retired at the next input or tick.
+    r.t.on_tick(T0 + 7_000 * MS, 1);
+    assert_eq!(r.evicted(), vec![1]);
+}
+
+#[test]
+fn the_live_table_stays_bounded_and_never_grows_over_100_000_orders() {
+    let retention = Retention {
+        retention_ms: 60_000,
+        retention_orders: 1_000,
+        tombstones: 4_000,
+    };
+    let mut r = Rig::with_capacity(1_000, retention);
+    let caps = r.t.table_capacities();
+    assert_eq!(caps, (2_000, 4_000));
+    let mut evicted = 0;
+    for cl in 1..=100_000u64 {
+        r.place_and_fill(cl);
+        evicted += r.t.drain_evicted().count();
+        let c = r.t.order_counts();
+        assert!(c.open + c.ended <= 1_001, "{c:?} at {cl}");
+        assert!(c.tombstones <= 4_000);
+        assert_eq!(r.t.table_capacities(), caps, "a table grew at order {cl}");
+    }
+    assert_eq!(r.t.table_growths(), (0, 0));
+    assert_eq!(evicted, 99_000);
+    let c = r.t.order_counts();
+    assert_eq!((c.open, c.ended, c.tombstones), (0, 1_000, 4_000));
+    assert_eq!(r.t.stats().unknown_pushes, 0);
+    // The last 4 000 evicted are recognised, the ones before are forgotten.
+    assert!(r.t.tombstone(S, 95_001).is_some() && r.t.tombstone(S, 95_000).is_none());
+}
+
+#[test]
+fn tombstones_are_kept_by_count_oldest_dropped_first() {
+    let mut r = Rig::new(Retention {
+        retention_ms: 60_000,
+        retention_orders: 0,
+        tombstones: 3,
+    });
+    for cl in 1..=5 {
+        r.place_and_fill(cl);
+    }
+    assert_eq!(r.evicted(), vec![1, 2, 3, 4, 5]);
+    assert!(r.t.tombstone(S, 1).is_none() && r.t.tombstone(S, 2).is_none());
+    assert!((3..=5).all(|cl| r.t.tombstone(S, cl).is_some()));
+    assert_eq!(r.t.order_counts().tombstones, 3);
+    // A push for an order whose tombstone was dropped is unknown; for a kept one, late.
+    r.frame(&fill(1, 10));
+    r.frame(&fill(5, 50));
+    let s = r.t.stats();
+    assert_eq!((s.unknown_pushes, s.late_for_evicted), (1, 1));
+}
+
+#[test]
+fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
+    use std::collections::HashMap;
+    let mut t = Tracker::with_retention(
+        16,
+        Retention {
+            retention_ms: 1_000,
+            retention_orders: 100,
+            tombstones: 16,
+        },
+    );
+    t.on_session_opened(S, 0);
+    let er = |cl: u64, exec_type, status| codec::sbe::ExecutionReport {
+        cl_ord_id: cl,
+        orig_cl_ord_id: 0,
+        order_id: 500 + cl,
+        exec_id: 0,
+        transact_time: 1,
+        price: Some(d("100")),
+        order_qty: d("1"),
+        last_qty: None,
+        last_px: None,
+        cum_qty: d("0"),
+        leaves_qty: d("0"),
+        avg_px: None,
+        exchange_code: 0,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        exec_type,
+        ord_status: status,
+        ord_rej_reason: None,
+        text: codec::sbe::Text::new(""),
+    };
+    let roots: HashMap<u64, u64> = [(1, 1), (2, 2)].into();
+    let reports = [
+        er(1, ExecType::New, OrdStatus::New),
+        er(2, ExecType::New, OrdStatus::New),
+        er(1, ExecType::Canceled, OrdStatus::Canceled),
+    ];
+    t.restore_session(S, &roots, &reports, &HashMap::new(), &[]);
+    let c = t.order_counts();
+    assert_eq!((c.open, c.ended), (1, 1));
+    // Its window starts at the first tick (the restore had no clock).
+    t.on_tick(T0, 1);
+    assert_eq!(t.drain_evicted().count(), 0);
+    t.on_tick(T0 + 1_000 * MS, 1);
+    assert_eq!(t.drain_evicted().collect::<Vec<_>>(), vec![(S, 1)]);
+    assert!(t.order(S, 2).is_some());
+}
