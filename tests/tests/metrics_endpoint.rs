@@ -221,7 +221,15 @@ fn scrape_counts_equal_what_the_strategies_saw() {
             }
         }
         last = a.body;
-        leg_count(&m, "strategy_to_exchange") == to_exchange as f64
+        // Every order that ended is still in the tracker (default retention), less the one
+        // refused before the exchange (never tracked).
+        let ended: f64 = m
+            .iter()
+            .filter(|(k, _)| k.starts_with("bgw_orders_total{"))
+            .map(|(_, v)| v)
+            .sum();
+        m.get("bgw_tracker_orders{state=\"ended\"}") == Some(&(ended - 1.0))
+            && leg_count(&m, "strategy_to_exchange") == to_exchange as f64
             && leg_count(&m, "exchange_reply") == to_exchange as f64
             && m.get("bgw_sessions{state=\"established\"}") == Some(&2.0)
             && m.get("bgw_journal_written_bytes_total")
@@ -312,7 +320,12 @@ fn scrape_counts_equal_what_the_strategies_saw() {
     assert!(v("bgw_journal_written_bytes_total") > 0.0);
     assert_eq!(v("bgw_ready"), 1.0);
     assert_eq!(v("bgw_unknown_outcomes_total"), 0.0);
+    assert_eq!(v("bgw_tracker_tombstones"), 0.0);
+    assert_eq!(v("bgw_tracker_evictions_total"), 0.0);
+    assert_eq!(v("bgw_evicted_late_pushes_total"), 0.0);
     for family in [
+        "bgw_tracker_orders gauge",
+        "bgw_tracker_tombstones gauge",
         "bgw_orders_total counter",
         "bgw_execution_reports_total counter",
         "bgw_rejects_total counter",

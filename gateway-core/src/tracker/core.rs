@@ -29,10 +29,10 @@ use super::key_table::KeyTable;
 use super::list_state::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{shows_modify, CancelText, HeldTerminal, Order, PendingReplace};
-use super::retention::{Ended, Retention, Tombstone};
 pub(super) use super::report::{exec_report, Reports};
 pub use super::report::{Report, ReportMsg, ORDER_NOT_FOUND, OUTCOME_UNKNOWN_CODES};
 use super::request::{RequestKind, SentRequest};
+use super::retention::{Ended, Retention, Tombstone};
 use super::unknown::{Resolve, UnknownCause};
 use crate::ids::{parse_request_id, ClientOid};
 use crate::journal::record::Origin;
@@ -343,29 +343,29 @@ impl Tracker {
                 self.orders.get_or_insert(
                     key,
                     Order {
-                    session_id,
-                    root,
-                    cl_ord_id: n.cl_ord_id,
-                    order_id: 0,
-                    category: n.category,
-                    symbol: n.symbol,
-                    side: n.side,
-                    ord_type: n.ord_type,
-                    time_in_force: n.time_in_force,
-                    price: n.price,
-                    qty: n.qty,
-                    status: OrdStatus::PendingNew,
-                    acknowledged: false,
-                    pushed: false,
-                    t_written_ns,
-                    cum_qty: Decimal::ZERO,
-                    cum_value: Decimal::ZERO,
-                    exchange_cum_qty: Decimal::ZERO,
-                    exec_ids: Default::default(),
-                    pending_replaces: SmallVec::new(),
-                    pending_cancels: SmallVec::new(),
-                    held_terminal: None,
-                    replies_due: 0,
+                        session_id,
+                        root,
+                        cl_ord_id: n.cl_ord_id,
+                        order_id: 0,
+                        category: n.category,
+                        symbol: n.symbol,
+                        side: n.side,
+                        ord_type: n.ord_type,
+                        time_in_force: n.time_in_force,
+                        price: n.price,
+                        qty: n.qty,
+                        status: OrdStatus::PendingNew,
+                        acknowledged: false,
+                        pushed: false,
+                        t_written_ns,
+                        cum_qty: Decimal::ZERO,
+                        cum_value: Decimal::ZERO,
+                        exchange_cum_qty: Decimal::ZERO,
+                        exec_ids: Default::default(),
+                        pending_replaces: SmallVec::new(),
+                        pending_cancels: SmallVec::new(),
+                        held_terminal: None,
+                        replies_due: 0,
                     },
                 );
             }
@@ -533,7 +533,15 @@ impl Tracker {
         order_id: &str,
     ) -> Option<u64> {
         let Some(order) = self.orders.get_mut(&(session_id, root)) else {
-            return self.reply_to_evicted(utc_ns, t_read_ns, (session_id, root), kind, code, msg, order_id);
+            return self.reply_to_evicted(
+                utc_ns,
+                t_read_ns,
+                (session_id, root),
+                kind,
+                code,
+                msg,
+                order_id,
+            );
         };
         if let Ok(order_id) = order_id.parse::<u64>() {
             if order.order_id == 0 {
@@ -646,7 +654,8 @@ impl Tracker {
         };
         self.stats.cancel_rejects += 1;
         let reject = too_late(&tomb, cl_ord_id, response_to, code, msg, utc_ns);
-        self.reports.push(key, ReportMsg::CancelReject(reject), t_read_ns);
+        self.reports
+            .push(key, ReportMsg::CancelReject(reject), t_read_ns);
         Some(tomb.order_id)
     }
 
@@ -688,8 +697,12 @@ impl Tracker {
     }
 
     fn apply_order_push(&mut self, t_read_ns: u64, push: &OrderPush<'_>) {
-        let Some(order) = find_order(&mut self.orders, &self.ended, &mut self.stats, push.client_oid)
-        else {
+        let Some(order) = find_order(
+            &mut self.orders,
+            &self.ended,
+            &mut self.stats,
+            push.client_oid,
+        ) else {
             return;
         };
         let utc_ns = push.updated_time_ms.saturating_mul(1_000_000);
@@ -797,8 +810,12 @@ impl Tracker {
     }
 
     fn apply_fill(&mut self, t_read_ns: u64, fill: &FillPush<'_>) {
-        let Some(order) = find_order(&mut self.orders, &self.ended, &mut self.stats, fill.client_oid)
-        else {
+        let Some(order) = find_order(
+            &mut self.orders,
+            &self.ended,
+            &mut self.stats,
+            fill.client_oid,
+        ) else {
             return;
         };
         let exec_id: u64 = fill.exec_id.parse().unwrap_or(0);
@@ -879,7 +896,13 @@ fn note_push(order: &mut Order, legs: &mut LegHistograms, t_read_ns: u64, order_
     }
 }
 
-fn push_exec(reports: &mut Reports, stats: &mut TrackerStats, o: &Order, er: ExecutionReport, t: u64) {
+fn push_exec(
+    reports: &mut Reports,
+    stats: &mut TrackerStats,
+    o: &Order,
+    er: ExecutionReport,
+    t: u64,
+) {
     stats.execution_reports += 1;
     reports.push((o.session_id, o.root), ReportMsg::Exec(er), t);
 }

@@ -8,9 +8,9 @@
 mod answer_tests;
 pub mod core;
 mod eviction;
-pub mod key_table;
 pub mod exchange_state;
 pub mod frames;
+pub mod key_table;
 mod list_state;
 mod lists;
 pub mod mass;

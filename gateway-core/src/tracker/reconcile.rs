@@ -176,9 +176,7 @@ impl Tracker {
         let Some((session_id, root)) = ClientOid::parse(&o.client_oid) else {
             return false;
         };
-        if self.order(session_id, root).is_some()
-            || self.tombstone(session_id, root).is_some()
-        {
+        if self.order(session_id, root).is_some() || self.tombstone(session_id, root).is_some() {
             return false;
         }
         self.register(

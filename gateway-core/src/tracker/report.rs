@@ -87,7 +87,6 @@ impl Reports {
     }
 }
 
-
 /// An ExecutionReport with the order's current ids, prices and quantities.
 pub(super) fn exec_report(o: &Order, exec_type: ExecType, utc_ns: u64) -> ExecutionReport {
     ExecutionReport {

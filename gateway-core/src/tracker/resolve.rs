@@ -444,7 +444,13 @@ impl Tracker {
     /// unresolved cancels and modifies was sent after the eviction (none is unanswered when an
     /// order is evicted), so none was answered, and the ended order would have answered each
     /// with OrderCancelReject TooLateToCancel, not applied: so does its tombstone.
-    fn settle_evicted(&mut self, key: (u64, u64), kinds: Vec<RequestKind>, found: bool, utc_ns: u64) {
+    fn settle_evicted(
+        &mut self,
+        key: (u64, u64),
+        kinds: Vec<RequestKind>,
+        found: bool,
+        utc_ns: u64,
+    ) {
         let Some(tomb) = self.ended.tombstone(&key).copied() else {
             return;
         };
@@ -455,7 +461,9 @@ impl Tracker {
                     self.stats.resolved_applied += u64::from(found);
                     continue;
                 }
-                RequestKind::Cancel { cl_ord_id } => (cl_ord_id, CxlRejResponseTo::OrderCancelRequest),
+                RequestKind::Cancel { cl_ord_id } => {
+                    (cl_ord_id, CxlRejResponseTo::OrderCancelRequest)
+                }
                 RequestKind::Replace { cl_ord_id, .. } => {
                     (cl_ord_id, CxlRejResponseTo::OrderCancelReplaceRequest)
                 }

@@ -197,7 +197,10 @@ fn same_either_way(scenario: impl Fn(&mut Rig) -> Vec<Vec<ReportMsg>>) -> Vec<Ve
     assert_eq!(keeping.t.stats().evicted, 0);
     let a_text: Vec<_> = a.iter().map(|o| text(o)).collect();
     let b_text: Vec<_> = b.iter().map(|o| text(o)).collect();
-    assert_eq!(a_text, b_text, "evicting and keeping trackers answered differently");
+    assert_eq!(
+        a_text, b_text,
+        "evicting and keeping trackers answered differently"
+    );
     a
 }
 
@@ -268,7 +271,10 @@ fn a_duplicated_fill_and_a_late_push_after_eviction_report_nothing_and_count_as_
     let before = r.t.stats();
     assert!(r.frame(&fill(1, 10)).is_empty(), "duplicated fill");
     assert!(r.frame(&push(1, "filled", "1")).is_empty(), "late push");
-    assert!(r.frame(&push(1, "cancelled", "1")).is_empty(), "late cancelled push");
+    assert!(
+        r.frame(&push(1, "cancelled", "1")).is_empty(),
+        "late cancelled push"
+    );
     let after = r.t.stats();
     assert_eq!(after.late_for_evicted - before.late_for_evicted, 3);
     assert_eq!(after.unknown_pushes, before.unknown_pushes);
@@ -294,11 +300,19 @@ fn a_cancel_racing_the_eviction_gets_one_too_late_to_cancel_as_if_kept() {
     });
     let rej = one_reject(&out[0]);
     assert_eq!(
-        (rej.cl_ord_id, rej.orig_cl_ord_id, rej.order_id, rej.ord_status),
+        (
+            rej.cl_ord_id,
+            rej.orig_cl_ord_id,
+            rej.order_id,
+            rej.ord_status
+        ),
         (2, 1, 501, OrdStatus::Filled)
     );
     assert_eq!(rej.cxl_rej_reason, CxlRejReason::TooLateToCancel);
-    assert_eq!(rej.cxl_rej_response_to, CxlRejResponseTo::OrderCancelRequest);
+    assert_eq!(
+        rej.cxl_rej_response_to,
+        CxlRejResponseTo::OrderCancelRequest
+    );
     assert_eq!(rej.exchange_code, 25204);
     assert!(out[1].is_empty(), "a repeated reply answers nothing");
 }
@@ -445,9 +459,8 @@ fn the_exchanges_state_never_brings_an_evicted_order_back() {
         category: None,
         side: None,
     };
-    let views = r
-        .t
-        .open_orders(&filter, Some(&[exchange_order(1, OrdStatus::New)]), 9);
+    let views =
+        r.t.open_orders(&filter, Some(&[exchange_order(1, OrdStatus::New)]), 9);
     assert!(views.is_empty(), "{views:?}");
     // A place of the same root changes nothing (as for the ended order in full).
     r.place(3, 1);

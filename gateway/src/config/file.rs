@@ -280,6 +280,28 @@ impl GatewayConfig {
         }
         self.validate_accounts()?;
 
+        let r = self.tracker.retention();
+        if r.retention_orders > super::sections::MAX_RETENTION_ORDERS {
+            return Err(invalid(
+                "tracker.retention_orders",
+                format!(
+                    "{} > {}",
+                    r.retention_orders,
+                    super::sections::MAX_RETENTION_ORDERS
+                ),
+            ));
+        }
+        if !(1..=super::sections::MAX_TOMBSTONES).contains(&r.tombstones) {
+            return Err(invalid(
+                "tracker.tombstones",
+                format!(
+                    "{} not in 1..={}",
+                    r.tombstones,
+                    super::sections::MAX_TOMBSTONES
+                ),
+            ));
+        }
+
         if self.metrics.report_interval_ms == 0 {
             return Err(invalid("metrics.report_interval_ms", "must be ≥ 1"));
         }
@@ -289,6 +311,32 @@ impl GatewayConfig {
 }
 
 impl GatewayConfig {
+    /// Why the tracker's order table may have to grow (a stall on the tracker thread), if it
+    /// may: it holds `[tracker] order_capacity` open orders plus `retention_orders` ended ones,
+    /// and the accounts' `max_open_orders` risk limits allow more open orders than
+    /// `order_capacity`. Without a limit on every account the bound is unknown and nothing is
+    /// said. Logged as a warning at start.
+    pub fn tracker_capacity_warning(&self) -> Option<String> {
+        let capacity = self
+            .tracker
+            .order_capacity
+            .unwrap_or(gateway_core::tracker::core::INITIAL_ORDERS);
+        let mut open: u64 = 0;
+        for a in self.account_list() {
+            let limits = a.risk.as_ref().unwrap_or(&self.risk.account);
+            open = open.saturating_add(u64::from(limits.max_open_orders?));
+        }
+        let retention = self.tracker.retention().retention_orders;
+        (open > u64::try_from(capacity).unwrap_or(u64::MAX)).then(|| {
+            format!(
+                "the accounts' max_open_orders allow {open} open orders, more than [tracker] \
+                 order_capacity {capacity}: the tracker's table (sized for {capacity} open + \
+                 {retention} ended orders) would grow on the tracker thread (a stall); raise \
+                 order_capacity to {open}"
+            )
+        })
+    }
+
     /// The accounts: the `[[account]]` entries, or one account `main` with the `[exchange]`
     /// credentials when there are none.
     pub fn account_list(&self) -> Vec<AccountConfig> {

@@ -49,11 +49,39 @@ pub struct TrackerConfig {
     /// Watchdog: a trade reply without the order's push, or the reverse, after this many ms
     /// is flagged and the order queried. Default 3000.
     pub push_deadline_ms: Option<u64>,
-    /// Orders the tracker's table holds before it first grows (growing stalls the tracker:
-    /// 7-32 ms at 16 384, ~100 ms at 65 536 on a 2-vCPU machine; each slot costs about 400
-    /// bytes once used).
+    /// Open orders the tracker's table holds before it first grows (growing stalls the
+    /// tracker: 7-32 ms at 16 384, ~100 ms at 65 536 on a 2-vCPU machine; each slot costs about
+    /// 400 bytes once used). The table is sized for these plus `retention_orders` ended ones.
     /// Default 16384.
     pub order_capacity: Option<usize>,
+    /// An ended order (Filled, Canceled, Rejected) leaves the tracker's table once it has been
+    /// ended this many ms (a tombstone still recognises anything late about it). 0: at the
+    /// next idle tick. Default 60000.
+    pub retention_ms: Option<u64>,
+    /// At most this many ended orders stay in the tracker's table; one more ending evicts the
+    /// oldest. 0: each leaves as soon as nothing waits on it. At most 16777216. Default 16384.
+    pub retention_orders: Option<usize>,
+    /// Evicted orders still recognised by a tombstone (oldest forgotten first; a push for a
+    /// forgotten one counts as unknown). 1 to 67108864. Default 65536.
+    pub tombstones: Option<usize>,
+}
+
+/// Most `[tracker] retention_orders` (16 Mi: ~6.7 GB of table slots).
+pub const MAX_RETENTION_ORDERS: usize = 1 << 24;
+
+/// Most `[tracker] tombstones` (64 Mi: ~4 GB).
+pub const MAX_TOMBSTONES: usize = 1 << 26;
+
+impl TrackerConfig {
+    /// The retention of ended orders these fields give (defaults for the absent ones).
+    pub fn retention(&self) -> gateway_core::tracker::Retention {
+        let d = gateway_core::tracker::Retention::default();
+        gateway_core::tracker::Retention {
+            retention_ms: self.retention_ms.unwrap_or(d.retention_ms),
+            retention_orders: self.retention_orders.unwrap_or(d.retention_orders),
+            tombstones: self.tombstones.unwrap_or(d.tombstones),
+        }
+    }
 }
 
 /// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).

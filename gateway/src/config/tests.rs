@@ -439,6 +439,50 @@ fn unknown_outcome_deadlines() {
 }
 
 #[test]
+fn retention_of_ended_orders() {
+    let s =
+        crate::engine::EngineSettings::from_config(&with("").expect("valid")).expect("settings");
+    assert_eq!(s.tracker.retention, crate::tracker::Retention::default());
+    assert_eq!(
+        (
+            s.tracker.retention.retention_ms,
+            s.tracker.retention.retention_orders,
+            s.tracker.retention.tombstones
+        ),
+        (60_000, 16_384, 65_536)
+    );
+    let cfg =
+        with("[tracker]\nretention_ms = 250\nretention_orders = 0\ntombstones = 10").expect("ok");
+    let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
+    assert_eq!(
+        s.tracker.retention,
+        crate::tracker::Retention {
+            retention_ms: 250,
+            retention_orders: 0,
+            tombstones: 10,
+        }
+    );
+    for bad in [
+        "[tracker]\ntombstones = 0",
+        "[tracker]\ntombstones = 67108865",
+        "[tracker]\nretention_orders = 16777217",
+    ] {
+        assert!(
+            matches!(with(bad), Err(ConfigError::Invalid { .. })),
+            "{bad} accepted"
+        );
+    }
+    // Open orders the risk limits allow beyond the table's room are warned about.
+    assert_eq!(with("").expect("ok").tracker_capacity_warning(), None);
+    let cfg = with("[risk.account]\nmax_open_orders = 20000").expect("ok");
+    let why = cfg.tracker_capacity_warning().expect("a warning");
+    assert!(why.contains("20000 open orders"), "{why}");
+    let cfg = with("[tracker]\norder_capacity = 20000\n[risk.account]\nmax_open_orders = 20000")
+        .expect("ok");
+    assert_eq!(cfg.tracker_capacity_warning(), None);
+}
+
+#[test]
 fn refusals() {
     assert!(matches!(
         with("[tracker]\nidle = \"nap\""),

@@ -180,6 +180,9 @@ impl EngineSettings {
             None => None,
         };
         let categories = sbe_categories(&ex.categories, "exchange.categories")?;
+        if let Some(why) = cfg.tracker_capacity_warning() {
+            tracing::warn!("{why}");
+        }
         let mut accounts = Vec::new();
         for a in cfg.account_list() {
             accounts.push(AccountSettings {
@@ -253,6 +256,7 @@ impl EngineSettings {
                     .tracker
                     .order_capacity
                     .unwrap_or(crate::tracker::core::INITIAL_ORDERS),
+                retention: cfg.tracker.retention(),
             },
             print_reports: true,
             hlog_path: cfg.metrics.hlog_path.clone(),

@@ -295,6 +295,34 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         COUNTER,
         vec![counter(&[], t.unknown_pushes)],
     ));
+    out.push(family(
+        "bgw_evicted_late_pushes_total",
+        "Order pushes and fills for an order already evicted from the tracker, recognised by its tombstone (late or duplicated; dropped).",
+        COUNTER,
+        vec![counter(&[], t.late_for_evicted)],
+    ));
+    out.push(family(
+        "bgw_tracker_evictions_total",
+        "Ended orders evicted from the tracker's live table after the retention window (each leaves a tombstone).",
+        COUNTER,
+        vec![counter(&[], t.evicted)],
+    ));
+    let held = state.tracker_orders();
+    out.push(family(
+        "bgw_tracker_orders",
+        "Orders in the tracker's live table, by state (open; ended, kept for the retention window).",
+        GAUGE,
+        vec![
+            gauge(&[("state", "open")], held.open as f64),
+            gauge(&[("state", "ended")], held.ended as f64),
+        ],
+    ));
+    out.push(family(
+        "bgw_tracker_tombstones",
+        "Evicted orders the tracker still recognises (compact tombstones, bounded by [tracker] tombstones).",
+        GAUGE,
+        vec![gauge(&[], held.tombstones as f64)],
+    ));
 
     out.push(family(
         "bgw_strategy_connections_refused_total",
@@ -401,6 +429,11 @@ mod tests {
         h.record(Leg::StrategyToExchange, 2_000);
         h.record(Leg::StrategyToExchange, 4_000);
         state.set_legs(&h);
+        state.set_tracker_orders(&gateway_core::tracker::OrderCounts {
+            open: 3,
+            ended: 5,
+            tombstones: 7,
+        });
         let links = vec![LinkCounters {
             reconnects: 2,
             failures: vec![("closed", 2)],
@@ -423,6 +456,11 @@ mod tests {
             "# TYPE bgw_leg_latency_seconds summary",
             "bgw_leg_latency_seconds_count{leg=\"strategy_to_exchange\"} 2",
             "bgw_leg_latency_seconds{leg=\"first_push\",quantile=\"0.5\"} NaN",
+            "# TYPE bgw_tracker_orders gauge",
+            "bgw_tracker_orders{state=\"open\"} 3",
+            "bgw_tracker_orders{state=\"ended\"} 5",
+            "bgw_tracker_tombstones 7",
+            "# TYPE bgw_tracker_evictions_total counter",
         ] {
             assert!(
                 text.lines().any(|l| l == line),

@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_core::health::{readiness, LinkPhase, NotReady, ReadinessInputs};
-use gateway_core::tracker::{ReportMsg, TrackerStats};
+use gateway_core::tracker::{OrderCounts, ReportMsg, TrackerStats};
 use parking_lot::Mutex;
 
 use super::{Leg, LegHistograms, Percentiles, ReportCounters};
@@ -78,6 +78,12 @@ struct TrackerCell {
     duplicate_fills: AtomicU64,
     unknown_pushes: AtomicU64,
     not_shown: AtomicU64,
+    late_for_evicted: AtomicU64,
+    evicted: AtomicU64,
+    /// Orders held (see [`OrderCounts`]).
+    orders_open: AtomicU64,
+    orders_ended: AtomicU64,
+    tombstones: AtomicU64,
 }
 
 /// Everything the metrics endpoint reads (see the module doc).
@@ -218,6 +224,29 @@ impl MetricsState {
             .store(s.duplicate_fills, Ordering::Relaxed);
         t.unknown_pushes.store(s.unknown_pushes, Ordering::Relaxed);
         t.not_shown.store(s.not_shown, Ordering::Relaxed);
+        t.late_for_evicted
+            .store(s.late_for_evicted, Ordering::Relaxed);
+        t.evicted.store(s.evicted, Ordering::Relaxed);
+    }
+
+    /// Publishes the orders the tracker holds (live open, live ended, tombstones).
+    pub fn set_tracker_orders(&self, c: &OrderCounts) {
+        let t = &self.tracker;
+        let n = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+        t.orders_open.store(n(c.open), Ordering::Relaxed);
+        t.orders_ended.store(n(c.ended), Ordering::Relaxed);
+        t.tombstones.store(n(c.tombstones), Ordering::Relaxed);
+    }
+
+    /// The orders the tracker holds, as last published.
+    pub fn tracker_orders(&self) -> OrderCounts {
+        let t = &self.tracker;
+        let g = |a: &AtomicU64| usize::try_from(a.load(Ordering::Relaxed)).unwrap_or(usize::MAX);
+        OrderCounts {
+            open: g(&t.orders_open),
+            ended: g(&t.orders_ended),
+            tombstones: g(&t.tombstones),
+        }
     }
 
     /// The tracker's counters as last published (the fields not published stay 0).
@@ -231,6 +260,8 @@ impl MetricsState {
             duplicate_fills: g(&t.duplicate_fills),
             unknown_pushes: g(&t.unknown_pushes),
             not_shown: g(&t.not_shown),
+            late_for_evicted: g(&t.late_for_evicted),
+            evicted: g(&t.evicted),
             ..TrackerStats::default()
         }
     }

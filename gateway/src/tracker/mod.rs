@@ -8,7 +8,7 @@
 //! the orders and writes the resulting ExecutionReports straight to the strategy sockets.
 
 pub use gateway_core::tracker::{
-    core, frames, mass, order, reconcile, request, resolve, restore, risk_feed,
+    core, frames, mass, order, reconcile, request, resolve, restore, retention, risk_feed,
 };
 pub mod frame_pool;
 pub mod routing;
@@ -30,8 +30,8 @@ use gateway_core::journal::record::Origin;
 pub use gateway_core::tracker::{
     ApplySummary, BatchItem, ClockOffset, Deadlines, ExchangeState, ListDone, ListReport,
     MassCancelEvent, NewOrder, Order, OrderFilter, OrderScope, OrderView, Report, ReportMsg,
-    RequestKind, ResolveRequest, SentBatch, SentRequest, StateSource, Tracker, TrackerStats,
-    UnknownCause, OUTCOME_UNKNOWN_CODES,
+    RequestKind, ResolveRequest, Retention, SentBatch, SentRequest, StateSource, Tracker,
+    TrackerStats, UnknownCause, OUTCOME_UNKNOWN_CODES,
 };
 
 /// What the tracker thread consumes.
@@ -135,9 +135,13 @@ pub struct TrackerThreadConfig {
     /// Unknown-outcome and watchdog deadlines (`[tracker] reply_timeout_ms`,
     /// `push_deadline_ms`).
     pub deadlines: Deadlines,
-    /// Orders the table holds before it first grows (`[tracker] order_capacity`; see
-    /// [`core::INITIAL_ORDERS`]).
+    /// Open orders the table holds before it first grows (`[tracker] order_capacity`; see
+    /// [`core::INITIAL_ORDERS`]); the table is sized for these plus
+    /// `retention.retention_orders` ended ones.
     pub order_capacity: usize,
+    /// How long ended orders stay in full, and how many evicted ones are still recognised
+    /// (`[tracker] retention_ms`, `retention_orders`, `tombstones`; see [`retention`]).
+    pub retention: Retention,
 }
 
 impl Default for TrackerThreadConfig {
@@ -148,6 +152,7 @@ impl Default for TrackerThreadConfig {
             report_interval_ms: 0,
             deadlines: Deadlines::default(),
             order_capacity: core::INITIAL_ORDERS,
+            retention: Retention::default(),
         }
     }
 }
@@ -165,7 +170,9 @@ pub struct TrackerSummary {
     pub json_errors: u64,
     /// Latency legs measured on this thread since the last snapshot.
     pub legs: LegHistograms,
-    /// Final state of every order.
+    /// Final state of the orders still in the tracker's live table: the open ones and the ended
+    /// ones not evicted yet (an ended order leaves after the retention window; see
+    /// [`retention`]).
     pub orders: Vec<Order>,
 }
 
@@ -400,13 +407,26 @@ impl Driver {
             }
             TrackerInput::Shutdown => return false,
         }
+        self.hand_evicted();
         true
+    }
+
+    /// Tells each session's order entry the roots of its orders the tracker evicted (it
+    /// releases their ClOrdIDs; off the order path: a lock and a push per evicted order).
+    fn hand_evicted(&mut self) {
+        for (session_id, root) in self.tracker.drain_evicted() {
+            if let Some(out) = self.sessions.get(&session_id) {
+                out.note_evicted(root);
+            }
+        }
     }
 
     /// Watchdog tick and hand-over of the queued resolution requests (idle loop). A tick that
     /// queued reports (an OrderMassCancelReport released at the push deadline, a timed-out
     /// list's ListStatus) is recorded before them, so that a replay makes them at the same
-    /// point.
+    /// point. The tick also evicts ended orders past the retention window; an eviction changes
+    /// no report (an evicted order answers everything late as it did in full, see
+    /// [`retention`]), so a tick that only evicted is not recorded.
     fn tick(&mut self) {
         let (mono, utc) = (now_ns(), utc_now_ns());
         self.tracker.on_tick(mono, utc);
@@ -423,6 +443,7 @@ impl Driver {
         }
         self.send_resolutions();
         self.write_reports(utc);
+        self.hand_evicted();
     }
 
     fn send_resolutions(&mut self) {
@@ -504,7 +525,7 @@ fn run(
     resolve_tx: Option<ResolveSender>,
     observe: Option<Arc<MetricsState>>,
 ) -> TrackerSummary {
-    let mut tracker = Tracker::with_capacity(cfg.order_capacity);
+    let mut tracker = Tracker::with_retention(cfg.order_capacity, cfg.retention);
     tracker.set_deadlines(cfg.deadlines);
     let mut d = Driver {
         tracker,
@@ -551,6 +572,7 @@ fn run(
             if now >= next_publish_ns {
                 next_publish_ns = now.saturating_add(publish_ns);
                 m.set_tracker(&d.tracker.stats());
+                m.set_tracker_orders(&d.tracker.order_counts());
             }
         }
         if interval_ns > 0 {
