@@ -248,6 +248,48 @@ fn duplicated_and_reordered_pushes_replay_identically() {
     );
 }
 
+/// A gateway that evicts every ended order at once (`retention_orders = 0`) while pushes are
+/// duplicated and reordered: nothing reported changes (the replay's tracker keeps every order
+/// and makes the same bytes), the late copies are recognised by their tombstones, none is
+/// unknown.
+#[test]
+fn evicting_ended_orders_at_once_changes_no_report() {
+    let name = "evict_at_once";
+    let path = recording_path(name);
+    let p = path.clone();
+    let mut h = Harness::start_with(quiet_sim_config(), move |s| {
+        s.tracker.retention = gateway::tracker::Retention {
+            retention_ms: 0,
+            retention_orders: 0,
+            tombstones: 1_024,
+        };
+        s.record = Some(p);
+    });
+    h.sim()
+        .faults()
+        .duplicate_pushes(Scope::All, true)
+        .expect("fault");
+    h.sim()
+        .faults()
+        .reorder_pushes(Scope::All, 20)
+        .expect("fault");
+    fills_replace_cancel(&h);
+    // The duplicated copies of the last pushes come after the orders' ends.
+    std::thread::sleep(Duration::from_millis(300));
+    let stats =
+        h.gw.take()
+            .expect("gateway")
+            .shutdown()
+            .tracker
+            .expect("tracker summary")
+            .stats;
+    check_recording(name, false, &path);
+    // The three orders (two makers, one taker) all left.
+    assert_eq!(stats.evicted, 3, "{stats:?}");
+    assert!(stats.late_for_evicted > 0, "{stats:?}");
+    assert_eq!(stats.unknown_pushes, 0, "{stats:?}");
+}
+
 #[test]
 fn a_new_order_list_replays_identically() {
     record(

@@ -188,6 +188,8 @@ impl Tracker {
     /// clock, kept beside it to date unknown requests in UTC). Scans at most every tenth of the
     /// push deadline (1 ms to 100 ms). The reports a tick can queue: an OrderMassCancelReport
     /// released at the push deadline, the ListStatus of a list whose last batch timed out.
+    /// Every tick also evicts the ended orders past the retention window (`retention`; no
+    /// report, see [`Tracker::drain_evicted`]).
     pub fn on_tick(&mut self, now_ns: u64, utc_ns: u64) {
         if utc_ns != 0 {
             self.resolve.clock = Some((now_ns, utc_ns));
