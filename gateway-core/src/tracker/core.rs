@@ -336,10 +336,14 @@ impl Tracker {
     ) {
         let key = (session_id, root);
         match kind {
-            // An evicted order stays ended: like its full state, its tombstone takes nothing
-            // from a place of the same root.
-            RequestKind::New(_) if self.ended.is_tombstoned(&key) => {}
             RequestKind::New(n) => {
+                // Order entry never sends a ClOrdID twice in an epoch, so a place of an evicted
+                // order's key is a new order of a later epoch that reuses the root (the tracker
+                // keys orders by (SessionID, root), without the epoch): it supersedes the
+                // tombstone.
+                if self.ended.is_tombstoned(&key) {
+                    self.ended.forget(&key);
+                }
                 self.orders.get_or_insert(
                     key,
                     Order {

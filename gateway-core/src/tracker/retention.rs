@@ -24,7 +24,8 @@
 //!   OrderCancelReject TooLateToCancel with the tombstone's ids and status (from its trade reply,
 //!   or, when its outcome became unknown, from the exchange's state like any resolution). The
 //!   exchange's state about a tombstoned order (reconciliation, restart, open-orders refresh)
-//!   never brings it back.
+//!   never brings it back. A place of the same (SessionID, root) supersedes the tombstone: order
+//!   entry sends a ClOrdID once per epoch, so that is a later epoch's order reusing the root.
 //!
 //! Eviction never changes what is reported, only what is kept: a tombstone answers everything
 //! exactly as the ended order would have. So a replay (which replays the recorded ticks only)
@@ -139,9 +140,13 @@ pub(super) struct Ended {
     /// Ended orders in the live table, oldest first, with the monotonic ns they joined at
     /// (0: before the tracker had a clock; stamped at the first tick).
     pub(super) fifo: VecDeque<((u64, u64), u64)>,
-    tombstones: KeyTable<Tombstone>,
-    /// Tombstone keys, oldest first.
-    tomb_fifo: VecDeque<(u64, u64)>,
+    /// Tombstones, each with its burial number.
+    tombstones: KeyTable<(Tombstone, u64)>,
+    /// Tombstone keys with their burial numbers, oldest first (an entry whose number is not
+    /// the tombstone's any more was forgotten and is skipped).
+    tomb_fifo: VecDeque<((u64, u64), u64)>,
+    /// Burials so far.
+    buried: u64,
     /// Keys evicted since the shell last drained them.
     pub(super) evicted: Vec<(u64, u64)>,
     /// The latest monotonic ns the tracker was given.
@@ -155,6 +160,7 @@ impl Ended {
             fifo: VecDeque::with_capacity(cfg.retention_orders.saturating_add(1)),
             tombstones: KeyTable::with_capacity(cfg.tombstones),
             tomb_fifo: VecDeque::with_capacity(cfg.tombstones),
+            buried: 0,
             evicted: Vec::with_capacity(64),
             clock_ns: 0,
         }
@@ -165,15 +171,20 @@ impl Ended {
         if self.tombstones.is_empty() {
             return None;
         }
-        self.tombstones.get(key)
+        self.tombstones.get(key).map(|(t, _)| t)
     }
 
     pub(super) fn tombstone_mut(&mut self, key: &(u64, u64)) -> Option<&mut Tombstone> {
-        self.tombstones.get_mut(key)
+        self.tombstones.get_mut(key).map(|(t, _)| t)
     }
 
     pub(super) fn is_tombstoned(&self, key: &(u64, u64)) -> bool {
         self.tombstone(key).is_some()
+    }
+
+    /// Forgets the tombstone of `key` (a new order of the same key supersedes it).
+    pub(super) fn forget(&mut self, key: &(u64, u64)) {
+        self.tombstones.remove(key);
     }
 
     /// Tombstones held.
@@ -197,12 +208,15 @@ impl Ended {
             return;
         }
         while self.tomb_fifo.len() >= self.cfg.tombstones {
-            if let Some(old) = self.tomb_fifo.pop_front() {
+            let Some((old, n)) = self.tomb_fifo.pop_front() else {
+                break;
+            };
+            if self.tombstones.get(&old).is_some_and(|(_, m)| *m == n) {
                 self.tombstones.remove(&old);
             }
         }
-        if self.tombstones.insert(key, t).is_none() {
-            self.tomb_fifo.push_back(key);
-        }
+        self.buried += 1;
+        self.tombstones.insert(key, (t, self.buried));
+        self.tomb_fifo.push_back((key, self.buried));
     }
 }

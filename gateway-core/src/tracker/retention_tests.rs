@@ -462,9 +462,12 @@ fn the_exchanges_state_never_brings_an_evicted_order_back() {
     let views =
         r.t.open_orders(&filter, Some(&[exchange_order(1, OrdStatus::New)]), 9);
     assert!(views.is_empty(), "{views:?}");
-    // A place of the same root changes nothing (as for the ended order in full).
+    // A place of the same root is a later epoch's order reusing it: a new order, tracked.
     r.place(3, 1);
-    assert!(r.t.order(S, 1).is_none());
+    assert!(r.t.tombstone(S, 1).is_none());
+    assert!(r.t.order(S, 1).is_some_and(|o| !o.is_terminal()));
+    let out = r.frame(&ack(3, 1));
+    assert!(matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::New));
 }
 
 #[test]
