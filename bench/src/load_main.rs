@@ -61,9 +61,10 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
-    /// Orders the gateway's tracker table holds before it first grows (`[tracker]
-    /// order_capacity`; default 16384): the tracker keeps every order, and each growth
-    /// rehashes the table on its thread.
+    /// Open orders the gateway's tracker table holds before it first grows (`[tracker]
+    /// order_capacity`; default 16384; ended orders are evicted after the retention window,
+    /// `[tracker] retention_ms` / `retention_orders`): each growth moves the table on its
+    /// thread.
     #[arg(long)]
     order_capacity: Option<usize>,
     /// Write latency vs throughput (SVG) here, and the percentile distributions at 10/50/90 %
