@@ -280,7 +280,7 @@ impl Tracker {
         let ended = &self.ended;
         mass::select(
             &mut self.orders,
-            |key| ended.is_tombstoned(key),
+            |key, epoch, live| ended.names_evicted(key, epoch, live),
             &self.session_accounts,
             filter,
             exchange,
@@ -339,11 +339,8 @@ impl Tracker {
             RequestKind::New(n) => {
                 // Order entry never sends a ClOrdID twice in an epoch, so a place of an evicted
                 // order's key is a new order of a later epoch that reuses the root (the tracker
-                // keys orders by (SessionID, root), without the epoch): it supersedes the
-                // tombstone.
-                if self.ended.is_tombstoned(&key) {
-                    self.ended.forget(&key);
-                }
+                // keys orders by (SessionID, root), without the epoch): it is tracked, and the
+                // tombstone stays to tell the old order's late pushes by their epoch.
                 self.orders.get_or_insert(
                     key,
                     Order {
@@ -369,6 +366,7 @@ impl Tracker {
                         pending_replaces: SmallVec::new(),
                         pending_cancels: SmallVec::new(),
                         held_terminal: None,
+                        epoch: None,
                         replies_due: 0,
                     },
                 );
@@ -868,24 +866,29 @@ impl Tracker {
     }
 }
 
-/// The order a push's clientOid names; counts pushes for an evicted order (late, recognised
-/// by its tombstone) and pushes that are not ours or not known.
+/// The order a push's clientOid names (its epoch noted); counts pushes for an evicted order
+/// (late, recognised by its tombstone) and pushes that are not ours or not known.
 fn find_order<'m>(
     orders: &'m mut KeyTable<Order>,
     ended: &Ended,
     stats: &mut TrackerStats,
     client_oid: &str,
 ) -> Option<&'m mut Order> {
-    let key = ClientOid::parse(client_oid);
-    let order = key.and_then(|key| orders.get_mut(&key));
-    if order.is_none() {
-        if key.is_some_and(|key| ended.is_tombstoned(&key)) {
-            stats.late_for_evicted += 1;
-        } else {
-            stats.unknown_pushes += 1;
-        }
+    let Some((session_id, epoch, root)) = ClientOid::parse_epoch(client_oid) else {
+        stats.unknown_pushes += 1;
+        return None;
+    };
+    let key = (session_id, root);
+    if ended.names_evicted(&key, epoch, orders.get(&key).map(|o| o.epoch)) {
+        stats.late_for_evicted += 1;
+        return None;
     }
-    order
+    let Some(order) = orders.get_mut(&key) else {
+        stats.unknown_pushes += 1;
+        return None;
+    };
+    order.epoch.get_or_insert(epoch);
+    Some(order)
 }
 
 /// First push of an order: the "written → first order push" leg, and its `orderId` if the ACK

@@ -82,11 +82,12 @@ pub const FOREIGN_ORDER_TEXT: &str = "not placed through this gateway session";
 /// reports stamped `utc_ns`. With `exchange` (the account's open orders from
 /// `unfilled-orders`), known orders first take the exchange's `orderId` and `cumExecQty` when
 /// the tracker lacks them, and in Account scope the exchange orders the tracker does not know
-/// are added (ClOrdID 0, OrderID set, Text [`FOREIGN_ORDER_TEXT`]). `evicted(key)` tells an
-/// order the tracker evicted (ended, tombstoned): it is neither selected nor foreign.
+/// are added (ClOrdID 0, OrderID set, Text [`FOREIGN_ORDER_TEXT`]). `evicted(key, epoch, live
+/// order's epoch)` tells an exchange order the tracker evicted (ended, tombstoned): it is
+/// neither selected nor foreign.
 pub fn select(
     orders: &mut KeyTable<Order>,
-    evicted: impl Fn(&(u64, u64)) -> bool,
+    evicted: impl Fn(&(u64, u64), u32, Option<Option<u32>>) -> bool,
     accounts: &HashMap<u64, usize>,
     filter: &OrderFilter,
     exchange: Option<&[OpenOrder]>,
@@ -94,11 +95,17 @@ pub fn select(
 ) -> Vec<OrderView> {
     let mut foreign = Vec::new();
     for eo in exchange.unwrap_or(&[]) {
-        let key = ClientOid::parse(&eo.client_oid);
-        match key.and_then(|key| orders.get_mut(&key)) {
+        let Some((session_id, epoch, root)) = ClientOid::parse_epoch(&eo.client_oid) else {
+            foreign.push(eo);
+            continue;
+        };
+        let key = (session_id, root);
+        if evicted(&key, epoch, orders.get(&key).map(|o| o.epoch)) {
+            // Ended here (the exchange's list was older): neither selected nor foreign.
+            continue;
+        }
+        match orders.get_mut(&key) {
             Some(o) => reconcile(o, eo),
-            // Evicted: ended here (the exchange's list was older), not foreign.
-            None if key.is_some_and(|key| evicted(&key)) => {}
             None => foreign.push(eo),
         }
     }

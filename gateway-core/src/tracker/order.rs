@@ -127,6 +127,10 @@ pub struct Order {
     pub pending_cancels: SmallVec<[u64; 2]>,
     /// A terminal state the exchange reported before all its fills arrived.
     pub held_terminal: Option<HeldTerminal>,
+    /// The epoch of the clientOid its pushes carry (`session:epoch:root`; 0 for the two-part
+    /// form), from its first push; `None` before. Tells a late push of an evicted order of the
+    /// same (SessionID, root) from a later epoch's order (see `retention`).
+    pub epoch: Option<u32>,
     /// Requests of this order written and not yet replied to (single ops and batch items
     /// awaiting their trade reply); an ended order is not evicted while any is due (see
     /// `retention`).

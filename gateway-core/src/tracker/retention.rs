@@ -24,8 +24,10 @@
 //!   OrderCancelReject TooLateToCancel with the tombstone's ids and status (from its trade reply,
 //!   or, when its outcome became unknown, from the exchange's state like any resolution). The
 //!   exchange's state about a tombstoned order (reconciliation, restart, open-orders refresh)
-//!   never brings it back. A place of the same (SessionID, root) supersedes the tombstone: order
-//!   entry sends a ClOrdID once per epoch, so that is a later epoch's order reusing the root.
+//!   never brings it back. A place of the same (SessionID, root) is a new order (order entry
+//!   sends a ClOrdID once per epoch: a later epoch reused the root); the tombstone stays, and a
+//!   clientOid names the evicted order while its epoch is the tombstone's and not the new
+//!   order's.
 //!
 //! Eviction never changes what is reported, only what is kept: a tombstone answers everything
 //! exactly as the ended order would have. So a replay (which replays the recorded ticks only)
@@ -107,6 +109,8 @@ pub struct Tombstone {
     pub status: OrdStatus,
     /// Final CumQty.
     pub cum_qty: Decimal,
+    /// The epoch of the clientOid its pushes carried (`None`: no push came).
+    pub epoch: Option<u32>,
 }
 
 impl Tombstone {
@@ -117,6 +121,7 @@ impl Tombstone {
             order_id: o.order_id,
             status: o.status,
             cum_qty: o.cum_qty,
+            epoch: o.epoch,
         }
     }
 }
@@ -182,9 +187,23 @@ impl Ended {
         self.tombstone(key).is_some()
     }
 
-    /// Forgets the tombstone of `key` (a new order of the same key supersedes it).
-    pub(super) fn forget(&mut self, key: &(u64, u64)) {
-        self.tombstones.remove(key);
+    /// Whether a clientOid of epoch `epoch` and key `key` names the evicted order rather than
+    /// the live one (`live`: the live order of that key, with the epoch its pushes carried):
+    /// with no live order, whenever `key` has a tombstone; with one (a later epoch reused the
+    /// root), when the tombstone's epoch is `epoch` and the live order's is not.
+    pub(super) fn names_evicted(
+        &self,
+        key: &(u64, u64),
+        epoch: u32,
+        live: Option<Option<u32>>,
+    ) -> bool {
+        let Some(t) = self.tombstone(key) else {
+            return false;
+        };
+        match live {
+            None => true,
+            Some(live_epoch) => t.epoch == Some(epoch) && live_epoch != Some(epoch),
+        }
     }
 
     /// Tombstones held.

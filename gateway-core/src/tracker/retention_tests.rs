@@ -236,6 +236,7 @@ fn the_oldest_ended_order_leaves_when_one_more_than_the_count_ends() {
             order_id: 501,
             status: OrdStatus::Filled,
             cum_qty: d("1"),
+            epoch: Some(0),
         })
     );
     assert!(r.t.order(S, 2).is_some() && r.t.order(S, 3).is_some());
@@ -464,10 +465,38 @@ fn the_exchanges_state_never_brings_an_evicted_order_back() {
     assert!(views.is_empty(), "{views:?}");
     // A place of the same root is a later epoch's order reusing it: a new order, tracked.
     r.place(3, 1);
-    assert!(r.t.tombstone(S, 1).is_none());
     assert!(r.t.order(S, 1).is_some_and(|o| !o.is_terminal()));
     let out = r.frame(&ack(3, 1));
     assert!(matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::New));
+}
+
+/// Epoch 1 reuses root 1 after epoch 0's order 1 was evicted: each clientOid reaches its own
+/// order (the tracker keys orders by (SessionID, root); the tombstone's epoch tells them apart).
+#[test]
+fn a_later_epochs_order_reusing_an_evicted_root_is_tracked_apart_from_the_late_pushes() {
+    let mut r = Rig::new(AT_ONCE);
+    r.place_and_fill(1);
+    assert_eq!(r.evicted(), vec![1]);
+    let old = oid(1);
+    let new = ClientOid::in_epoch(S, 1, 1).as_str().to_owned();
+    r.place(2, 1);
+    assert!(r.t.order(S, 1).is_some_and(|o| !o.is_terminal()));
+    // The old order's late fill, before and after the new order's first push.
+    assert!(r.frame(&fill(1, 10)).is_empty());
+    let live = push(1, "live", "0").replace(&old, &new);
+    let out = r.frame(&live);
+    assert!(matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::New));
+    assert!(r.frame(&push(1, "filled", "1")).is_empty());
+    assert!(r.frame(&fill(1, 10)).is_empty());
+    assert_eq!(r.t.stats().late_for_evicted, 3);
+    assert_eq!(r.t.order(S, 1).map(|o| o.cum_qty), Some(d("0")));
+    assert!(r.frame(&ack(2, 1)).is_empty(), "acknowledged by its push");
+    // The new order's own fill (same execId as the old one's: counted, its own order).
+    let out = r.frame(&fill(1, 10).replace(&old, &new));
+    assert!(matches!(out[..], [ReportMsg::Exec(er)] if er.exec_type == ExecType::Fill));
+    assert_eq!(r.evicted(), vec![1]);
+    assert_eq!(r.t.tombstone(S, 1).map(|t| t.epoch), Some(Some(1)));
+    assert_eq!(r.t.stats().unknown_pushes, 0);
 }
 
 #[test]
