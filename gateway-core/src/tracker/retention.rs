@@ -17,7 +17,8 @@
 //!   otherwise be answered twice, e.g. a cancel whose Canceled push came before its reply), an
 //!   unresolved unknown outcome (`resolve`), a mass cancel awaiting its terminal report (`mass`).
 //! - **What stays.** A [`Tombstone`] per evicted order, in a table bounded by count
-//!   (`tombstones`, FIFO): current ClOrdID, OrderID, final OrdStatus and CumQty, no heap. A late or
+//!   (`tombstones`, FIFO): current ClOrdID, OrderID, final OrdStatus and CumQty, the epoch of
+//!   its clientOid, no heap. A late or
 //!   duplicated `order` push or `fill` for it produces nothing and is counted
 //!   ([`TrackerStats::late_for_evicted`]), never as an unknown push. A cancel or modify that
 //!   raced the eviction is answered exactly once, as the full order would have answered it:
@@ -67,8 +68,8 @@ pub const DEFAULT_RETENTION_MS: u64 = 60_000;
 /// from the time bound after ~16 s, still several push deadlines.
 pub const DEFAULT_RETENTION_ORDERS: usize = 1 << 14;
 
-/// Default `[tracker] tombstones`: evicted orders still recognised (65 536, about 4 MB): four
-/// times the orders kept in full, so that at 1 000 orders a second a push is recognised for
+/// Default `[tracker] tombstones`: evicted orders still recognised (65 536, about 7 MB: ~110
+/// bytes each with their table and FIFO slots): four times the orders kept in full, so that at 1 000 orders a second a push is recognised for
 /// over a minute after its order left the table.
 pub const DEFAULT_TOMBSTONES: usize = 1 << 16;
 
