@@ -490,6 +490,20 @@ impl Driver {
         }
     }
 
+    /// Publishes the tracker's counters and order gauges to the metrics endpoint's state when
+    /// `next_ns` (monotonic) has passed, then sets it `period_ns` later.
+    fn publish(&self, next_ns: &mut u64, period_ns: u64) {
+        let Some(m) = &self.observe else {
+            return;
+        };
+        let now = now_ns();
+        if now >= *next_ns {
+            *next_ns = now.saturating_add(period_ns);
+            m.set_tracker(&self.tracker.stats());
+            m.set_tracker_orders(&self.tracker.order_counts());
+        }
+    }
+
     fn snapshot(&mut self) -> LegHistograms {
         let mut legs = std::mem::take(self.tracker.legs_mut());
         let _ = legs.merge(&self.push_legs);
@@ -554,8 +568,10 @@ fn run(
                 running = d.handle(input);
                 busy = busy.wrapping_add(1);
                 if busy.is_multiple_of(TICK_EVERY_INPUTS) {
-                    // Never idle under sustained load: the watchdog still runs.
+                    // Never idle under sustained load: the watchdog still runs, and the
+                    // counters and gauges are still published.
                     d.tick();
+                    d.publish(&mut next_publish_ns, publish_ns);
                 }
                 continue;
             }
@@ -567,14 +583,7 @@ fn run(
         for out in d.sessions.values() {
             out.flush();
         }
-        if let Some(m) = &d.observe {
-            let now = now_ns();
-            if now >= next_publish_ns {
-                next_publish_ns = now.saturating_add(publish_ns);
-                m.set_tracker(&d.tracker.stats());
-                m.set_tracker_orders(&d.tracker.order_counts());
-            }
-        }
+        d.publish(&mut next_publish_ns, publish_ns);
         if interval_ns > 0 {
             let now = now_ns();
             if now >= next_report_ns {
