@@ -162,6 +162,7 @@ pub(super) fn run(
     let (slots, registry) = match super::sessions::open_sessions(
         settings.sessions.iter().map(|g| g.session_id),
         settings.journal_dir.as_deref(),
+        &settings.journal_segments,
         settings.max_backlog,
         now_ns(),
     ) {
@@ -290,12 +291,8 @@ pub(super) fn run(
                     out: Arc::clone(&slot.out),
                 });
                 if let Some(rec) = slot.restore.take() {
-                    let last_ms = rec
-                        .reports
-                        .iter()
-                        .map(|r| r.transact_time / 1_000_000)
-                        .max()
-                        .unwrap_or(0);
+                    // Ended orders' reports are no longer among `reports`: their last ms is.
+                    let last_ms = rec.last_report_ms;
                     restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
                     let _ = tracker_tx.send(TrackerInput::Restore {
                         session_id: *id,
