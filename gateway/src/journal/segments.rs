@@ -489,3 +489,6 @@ fn archive(path: &Path, to: &Path) -> std::io::Result<()> {
     std::fs::copy(path, &dest)?;
     std::fs::remove_file(path)
 }
+
+#[cfg(test)]
+mod tests;

@@ -952,4 +952,87 @@ mod tests {
         assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(103)));
         assert_eq!(out.next_seq(), 5);
     }
+
+    /// Segments roll under the session's writers (journal thread's turn after each send); a
+    /// RetransmitRequest spanning two segments gets its frames byte for byte, one for
+    /// messages no longer kept gets RetransmitReject Unavailable saying from where they are.
+    #[test]
+    fn retransmission_reads_across_segments_and_says_what_retention_dropped() {
+        use crate::journal::segments::SegmentPolicy;
+        let dir = std::env::temp_dir().join(format!("bgw-out-segments-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let policy = SegmentPolicy {
+            segment_bytes: 250,
+            keep_segments: 3,
+            archive_dir: None,
+        };
+        let (store, _) = Store::open_file(&dir, 5, &policy).unwrap();
+        let out = SessionOut::detached(5, 1, store, 0);
+        let (w, mut r) = pair();
+        assert!(out.attach(Arc::new(w), 0, |_, _| {}));
+        let mut rolls = 0;
+        for n in 1..=12u64 {
+            assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(1000 + n)));
+            out.journal_ids(&[(n, n)], &[]);
+            rolls += usize::from(out.maintain_journal().unwrap());
+        }
+        assert_eq!(read_frames(&mut r, 12).len(), 12);
+        assert!(rolls >= 2, "{rolls} rolls");
+        let firsts: Vec<u64> = out
+            .journal
+            .lock()
+            .store
+            .segments()
+            .iter()
+            .map(|s| s.first_seq)
+            .collect();
+        assert_eq!(firsts.len(), 3);
+        let req = |from, count| RetransmitRequest {
+            session_id: 5,
+            timestamp: 1,
+            from_seq_no: from,
+            count,
+        };
+        // From the oldest kept segment into the next.
+        let from = firsts[0];
+        let count = u32::try_from(firsts[1] + 1 - from).unwrap();
+        assert_eq!(out.retransmit(&req(from, count), 0), RetransmitOutcome::Sent(count));
+        let got = read_frames(&mut r, count as usize + 2);
+        let want: Vec<(u16, u64)> = std::iter::once((10, from))
+            .chain((from..from + u64::from(count)).map(|n| (7, 1000 + n)))
+            .chain(std::iter::once((7, 13)))
+            .collect();
+        assert_eq!(got, want);
+        // Before the oldest kept segment: gone.
+        assert_eq!(
+            out.retransmit(&req(firsts[0] - 1, 2), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable)
+        );
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let reason = loop {
+            if let Some(len) = peek_frame(&buf, DEFAULT_MAX_FRAME_LEN).unwrap() {
+                if let Message::RetransmitReject(rj) = sbe::decode(&buf[SOFH_LEN..len]).unwrap() {
+                    break rj.to_owned().reason;
+                }
+                buf.drain(..len);
+                continue;
+            }
+            let k = r.read(&mut chunk).unwrap();
+            buf.extend_from_slice(&chunk[..k]);
+        };
+        assert_eq!(
+            reason.as_str(),
+            format!(
+                "messages before seq {} are no longer kept (retention)",
+                firsts[0]
+            )
+        );
+        // A restart recovers the same numbering from the newest segment.
+        drop(out);
+        let (_, rec) = Store::open_file(&dir, 5, &policy).unwrap();
+        assert_eq!(rec.next_seq, 13);
+        assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 12)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -1,0 +1,202 @@
+use super::*;
+use crate::journal::store::Store;
+use gateway_core::journal::record::{put_cl_ord_id, put_list_id, put_outbound, Origin};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("bgw-seg-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn small(keep: usize) -> SegmentPolicy {
+    SegmentPolicy {
+        segment_bytes: 300,
+        keep_segments: keep,
+        archive_dir: None,
+    }
+}
+
+/// Records for outbound message `seq` and a ClOrdID `seq` (used, not answered).
+fn records(seq: u64) -> Vec<u8> {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, seq, seq);
+    put_outbound(&mut b, seq, Origin::Push, &[0xAB; 40]);
+    b
+}
+
+/// What the journal thread does for one session (as `SessionOut::maintain_journal`): fold,
+/// and roll when full. True when it rolled.
+fn turn(store: &mut Store, roller: &mut Roller) -> bool {
+    roller.catch_up().unwrap();
+    if !roller.full() {
+        return false;
+    }
+    let mut next = roller.prepare().unwrap();
+    roller.switch(&mut next).unwrap();
+    let dropped = store.switch_segment(next, roller.keep_segments());
+    roller.retire(dropped);
+    true
+}
+
+/// Writes messages `from..=to` and takes the journal thread's turn after each.
+fn write(store: &mut Store, roller: &mut Roller, from: u64, to: u64) -> usize {
+    let mut rolls = 0;
+    for seq in from..=to {
+        store.append(&records(seq)).unwrap();
+        rolls += usize::from(turn(store, roller));
+    }
+    rolls
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+#[test]
+fn segments_roll_and_a_restart_reads_the_newest_one() {
+    let dir = temp_dir("roll");
+    let policy = small(100);
+    let (mut store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec.next_seq, 1);
+    let mut roller = store.take_roller().unwrap();
+    let rolls = write(&mut store, &mut roller, 1, 40);
+    assert!(rolls >= 5, "{rolls} rolls");
+    let segs = store.segments().to_vec();
+    assert_eq!(segs.len(), rolls + 1);
+    // Each segment's first number follows the previous one's messages.
+    assert_eq!(segs[0].first_seq, 1);
+    assert!(segs.windows(2).all(|w| w[0].first_seq < w[1].first_seq));
+    let whole = roller.fold().recovered();
+    drop((store, roller));
+
+    let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec, whole);
+    assert_eq!(rec.next_seq, 41);
+    assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 40)]);
+    assert_eq!(rec.roots.len(), 40);
+    assert_eq!(store.segments().len(), segs.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_torn_checkpoint_falls_back_to_the_previous_segment() {
+    let dir = temp_dir("torn");
+    let policy = small(100);
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    write(&mut store, &mut roller, 1, 10);
+    roller.catch_up().unwrap();
+    let whole = roller.fold().recovered();
+    let n = store.segments().len();
+    // A crash while writing the next segment's checkpoint: half of it on disk.
+    let next = roller.prepare().unwrap();
+    let len = std::fs::metadata(&next.info.path).unwrap().len();
+    next.file.set_len(len / 2).unwrap();
+    let torn = next.info.path.clone();
+    drop((store, roller, next));
+
+    let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec, whole);
+    assert!(!torn.exists(), "the torn segment is removed");
+    assert_eq!(store.segments().len(), n);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_checkpoint_whose_copy_never_happened_is_not_used() {
+    let dir = temp_dir("copy");
+    let policy = small(100);
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    write(&mut store, &mut roller, 1, 10);
+    roller.catch_up().unwrap();
+    // The next segment's checkpoint is whole, then the writers append two more messages to
+    // the current one and the gateway dies before the switch.
+    let next = roller.prepare().unwrap();
+    let stale = next.info.path.clone();
+    store.append(&records(11)).unwrap();
+    store.append(&records(12)).unwrap();
+    drop((store, roller, next));
+
+    let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec.next_seq, 13, "the records after the checkpoint are not lost");
+    assert!(rec.used.contains(12));
+    assert!(!stale.exists());
+    assert_ne!(store.path(), Some(stale.as_path()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn retention_deletes_or_archives_the_oldest_segments() {
+    let dir = temp_dir("keep");
+    let policy = small(2);
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    let rolls = write(&mut store, &mut roller, 1, 60);
+    assert!(rolls >= 6);
+    let sdir = session_dir(&dir, 7);
+    assert_eq!(files(&sdir).len(), 2);
+    assert_eq!(store.segments().len(), 2);
+    let first_kept = store.segments()[0].first_seq;
+    assert!(first_kept > 1);
+    drop((store, roller));
+    // A restart keeps the same state (the checkpoint holds everything before it).
+    let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec.next_seq, 61);
+    assert_eq!(rec.used.len(), 60);
+    assert_eq!(store.segments()[0].first_seq, first_kept);
+    drop(store);
+
+    let archive = temp_dir("archive");
+    let policy = SegmentPolicy {
+        archive_dir: Some(archive.clone()),
+        ..small(2)
+    };
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    let rolls = write(&mut store, &mut roller, 61, 100);
+    assert_eq!(files(&sdir).len(), 2);
+    assert_eq!(files(&session_dir(&archive, 7)).len(), rolls);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&archive);
+}
+
+#[test]
+fn a_legacy_single_file_is_read_and_moved_into_the_layout() {
+    let dir = temp_dir("legacy");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut b = MAGIC.to_vec();
+    for seq in 1..=5 {
+        b.extend_from_slice(&records(seq));
+    }
+    put_list_id(&mut b, 3);
+    b.extend_from_slice(&records(6)[..10]); // torn
+    std::fs::write(legacy_path(&dir, 9), &b).unwrap();
+
+    let policy = small(100);
+    let (mut store, rec) = Store::open_file(&dir, 9, &policy).unwrap();
+    assert_eq!(rec.next_seq, 6);
+    assert_eq!(rec.used.len(), 5);
+    assert!(rec.list_ids.contains(3));
+    assert!(!legacy_path(&dir, 9).exists());
+    assert_eq!(
+        files(&session_dir(&dir, 9)),
+        ["e0000000000-s0000000000.journal", "e0000000000-s0000000001.journal"]
+    );
+    assert_eq!(store.segments()[0].first_seq, 1);
+    assert_eq!(store.segments()[1].first_seq, 6);
+    let mut roller = store.take_roller().unwrap();
+    write(&mut store, &mut roller, 6, 8);
+    drop((store, roller));
+    let (_, rec) = Store::open_file(&dir, 9, &policy).unwrap();
+    assert_eq!(rec.next_seq, 9);
+    assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 8)]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
