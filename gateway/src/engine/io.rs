@@ -277,6 +277,7 @@ pub(super) fn run(
         // Crash recovery: their orders as the journal tells them, then (below) what the
         // exchange did since, before any strategy is accepted.
         let mut restored_until_ms = None;
+        let mut ended = gateway_core::recovery::EndedBeforeRestart::new();
         for (id, slot) in ctx
             .sessions
             .borrow_mut()
@@ -293,6 +294,7 @@ pub(super) fn run(
                 if let Some(rec) = slot.restore.take() {
                     // Ended orders' reports are no longer among `reports`: their last ms is.
                     let last_ms = rec.last_report_ms;
+                    ended.add(*id, &rec);
                     restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
                     let _ = tracker_tx.send(TrackerInput::Restore {
                         session_id: *id,
@@ -352,7 +354,7 @@ pub(super) fn run(
         tokio::task::spawn_local(publish_metrics(Rc::clone(&ctx)));
         if let Some(until_ms) = restored_until_ms {
             ctx.metrics.set_restoring(true);
-            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms).await;
+            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms, &ended).await;
             ctx.metrics.set_restoring(false);
             if let Err(e) = restored {
                 let _ = ready.send(Err(e.into()));
