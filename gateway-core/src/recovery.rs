@@ -31,8 +31,7 @@ impl EndedBeforeRestart {
     /// Adds what session `session_id`'s journal says.
     pub fn add(&mut self, session_id: u64, rec: &Recovered) {
         let live = rec.roots.values().copied().collect();
-        self.sessions
-            .insert(session_id, (rec.used.clone(), live));
+        self.sessions.insert(session_id, (rec.used.clone(), live));
     }
 
     /// True when the order of `client_oid` is one of this gateway's whose ClOrdID its
@@ -61,9 +60,11 @@ mod tests {
 
     #[test]
     fn only_used_and_no_longer_live_orders_are_ended() {
-        let mut rec = Recovered::default();
-        rec.used = [1, 2, 3, 4].into_iter().collect();
-        rec.roots = [(2, 2), (4, 2)].into();
+        let rec = Recovered {
+            used: [1, 2, 3, 4].into_iter().collect(),
+            roots: [(2, 2), (4, 2)].into(),
+            ..Recovered::default()
+        };
         let mut e = EndedBeforeRestart::new();
         e.add(7, &rec);
         let oid = |s, r| ClientOid::new(s, r).as_str().to_owned();

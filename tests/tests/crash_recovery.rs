@@ -315,7 +315,11 @@ fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once
     match s.next_message() {
         Received::RetransmitReject(r) => {
             assert_eq!(r.code, codec::sbe::RetransmitRejectCode::Unavailable);
-            assert!(r.reason.as_str().contains("no longer kept"), "{}", r.reason.as_str());
+            assert!(
+                r.reason.as_str().contains("no longer kept"),
+                "{}",
+                r.reason.as_str()
+            );
         }
         other => panic!("expected RetransmitReject, got {other:?}"),
     }

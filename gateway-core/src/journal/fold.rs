@@ -30,9 +30,7 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use codec::frame::SOFH_LEN;
 use codec::sbe::{CxlRejReason, ExecutionReport, Message, OrdRejReason, OrdStatus};
 
-use super::checkpoint::{
-    Checkpoint, CheckpointError, CheckpointState, SavedOrder, SavedReport,
-};
+use super::checkpoint::{Checkpoint, CheckpointError, CheckpointState, SavedOrder, SavedReport};
 use super::record::Record;
 use crate::session::used_ids::UsedIds;
 
@@ -109,7 +107,10 @@ impl Default for JournalFold {
 }
 
 fn is_final(s: OrdStatus) -> bool {
-    matches!(s, OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected)
+    matches!(
+        s,
+        OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+    )
 }
 
 impl JournalFold {
@@ -243,8 +244,8 @@ impl JournalFold {
             }
             Record::Clock(ms) => self.last_mark_ms = self.last_mark_ms.max(ms),
             Record::Checkpoint(body) => {
-                if let Ok(f) = Checkpoint::decode(body)
-                    .and_then(|cp| JournalFold::from_checkpoint(&cp))
+                if let Ok(f) =
+                    Checkpoint::decode(body).and_then(|cp| JournalFold::from_checkpoint(&cp))
                 {
                     *self = f;
                 }

@@ -180,7 +180,10 @@ impl GatewayConfig {
         }
 
         let j = &self.journal;
-        if let Some(b) = j.segment_bytes.filter(|b| *b < super::sections::MIN_SEGMENT_BYTES) {
+        if let Some(b) = j
+            .segment_bytes
+            .filter(|b| *b < super::sections::MIN_SEGMENT_BYTES)
+        {
             return Err(invalid(
                 "journal.segment_bytes",
                 format!("{b} < {}", super::sections::MIN_SEGMENT_BYTES),

@@ -63,7 +63,11 @@ async fn reconcile_account_except(
     };
     if let Some(e) = ended {
         let n = e.drop_from(&mut state);
-        tracing::debug!(account = ix, left_out = n, "restart: orders ended before it left out");
+        tracing::debug!(
+            account = ix,
+            left_out = n,
+            "restart: orders ended before it left out"
+        );
     }
     ctx.tracker_tx
         .send(TrackerInput::ExchangeState {

@@ -93,7 +93,10 @@ fn flush_all(registry: &Registry, outs: &mut Vec<Arc<SessionOut>>, failed: &mut 
     outs.clear();
     outs.extend(registry.lock().iter().cloned());
     for out in outs.drain(..) {
-        if let Err(e) = out.flush_journal().and_then(|()| out.maintain_journal().map(|_| ())) {
+        if let Err(e) = out
+            .flush_journal()
+            .and_then(|()| out.maintain_journal().map(|_| ()))
+        {
             if !*failed {
                 *failed = true;
                 tracing::error!(error = %e, "journal write failed (further failures not logged)");

@@ -206,10 +206,7 @@ struct Newest {
 }
 
 /// Reads segment `segs[i]` as the newest: `None` when it is not usable (see the module doc).
-fn read_newest(
-    segs: &[(SegmentId, PathBuf)],
-    i: usize,
-) -> Result<Option<Newest>, JournalError> {
+fn read_newest(segs: &[(SegmentId, PathBuf)], i: usize) -> Result<Option<Newest>, JournalError> {
     let (id, path) = &segs[i];
     let bytes = std::fs::read(path).map_err(io_err(path))?;
     let Some(records) = bytes.strip_prefix(MAGIC.as_slice()) else {
@@ -465,8 +462,12 @@ impl Roller {
                 Some(a) => archive(&seg.path, &session_dir(a, self.session_id)),
             };
             match r {
-                Ok(()) => tracing::debug!(path = %seg.path.display(), archived = self.policy.archive_dir.is_some(), "journal segment retired"),
-                Err(e) => tracing::warn!(path = %seg.path.display(), error = %e, "journal segment could not be retired"),
+                Ok(()) => {
+                    tracing::debug!(path = %seg.path.display(), archived = self.policy.archive_dir.is_some(), "journal segment retired")
+                }
+                Err(e) => {
+                    tracing::warn!(path = %seg.path.display(), error = %e, "journal segment could not be retired")
+                }
             }
         }
     }

@@ -612,15 +612,15 @@ impl SessionOut {
         .encode_frame(&mut block);
         let plan = self.journal.lock().store.plan(req.from_seq_no, end);
         let found = match plan {
-            Plan::Memory => Ok(self.journal.lock().store.with_records(|bytes| {
-                take_frames(bytes, req.from_seq_no, end, &mut block)
-            })),
+            Plan::Memory => Ok(self
+                .journal
+                .lock()
+                .store
+                .with_records(|bytes| take_frames(bytes, req.from_seq_no, end, &mut block))),
             Plan::Gone(first) => {
                 return reject(
                     RetransmitRejectCode::Unavailable,
-                    &format!(
-                        "messages before seq {first} are no longer kept (retention)"
-                    ),
+                    &format!("messages before seq {first} are no longer kept (retention)"),
                 );
             }
             // Read without the journal lock (the writers keep appending to the current
@@ -996,7 +996,10 @@ mod tests {
         // From the oldest kept segment into the next.
         let from = firsts[0];
         let count = u32::try_from(firsts[1] + 1 - from).unwrap();
-        assert_eq!(out.retransmit(&req(from, count), 0), RetransmitOutcome::Sent(count));
+        assert_eq!(
+            out.retransmit(&req(from, count), 0),
+            RetransmitOutcome::Sent(count)
+        );
         let got = read_frames(&mut r, count as usize + 2);
         let want: Vec<(u16, u64)> = std::iter::once((10, from))
             .chain((from..from + u64::from(count)).map(|n| (7, 1000 + n)))

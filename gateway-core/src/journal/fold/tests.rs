@@ -1,5 +1,7 @@
 use super::*;
-use crate::journal::record::{put_cl_ord_id, put_clock, put_list_id, put_outbound, Origin, Records};
+use crate::journal::record::{
+    put_cl_ord_id, put_clock, put_list_id, put_outbound, Origin, Records,
+};
 use codec::sbe::{
     Category, CxlRejResponseTo, ExecType, OrdType, OrderCancelReject, Side, Symbol, Text,
     TimeInForce,
@@ -66,10 +68,20 @@ fn fold(bytes: &[u8]) -> JournalFold {
 fn unanswered_orders_are_dated_by_the_last_report_before_them() {
     let mut b = Vec::new();
     put_cl_ord_id(&mut b, 1, 1);
-    put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 0, 5_000, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 5_000, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 2, 2);
     put_cl_ord_id(&mut b, 3, 3);
-    put_outbound(&mut b, 2, Origin::Push, &er_frame(3, 0, 7_000, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(3, 0, 7_000, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 4, 4);
     put_cl_ord_id(&mut b, 5, 3);
     put_clock(&mut b, 9_000);
@@ -91,11 +103,26 @@ fn unanswered_orders_are_dated_by_the_last_report_before_them() {
 fn cancels_and_replaces_without_any_answer_are_listed() {
     let mut b = Vec::new();
     put_cl_ord_id(&mut b, 1, 1);
-    put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 0, 5_000, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 5_000, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 3, 1); // answered by an ExecutionReport
-    put_outbound(&mut b, 2, Origin::Push, &er_frame(3, 1, 6_000, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(3, 1, 6_000, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 5, 1); // answered by an OrderCancelReject
-    put_outbound(&mut b, 3, Origin::OrderEntry, &ocr_frame(5, 1, CxlRejReason::NotApplied));
+    put_outbound(
+        &mut b,
+        3,
+        Origin::OrderEntry,
+        &ocr_frame(5, 1, CxlRejReason::NotApplied),
+    );
     put_cl_ord_id(&mut b, 9, 1); // no answer
     put_cl_ord_id(&mut b, 7, 1); // no answer
     let r = fold(&b).recovered();
@@ -107,11 +134,26 @@ fn cancels_and_replaces_without_any_answer_are_listed() {
 fn an_ended_order_leaves_the_live_map_but_its_ids_stay_used() {
     let mut b = Vec::new();
     put_cl_ord_id(&mut b, 1, 1);
-    put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 0, 1, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 1, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 2, 2);
-    put_outbound(&mut b, 2, Origin::Reply, &er_frame(2, 0, 2, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Reply,
+        &er_frame(2, 0, 2, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 3, 1); // cancel of 1
-    put_outbound(&mut b, 3, Origin::Push, &er_frame(3, 1, 3, OrdStatus::Canceled, 0));
+    put_outbound(
+        &mut b,
+        3,
+        Origin::Push,
+        &er_frame(3, 1, 3, OrdStatus::Canceled, 0),
+    );
     // A repeated ClOrdID's reject names order 2 and changes nothing.
     let mut dup = er_frame(2, 0, 4, OrdStatus::Rejected, 0);
     {
@@ -140,13 +182,32 @@ fn an_ended_order_leaves_the_live_map_but_its_ids_stay_used() {
 fn an_ended_order_with_an_unanswered_cancel_is_kept_until_the_answer() {
     let mut b = Vec::new();
     put_cl_ord_id(&mut b, 1, 1);
-    put_outbound(&mut b, 1, Origin::Reply, &er_frame(1, 0, 1, OrdStatus::New, 0));
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 1, OrdStatus::New, 0),
+    );
     put_cl_ord_id(&mut b, 2, 1); // cancel, accepted
-    put_outbound(&mut b, 2, Origin::Push, &er_frame(1, 0, 2, OrdStatus::Filled, 7));
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(1, 0, 2, OrdStatus::Filled, 7),
+    );
     let r = fold(&b).recovered();
     assert_eq!(r.unanswered_amends, [2]);
-    assert_eq!(r.reports.len(), 2, "the order is rebuilt to answer the cancel");
-    put_outbound(&mut b, 3, Origin::Reply, &ocr_frame(2, 1, CxlRejReason::TooLateToCancel));
+    assert_eq!(
+        r.reports.len(),
+        2,
+        "the order is rebuilt to answer the cancel"
+    );
+    put_outbound(
+        &mut b,
+        3,
+        Origin::Reply,
+        &ocr_frame(2, 1, CxlRejReason::TooLateToCancel),
+    );
     let f = fold(&b);
     assert_eq!(f.open_orders(), 0);
     assert!(f.recovered().roots.is_empty());
@@ -155,7 +216,12 @@ fn an_ended_order_with_an_unanswered_cancel_is_kept_until_the_answer() {
 #[test]
 fn a_refusal_journaled_before_its_cl_ord_id_does_not_leave_an_order_in_flight() {
     let mut b = Vec::new();
-    put_outbound(&mut b, 1, Origin::OrderEntry, &er_frame(4, 0, 1, OrdStatus::Rejected, 0));
+    put_outbound(
+        &mut b,
+        1,
+        Origin::OrderEntry,
+        &er_frame(4, 0, 1, OrdStatus::Rejected, 0),
+    );
     put_cl_ord_id(&mut b, 4, 4);
     let r = fold(&b).recovered();
     assert!(r.unanswered_since_ms.is_empty() && r.roots.is_empty());

@@ -126,7 +126,10 @@ fn a_checkpoint_whose_copy_never_happened_is_not_used() {
     drop((store, roller, next));
 
     let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
-    assert_eq!(rec.next_seq, 13, "the records after the checkpoint are not lost");
+    assert_eq!(
+        rec.next_seq, 13,
+        "the records after the checkpoint are not lost"
+    );
     assert!(rec.used.contains(12));
     assert!(!stale.exists());
     assert_ne!(store.path(), Some(stale.as_path()));
@@ -188,7 +191,10 @@ fn a_legacy_single_file_is_read_and_moved_into_the_layout() {
     assert!(!legacy_path(&dir, 9).exists());
     assert_eq!(
         files(&session_dir(&dir, 9)),
-        ["e0000000000-s0000000000.journal", "e0000000000-s0000000001.journal"]
+        [
+            "e0000000000-s0000000000.journal",
+            "e0000000000-s0000000001.journal"
+        ]
     );
     assert_eq!(store.segments()[0].first_seq, 1);
     assert_eq!(store.segments()[1].first_seq, 6);
@@ -199,4 +205,104 @@ fn a_legacy_single_file_is_read_and_moved_into_the_layout() {
     assert_eq!(rec.next_seq, 9);
     assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 8)]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Not a test: prints how long opening a session's journal takes (`Store::open_file`: read
+/// and fold) after `n` ExecutionReports, written as one legacy file versus segments of 64 MiB
+/// with checkpoints (1 000 orders still open, the rest ended). Run:
+/// `cargo test --release -p gateway --lib -- --ignored --nocapture restart_time`.
+#[test]
+#[ignore]
+fn restart_time_single_file_versus_segments() {
+    use codec::sbe::{
+        Category, ExecType, ExecutionReport, OrdStatus, OrdType, Side, Symbol, Text, TimeInForce,
+    };
+    use std::time::Instant;
+    let er = |cl: u64, status: OrdStatus| {
+        let mut f = Vec::new();
+        ExecutionReport {
+            cl_ord_id: cl,
+            orig_cl_ord_id: 0,
+            order_id: cl + 1_000_000,
+            exec_id: cl,
+            transact_time: 1_700_000_000_000_000_000 + cl,
+            price: None,
+            order_qty: codec::Decimal::ZERO,
+            last_qty: None,
+            last_px: None,
+            cum_qty: codec::Decimal::ZERO,
+            leaves_qty: codec::Decimal::ZERO,
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            exec_type: ExecType::New,
+            ord_status: status,
+            ord_rej_reason: None,
+            text: Text::new(""),
+        }
+        .encode_frame(&mut f);
+        f
+    };
+    // Report k: orders of two reports each (New, then Filled), the last 1 000 left open.
+    let history = |n: u64, mut sink: &mut dyn FnMut(&[u8])| {
+        let mut b = Vec::with_capacity(1 << 20);
+        let open_from = n / 2 - 1_000;
+        for k in 0..n / 2 {
+            let cl = k + 1;
+            put_cl_ord_id(&mut b, cl, cl);
+            put_outbound(&mut b, 2 * k + 1, Origin::Reply, &er(cl, OrdStatus::New));
+            let last = if k >= open_from {
+                OrdStatus::PartiallyFilled
+            } else {
+                OrdStatus::Filled
+            };
+            put_outbound(&mut b, 2 * k + 2, Origin::Push, &er(cl, last));
+            if b.len() > 256 * 1024 {
+                sink(&b);
+                b.clear();
+            }
+        }
+        sink(&b);
+        let _ = &mut sink;
+    };
+    for n in [100_000u64, 1_000_000] {
+        let dir = temp_dir(&format!("bench-{n}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        // One legacy file.
+        let mut legacy = std::fs::File::create(legacy_path(&dir, 1)).unwrap();
+        legacy.write_all(MAGIC).unwrap();
+        history(n, &mut |b| legacy.write_all(b).unwrap());
+        drop(legacy);
+        let bytes = std::fs::metadata(legacy_path(&dir, 1)).unwrap().len();
+        let t = Instant::now();
+        let (_, rec) = Store::open_file(&dir, 1, &SegmentPolicy::default()).unwrap();
+        let single_ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(rec.next_seq, n + 1);
+        assert_eq!(rec.roots.len(), 1_000);
+        // Segments, written and rolled as the journal thread does.
+        let (mut store, _) = Store::open_file(&dir, 2, &SegmentPolicy::default()).unwrap();
+        let mut roller = store.take_roller().unwrap();
+        history(n, &mut |b| {
+            store.append(b).unwrap();
+            turn(&mut store, &mut roller);
+        });
+        let newest = std::fs::metadata(store.path().unwrap()).unwrap().len();
+        let segs = store.segments().len();
+        drop((store, roller));
+        let t = Instant::now();
+        let (_, rec2) = Store::open_file(&dir, 2, &SegmentPolicy::default()).unwrap();
+        let seg_ms = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(rec2, rec);
+        println!(
+            "{n} reports: single file {:.0} MB opened in {single_ms:.0} ms; segmented ({segs} \
+             segments kept, newest {:.1} MB) opened in {seg_ms:.0} ms",
+            bytes as f64 / 1e6,
+            newest as f64 / 1e6
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
