@@ -665,7 +665,8 @@ fn journal_segment_fields_default_and_are_checked() {
     );
     let journal =
         |extra: &str| GatewayConfig::from_toml_str(&format!("{MINIMAL}\n[journal]\n{extra}\n"));
-    let cfg = journal("segment_bytes = 8192\nkeep_segments = 3\narchive_dir = \"a\"").expect("valid");
+    let cfg =
+        journal("segment_bytes = 8192\nkeep_segments = 3\narchive_dir = \"a\"").expect("valid");
     let p = cfg.journal.segment_policy();
     assert_eq!((p.segment_bytes, p.keep_segments), (8192, 3));
     assert_eq!(p.archive_dir.as_deref(), Some(std::path::Path::new("a")));

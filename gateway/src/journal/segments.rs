@@ -38,7 +38,9 @@ use gateway_core::journal::fold::{JournalFold, Recovered};
 use gateway_core::journal::record::{put_checkpoint, Record, Records, HEADER_LEN, KIND_CHECKPOINT};
 
 use super::error::JournalError;
-use super::store::MAGIC;
+
+/// First bytes of every journal file (format version 1).
+pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
 
 /// Default `[journal] segment_bytes`: 64 MiB.
 pub const DEFAULT_SEGMENT_BYTES: u64 = 64 << 20;

@@ -17,8 +17,7 @@ pub use gateway_core::journal::fold::Recovered;
 /// journal directory does not grow without bound.
 pub const MEMORY_CAP: usize = 64 << 20;
 
-/// First bytes of every journal file (format version 1).
-pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
+pub use super::segments::MAGIC;
 
 /// One session's journal storage.
 #[derive(Debug)]
