@@ -23,7 +23,7 @@
 //! decodes, and the records the previous segment holds past `prev_len` are the first ones
 //! after the checkpoint (the copy under the lock completed, so the writers moved to it). A
 //! segment that is not usable (a crash during a roll) held nothing the previous one lacks:
-//! it is deleted and the previous one is used. A torn last record is cut, as before segments.
+//! it is renamed `<name>.unusable` (out of the layout) and the previous one is used. A torn last record is cut, as before segments.
 //!
 //! Retention: after a roll, segments beyond the newest `[journal] keep_segments` (at least 2,
 //! so the previous segment stays until the new one's checkpoint is on disk) are deleted, or
@@ -280,9 +280,13 @@ pub fn open(
             newest = Some((n, segs[i].clone()));
             break;
         }
+        // Renamed, not deleted: a checkpoint of a later build's version is not usable here
+        // either, and its segment is worth keeping for that build.
         let (_, path) = segs.remove(i);
-        tracing::warn!(path = %path.display(), "journal: segment without a whole checkpoint (a crash while rolling) removed; the previous segment holds its records");
-        std::fs::remove_file(&path).map_err(io_err(&path))?;
+        let mut aside = path.clone().into_os_string();
+        aside.push(".unusable");
+        tracing::warn!(path = %path.display(), "journal: segment without a usable checkpoint (a crash while rolling) set aside as .unusable; the previous segment holds its records");
+        std::fs::rename(&path, &aside).map_err(io_err(&path))?;
     }
     let (fold, current) = match newest {
         Some((n, (id, path))) => {

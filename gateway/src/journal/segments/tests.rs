@@ -104,7 +104,8 @@ fn a_torn_checkpoint_falls_back_to_the_previous_segment() {
 
     let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
     assert_eq!(rec, whole);
-    assert!(!torn.exists(), "the torn segment is removed");
+    assert!(!torn.exists(), "the torn segment is set aside");
+    assert!(torn.with_extension("journal.unusable").exists());
     assert_eq!(store.segments().len(), n);
     let _ = std::fs::remove_dir_all(&dir);
 }
