@@ -23,13 +23,14 @@ pub struct JournalConfig {
     /// segments; a legacy `session-<id>.journal` is read and moved in), created if missing.
     /// Default none: journals are kept in memory only (a restart starts afresh).
     pub dir: Option<PathBuf>,
-    /// Bytes after which a session's journal segment is closed and the next one started
-    /// (with a checkpoint: a restart reads the newest segment only). Default 67108864
+    /// Bytes of records (after its checkpoint) after which a session's journal segment is
+    /// closed and the next one started (with a checkpoint: a restart reads the newest segment
+    /// only). Default 67108864
     /// (64 MiB); at least [`MIN_SEGMENT_BYTES`].
     pub segment_bytes: Option<u64>,
     /// Segments kept per session in `dir`, the current one included; older ones are deleted
     /// (or moved to `archive_dir`). Bounds the journal's disk to about `keep_segments ×
-    /// segment_bytes` per session, and how far back a RetransmitRequest reaches. Default 4;
+    /// (segment_bytes + a checkpoint)` per session, and how far back a RetransmitRequest reaches. Default 4;
     /// at least 2.
     pub keep_segments: Option<usize>,
     /// Directory the segments beyond `keep_segments` are moved to (`<archive_dir>/session-<id>/`)

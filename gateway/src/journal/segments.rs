@@ -52,9 +52,9 @@ pub const MIN_KEEP_SEGMENTS: usize = 2;
 /// How a session's journal is cut into segments and how many are kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SegmentPolicy {
-    /// A segment is closed and the next started once it holds this many bytes (checked by the
-    /// journal thread every millisecond, so a segment may exceed it by what a millisecond
-    /// appends).
+    /// A segment is closed and the next started once it holds this many bytes of records after
+    /// its checkpoint (checked by the journal thread every millisecond, so a segment may exceed
+    /// it by what a millisecond appends).
     pub segment_bytes: u64,
     /// Segments kept in the journal directory, the current one included (at least
     /// [`MIN_KEEP_SEGMENTS`]).
@@ -203,6 +203,8 @@ struct Newest {
     fold: JournalFold,
     /// Bytes of whole records (magic included).
     valid_end: u64,
+    /// Bytes of the magic and the checkpoint record (where the records start).
+    head_end: u64,
     /// The file is longer (a torn last record).
     file_len: u64,
 }
@@ -238,11 +240,13 @@ fn read_newest(segs: &[(SegmentId, PathBuf)], i: usize) -> Result<Option<Newest>
         }
         fold
     };
+    let head_end = (MAGIC.len() + it.valid_len()) as u64;
     for r in it.by_ref() {
         fold.apply(r);
     }
     Ok(Some(Newest {
         fold,
+        head_end,
         valid_end: (MAGIC.len() + it.valid_len()) as u64,
         file_len: bytes.len() as u64,
     }))
@@ -298,21 +302,21 @@ pub fn open(
                     .map_err(io_err(&path))?;
                 f.set_len(n.valid_end).map_err(io_err(&path))?;
             }
-            (n.fold, Some((id, path, n.valid_end)))
+            (n.fold, Some((id, path, n.valid_end, n.head_end)))
         }
         None => (JournalFold::new(), None),
     };
     let recovered = fold.recovered();
     // The segment to append to: the newest, unless it is the legacy file or there is none.
-    let (id, path, len, file) = match current {
-        Some((id, path, len)) if id.index > 0 => {
+    let (id, path, len, head_end, file) = match current {
+        Some((id, path, len, head_end)) if id.index > 0 => {
             let mut f = OpenOptions::new()
                 .read(true)
                 .write(true)
                 .open(&path)
                 .map_err(io_err(&path))?;
             f.seek(SeekFrom::End(0)).map_err(io_err(&path))?;
-            (id, path, len, f)
+            (id, path, len, head_end, f)
         }
         prev => {
             let mut cp = fold.checkpoint();
@@ -321,7 +325,7 @@ pub fn open(
             let path = sdir.join(segment_name(id));
             let (f, len) = create(&path, &cp).map_err(io_err(&path))?;
             segs.push((id, path.clone()));
-            (id, path, len, f)
+            (id, path, len, len, f)
         }
     };
     // A legacy file in its old place moves into the session's directory.
@@ -351,6 +355,7 @@ pub fn open(
         current: id,
         reader,
         offset: len,
+        head_end,
         buf: Vec::new(),
         seen_written: 0,
     };
@@ -389,6 +394,8 @@ pub struct Roller {
     reader: File,
     /// Bytes of the current segment folded (whole records, magic included).
     offset: u64,
+    /// Bytes of the current segment's magic and checkpoint.
+    head_end: u64,
     buf: Vec<u8>,
     /// The writers' byte count when last caught up (nothing new: no read).
     pub seen_written: u64,
@@ -410,9 +417,11 @@ impl Roller {
         Ok(&self.buf[..n])
     }
 
-    /// True when the current segment has reached `segment_bytes`.
+    /// True when the records after the current segment's checkpoint have reached
+    /// `segment_bytes` (the checkpoint is not counted: one larger than `segment_bytes`, many
+    /// open orders, must not make every segment full at birth).
     pub fn full(&self) -> bool {
-        self.offset >= self.policy.segment_bytes
+        self.offset.saturating_sub(self.head_end) >= self.policy.segment_bytes
     }
 
     /// The fold so far.
@@ -455,6 +464,7 @@ impl Roller {
         };
         self.reader = File::open(&next.info.path)?;
         self.offset = next.len + tail_len;
+        self.head_end = next.len;
         self.current = next.info.id;
         Ok(())
     }

@@ -962,7 +962,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bgw-out-segments-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let policy = SegmentPolicy {
-            segment_bytes: 250,
+            segment_bytes: 150,
             keep_segments: 3,
             archive_dir: None,
         };
