@@ -562,8 +562,8 @@ impl SessionOut {
     /// sequence number, written as one block; or RetransmitReject when the range is not wholly
     /// among the messages sent so far (OutOfRange), `count` is above [`MAX_RETRANSMIT_COUNT`],
     /// the messages are no longer kept (Unavailable, "messages before seq N are no longer kept
-    /// (retention)", within Text's 64 bytes): N is the first sequence number of the oldest segment kept), or the
-    /// journal cannot be read (Unavailable). Reads only the segments that hold the range (the
+    /// (retention)", short enough for Text's 64 bytes: N is the first sequence number of the
+    /// oldest segment kept), or the journal cannot be read (Unavailable). Reads only the segments that hold the range (the
     /// writers' index: first sequence number of each kept segment), without the journal lock.
     /// Runs on the io thread, off the order path.
     pub fn retransmit(&self, req: &RetransmitRequest, now_ns: u64) -> RetransmitOutcome {
@@ -627,7 +627,7 @@ impl SessionOut {
             // segment; a record being written is past the range asked for).
             Plan::Files(paths) => {
                 let mut expect = req.from_seq_no;
-                let mut r = Ok(0);
+                let mut read = Ok(());
                 for p in paths {
                     match std::fs::read(&p) {
                         Ok(bytes) => {
@@ -636,12 +636,12 @@ impl SessionOut {
                             expect += u64::from(n);
                         }
                         Err(e) => {
-                            r = Err(e);
+                            read = Err(e);
                             break;
                         }
                     }
                 }
-                r.map(|_: u32| u32::try_from(expect - req.from_seq_no).unwrap_or(u32::MAX))
+                read.map(|()| u32::try_from(expect - req.from_seq_no).unwrap_or(u32::MAX))
             }
         };
         if found.ok() != Some(req.count) {
