@@ -25,8 +25,8 @@ pub struct JournalConfig {
     pub dir: Option<PathBuf>,
     /// Bytes of records (after its checkpoint) after which a session's journal segment is
     /// closed and the next one started (with a checkpoint: a restart reads the newest segment
-    /// only). Default 67108864
-    /// (64 MiB); at least [`MIN_SEGMENT_BYTES`].
+    /// only). Default 16777216
+    /// (16 MiB); at least [`MIN_SEGMENT_BYTES`].
     pub segment_bytes: Option<u64>,
     /// Segments kept per session in `dir`, the current one included; older ones are deleted
     /// (or moved to `archive_dir`). Bounds the journal's disk to about `keep_segments ×

@@ -42,8 +42,10 @@ use super::error::JournalError;
 /// First bytes of every journal file (format version 1).
 pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
 
-/// Default `[journal] segment_bytes`: 64 MiB.
-pub const DEFAULT_SEGMENT_BYTES: u64 = 64 << 20;
+/// Default `[journal] segment_bytes`: 16 MiB (a restart reads at most that per session, plus
+/// a checkpoint: about 30 ms of reading and folding on the 2-vCPU machine; 16 sessions 0.5 s
+/// at worst).
+pub const DEFAULT_SEGMENT_BYTES: u64 = 16 << 20;
 /// Default `[journal] keep_segments`.
 pub const DEFAULT_KEEP_SEGMENTS: usize = 4;
 /// Fewest segments kept (the current one and the one before it).
