@@ -255,6 +255,7 @@ impl Rig {
             risk: Default::default(),
             moves: Default::default(),
             journal_dir: None,
+            journal_segments: Default::default(),
             record: None,
         };
         tweak(&mut settings);

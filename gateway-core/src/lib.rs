@@ -18,6 +18,7 @@ pub mod journal;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;
+pub mod recovery;
 pub mod replay;
 pub mod rest_objects;
 pub mod risk;

@@ -116,7 +116,13 @@ fn sigterm_stops_the_gateway_in_order_and_exits_0() {
     assert!(out.contains("gateway: SIGTERM received, stopping"), "{out}");
     assert!(out.contains("-- gateway latency, whole run"), "{out}");
     // The journal of the configured session is on disk.
-    assert!(journal.join("session-1.journal").is_file(), "{out}");
+    assert!(
+        journal
+            .join("session-1")
+            .join("e0000000000-s0000000001.journal")
+            .is_file(),
+        "{out}"
+    );
 }
 
 /// A session with empty credentials accepts any Negotiate: the binary refuses to start with

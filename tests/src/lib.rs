@@ -95,6 +95,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         risk: Default::default(),
         moves: Default::default(),
         journal_dir: None,
+        journal_segments: Default::default(),
         record: None,
     }
 }

@@ -17,7 +17,8 @@ use gateway::engine::{EngineSettings, Gateway};
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::ids::ClientOid;
 use gateway::journal::record::put_cl_ord_id;
-use gateway::journal::store::{session_path, MAGIC};
+use gateway::journal::segments::legacy_path;
+use gateway::journal::store::MAGIC;
 use strategy_client::Received;
 
 fn journaled(s: &mut EngineSettings, dir: PathBuf) {
@@ -141,13 +142,14 @@ fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
 #[test]
 fn clordids_journaled_without_a_report_are_taken_over_or_rejected_not_applied() {
     // The journal of a gateway killed between accepting two NewOrderSingles and journaling any
-    // report: ClOrdID 7 reached the exchange, ClOrdID 8 did not.
+    // report: ClOrdID 7 reached the exchange, ClOrdID 8 did not. Written as a build before
+    // journal segments wrote it (one file per session): read and moved into segments.
     let dir = journal_dir("unanswered");
     std::fs::create_dir_all(&dir).unwrap();
     let mut bytes = MAGIC.to_vec();
     put_cl_ord_id(&mut bytes, 7, 7);
     put_cl_ord_id(&mut bytes, 8, 8);
-    std::fs::write(session_path(&dir, 5), bytes).unwrap();
+    std::fs::write(legacy_path(&dir, 5), bytes).unwrap();
 
     let d2 = dir.clone();
     let (rt, sim) = e2e::start_sim(quiet_sim_config());
@@ -202,6 +204,160 @@ fn clordids_journaled_without_a_report_are_taken_over_or_rejected_not_applied() 
         (ExecType::Rejected, Some(OrdRejReason::NotApplied))
     );
     s.expect_silence(Duration::from_millis(300));
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Journal segments (issue 23): with segments of 2 KiB, three kept, the session's history
+/// spans several rolled segments and the oldest are deleted before the restart. The restarted
+/// gateway reads the newest segment only (its checkpoint holds the orders still open, placed
+/// in segments that no longer exist), numbers on without a gap, reports what changed while it
+/// was down exactly once, still knows every ClOrdID used, and says that messages before the
+/// oldest kept segment are no longer kept.
+#[test]
+fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once() {
+    use gateway::journal::segments::{session_dir, SegmentPolicy};
+    let dir = journal_dir("segments");
+    let policy = SegmentPolicy {
+        segment_bytes: 2048,
+        keep_segments: 3,
+        archive_dir: None,
+    };
+    let with_segments = |s: &mut EngineSettings, dir: PathBuf, policy: &SegmentPolicy| {
+        journaled(s, dir);
+        s.journal_segments = policy.clone();
+    };
+    let (d2, p2) = (dir.clone(), policy.clone());
+    let mut h = Harness::start_with(master_and_sub_sim_config(), move |s| {
+        with_segments(s, d2, &p2)
+    });
+    let mut s = h.client(4);
+    let orders: Vec<u64> = (0..30)
+        .map(|_| {
+            let cl = s.limit(Side::Buy, TimeInForce::Gtc, "50000", "0.001");
+            assert_eq!((s.exec().cl_ord_id, s.c.last_seq()), (cl, cl));
+            cl
+        })
+        .collect();
+    // Cancel the first 20 (ClOrdIDs 31..=50).
+    for (i, &orig) in orders[..20].iter().enumerate() {
+        let cl = 31 + i as u64;
+        s.c.send_cancel(&codec::sbe::OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: 0,
+            symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+            category: codec::sbe::Category::UsdtFutures,
+            side: Side::Buy,
+        })
+        .unwrap();
+        let er = s.exec();
+        assert_eq!((er.cl_ord_id, er.exec_type), (cl, ExecType::Canceled));
+    }
+    assert_eq!(s.c.last_seq(), 50);
+    drop(s);
+    // The journal thread rolls within a millisecond of a segment filling up.
+    std::thread::sleep(Duration::from_millis(100));
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    let sdir = session_dir(&dir, 4);
+    let names = |d: &std::path::Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    };
+    let kept = names(&sdir);
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    assert_ne!(
+        kept[0], "e0000000000-s0000000001.journal",
+        "the oldest segments were deleted"
+    );
+
+    // While no gateway runs: 21 and 22 (placed in deleted segments) are cancelled.
+    for cl in [orders[20], orders[21]] {
+        rest_post(
+            &h,
+            master_account_credentials(),
+            "/api/v3/trade/cancel-order",
+            &format!(
+                r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+                ClientOid::new(4, cl).as_str()
+            ),
+        );
+    }
+
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    let mut settings = settings_for(h.sim(), "demo-secret");
+    with_segments(&mut settings, dir.clone(), &policy);
+    h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
+    let mut s = h.client(4);
+    assert_eq!(
+        s.c.next_seq_from_gateway, 53,
+        "numbering continues; the two cancels were numbered before the strategy came back"
+    );
+    let got = retransmitted(&mut s, 51, 2);
+    let mut cls: Vec<u64> = got.iter().map(|r| r.cl_ord_id).collect();
+    cls.sort_unstable();
+    assert_eq!(cls, [orders[20], orders[21]]);
+    assert!(got.iter().all(|r| r.exec_type == ExecType::Canceled));
+    s.expect_silence(Duration::from_millis(300));
+
+    // Message 1 lived in a deleted segment.
+    s.c.send_retransmit_request(1, 1).unwrap();
+    match s.next_message() {
+        Received::RetransmitReject(r) => {
+            assert_eq!(r.code, codec::sbe::RetransmitRejectCode::Unavailable);
+            assert!(
+                r.reason.as_str().contains("no longer kept"),
+                "{}",
+                r.reason.as_str()
+            );
+        }
+        other => panic!("expected RetransmitReject, got {other:?}"),
+    }
+
+    // Order 23, placed in a deleted segment, is known: its cancel works and reports once.
+    s.c.send_cancel(&codec::sbe::OrderCancelRequest {
+        cl_ord_id: 100,
+        orig_cl_ord_id: orders[22],
+        transact_time: 0,
+        symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+        category: codec::sbe::Category::UsdtFutures,
+        side: Side::Buy,
+    })
+    .unwrap();
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.orig_cl_ord_id, er.exec_type),
+        (100, orders[22], ExecType::Canceled)
+    );
+    assert_eq!(s.c.last_seq(), 53);
+    // ClOrdID 5 (an order cancelled long ago, in a deleted segment) stays used.
+    let placed = h.sim().stats().orders_received;
+    s.c.send_new_order(&e2e::btc_order(
+        5,
+        Side::Buy,
+        codec::sbe::OrdType::Limit,
+        TimeInForce::Gtc,
+        Some("50000"),
+        "0.001",
+    ))
+    .unwrap();
+    let er = s.exec();
+    assert_eq!(
+        (er.cl_ord_id, er.ord_rej_reason),
+        (5, Some(OrdRejReason::DuplicateOrder))
+    );
+    s.expect_silence(Duration::from_millis(300));
+    assert_eq!(h.sim().stats().orders_received, placed, "never sent");
     assert_eq!(h.sim().stats().repeated_client_oids, 0);
     drop(s);
     drop(h);

@@ -104,7 +104,10 @@ fn reports_produced_while_disconnected_are_retransmitted_with_their_original_num
         last + 5,
         "EstablishmentAck.NextSeqNo shows the four reports missed"
     );
-    assert!(dir.join("session-1.journal").exists());
+    assert!(dir
+        .join("session-1")
+        .join("e0000000000-s0000000001.journal")
+        .exists());
     let missed = u32::try_from(next - last - 1).unwrap();
 
     s.c.send_retransmit_request(last + 1, missed).unwrap();

@@ -135,8 +135,10 @@ fn gateway_config(
     ));
     s.push_str("[rate]\ntier = \"unlimited\"\n\n[risk]\nmark_refresh_ms = 0\n\n");
     s.push_str("[metrics]\nreport_interval_ms = 60000\n\n");
+    // Segments of 16 KiB (tens of rolls per session; the SIGKILL's restart reads a checkpoint),
+    // 256 kept (4 MiB): a reconnecting strategy's RetransmitRequest stays within the retention.
     s.push_str(&format!(
-        "[journal]\ndir = \"{}\"\n",
+        "[journal]\ndir = \"{}\"\nsegment_bytes = 16384\nkeep_segments = 256\n",
         opts.work_dir.join("journal").display()
     ));
     if opts.record {

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use gateway::journal::record::{Origin, Record, Records};
-use gateway::journal::store::session_path;
+use gateway::journal::segments;
 
 use super::session::{Repeat, RepeatKind};
 
@@ -17,17 +17,21 @@ pub type Origins = HashMap<(u64, u64), Origin>;
 /// Bytes of the journal file magic.
 const MAGIC_LEN: usize = 8;
 
-/// Reads the origins of every journaled message of `sessions` from the journal `dir` (a file
-/// that is missing or unreadable gives none).
+/// Reads the origins of every journaled message of `sessions` from the journal `dir` (the
+/// segments kept; a file that is missing or unreadable gives none).
 pub fn journal_origins(dir: &Path, sessions: impl IntoIterator<Item = u64>) -> Origins {
     let mut out = Origins::new();
     for session_id in sessions {
-        let Ok(bytes) = std::fs::read(session_path(dir, session_id)) else {
-            continue;
-        };
-        for rec in Records::new(bytes.get(MAGIC_LEN..).unwrap_or(&[])) {
-            if let Record::Outbound { seq, origin, .. } = rec {
-                out.insert((session_id, seq), origin);
+        // Every kept segment (a segment starts with copies of the records its predecessor
+        // ends with: same numbers, same origins).
+        for (_, path) in segments::list(dir, session_id).unwrap_or_default() {
+            let Ok(bytes) = std::fs::read(path) else {
+                continue;
+            };
+            for rec in Records::new(bytes.get(MAGIC_LEN..).unwrap_or(&[])) {
+                if let Record::Outbound { seq, origin, .. } = rec {
+                    out.insert((session_id, seq), origin);
+                }
             }
         }
     }

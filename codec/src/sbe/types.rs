@@ -708,7 +708,8 @@ sbe_enum! {
         InvalidSession = 1,
         /// Count above the gateway's per-request limit.
         RequestLimitExceeded = 2,
-        /// The journal could not be read.
+        /// The messages asked for are no longer kept (journal retention: the reason says from
+        /// which sequence number on they are), or the journal could not be read.
         Unavailable = 3,
     }
 }

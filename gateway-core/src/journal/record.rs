@@ -9,7 +9,10 @@
 //! - [`KIND_CL_ORD_ID`]: `ClOrdID u64 | root ClOrdID u64` (a ClOrdID the session used);
 //! - [`KIND_LIST_ID`]: `ListID u64` (a batch ListID the session used);
 //! - [`KIND_CLOCK`]: `UTC ms u64` (the gateway opened the journal at this time: everything
-//!   after it happened later; crash recovery dates the orders in flight by it).
+//!   after it happened later; crash recovery dates the orders in flight by it);
+//! - [`KIND_CHECKPOINT`]: a [`crate::journal::checkpoint::Checkpoint`] (the first record of
+//!   every journal segment but the legacy one: what a restart needs of everything before it;
+//!   body layout in [`crate::journal::checkpoint`]).
 //!
 //! Unknown kinds are skipped by their length (room for later kinds).
 //!
@@ -30,6 +33,8 @@ pub const KIND_CL_ORD_ID: u8 = 2;
 pub const KIND_LIST_ID: u8 = 3;
 /// Kind of a clock record.
 pub const KIND_CLOCK: u8 = 5;
+/// Kind of a checkpoint record (first record of a segment).
+pub const KIND_CHECKPOINT: u8 = 6;
 /// Bytes of a record header (kind + length).
 pub const HEADER_LEN: usize = 5;
 
@@ -130,6 +135,8 @@ pub enum Record<'a> {
     ListId(u64),
     /// The gateway opened the journal at this UTC ms.
     Clock(u64),
+    /// A checkpoint: its body, decoded by [`crate::journal::checkpoint::Checkpoint::decode`].
+    Checkpoint(&'a [u8]),
     /// A record of a kind this version does not know (skipped).
     Unknown(u8),
 }
@@ -158,6 +165,13 @@ pub fn put_cl_ord_id(out: &mut Vec<u8>, cl_ord_id: u64, root: u64) {
 pub fn put_clock(out: &mut Vec<u8>, utc_ms: u64) {
     header(out, KIND_CLOCK, 8);
     out.extend_from_slice(&utc_ms.to_le_bytes());
+}
+
+/// Appends a checkpoint record around `body` (an encoded
+/// [`crate::journal::checkpoint::Checkpoint`]).
+pub fn put_checkpoint(out: &mut Vec<u8>, body: &[u8]) {
+    header(out, KIND_CHECKPOINT, body.len());
+    out.extend_from_slice(body);
 }
 
 /// Appends an accepted-ListID record.
@@ -221,6 +235,7 @@ impl<'a> Iterator for Records<'a> {
             },
             KIND_LIST_ID => Record::ListId(u64_at(body, 0)?),
             KIND_CLOCK => Record::Clock(u64_at(body, 0)?),
+            KIND_CHECKPOINT => Record::Checkpoint(body),
             other => Record::Unknown(other),
         };
         self.pos += HEADER_LEN + len;

@@ -179,6 +179,20 @@ impl GatewayConfig {
             }
         }
 
+        let j = &self.journal;
+        if let Some(b) = j
+            .segment_bytes
+            .filter(|b| *b < super::sections::MIN_SEGMENT_BYTES)
+        {
+            return Err(invalid(
+                "journal.segment_bytes",
+                format!("{b} < {}", super::sections::MIN_SEGMENT_BYTES),
+            ));
+        }
+        if j.keep_segments.is_some_and(|k| k < 2) {
+            return Err(invalid("journal.keep_segments", "must be ≥ 2"));
+        }
+
         if self.sessions.is_empty() {
             return Err(ConfigError::NoSessions);
         }

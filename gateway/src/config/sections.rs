@@ -19,9 +19,38 @@ pub struct RecordConfig {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JournalConfig {
-    /// Directory of the per-session journal files (`session-<id>.journal`), created if
-    /// missing. Default none: journals are kept in memory only (a restart starts afresh).
+    /// Directory of the per-session journals (`session-<id>/e<epoch>-s<index>.journal`
+    /// segments; a legacy `session-<id>.journal` is read and moved in), created if missing.
+    /// Default none: journals are kept in memory only (a restart starts afresh).
     pub dir: Option<PathBuf>,
+    /// Bytes of records (after its checkpoint) after which a session's journal segment is
+    /// closed and the next one started (with a checkpoint: a restart reads the newest segment
+    /// only). Default 16777216
+    /// (16 MiB); at least [`MIN_SEGMENT_BYTES`].
+    pub segment_bytes: Option<u64>,
+    /// Segments kept per session in `dir`, the current one included; older ones are deleted
+    /// (or moved to `archive_dir`). Bounds the journal's disk to about `keep_segments ×
+    /// (segment_bytes + a checkpoint)` per session, and how far back a RetransmitRequest reaches. Default 4;
+    /// at least 2.
+    pub keep_segments: Option<usize>,
+    /// Directory the segments beyond `keep_segments` are moved to (`<archive_dir>/session-<id>/`)
+    /// instead of being deleted. Default none (deleted).
+    pub archive_dir: Option<PathBuf>,
+}
+
+/// Smallest `[journal] segment_bytes` accepted.
+pub const MIN_SEGMENT_BYTES: u64 = 4096;
+
+impl JournalConfig {
+    /// The segment policy these fields give (defaults filled in).
+    pub fn segment_policy(&self) -> crate::journal::segments::SegmentPolicy {
+        use crate::journal::segments::{DEFAULT_KEEP_SEGMENTS, DEFAULT_SEGMENT_BYTES};
+        crate::journal::segments::SegmentPolicy {
+            segment_bytes: self.segment_bytes.unwrap_or(DEFAULT_SEGMENT_BYTES),
+            keep_segments: self.keep_segments.unwrap_or(DEFAULT_KEEP_SEGMENTS),
+            archive_dir: self.archive_dir.clone(),
+        }
+    }
 }
 
 /// `[moves]`: who may move positions (MovePositions).

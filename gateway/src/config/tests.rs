@@ -124,6 +124,9 @@ fn example_file_documents_every_field() {
         "master_accounts",
         "extra_uids",
         "[journal]",
+        "segment_bytes",
+        "keep_segments",
+        "archive_dir",
     ] {
         assert!(text.contains(key), "example lacks {key}");
     }
@@ -695,4 +698,22 @@ fn the_rollover_schedule_is_parsed_and_a_bad_one_refused() {
     );
     let err = with("[strategy]\nrollover = \"hourly\"").unwrap_err();
     assert!(err.to_string().contains("daily HH:MM"), "{err}");
+}
+
+#[test]
+fn journal_segment_fields_default_and_are_checked() {
+    let cfg = GatewayConfig::from_toml_str(MINIMAL).expect("valid");
+    assert_eq!(
+        cfg.journal.segment_policy(),
+        crate::journal::segments::SegmentPolicy::default()
+    );
+    let journal =
+        |extra: &str| GatewayConfig::from_toml_str(&format!("{MINIMAL}\n[journal]\n{extra}\n"));
+    let cfg =
+        journal("segment_bytes = 8192\nkeep_segments = 3\narchive_dir = \"a\"").expect("valid");
+    let p = cfg.journal.segment_policy();
+    assert_eq!((p.segment_bytes, p.keep_segments), (8192, 3));
+    assert_eq!(p.archive_dir.as_deref(), Some(std::path::Path::new("a")));
+    assert!(journal("segment_bytes = 100").is_err());
+    assert!(journal("keep_segments = 1").is_err());
 }

@@ -162,6 +162,7 @@ pub(super) fn run(
     let (slots, registry) = match super::sessions::open_sessions(
         settings.sessions.iter().map(|g| g.session_id),
         settings.journal_dir.as_deref(),
+        &settings.journal_segments,
         settings.max_backlog,
         now_ns(),
     ) {
@@ -276,6 +277,7 @@ pub(super) fn run(
         // Crash recovery: their orders as the journal tells them, then (below) what the
         // exchange did since, before any strategy is accepted.
         let mut restored_until_ms = None;
+        let mut ended = gateway_core::recovery::EndedBeforeRestart::new();
         for (id, slot) in ctx
             .sessions
             .borrow_mut()
@@ -290,12 +292,9 @@ pub(super) fn run(
                     out: Arc::clone(&slot.out),
                 });
                 if let Some(rec) = slot.restore.take() {
-                    let last_ms = rec
-                        .reports
-                        .iter()
-                        .map(|r| r.transact_time / 1_000_000)
-                        .max()
-                        .unwrap_or(0);
+                    // Ended orders' reports are no longer among `reports`: their last ms is.
+                    let last_ms = rec.last_report_ms;
+                    ended.add(*id, &rec);
                     restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
                     let _ = tracker_tx.send(TrackerInput::Restore {
                         session_id: *id,
@@ -355,7 +354,7 @@ pub(super) fn run(
         tokio::task::spawn_local(publish_metrics(Rc::clone(&ctx)));
         if let Some(until_ms) = restored_until_ms {
             ctx.metrics.set_restoring(true);
-            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms).await;
+            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms, &ended).await;
             ctx.metrics.set_restoring(false);
             if let Err(e) = restored {
                 let _ = ready.send(Err(e.into()));

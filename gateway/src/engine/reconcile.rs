@@ -9,6 +9,7 @@ use super::ctx::IoCtx;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::{rest_history, rest_orders};
 use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};
+use gateway_core::recovery::EndedBeforeRestart;
 
 /// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
 /// days (reference §7); reconciliation never looks further back than this, in ms.
@@ -26,6 +27,18 @@ pub(super) async fn reconcile_account(
     since_ms: u64,
     source: StateSource,
 ) -> Result<ApplySummary, ExchangeError> {
+    reconcile_account_except(ctx, ix, since_ms, source, None).await
+}
+
+/// [`reconcile_account`], leaving out the orders (and their fills) `ended` says ended before a
+/// restart (`gateway_core::recovery`).
+async fn reconcile_account_except(
+    ctx: &IoCtx,
+    ix: usize,
+    since_ms: u64,
+    source: StateSource,
+    ended: Option<&EndedBeforeRestart>,
+) -> Result<ApplySummary, ExchangeError> {
     let acc = ctx
         .accounts
         .get(ix)
@@ -41,13 +54,21 @@ pub(super) async fn reconcile_account(
     }
     let fills = rest_history::fills(&acc.rest, None, since_ms, None).await?;
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let state = ExchangeState {
+    let mut state = ExchangeState {
         account: ix,
         orders,
         fills,
         not_found: Vec::new(),
         source,
     };
+    if let Some(e) = ended {
+        let n = e.drop_from(&mut state);
+        tracing::debug!(
+            account = ix,
+            left_out = n,
+            "restart: orders ended before it left out"
+        );
+    }
     ctx.tracker_tx
         .send(TrackerInput::ExchangeState {
             state,
@@ -76,16 +97,19 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 
 /// Crash recovery, before strategies are accepted: every account reconciled from
 /// `until_ms` (UTC ms of the last journaled report) minus [`RESTART_MARGIN_MS`], taking over
-/// the gateway's own orders the journal did not know.
+/// the gateway's own orders the journal did not know; the orders `ended` says ended before the
+/// restart (reported to their end, no longer in the journal's checkpoint) are left out.
 ///
 /// Errors: the first account that could not be reconciled.
 pub(super) async fn reconcile_after_restart(
     ctx: &IoCtx,
     until_ms: u64,
+    ended: &EndedBeforeRestart,
 ) -> Result<(), ExchangeError> {
     let since_ms = until_ms.saturating_sub(RESTART_MARGIN_MS);
     for ix in 0..ctx.accounts.len() {
-        let sum = reconcile_account(ctx, ix, since_ms, StateSource::Restart).await?;
+        let sum =
+            reconcile_account_except(ctx, ix, since_ms, StateSource::Restart, Some(ended)).await?;
         tracing::info!(
             account = ix,
             reports = sum.reports,

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::journal::segments::SegmentPolicy;
 use crate::journal::store::{Recovered, Store};
 use crate::journal::{JournalError, Registry};
 use crate::session::order_entry::OrderEntry;
@@ -34,6 +35,7 @@ pub(super) struct SessionSlot {
 pub(super) fn open_sessions(
     session_ids: impl Iterator<Item = u64>,
     dir: Option<&Path>,
+    policy: &SegmentPolicy,
     max_backlog: usize,
     now_ns: u64,
 ) -> Result<(HashMap<u64, SessionSlot>, Registry), JournalError> {
@@ -42,13 +44,13 @@ pub(super) fn open_sessions(
     for id in session_ids {
         let (store, rec) = match dir {
             Some(d) => {
-                let (mut store, rec) = Store::open_file(d, id)?;
+                let (mut store, rec) = Store::open_file(d, id, policy)?;
                 // Orders journaled from now on were sent after this (crash recovery dates
                 // the ones left without a report by it).
                 store
                     .mark_clock(crate::metrics::utc_now_ns() / 1_000_000)
                     .map_err(|source| JournalError::Io {
-                        path: crate::journal::store::session_path(d, id),
+                        path: store.path().unwrap_or(d).to_owned(),
                         source,
                     })?;
                 (store, rec)
@@ -61,25 +63,26 @@ pub(super) fn open_sessions(
                 },
             ),
         };
-        let recovered = rec.next_seq > 1 || !rec.roots.is_empty();
+        let recovered = rec.next_seq > 1 || !rec.used.is_empty();
         if recovered {
             tracing::info!(
                 session_id = id,
                 next_seq = rec.next_seq,
-                cl_ord_ids = rec.roots.len(),
+                cl_ord_ids = rec.used.len(),
+                live_cl_ord_ids = rec.roots.len(),
                 "session recovered from its journal"
             );
         }
         let out = Arc::new(
             SessionOut::detached(id, rec.next_seq, store, now_ns).with_max_backlog(max_backlog),
         );
-        let used = rec.roots.keys().copied().collect();
+        // Epoch 0 until rollover reaches the journal (the checkpoint carries the epoch).
         let entry = OrderEntry::restore(
             id,
             0,
             rec.roots.iter().map(|(c, r)| (*c, *r, 0)),
-            used,
-            rec.list_ids.iter().copied().collect(),
+            rec.used.clone(),
+            rec.list_ids.clone(),
         );
         let restore = recovered.then_some(rec);
         registry.lock().push(Arc::clone(&out));

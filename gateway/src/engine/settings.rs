@@ -158,6 +158,9 @@ pub struct EngineSettings {
     pub record: Option<std::path::PathBuf>,
     /// Directory of the session journal files; `None` keeps journals in memory.
     pub journal_dir: Option<std::path::PathBuf>,
+    /// How journal files are cut into segments and how many are kept (`[journal]
+    /// segment_bytes`, `keep_segments`, `archive_dir`).
+    pub journal_segments: crate::journal::segments::SegmentPolicy,
 }
 
 impl EngineSettings {
@@ -278,6 +281,7 @@ impl EngineSettings {
             },
             record: cfg.record.path.clone(),
             journal_dir: cfg.journal.dir.clone(),
+            journal_segments: cfg.journal.segment_policy(),
         })
     }
 }

@@ -1,12 +1,15 @@
 //! The session journal: every application message the gateway sends a strategy session, and
-//! every ClOrdID / ListID the session used, appended to one file per session.
+//! every ClOrdID / ListID the session used, appended to the session's current segment file.
 //!
 //! Used for FIXP recoverable-flow retransmission (RetransmitRequest → the original frames) and
 //! to restart with the same outbound sequence numbers and the same set of used ClOrdIDs.
 //!
-//! File: `<[journal] dir>/session-<SessionID>.journal` = the 8-byte magic `BGWJRNL1`, then
-//! records `kind u8 | len u32 LE | body` ([`record`]): outbound frame (seq + SOFH frame),
-//! accepted ClOrdID (ClOrdID → root), accepted ListID.
+//! Files ([`segments`]): `<[journal] dir>/session-<SessionID>/e<epoch>-s<index>.journal`, each
+//! the 8-byte magic `BGWJRNL1`, a checkpoint record, then records `kind u8 | len u32 LE |
+//! body` ([`record`]): outbound frame (seq + SOFH frame), accepted ClOrdID (ClOrdID → root),
+//! accepted ListID, clock. The journal thread folds the records as they are written
+//! ([`gateway_core::journal::fold`]) and rolls to a new segment, starting with the checkpoint
+//! of that fold, every `[journal] segment_bytes`; a restart reads the newest segment only.
 //!
 //! Write path: the writer of a session ([`crate::session::out::SessionOut`]) encodes records
 //! under the lock it already holds to number and write the frame, and with a journal file
@@ -24,6 +27,7 @@
 
 pub mod error;
 pub use gateway_core::journal::record;
+pub mod segments;
 pub mod store;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -35,7 +39,8 @@ use parking_lot::Mutex;
 use crate::session::out::SessionOut;
 
 /// How often the journal thread moves buffered records to an in-memory journal (a journal file
-/// is written ahead by the writer itself).
+/// is written ahead by the writer itself), folds the records written to journal files and rolls
+/// full segments ([`SessionOut::maintain_journal`]).
 pub const FLUSH_PERIOD: Duration = Duration::from_millis(1);
 
 pub use error::JournalError;
@@ -43,7 +48,8 @@ pub use error::JournalError;
 /// The sessions whose buffered records the journal thread writes.
 pub type Registry = Arc<Mutex<Vec<Arc<SessionOut>>>>;
 
-/// The journal thread: moves buffered records to the files until stopped.
+/// The journal thread (`bgw-journal`): moves buffered records to in-memory journals, folds
+/// and rolls journal files, until stopped.
 #[derive(Debug)]
 pub struct JournalThread {
     stop: Arc<AtomicBool>,
@@ -87,7 +93,10 @@ fn flush_all(registry: &Registry, outs: &mut Vec<Arc<SessionOut>>, failed: &mut 
     outs.clear();
     outs.extend(registry.lock().iter().cloned());
     for out in outs.drain(..) {
-        if let Err(e) = out.flush_journal() {
+        if let Err(e) = out
+            .flush_journal()
+            .and_then(|()| out.maintain_journal().map(|_| ()))
+        {
             if !*failed {
                 *failed = true;
                 tracing::error!(error = %e, "journal write failed (further failures not logged)");

@@ -1,24 +1,23 @@
-//! Where one session's journal records go: an append-only file, or memory when no journal
-//! directory is configured.
+//! Where one session's journal records go: segment files ([`super::segments`]), or memory
+//! when no journal directory is configured.
 
-use std::collections::{HashMap, HashSet};
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use codec::frame::SOFH_LEN;
-use codec::sbe::{ExecutionReport, Message};
-
 use super::error::JournalError;
-use gateway_core::journal::record::{Record, Records};
+use super::segments::{self, NextSegment, Roller, SegmentInfo, SegmentPolicy};
+use gateway_core::journal::fold::JournalFold;
+use gateway_core::journal::record::Records;
+
+pub use gateway_core::journal::fold::Recovered;
 
 /// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent
 /// before cannot be retransmitted: RetransmitReject Unavailable) so a long run without a
 /// journal directory does not grow without bound.
 pub const MEMORY_CAP: usize = 64 << 20;
 
-/// First bytes of every journal file (format version 1).
-pub const MAGIC: &[u8; 8] = b"BGWJRNL1";
+pub use super::segments::MAGIC;
 
 /// One session's journal storage.
 #[derive(Debug)]
@@ -28,144 +27,62 @@ pub enum Store {
     /// Records kept in memory for the gateway's life (no journal directory configured):
     /// retransmission works, restarts start afresh.
     Memory(Vec<u8>),
-    /// Records appended to a file.
-    File {
-        /// The open file (append mode).
-        file: File,
-        /// Its path (for messages).
-        path: PathBuf,
-    },
+    /// Records appended to the current segment file of a segmented journal.
+    File(Box<SegmentedFile>),
 }
 
-/// What a session's journal says about it at start-up.
-#[derive(Debug, Default, Clone)]
-pub struct Recovered {
-    /// Sequence number of the next application message (last journaled + 1; 1 when empty).
-    pub next_seq: u64,
-    /// ClOrdID → root ClOrdID of every ClOrdID the session used.
-    pub roots: HashMap<u64, u64>,
-    /// ListIDs the session used.
-    pub list_ids: HashSet<u64>,
-    /// The ExecutionReports sent to the session, in sequence order (the state of its orders
-    /// as the strategy was told it; crash recovery rebuilds the tracker from them).
-    pub reports: Vec<ExecutionReport>,
-    /// Root ClOrdIDs no report names (orders in flight when the gateway stopped) → UTC ms of
-    /// the last report or clock record journaled before the ClOrdID (0: none): the order was
-    /// sent after it, so the exchange's lists from there on (less a margin) show it if it
-    /// exists.
-    pub unanswered_since_ms: HashMap<u64, u64>,
-    /// ClOrdIDs of cancels and replaces (not roots) that no ExecutionReport or
-    /// OrderCancelReject names, sorted: accepted (journaled ahead of the write) when the gateway
-    /// stopped, their outcome unknown. Crash recovery resolves each, so it gets one answer.
-    pub unanswered_amends: Vec<u64>,
+/// The writers' side of a segmented journal.
+#[derive(Debug)]
+pub struct SegmentedFile {
+    /// The current segment, open for writing at its end.
+    file: File,
+    /// Kept segments, oldest first; the last is the current one.
+    segments: Vec<SegmentInfo>,
+    /// The journal thread's side, until [`Store::take_roller`] takes it.
+    roller: Option<Roller>,
 }
 
-/// Rebuilds a session's state from its records (the bytes after the magic).
+/// Which files hold the messages a RetransmitRequest asks for.
+#[derive(Debug)]
+pub enum Plan {
+    /// The in-memory records (read under the journal lock).
+    Memory,
+    /// These segment files, oldest first.
+    Files(Vec<PathBuf>),
+    /// Messages before this sequence number are no longer kept (retention).
+    Gone(u64),
+}
+
+/// Rebuilds a session's state from its records (the bytes after the magic, from an empty
+/// state): the fold of every record ([`JournalFold`]), and the bytes of whole records.
 pub fn recover(records: &[u8]) -> (Recovered, usize) {
-    let mut r = Recovered {
-        next_seq: 1,
-        ..Recovered::default()
-    };
+    let mut fold = JournalFold::new();
     let mut it = Records::new(records);
-    let mut last_report_ms = 0u64;
-    // ClOrdIDs some report (ExecutionReport or OrderCancelReject) names.
-    let mut answered: HashSet<u64> = HashSet::new();
     for rec in it.by_ref() {
-        match rec {
-            Record::Outbound { seq, frame, .. } => {
-                r.next_seq = r.next_seq.max(seq.saturating_add(1));
-                match frame.get(SOFH_LEN..).map(codec::sbe::decode) {
-                    Some(Ok(Message::ExecutionReport(er))) => {
-                        let er = er.to_owned();
-                        last_report_ms = last_report_ms.max(er.transact_time / 1_000_000);
-                        answered.insert(er.cl_ord_id);
-                        r.reports.push(er);
-                    }
-                    Some(Ok(Message::OrderCancelReject(ocr))) => {
-                        answered.insert(ocr.to_owned().cl_ord_id);
-                    }
-                    _ => {}
-                }
-            }
-            Record::ClOrdId { cl_ord_id, root } => {
-                r.roots.insert(cl_ord_id, root);
-                if cl_ord_id == root {
-                    r.unanswered_since_ms.insert(root, last_report_ms);
-                }
-            }
-            Record::ListId(id) => {
-                r.list_ids.insert(id);
-            }
-            Record::Clock(ms) => last_report_ms = last_report_ms.max(ms),
-            Record::Unknown(_) => {}
-        }
+        fold.apply(rec);
     }
-    for er in &r.reports {
-        for cl in [er.cl_ord_id, er.orig_cl_ord_id] {
-            if let Some(root) = r.roots.get(&cl) {
-                r.unanswered_since_ms.remove(root);
-            }
-        }
-        r.unanswered_since_ms.remove(&er.cl_ord_id);
-    }
-    r.unanswered_amends = r
-        .roots
-        .iter()
-        .filter(|(cl, root)| cl != root && !answered.contains(cl))
-        .map(|(cl, _)| *cl)
-        .collect();
-    r.unanswered_amends.sort_unstable();
-    (r, it.valid_len())
-}
-
-/// The journal file of session `session_id` in `dir`.
-pub fn session_path(dir: &Path, session_id: u64) -> PathBuf {
-    dir.join(format!("session-{session_id}.journal"))
+    (fold.recovered(), it.valid_len())
 }
 
 impl Store {
-    /// Opens (or creates) the journal file of `session_id` in `dir` and recovers the session's
-    /// state from it. A truncated last record (a crash mid-write) is cut off the file so that
-    /// new records follow the last whole one.
-    pub fn open_file(dir: &Path, session_id: u64) -> Result<(Store, Recovered), JournalError> {
-        let path = session_path(dir, session_id);
-        let io = |source| JournalError::Io {
-            path: path.clone(),
-            source,
-        };
-        std::fs::create_dir_all(dir).map_err(|source| JournalError::Io {
-            path: dir.to_owned(),
-            source,
-        })?;
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
-        let recovered = if bytes.is_empty() {
-            file.write_all(MAGIC).map_err(io)?;
-            Recovered {
-                next_seq: 1,
-                ..Recovered::default()
-            }
-        } else {
-            let Some(records) = bytes.strip_prefix(MAGIC.as_slice()) else {
-                return Err(JournalError::NotAJournal(path));
-            };
-            let (recovered, valid) = recover(records);
-            let keep = (MAGIC.len() + valid) as u64;
-            if keep < bytes.len() as u64 {
-                tracing::warn!(path = %path.display(), dropped = bytes.len() as u64 - keep, "journal: truncated last record ignored");
-                file.set_len(keep).map_err(io)?;
-            }
-            recovered
-        };
-        file.seek(SeekFrom::End(0)).map_err(io)?;
-        Ok((Store::File { file, path }, recovered))
+    /// Opens (or creates) the segmented journal of `session_id` in `dir` and recovers the
+    /// session's state from its newest usable segment ([`segments::open`]: checkpoint, then
+    /// the records after it; a torn last record is cut off so that new records follow the
+    /// last whole one; a legacy single file is read and moved into the layout).
+    pub fn open_file(
+        dir: &Path,
+        session_id: u64,
+        policy: &SegmentPolicy,
+    ) -> Result<(Store, Recovered), JournalError> {
+        let (file, segments, roller, recovered) = segments::open(dir, session_id, policy)?;
+        Ok((
+            Store::File(Box::new(SegmentedFile {
+                file,
+                segments,
+                roller: Some(roller),
+            })),
+            recovered,
+        ))
     }
 
     /// Appends a clock record (`utc_ms`): the session's records from here on are later.
@@ -189,13 +106,13 @@ impl Store {
                 m.extend_from_slice(records);
                 Ok(())
             }
-            Store::File { file, .. } => file.write_all(records),
+            Store::File(f) => f.file.write_all(records),
         }
     }
 
     /// True for a journal file.
     pub fn is_file(&self) -> bool {
-        matches!(self, Store::File { .. })
+        matches!(self, Store::File(_))
     }
 
     /// True when records are kept (memory or file).
@@ -203,15 +120,72 @@ impl Store {
         !matches!(self, Store::Discard)
     }
 
-    /// Calls `f` with every record kept so far (reads the file for a file store).
-    pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> std::io::Result<R> {
+    /// The current segment's path (`None` without a journal file).
+    pub fn path(&self) -> Option<&Path> {
         match self {
-            Store::Discard => Ok(f(&[])),
-            Store::Memory(m) => Ok(f(m)),
-            Store::File { path, .. } => {
-                let bytes = std::fs::read(path)?;
-                Ok(f(bytes.get(MAGIC.len()..).unwrap_or(&[])))
+            Store::File(f) => f.segments.last().map(|s| s.path.as_path()),
+            _ => None,
+        }
+    }
+
+    /// The kept segments, oldest first (empty without a journal file).
+    pub fn segments(&self) -> &[SegmentInfo] {
+        match self {
+            Store::File(f) => &f.segments,
+            _ => &[],
+        }
+    }
+
+    /// Takes the journal thread's side of a segmented journal (once).
+    pub fn take_roller(&mut self) -> Option<Roller> {
+        match self {
+            Store::File(f) => f.roller.take(),
+            _ => None,
+        }
+    }
+
+    /// Makes `next` the current segment (the writers append to it from now on); returns the
+    /// segments beyond the newest `keep`, taken out of the index (the caller retires them
+    /// outside the lock).
+    pub fn switch_segment(&mut self, next: NextSegment, keep: usize) -> Vec<SegmentInfo> {
+        match self {
+            Store::File(f) => {
+                f.file = next.file;
+                f.segments.push(next.info);
+                segments::trim(&mut f.segments, keep)
             }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Where the messages `from .. end` are kept.
+    pub fn plan(&self, from: u64, end: u64) -> Plan {
+        let Store::File(f) = self else {
+            return Plan::Memory;
+        };
+        let segs = &f.segments;
+        let first = segs.first().map_or(1, |s| s.first_seq);
+        if from < first {
+            return Plan::Gone(first);
+        }
+        Plan::Files(
+            segs.iter()
+                .enumerate()
+                .filter(|(i, s)| {
+                    let hi = segs.get(i + 1).map_or(u64::MAX, |n| n.first_seq);
+                    s.first_seq < end && from < hi
+                })
+                .map(|(_, s)| s.path.clone())
+                .collect(),
+        )
+    }
+
+    /// Calls `f` with every record kept in memory (nothing for a file store: see
+    /// [`Store::plan`]).
+    pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> R {
+        match self {
+            Store::Memory(m) => f(m),
+            _ => f(&[]),
         }
     }
 }
@@ -219,13 +193,26 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gateway_core::journal::record::{put_cl_ord_id, put_list_id, put_outbound, Origin};
+    use codec::sbe::ExecutionReport;
+    use gateway_core::journal::record::{put_cl_ord_id, put_list_id, put_outbound, Origin, Record};
+
+    /// Outbound sequence numbers in the current segment of `store`.
+    fn current_seqs(store: &Store) -> Vec<u64> {
+        let bytes = std::fs::read(store.path().unwrap()).unwrap();
+        Records::new(&bytes[MAGIC.len()..])
+            .filter_map(|x| match x {
+                Record::Outbound { seq, .. } => Some(seq),
+                _ => None,
+            })
+            .collect()
+    }
 
     #[test]
     fn a_file_journal_round_trips_and_drops_a_truncated_tail() {
         let dir = std::env::temp_dir().join(format!("bgw-journal-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let (mut store, rec) = Store::open_file(&dir, 3).unwrap();
+        let policy = SegmentPolicy::default();
+        let (mut store, rec) = Store::open_file(&dir, 3, &policy).unwrap();
         assert_eq!(rec.next_seq, 1);
         let mut b = Vec::new();
         put_outbound(&mut b, 1, Origin::Push, b"one");
@@ -240,26 +227,17 @@ mod tests {
         store.append(&torn[..torn.len() - 2]).unwrap();
         drop(store);
 
-        let (mut store, rec) = Store::open_file(&dir, 3).unwrap();
+        let (mut store, rec) = Store::open_file(&dir, 3, &policy).unwrap();
         assert_eq!(rec.next_seq, 3);
         assert_eq!(rec.roots.get(&11), Some(&10));
         assert_eq!(rec.roots.len(), 2);
-        assert!(rec.list_ids.contains(&4));
+        assert!(rec.list_ids.contains(4));
+        assert!(rec.used.contains(10) && rec.used.contains(11));
         // The torn record is gone; new records follow the last whole one.
         let mut more = Vec::new();
         put_outbound(&mut more, 3, Origin::Push, b"three");
         store.append(&more).unwrap();
-        let seqs = store
-            .with_records(|r| {
-                Records::new(r)
-                    .filter_map(|x| match x {
-                        Record::Outbound { seq, .. } => Some(seq),
-                        _ => None,
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .unwrap();
-        assert_eq!(seqs, [1, 2, 3]);
+        assert_eq!(current_seqs(&store), [1, 2, 3]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -353,9 +331,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("bgw-journal-bad-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(session_path(&dir, 1), b"hello").unwrap();
+        std::fs::write(segments::legacy_path(&dir, 1), b"hello").unwrap();
         assert!(matches!(
-            Store::open_file(&dir, 1),
+            Store::open_file(&dir, 1, &SegmentPolicy::default()),
             Err(JournalError::NotAJournal(_))
         ));
         let _ = std::fs::remove_dir_all(&dir);

@@ -35,7 +35,8 @@ use codec::sbe::{
 use gateway_core::session::backlog::Backlog;
 use parking_lot::Mutex;
 
-use crate::journal::store::Store;
+use crate::journal::segments::Roller;
+use crate::journal::store::{Plan, Store};
 use gateway_core::journal::record::{self, Origin, Record, Records};
 
 /// Default bytes of unsent frames after which the strategy is considered stuck and cut off
@@ -107,6 +108,10 @@ pub struct SessionOut {
     evicted: Mutex<Vec<u64>>,
     /// `evicted` is not empty (checked without the lock on every turn of the io thread).
     has_evicted: AtomicBool,
+    /// The journal thread's side of a segmented journal (folds the records written, rolls
+    /// segments: [`SessionOut::maintain_journal`]); `None` without a journal file. Only the
+    /// journal thread locks it.
+    roller: Mutex<Option<Roller>>,
 }
 
 impl std::fmt::Debug for SessionOut {
@@ -149,8 +154,10 @@ impl SessionOut {
 
     /// The writer of session `session_id`, no socket attached yet; the next application
     /// message carries `next_seq` and records go to `store`.
-    pub fn detached(session_id: u64, next_seq: u64, store: Store, now_ns: u64) -> Self {
+    pub fn detached(session_id: u64, next_seq: u64, mut store: Store, now_ns: u64) -> Self {
+        let roller = store.take_roller();
         SessionOut {
+            roller: Mutex::new(roller),
             session_id,
             keeps: store.keeps(),
             write_ahead: store.is_file(),
@@ -482,6 +489,39 @@ impl SessionOut {
         r
     }
 
+    /// The journal thread's turn for a segmented journal (every millisecond): folds the
+    /// records written since the last turn (read back from the current segment, one `read`;
+    /// nothing when no byte was written) and, once the segment holds `[journal]
+    /// segment_bytes`, rolls to the next one ([`crate::journal::segments`]): the new segment's
+    /// checkpoint is written and synced without the journal lock; under it only the records
+    /// appended meanwhile are folded and copied and the file swapped (a few µs: the order path
+    /// waits at most that); then the segments beyond `keep_segments` are deleted or archived,
+    /// without the lock. Returns true when it rolled.
+    pub fn maintain_journal(&self) -> std::io::Result<bool> {
+        let mut guard = self.roller.lock();
+        let Some(roller) = guard.as_mut() else {
+            return Ok(false);
+        };
+        let written = self.journal_written.load(Ordering::Relaxed);
+        if written == roller.seen_written && !roller.full() {
+            return Ok(false);
+        }
+        roller.seen_written = written;
+        roller.catch_up()?;
+        if !roller.full() {
+            return Ok(false);
+        }
+        let mut next = roller.prepare()?;
+        let keep = roller.keep_segments();
+        let dropped = {
+            let mut journal = self.journal.lock();
+            roller.switch(&mut next)?;
+            journal.store.switch_segment(next, keep)
+        };
+        roller.retire(dropped);
+        Ok(true)
+    }
+
     /// Queues the frames sent from now on instead of writing each (one `send` each on
     /// loopback costs the receiver's TCP processing too: ~6 µs), until [`SessionOut::uncork`].
     /// The io thread corks while it works through frames a strategy pipelined, for at most one
@@ -520,8 +560,12 @@ impl SessionOut {
     /// Answers a RetransmitRequest (FIXP 1.0 "Retransmission"): Retransmission, the original
     /// frames `from .. from + count` read from the journal, then a Sequence with the live next
     /// sequence number, written as one block; or RetransmitReject when the range is not wholly
-    /// among the messages sent so far, `count` is above [`MAX_RETRANSMIT_COUNT`], or the journal
-    /// cannot be read. Runs on the io thread (reads the file), off the order path.
+    /// among the messages sent so far (OutOfRange), `count` is above [`MAX_RETRANSMIT_COUNT`],
+    /// the messages are no longer kept (Unavailable, "messages before seq N are no longer kept
+    /// (retention)", short enough for Text's 64 bytes: N is the first sequence number of the
+    /// oldest segment kept), or the journal cannot be read (Unavailable). Reads only the segments that hold the range (the
+    /// writers' index: first sequence number of each kept segment), without the journal lock.
+    /// Runs on the io thread, off the order path.
     pub fn retransmit(&self, req: &RetransmitRequest, now_ns: u64) -> RetransmitOutcome {
         let next = self.next_seq();
         let reject = |code: RetransmitRejectCode, reason: &str| {
@@ -566,18 +610,40 @@ impl SessionOut {
             count: req.count,
         }
         .encode_frame(&mut block);
-        let found = self.journal.lock().store.with_records(|bytes| {
-            let mut n = 0u32;
-            for rec in Records::new(bytes) {
-                if let Record::Outbound { seq, frame, .. } = rec {
-                    if seq >= req.from_seq_no && seq < end {
-                        block.extend_from_slice(frame);
-                        n += 1;
+        let plan = self.journal.lock().store.plan(req.from_seq_no, end);
+        let found = match plan {
+            Plan::Memory => Ok(self
+                .journal
+                .lock()
+                .store
+                .with_records(|bytes| take_frames(bytes, req.from_seq_no, end, &mut block))),
+            Plan::Gone(first) => {
+                return reject(
+                    RetransmitRejectCode::Unavailable,
+                    &format!("messages before seq {first} are no longer kept (retention)"),
+                );
+            }
+            // Read without the journal lock (the writers keep appending to the current
+            // segment; a record being written is past the range asked for).
+            Plan::Files(paths) => {
+                let mut expect = req.from_seq_no;
+                let mut read = Ok(());
+                for p in paths {
+                    match std::fs::read(&p) {
+                        Ok(bytes) => {
+                            let records = bytes.get(crate::journal::store::MAGIC.len()..);
+                            let n = take_frames(records.unwrap_or(&[]), expect, end, &mut block);
+                            expect += u64::from(n);
+                        }
+                        Err(e) => {
+                            read = Err(e);
+                            break;
+                        }
                     }
                 }
+                read.map(|()| u32::try_from(expect - req.from_seq_no).unwrap_or(u32::MAX))
             }
-            n
-        });
+        };
         if found.ok() != Some(req.count) {
             return reject(
                 RetransmitRejectCode::Unavailable,
@@ -611,6 +677,22 @@ impl SessionOut {
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
         RetransmitOutcome::Sent(req.count)
     }
+}
+
+/// Appends to `block` the frames of the outbound records in `records` numbered `from`,
+/// `from + 1`, ... below `end`, in that order (a record numbered below the next one expected
+/// is a copy: a segment starts with the records its predecessor ends with); returns how many.
+fn take_frames(records: &[u8], from: u64, end: u64, block: &mut Vec<u8>) -> u32 {
+    let mut expect = from;
+    for rec in Records::new(records) {
+        if let Record::Outbound { seq, frame, .. } = rec {
+            if seq == expect && seq < end {
+                block.extend_from_slice(frame);
+                expect += 1;
+            }
+        }
+    }
+    u32::try_from(expect - from).unwrap_or(u32::MAX)
 }
 
 /// What a write did.
@@ -746,7 +828,8 @@ mod tests {
     fn a_frame_is_in_the_journal_file_before_it_reaches_the_socket() {
         let dir = std::env::temp_dir().join(format!("bgw-write-ahead-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let (store, _) = Store::open_file(&dir, 4).unwrap();
+        let policy = crate::journal::segments::SegmentPolicy::default();
+        let (store, _) = Store::open_file(&dir, 4, &policy).unwrap();
         let out = SessionOut::detached(4, 1, store, 0);
         let (w, mut r) = pair();
         assert!(out.attach(Arc::new(w), 0, |_, _| {}));
@@ -754,10 +837,10 @@ mod tests {
         assert!(out.send(Flow::Application(Origin::Reply), 0, seq_frame(200)));
         assert_eq!(read_frames(&mut r, 1), [(7, 200)]);
         // Read as a restart would, with no flush_journal and no journal thread.
-        let (_, recovered) = Store::open_file(&dir, 4).unwrap();
+        let (store2, recovered) = Store::open_file(&dir, 4, &policy).unwrap();
         assert_eq!(recovered.next_seq, 2, "the frame sent is journaled");
         assert_eq!(recovered.roots.get(&11), Some(&11));
-        let bytes = std::fs::read(crate::journal::store::session_path(&dir, 4)).unwrap();
+        let bytes = std::fs::read(store2.path().unwrap()).unwrap();
         let origins: Vec<Origin> = Records::new(&bytes[8..])
             .filter_map(|rec| match rec {
                 Record::Outbound { origin, .. } => Some(origin),
@@ -868,5 +951,157 @@ mod tests {
         assert!(out.is_closed());
         assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(103)));
         assert_eq!(out.next_seq(), 5);
+    }
+
+    /// Segments roll under the session's writers (journal thread's turn after each send); a
+    /// RetransmitRequest spanning two segments gets its frames byte for byte, one for
+    /// messages no longer kept gets RetransmitReject Unavailable saying from where they are.
+    #[test]
+    fn retransmission_reads_across_segments_and_says_what_retention_dropped() {
+        use crate::journal::segments::SegmentPolicy;
+        let dir = std::env::temp_dir().join(format!("bgw-out-segments-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let policy = SegmentPolicy {
+            segment_bytes: 150,
+            keep_segments: 3,
+            archive_dir: None,
+        };
+        let (store, _) = Store::open_file(&dir, 5, &policy).unwrap();
+        let out = SessionOut::detached(5, 1, store, 0);
+        let (w, mut r) = pair();
+        assert!(out.attach(Arc::new(w), 0, |_, _| {}));
+        let mut rolls = 0;
+        for n in 1..=12u64 {
+            assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(1000 + n)));
+            out.journal_ids(&[(n, n)], &[]);
+            rolls += usize::from(out.maintain_journal().unwrap());
+        }
+        assert_eq!(read_frames(&mut r, 12).len(), 12);
+        assert!(rolls >= 2, "{rolls} rolls");
+        let firsts: Vec<u64> = out
+            .journal
+            .lock()
+            .store
+            .segments()
+            .iter()
+            .map(|s| s.first_seq)
+            .collect();
+        assert_eq!(firsts.len(), 3);
+        let req = |from, count| RetransmitRequest {
+            session_id: 5,
+            timestamp: 1,
+            from_seq_no: from,
+            count,
+        };
+        // From the oldest kept segment into the next.
+        let from = firsts[0];
+        let count = u32::try_from(firsts[1] + 1 - from).unwrap();
+        assert_eq!(
+            out.retransmit(&req(from, count), 0),
+            RetransmitOutcome::Sent(count)
+        );
+        let got = read_frames(&mut r, count as usize + 2);
+        let want: Vec<(u16, u64)> = std::iter::once((10, from))
+            .chain((from..from + u64::from(count)).map(|n| (7, 1000 + n)))
+            .chain(std::iter::once((7, 13)))
+            .collect();
+        assert_eq!(got, want);
+        // Before the oldest kept segment: gone.
+        assert_eq!(
+            out.retransmit(&req(firsts[0] - 1, 2), 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable)
+        );
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let reason = loop {
+            if let Some(len) = peek_frame(&buf, DEFAULT_MAX_FRAME_LEN).unwrap() {
+                if let Message::RetransmitReject(rj) = sbe::decode(&buf[SOFH_LEN..len]).unwrap() {
+                    break rj.to_owned().reason;
+                }
+                buf.drain(..len);
+                continue;
+            }
+            let k = r.read(&mut chunk).unwrap();
+            buf.extend_from_slice(&chunk[..k]);
+        };
+        assert_eq!(
+            reason.as_str(),
+            format!(
+                "messages before seq {} are no longer kept (retention)",
+                firsts[0]
+            )
+        );
+        // A restart recovers the same numbering from the newest segment.
+        drop(out);
+        let (_, rec) = Store::open_file(&dir, 5, &policy).unwrap();
+        assert_eq!(rec.next_seq, 13);
+        assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 12)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Writers and the journal thread at once: a thread rolls (every turn it can) while this
+    /// one sends 20 000 messages and journals a ClOrdID for each. Every message stays in the
+    /// kept segments, in order, each once after de-duplicating the copies a roll makes; a
+    /// restart recovers the numbering and every ClOrdID.
+    #[test]
+    fn rolling_while_writers_append_loses_and_reorders_nothing() {
+        use crate::journal::segments::SegmentPolicy;
+        let dir = std::env::temp_dir().join(format!("bgw-out-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let policy = SegmentPolicy {
+            segment_bytes: 1024,
+            keep_segments: 100_000,
+            archive_dir: None,
+        };
+        let (store, _) = Store::open_file(&dir, 6, &policy).unwrap();
+        let out = Arc::new(SessionOut::detached(6, 1, store, 0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let roller = {
+            let (out, stop) = (Arc::clone(&out), Arc::clone(&stop));
+            std::thread::spawn(move || {
+                let mut rolls = 0u32;
+                while !stop.load(Ordering::Relaxed) {
+                    rolls += u32::from(out.maintain_journal().unwrap());
+                    std::thread::yield_now();
+                }
+                rolls + u32::from(out.maintain_journal().unwrap())
+            })
+        };
+        for n in 1..=20_000u64 {
+            out.journal_ids(&[(n, n)], &[]);
+            assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(n)));
+        }
+        stop.store(true, Ordering::Relaxed);
+        // How the two threads interleave varies; every interleaving must keep everything (the
+        // last turn, after the writers stopped, rolls at least once).
+        let rolls = roller.join().unwrap();
+        assert!(rolls >= 1, "{rolls} rolls");
+        // Every message, from the segments, in order.
+        let paths: Vec<_> = out
+            .journal
+            .lock()
+            .store
+            .segments()
+            .iter()
+            .map(|s| s.path.clone())
+            .collect();
+        let mut expect = 1u64;
+        for p in &paths {
+            let bytes = std::fs::read(p).unwrap();
+            for rec in Records::new(&bytes[8..]) {
+                if let Record::Outbound { seq, .. } = rec {
+                    assert!(seq <= expect, "gap before {seq} in {}", p.display());
+                    if seq == expect {
+                        expect += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(expect, 20_001);
+        drop(out);
+        let (_, rec) = Store::open_file(&dir, 6, &policy).unwrap();
+        assert_eq!(rec.next_seq, 20_001);
+        assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 20_000)]);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -320,7 +320,7 @@ class RetransmitRejectCode(enum.IntEnum):
     REQUEST_LIMIT_EXCEEDED = 2
     """RequestLimitExceeded"""
     UNAVAILABLE = 3
-    """Unavailable: journal not readable"""
+    """Unavailable: messages no longer kept (retention) or journal not readable"""
 
 
 class ItemStatus(enum.IntEnum):

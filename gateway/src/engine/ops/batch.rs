@@ -137,14 +137,15 @@ async fn run_list(
         accepted,
         refused: refused_items,
     } = decide_list_items(items, account, &ctx.risk, session_id, utc);
+    // The list's ClOrdIDs and ListID are journaled before its first batch is written and
+    // before any item's refusal, as a single order's are (the journal fold takes a ClOrdID
+    // answered before its own record for an order in flight otherwise).
+    conn.journal_fresh();
     let mut refused = Vec::with_capacity(refused_items.len());
     for r in refused_items {
         conn.write_report(&r.report);
         refused.push(r.entry);
     }
-    // The list's ClOrdIDs and ListID are journaled before its first batch is written, as a
-    // single order's are.
-    conn.journal_fresh();
     let mut batches_sent = 0u32;
     for (category, chunk) in exchange_batches(accepted) {
         let req_id = ctx.next_request_id();

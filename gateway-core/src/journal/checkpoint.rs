@@ -1,0 +1,194 @@
+//! The checkpoint record: everything a restart needs of a session's journal up to a point, so
+//! that a restart reads the newest segment only (it starts with one), whatever the history.
+//!
+//! Body of a [`crate::journal::record::KIND_CHECKPOINT`] record (integers little endian):
+//! `version u8 | next_seq u64 | prev_len u64 | epoch u64 | postcard(`[`CheckpointState`]`)`.
+//! The fixed-width head lets the shell index a segment (its first sequence number) by reading
+//! 30 bytes of it; the rest is serde + postcard, versioned by the first byte
+//! ([`CHECKPOINT_VERSION`]): a body of another version, or one that does not decode, is not
+//! usable ([`Checkpoint::decode`] says why) and recovery falls back to the previous segment.
+//! ExecutionReports are kept as their SBE frames (the schema versions them; the journal's
+//! outbound records hold the same frames).
+
+use serde::{Deserialize, Serialize};
+
+use crate::session::used_ids::UsedIds;
+
+/// Version of the checkpoint body this build writes and reads.
+pub const CHECKPOINT_VERSION: u8 = 1;
+
+/// Bytes of the fixed head of a checkpoint body (version, next_seq, prev_len, epoch).
+pub const HEAD_LEN: usize = 1 + 8 + 8 + 8;
+
+/// A report sent for an order not ended yet: its sequence number and its SOFH frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedReport {
+    /// Sequence number the report was sent with.
+    pub seq: u64,
+    /// The ExecutionReport's whole SOFH frame, as sent.
+    pub frame: Vec<u8>,
+}
+
+/// One order not ended at the checkpoint (no final OrdStatus reported yet, or one reported
+/// while a cancel or replace of it is still unanswered).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedOrder {
+    /// Root ClOrdID (the NewOrderSingle's).
+    pub root: u64,
+    /// Every ClOrdID naming the order (root, cancels, replaces), in the order used; empty
+    /// for an order known only from reports (a drop-copy session's).
+    pub cl_ord_ids: Vec<u64>,
+    /// The ExecutionReports sent for it, in sequence order.
+    pub reports: Vec<SavedReport>,
+    /// No report names the order yet: UTC ms of the last report or clock record before its
+    /// ClOrdID (0: none). `None` once a report names it.
+    pub unanswered_since_ms: Option<u64>,
+    /// Cancel / replace ClOrdIDs no ExecutionReport or OrderCancelReject names yet.
+    pub amends: Vec<u64>,
+    /// A final OrdStatus (Filled, Canceled, Rejected) was reported; the order is kept only
+    /// for its unanswered `amends`.
+    pub ended: bool,
+}
+
+/// What the fold knows, serialised after the fixed head.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointState {
+    /// ClOrdIDs the session used in the epoch.
+    pub used: UsedIds,
+    /// ListIDs the session used in the epoch.
+    pub list_ids: UsedIds,
+    /// UTC ms of the last ExecutionReport (its TransactTime), 0 when none.
+    pub last_report_ms: u64,
+    /// UTC ms of the last ExecutionReport or clock record, 0 when none (dates the ClOrdIDs
+    /// journaled after it).
+    pub last_mark_ms: u64,
+    /// Orders not ended, by root ascending.
+    pub orders: Vec<SavedOrder>,
+    /// ClOrdIDs answered before their own record was journaled, oldest first (see
+    /// [`crate::journal::fold::EARLY_CAP`]).
+    pub early: Vec<u64>,
+}
+
+/// A decoded checkpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// Sequence number of the next application message at the checkpoint (every outbound
+    /// record after it carries this number or a higher one).
+    pub next_seq: u64,
+    /// Bytes of the previous segment (magic included) the checkpoint covers: the records the
+    /// previous segment holds past it were copied after the checkpoint when the segment was
+    /// started (the shell checks that, see `gateway::journal::segments`). 0 for a first one.
+    pub prev_len: u64,
+    /// Session epoch (0 until session rollover exists).
+    pub epoch: u64,
+    /// The rest.
+    pub state: CheckpointState,
+}
+
+/// Why a checkpoint body is not usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckpointError {
+    /// Shorter than its fixed head.
+    #[error("checkpoint shorter than its head")]
+    Short,
+    /// Written by another version of the format.
+    #[error("checkpoint version {0} (this build reads {CHECKPOINT_VERSION})")]
+    Version(u8),
+    /// The serialised state does not decode.
+    #[error("checkpoint state does not decode")]
+    State,
+    /// A saved report is not an ExecutionReport frame.
+    #[error("checkpoint holds a report that does not decode")]
+    Report,
+}
+
+fn u64_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at + 8)
+        .and_then(|s| s.try_into().ok())
+        .map(u64::from_le_bytes)
+        .unwrap_or(0)
+}
+
+impl Checkpoint {
+    /// Appends the body (not the record header) to `out`.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.push(CHECKPOINT_VERSION);
+        out.extend_from_slice(&self.next_seq.to_le_bytes());
+        out.extend_from_slice(&self.prev_len.to_le_bytes());
+        out.extend_from_slice(&self.epoch.to_le_bytes());
+        // Serialising plain integers and vectors into a Vec cannot fail.
+        if let Ok(state) = postcard::to_stdvec(&self.state) {
+            out.extend_from_slice(&state);
+        }
+    }
+
+    /// Decodes a body. Errors: [`CheckpointError`].
+    pub fn decode(body: &[u8]) -> Result<Checkpoint, CheckpointError> {
+        let (next_seq, prev_len, epoch) = Self::head(body)?;
+        let state: CheckpointState =
+            postcard::from_bytes(&body[HEAD_LEN..]).map_err(|_| CheckpointError::State)?;
+        Ok(Checkpoint {
+            next_seq,
+            prev_len,
+            epoch,
+            state,
+        })
+    }
+
+    /// The fixed head of a body: `(next_seq, prev_len, epoch)`, without decoding the rest.
+    pub fn head(body: &[u8]) -> Result<(u64, u64, u64), CheckpointError> {
+        let version = *body.first().ok_or(CheckpointError::Short)?;
+        if version != CHECKPOINT_VERSION {
+            return Err(CheckpointError::Version(version));
+        }
+        if body.len() < HEAD_LEN {
+            return Err(CheckpointError::Short);
+        }
+        Ok((u64_at(body, 1), u64_at(body, 9), u64_at(body, 17)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checkpoint_round_trips_and_bad_bodies_are_refused() {
+        let cp = Checkpoint {
+            next_seq: 42,
+            prev_len: 1_000,
+            epoch: 0,
+            state: CheckpointState {
+                used: [1, 2, 3, 9].into_iter().collect(),
+                list_ids: [7].into_iter().collect(),
+                last_report_ms: 5,
+                last_mark_ms: 6,
+                orders: vec![SavedOrder {
+                    root: 9,
+                    cl_ord_ids: vec![9],
+                    reports: vec![SavedReport {
+                        seq: 41,
+                        frame: vec![1, 2, 3],
+                    }],
+                    unanswered_since_ms: None,
+                    amends: vec![],
+                    ended: false,
+                }],
+                early: vec![3],
+            },
+        };
+        let mut b = Vec::new();
+        cp.encode(&mut b);
+        assert_eq!(Checkpoint::head(&b), Ok((42, 1_000, 0)));
+        assert_eq!(Checkpoint::decode(&b), Ok(cp));
+        assert_eq!(Checkpoint::decode(&[]), Err(CheckpointError::Short));
+        assert_eq!(Checkpoint::decode(&b[..10]), Err(CheckpointError::Short));
+        assert_eq!(
+            Checkpoint::decode(&b[..b.len() - 3]),
+            Err(CheckpointError::State)
+        );
+        let mut v2 = b.clone();
+        v2[0] = 2;
+        assert_eq!(Checkpoint::decode(&v2), Err(CheckpointError::Version(2)));
+    }
+}

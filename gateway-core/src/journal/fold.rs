@@ -1,0 +1,391 @@
+//! The journal fold: a session's journal records folded, one at a time, into what a restart
+//! needs ([`Recovered`]), and into the [`Checkpoint`] that starts the next segment. One
+//! implementation for both: recovery is `from_checkpoint(newest segment's checkpoint)` then
+//! [`JournalFold::apply`] over the records after it; a roll is [`JournalFold::checkpoint`] of
+//! the fold the journal thread keeps up to date. So a checkpoint plus the records after it
+//! give exactly what folding the whole history gives (tested below over generated histories).
+//!
+//! What is kept, all bounded by the orders not ended (not by the history):
+//! - the next outbound sequence number;
+//! - the ClOrdIDs and ListIDs used in the epoch ([`UsedIds`]: ranges);
+//! - per order not ended: its ClOrdIDs, the ExecutionReports it was sent (the tracker's
+//!   `restore_session` rebuilds it from them, exec ids included, so a duplicated fill stays
+//!   recognised), whether any report named it yet (and since when it waits), and its cancel /
+//!   replace ClOrdIDs not answered yet.
+//!
+//! An order ends with an ExecutionReport whose OrdStatus is final (Filled, Canceled,
+//! Rejected) and no cancel / replace of it still unanswered; it then leaves the fold (its
+//! ClOrdIDs stay in `used`). A cancel or replace accepted for an order that had ended already
+//! (the order entry knows it until the tracker evicts it) is not kept: the tracker answers it
+//! at once, and a crash in that window leaves it unanswered (documented in
+//! `docs/behaviour.md`). ExecutionReports answering a repeated ClOrdID (DuplicateOrder) and
+//! OrderCancelRejects for a repeated one (DuplicateClOrdID) name another request's ClOrdID and
+//! change nothing. A report or OrderCancelReject that precedes the record of the ClOrdID it
+//! answers (journals written before batch refusals were journaled ahead of their reports)
+//! is remembered for the next [`EARLY_CAP`] such ClOrdIDs, so the ClOrdID is not taken for an
+//! order in flight.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use codec::frame::SOFH_LEN;
+use codec::sbe::{CxlRejReason, ExecutionReport, Message, OrdRejReason, OrdStatus};
+
+use super::checkpoint::{Checkpoint, CheckpointError, CheckpointState, SavedOrder, SavedReport};
+use super::record::Record;
+use crate::session::used_ids::UsedIds;
+
+/// Most ClOrdIDs answered before their own record the fold remembers (oldest forgotten).
+pub const EARLY_CAP: usize = 1024;
+
+/// What a session's journal says about it at start-up (or at any point of the fold).
+///
+/// Shapes for the users: the order entry takes `roots` (live map) and `used` / `list_ids`
+/// (the epoch's ids, [`UsedIds`]); the tracker's `Restore` takes `roots`, `reports`,
+/// `unanswered_since_ms` and `unanswered_amends`; crash reconciliation starts from
+/// `last_report_ms`.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Recovered {
+    /// Sequence number of the next application message (last journaled + 1; 1 when empty).
+    pub next_seq: u64,
+    /// ClOrdID → root ClOrdID of every ClOrdID of an order not ended (the live map: a cancel
+    /// or replace may still name them).
+    pub roots: HashMap<u64, u64>,
+    /// Every ClOrdID the session used in the epoch (ended orders' included): never accepted
+    /// again for a new request.
+    pub used: UsedIds,
+    /// ListIDs the session used in the epoch.
+    pub list_ids: UsedIds,
+    /// The ExecutionReports sent for the orders not ended, in sequence order (the state of
+    /// those orders as the strategy was told it; crash recovery rebuilds the tracker from
+    /// them).
+    pub reports: Vec<ExecutionReport>,
+    /// Root ClOrdIDs no report names (orders in flight when the gateway stopped) → UTC ms of
+    /// the last report or clock record journaled before the ClOrdID (0: none): the order was
+    /// sent after it, so the exchange's lists from there on (less a margin) show it if it
+    /// exists.
+    pub unanswered_since_ms: HashMap<u64, u64>,
+    /// ClOrdIDs of cancels and replaces (not roots) that no ExecutionReport or
+    /// OrderCancelReject names, sorted: accepted (journaled ahead of the write) when the gateway
+    /// stopped, their outcome unknown. Crash recovery resolves each, so it gets one answer.
+    pub unanswered_amends: Vec<u64>,
+    /// UTC ms of the last ExecutionReport journaled (its TransactTime; 0: none), ended orders'
+    /// included: reconciliation after a restart looks for changes from there.
+    pub last_report_ms: u64,
+}
+
+/// One order not ended.
+#[derive(Debug, Clone, Default)]
+struct Open {
+    cl_ord_ids: Vec<u64>,
+    reports: Vec<(u64, ExecutionReport)>,
+    since_ms: Option<u64>,
+    amends: Vec<u64>,
+    ended: bool,
+}
+
+/// The incremental fold of one session's journal records.
+#[derive(Debug, Clone)]
+pub struct JournalFold {
+    next_seq: u64,
+    used: UsedIds,
+    list_ids: UsedIds,
+    /// ClOrdID → root of the orders in `orders`.
+    live: HashMap<u64, u64>,
+    orders: HashMap<u64, Open>,
+    last_report_ms: u64,
+    last_mark_ms: u64,
+    /// ClOrdIDs answered (final ER or OrderCancelReject) before their own record, oldest
+    /// first, at most [`EARLY_CAP`].
+    early: VecDeque<u64>,
+    early_set: HashSet<u64>,
+}
+
+impl Default for JournalFold {
+    fn default() -> Self {
+        JournalFold::new()
+    }
+}
+
+fn is_final(s: OrdStatus) -> bool {
+    matches!(
+        s,
+        OrdStatus::Filled | OrdStatus::Canceled | OrdStatus::Rejected
+    )
+}
+
+impl JournalFold {
+    /// The fold of an empty journal.
+    pub fn new() -> Self {
+        JournalFold {
+            next_seq: 1,
+            used: UsedIds::new(),
+            list_ids: UsedIds::new(),
+            live: HashMap::new(),
+            orders: HashMap::new(),
+            last_report_ms: 0,
+            last_mark_ms: 0,
+            early: VecDeque::new(),
+            early_set: HashSet::new(),
+        }
+    }
+
+    /// The fold a checkpoint holds. Errors: a saved report that is not an ExecutionReport
+    /// frame ([`CheckpointError::Report`]).
+    pub fn from_checkpoint(cp: &Checkpoint) -> Result<JournalFold, CheckpointError> {
+        let s = &cp.state;
+        let mut f = JournalFold {
+            next_seq: cp.next_seq.max(1),
+            used: s.used.clone(),
+            list_ids: s.list_ids.clone(),
+            last_report_ms: s.last_report_ms,
+            last_mark_ms: s.last_mark_ms,
+            ..JournalFold::new()
+        };
+        for o in &s.orders {
+            let mut reports = Vec::with_capacity(o.reports.len());
+            for r in &o.reports {
+                match r.frame.get(SOFH_LEN..).map(codec::sbe::decode) {
+                    Some(Ok(Message::ExecutionReport(er))) => reports.push((r.seq, er.to_owned())),
+                    _ => return Err(CheckpointError::Report),
+                }
+            }
+            for &cl in &o.cl_ord_ids {
+                f.live.insert(cl, o.root);
+            }
+            f.orders.insert(
+                o.root,
+                Open {
+                    cl_ord_ids: o.cl_ord_ids.clone(),
+                    reports,
+                    since_ms: o.unanswered_since_ms,
+                    amends: o.amends.clone(),
+                    ended: o.ended,
+                },
+            );
+        }
+        for &cl in &s.early {
+            f.note_early(cl);
+        }
+        Ok(f)
+    }
+
+    /// The checkpoint of everything folded so far (`prev_len` and `epoch` 0: the shell sets
+    /// them). Orders by root ascending, so equal folds give equal checkpoints.
+    pub fn checkpoint(&self) -> Checkpoint {
+        let mut roots: Vec<u64> = self.orders.keys().copied().collect();
+        roots.sort_unstable();
+        let orders = roots
+            .iter()
+            .filter_map(|root| {
+                let o = self.orders.get(root)?;
+                Some(SavedOrder {
+                    root: *root,
+                    cl_ord_ids: o.cl_ord_ids.clone(),
+                    reports: o
+                        .reports
+                        .iter()
+                        .map(|(seq, er)| {
+                            let mut frame = Vec::with_capacity(ExecutionReport::FRAME_LEN);
+                            er.encode_frame(&mut frame);
+                            SavedReport { seq: *seq, frame }
+                        })
+                        .collect(),
+                    unanswered_since_ms: o.since_ms,
+                    amends: o.amends.clone(),
+                    ended: o.ended,
+                })
+            })
+            .collect();
+        Checkpoint {
+            next_seq: self.next_seq,
+            prev_len: 0,
+            epoch: 0,
+            state: CheckpointState {
+                used: self.used.clone(),
+                list_ids: self.list_ids.clone(),
+                last_report_ms: self.last_report_ms,
+                last_mark_ms: self.last_mark_ms,
+                orders,
+                early: self.early.iter().copied().collect(),
+            },
+        }
+    }
+
+    /// Sequence number of the next application message.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Orders not ended (what a checkpoint holds per order).
+    pub fn open_orders(&self) -> usize {
+        self.orders.len()
+    }
+
+    /// Folds one record in. A checkpoint record replaces the fold with its content (one that
+    /// does not decode is skipped: the fold already holds what it would).
+    pub fn apply(&mut self, rec: Record<'_>) {
+        match rec {
+            Record::Outbound { seq, frame, .. } => {
+                self.next_seq = self.next_seq.max(seq.saturating_add(1));
+                match frame.get(SOFH_LEN..).map(codec::sbe::decode) {
+                    Some(Ok(Message::ExecutionReport(er))) => self.on_report(seq, er.to_owned()),
+                    Some(Ok(Message::OrderCancelReject(ocr))) => {
+                        let ocr = ocr.to_owned();
+                        if ocr.cxl_rej_reason != CxlRejReason::DuplicateClOrdID {
+                            self.on_answer(ocr.cl_ord_id);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Record::ClOrdId { cl_ord_id, root } => self.on_cl_ord_id(cl_ord_id, root),
+            Record::ListId(id) => {
+                self.list_ids.insert(id);
+            }
+            Record::Clock(ms) => self.last_mark_ms = self.last_mark_ms.max(ms),
+            Record::Checkpoint(body) => {
+                if let Ok(f) =
+                    Checkpoint::decode(body).and_then(|cp| JournalFold::from_checkpoint(&cp))
+                {
+                    *self = f;
+                }
+            }
+            Record::Unknown(_) => {}
+        }
+    }
+
+    fn note_early(&mut self, cl: u64) {
+        if self.early_set.insert(cl) {
+            self.early.push_back(cl);
+            if self.early.len() > EARLY_CAP {
+                if let Some(old) = self.early.pop_front() {
+                    self.early_set.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn take_early(&mut self, cl: u64) -> bool {
+        if self.early_set.remove(&cl) {
+            self.early.retain(|c| *c != cl);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn on_cl_ord_id(&mut self, cl: u64, root: u64) {
+        if !self.used.insert(cl) {
+            return;
+        }
+        let answered = self.take_early(cl);
+        if cl == root {
+            if answered {
+                return;
+            }
+            let since = self.last_mark_ms;
+            let o = self.orders.entry(root).or_insert_with(|| Open {
+                since_ms: Some(since),
+                ..Open::default()
+            });
+            o.cl_ord_ids.push(cl);
+            self.live.insert(cl, root);
+        } else if let Some(o) = self.orders.get_mut(&root) {
+            o.cl_ord_ids.push(cl);
+            if !answered {
+                o.amends.push(cl);
+            }
+            self.live.insert(cl, root);
+        }
+    }
+
+    fn on_report(&mut self, seq: u64, er: ExecutionReport) {
+        let ms = er.transact_time / 1_000_000;
+        self.last_report_ms = self.last_report_ms.max(ms);
+        self.last_mark_ms = self.last_mark_ms.max(ms);
+        if er.ord_rej_reason == Some(OrdRejReason::DuplicateOrder) {
+            return;
+        }
+        let root = self
+            .live
+            .get(&er.cl_ord_id)
+            .or_else(|| self.live.get(&er.orig_cl_ord_id))
+            .copied()
+            .unwrap_or(er.cl_ord_id);
+        let fin = is_final(er.ord_status);
+        let o = match self.orders.get_mut(&root) {
+            Some(o) => o,
+            None if fin => {
+                if !self.used.contains(er.cl_ord_id) {
+                    self.note_early(er.cl_ord_id);
+                }
+                return;
+            }
+            // Known only from reports (not journaled as used: e.g. a drop-copy session).
+            None => self.orders.entry(root).or_default(),
+        };
+        o.since_ms = None;
+        o.amends.retain(|c| *c != er.cl_ord_id);
+        o.reports.push((seq, er));
+        o.ended |= fin;
+        if o.ended && o.amends.is_empty() {
+            self.end(root);
+        }
+    }
+
+    fn on_answer(&mut self, cl: u64) {
+        let Some(&root) = self.live.get(&cl) else {
+            if !self.used.contains(cl) {
+                self.note_early(cl);
+            }
+            return;
+        };
+        if let Some(o) = self.orders.get_mut(&root) {
+            o.amends.retain(|c| *c != cl);
+            if o.ended && o.amends.is_empty() {
+                self.end(root);
+            }
+        }
+    }
+
+    fn end(&mut self, root: u64) {
+        if let Some(o) = self.orders.remove(&root) {
+            for cl in o.cl_ord_ids {
+                self.live.remove(&cl);
+            }
+        }
+    }
+
+    /// What a restart needs, as folded so far.
+    pub fn recovered(&self) -> Recovered {
+        let mut reports: Vec<(u64, ExecutionReport)> = self
+            .orders
+            .values()
+            .flat_map(|o| o.reports.iter().copied())
+            .collect();
+        reports.sort_by_key(|(seq, _)| *seq);
+        let mut unanswered_amends: Vec<u64> = self
+            .orders
+            .values()
+            .flat_map(|o| o.amends.iter().copied())
+            .collect();
+        unanswered_amends.sort_unstable();
+        Recovered {
+            next_seq: self.next_seq,
+            roots: self.live.clone(),
+            used: self.used.clone(),
+            list_ids: self.list_ids.clone(),
+            reports: reports.into_iter().map(|(_, er)| er).collect(),
+            unanswered_since_ms: self
+                .orders
+                .iter()
+                .filter_map(|(root, o)| o.since_ms.map(|ms| (*root, ms)))
+                .collect(),
+            unanswered_amends,
+            last_report_ms: self.last_report_ms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

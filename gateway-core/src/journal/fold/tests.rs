@@ -1,0 +1,323 @@
+use super::*;
+use crate::journal::record::{
+    put_cl_ord_id, put_clock, put_list_id, put_outbound, Origin, Records,
+};
+use codec::sbe::{
+    Category, CxlRejResponseTo, ExecType, OrdType, OrderCancelReject, Side, Symbol, Text,
+    TimeInForce,
+};
+use proptest::prelude::*;
+
+/// An ExecutionReport frame for `cl` (replacing `orig`, 0: none) at `ms` (UTC).
+fn er_frame(cl: u64, orig: u64, ms: u64, status: OrdStatus, exec_id: u64) -> Vec<u8> {
+    let mut f = Vec::new();
+    ExecutionReport {
+        cl_ord_id: cl,
+        orig_cl_ord_id: orig,
+        order_id: 0,
+        exec_id,
+        transact_time: ms * 1_000_000,
+        price: None,
+        order_qty: codec::Decimal::ZERO,
+        last_qty: None,
+        last_px: None,
+        cum_qty: codec::Decimal::ZERO,
+        leaves_qty: codec::Decimal::ZERO,
+        avg_px: None,
+        exchange_code: 0,
+        symbol: Symbol::EMPTY,
+        category: Category::Spot,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        exec_type: ExecType::New,
+        ord_status: status,
+        ord_rej_reason: None,
+        text: Text::new(""),
+    }
+    .encode_frame(&mut f);
+    f
+}
+
+fn ocr_frame(cl: u64, orig: u64, reason: CxlRejReason) -> Vec<u8> {
+    let mut f = Vec::new();
+    OrderCancelReject {
+        cl_ord_id: cl,
+        orig_cl_ord_id: orig,
+        order_id: 0,
+        transact_time: 0,
+        exchange_code: 0,
+        ord_status: OrdStatus::New,
+        cxl_rej_response_to: CxlRejResponseTo::OrderCancelRequest,
+        cxl_rej_reason: reason,
+        text: Text::new("x"),
+    }
+    .encode_frame(&mut f);
+    f
+}
+
+fn fold(bytes: &[u8]) -> JournalFold {
+    let mut f = JournalFold::new();
+    for r in Records::new(bytes) {
+        f.apply(r);
+    }
+    f
+}
+
+#[test]
+fn unanswered_orders_are_dated_by_the_last_report_before_them() {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 5_000, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 2, 2);
+    put_cl_ord_id(&mut b, 3, 3);
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(3, 0, 7_000, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 4, 4);
+    put_cl_ord_id(&mut b, 5, 3);
+    put_clock(&mut b, 9_000);
+    put_cl_ord_id(&mut b, 6, 6);
+    let r = fold(&b).recovered();
+    // 1 and 3 were answered; 2 was used after the report at 5 000 ms, 4 after 7 000 ms,
+    // 6 after the gateway opened the journal at 9 000 ms.
+    assert_eq!(
+        r.unanswered_since_ms,
+        [(2, 5_000), (4, 7_000), (6, 9_000)].into()
+    );
+    assert_eq!(r.last_report_ms, 7_000);
+    assert_eq!(r.next_seq, 3);
+}
+
+/// Issue 10, cause 7: a cancel or replace ClOrdID that no ExecutionReport or
+/// OrderCancelReject names is listed for resolution; answered ones are not.
+#[test]
+fn cancels_and_replaces_without_any_answer_are_listed() {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 5_000, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 3, 1); // answered by an ExecutionReport
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(3, 1, 6_000, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 5, 1); // answered by an OrderCancelReject
+    put_outbound(
+        &mut b,
+        3,
+        Origin::OrderEntry,
+        &ocr_frame(5, 1, CxlRejReason::NotApplied),
+    );
+    put_cl_ord_id(&mut b, 9, 1); // no answer
+    put_cl_ord_id(&mut b, 7, 1); // no answer
+    let r = fold(&b).recovered();
+    assert_eq!(r.unanswered_amends, [7, 9]);
+    assert!(r.unanswered_since_ms.is_empty());
+}
+
+#[test]
+fn an_ended_order_leaves_the_live_map_but_its_ids_stay_used() {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 1, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 2, 2);
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Reply,
+        &er_frame(2, 0, 2, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 3, 1); // cancel of 1
+    put_outbound(
+        &mut b,
+        3,
+        Origin::Push,
+        &er_frame(3, 1, 3, OrdStatus::Canceled, 0),
+    );
+    // A repeated ClOrdID's reject names order 2 and changes nothing.
+    let mut dup = er_frame(2, 0, 4, OrdStatus::Rejected, 0);
+    {
+        let mut er = match codec::sbe::decode(&dup[SOFH_LEN..]).unwrap() {
+            Message::ExecutionReport(e) => e.to_owned(),
+            _ => unreachable!(),
+        };
+        er.ord_rej_reason = Some(OrdRejReason::DuplicateOrder);
+        dup.clear();
+        er.encode_frame(&mut dup);
+    }
+    put_outbound(&mut b, 4, Origin::OrderEntry, &dup);
+    put_list_id(&mut b, 8);
+    let f = fold(&b);
+    let r = f.recovered();
+    assert_eq!(r.roots, [(2, 2)].into());
+    assert_eq!(r.used.iter_ranges().collect::<Vec<_>>(), [(1, 3)]);
+    assert!(r.list_ids.contains(8));
+    assert_eq!(r.reports.len(), 1);
+    assert_eq!(r.reports[0].cl_ord_id, 2);
+    assert_eq!(f.open_orders(), 1);
+    assert_eq!(r.next_seq, 5);
+}
+
+#[test]
+fn an_ended_order_with_an_unanswered_cancel_is_kept_until_the_answer() {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(1, 0, 1, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 2, 1); // cancel, accepted
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(1, 0, 2, OrdStatus::Filled, 7),
+    );
+    let r = fold(&b).recovered();
+    assert_eq!(r.unanswered_amends, [2]);
+    assert_eq!(
+        r.reports.len(),
+        2,
+        "the order is rebuilt to answer the cancel"
+    );
+    put_outbound(
+        &mut b,
+        3,
+        Origin::Reply,
+        &ocr_frame(2, 1, CxlRejReason::TooLateToCancel),
+    );
+    let f = fold(&b);
+    assert_eq!(f.open_orders(), 0);
+    assert!(f.recovered().roots.is_empty());
+}
+
+#[test]
+fn a_refusal_journaled_before_its_cl_ord_id_does_not_leave_an_order_in_flight() {
+    let mut b = Vec::new();
+    put_outbound(
+        &mut b,
+        1,
+        Origin::OrderEntry,
+        &er_frame(4, 0, 1, OrdStatus::Rejected, 0),
+    );
+    put_cl_ord_id(&mut b, 4, 4);
+    let r = fold(&b).recovered();
+    assert!(r.unanswered_since_ms.is_empty() && r.roots.is_empty());
+    assert!(r.used.contains(4));
+}
+
+/// One generated journal record.
+#[derive(Debug, Clone)]
+enum Gen {
+    New(u64),
+    Amend(u64, u64),
+    Report(u64, u8, u64),
+    Reject(u64, bool),
+    List(u64),
+    Clock(u64),
+}
+
+fn gen_record() -> impl Strategy<Value = Gen> {
+    prop_oneof![
+        (1u64..40).prop_map(Gen::New),
+        (40u64..80, 1u64..40).prop_map(|(c, r)| Gen::Amend(c, r)),
+        (1u64..80, 0u8..5, 0u64..5).prop_map(|(c, s, e)| Gen::Report(c, s, e)),
+        (1u64..90, any::<bool>()).prop_map(|(c, d)| Gen::Reject(c, d)),
+        (1u64..10).prop_map(Gen::List),
+        (0u64..100_000).prop_map(Gen::Clock),
+    ]
+}
+
+fn encode(recs: &[Gen]) -> Vec<u8> {
+    let statuses = [
+        OrdStatus::New,
+        OrdStatus::PartiallyFilled,
+        OrdStatus::Filled,
+        OrdStatus::Canceled,
+        OrdStatus::Rejected,
+    ];
+    let mut b = Vec::new();
+    let mut seq = 0;
+    for (i, r) in recs.iter().enumerate() {
+        match *r {
+            Gen::New(c) => put_cl_ord_id(&mut b, c, c),
+            Gen::Amend(c, root) => put_cl_ord_id(&mut b, c, root),
+            Gen::Report(c, s, e) => {
+                seq += 1;
+                let f = er_frame(c, 0, i as u64, statuses[usize::from(s)], e);
+                put_outbound(&mut b, seq, Origin::Push, &f);
+            }
+            Gen::Reject(c, dup) => {
+                seq += 1;
+                let why = if dup {
+                    CxlRejReason::DuplicateClOrdID
+                } else {
+                    CxlRejReason::NotApplied
+                };
+                put_outbound(&mut b, seq, Origin::Reply, &ocr_frame(c, 0, why));
+            }
+            Gen::List(id) => put_list_id(&mut b, id),
+            Gen::Clock(ms) => put_clock(&mut b, ms),
+        }
+    }
+    b
+}
+
+proptest! {
+    /// A checkpoint taken anywhere, encoded and decoded, plus the records after it, folds to
+    /// exactly what the whole history folds to.
+    #[test]
+    fn checkpoint_then_the_rest_equals_the_whole_fold(
+        recs in proptest::collection::vec(gen_record(), 0..120),
+        cut in 0usize..120,
+    ) {
+        let bytes = encode(&recs);
+        let all = fold(&bytes);
+        let boundaries: Vec<usize> = {
+            let mut it = Records::new(&bytes);
+            let mut v = vec![0];
+            while it.next().is_some() {
+                v.push(it.valid_len());
+            }
+            v
+        };
+        let at = boundaries[cut % boundaries.len()];
+        let head = fold(&bytes[..at]);
+        let mut body = Vec::new();
+        head.checkpoint().encode(&mut body);
+        let cp = Checkpoint::decode(&body).unwrap();
+        let mut resumed = JournalFold::from_checkpoint(&cp).unwrap();
+        for r in Records::new(&bytes[at..]) {
+            resumed.apply(r);
+        }
+        prop_assert_eq!(resumed.checkpoint(), all.checkpoint());
+        prop_assert_eq!(resumed.recovered(), all.recovered());
+        // A checkpoint record in the stream does the same.
+        let mut spliced = bytes[..at].to_vec();
+        crate::journal::record::put_checkpoint(&mut spliced, &body);
+        spliced.extend_from_slice(&bytes[at..]);
+        prop_assert_eq!(fold(&spliced).checkpoint(), all.checkpoint());
+    }
+}
