@@ -145,8 +145,8 @@ fn iter_chunked<C, S>(
 struct AllowAll;
 
 impl Authorizer for AllowAll {
-    fn authorize(&mut self, _: u64, _: &str) -> Result<(), NegotiationRejectCode> {
-        Ok(())
+    fn authorize(&mut self, _: u64, _: &str, _: u64) -> Result<u32, NegotiationRejectCode> {
+        Ok(0)
     }
 }
 

@@ -12,7 +12,8 @@ use crate::exchange::rest_history::parse_fill;
 use crate::exchange::rest_orders::{parse_open_order, parse_page};
 use crate::exchange::ws::parse_control;
 use crate::session::fixp::{
-    Authorizer, FixpSession, SessionAction, SessionLimits, SessionReply, SessionState,
+    version_asked, Authorizer, FixpSession, SessionAction, SessionLimits, SessionReply,
+    SessionState, VersionAsked,
 };
 use codec::frame::{peek_frame, SOFH_LEN};
 use codec::sbe::{
@@ -111,14 +112,20 @@ impl Authorizer for FuzzAuth {
         &mut self,
         session_id: u64,
         credentials: &str,
-    ) -> Result<(), NegotiationRejectCode> {
+        session_ver_id: u64,
+    ) -> Result<u32, NegotiationRejectCode> {
+        // Both sessions are in epoch 1: SessionVerID 0 or 1 resumes, 2.. starts a new one.
+        let epoch = match version_asked(1, session_ver_id) {
+            VersionAsked::Resume(e) | VersionAsked::Start(e) => e,
+            VersionAsked::Refuse(_) => return Err(NegotiationRejectCode::StaleSessionVersion),
+        };
         match (session_id, credentials) {
             (2, "ok") if self.admitted_two => Err(NegotiationRejectCode::DuplicateId),
             (2, "ok") => {
                 self.admitted_two = true;
-                Ok(())
+                Ok(epoch)
             }
-            (1, "ok") => Ok(()),
+            (1, "ok") => Ok(epoch),
             _ => Err(NegotiationRejectCode::Credentials),
         }
     }

@@ -110,14 +110,46 @@ impl Default for SessionLimits {
 }
 
 /// Decides whether a Negotiate may open a session (configured id, matching credentials, not
-/// already active). Implemented by the engine over the configuration.
+/// already active, the epoch it asks for), and holds the sessions' epochs. Implemented by the
+/// engine over the configuration and the sessions' state.
 pub trait Authorizer {
-    /// `Ok(())` admits the session; `Err(code)` answers NegotiationReject with that code.
+    /// Admits session `session_id` presenting `credentials` and SessionVerID `session_ver_id`,
+    /// returning the epoch in force (for NegotiationResponse.SessionVerID), or refuses it with
+    /// the NegotiationReject code. The epoch follows [`version_asked`]: 0 or the current epoch
+    /// resumes it; a higher one ends it and starts that one (session rollover: sequence numbers
+    /// from 1 on both flows, a fresh ClOrdID space) before answering; a lower one is refused
+    /// (StaleSessionVersion). A refused Negotiate leaves no trace (the session is not marked
+    /// active).
     fn authorize(
         &mut self,
         session_id: u64,
         credentials: &str,
-    ) -> Result<(), NegotiationRejectCode>;
+        session_ver_id: u64,
+    ) -> Result<u32, NegotiationRejectCode>;
+}
+
+/// What a Negotiate's SessionVerID asks of a session in epoch `current` (protocol.md, "Epochs
+/// and schema versions").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionAsked {
+    /// Resume this epoch (SessionVerID 0, or the current one).
+    Resume(u32),
+    /// End the current epoch and start this one (a higher SessionVerID).
+    Start(u32),
+    /// Refused: lower than the current epoch (NegotiationReject StaleSessionVersion), or above
+    /// the highest epoch (`u32::MAX`).
+    Refuse(&'static str),
+}
+
+/// The decision about SessionVerID `asked` for a session in epoch `current`.
+pub fn version_asked(current: u32, asked: u64) -> VersionAsked {
+    match u32::try_from(asked) {
+        _ if asked == 0 => VersionAsked::Resume(current),
+        Ok(a) if a == current => VersionAsked::Resume(current),
+        Ok(a) if a > current => VersionAsked::Start(a),
+        Ok(_) => VersionAsked::Refuse("SessionVerID below the session's current epoch"),
+        Err(_) => VersionAsked::Refuse("SessionVerID above 4294967295"),
+    }
 }
 
 /// Where a session stands in the FIXP life cycle.
@@ -334,15 +366,20 @@ impl FixpSession {
                         },
                     ));
                 }
-                match auth.authorize(request.session_id, request.credentials.as_str()) {
-                    Ok(()) => {
+                let admitted = auth.authorize(
+                    request.session_id,
+                    request.credentials.as_str(),
+                    request.session_ver_id,
+                );
+                match admitted {
+                    Ok(epoch) => {
                         self.state = SessionState::Negotiated;
                         SessionAction::Send(SessionReply::NegotiationResponse(
                             NegotiationResponse {
                                 session_id: request.session_id,
                                 request_timestamp: request.timestamp,
                                 server_flow: FlowType::Recoverable,
-                                session_ver_id: 0,
+                                session_ver_id: u64::from(epoch),
                             },
                         ))
                     }
@@ -353,6 +390,9 @@ impl FixpSession {
                                 "unknown session or bad credentials"
                             }
                             NegotiationRejectCode::DuplicateId => "session already active",
+                            NegotiationRejectCode::StaleSessionVersion => {
+                                "SessionVerID below the session's epoch (or above 4294967295)"
+                            }
                             _ => "negotiation refused",
                         };
                         SessionAction::SendAndClose(SessionReply::NegotiationReject(
@@ -604,13 +644,47 @@ mod tests {
 
     struct AllowOne(u64);
     impl Authorizer for AllowOne {
-        fn authorize(&mut self, id: u64, creds: &str) -> Result<(), NegotiationRejectCode> {
-            if id == self.0 && creds == "ok" {
-                Ok(())
-            } else {
-                Err(NegotiationRejectCode::Credentials)
+        fn authorize(
+            &mut self,
+            id: u64,
+            creds: &str,
+            ver: u64,
+        ) -> Result<u32, NegotiationRejectCode> {
+            if id != self.0 || creds != "ok" {
+                return Err(NegotiationRejectCode::Credentials);
+            }
+            // This session is in epoch 2.
+            match version_asked(2, ver) {
+                VersionAsked::Resume(e) | VersionAsked::Start(e) => Ok(e),
+                VersionAsked::Refuse(_) => Err(NegotiationRejectCode::StaleSessionVersion),
             }
         }
+    }
+
+    #[test]
+    fn session_ver_id_resumes_starts_or_is_refused() {
+        assert_eq!(version_asked(3, 0), VersionAsked::Resume(3));
+        assert_eq!(version_asked(3, 3), VersionAsked::Resume(3));
+        assert_eq!(version_asked(3, 9), VersionAsked::Start(9));
+        assert!(matches!(version_asked(3, 2), VersionAsked::Refuse(_)));
+        assert!(matches!(version_asked(3, 1 << 32), VersionAsked::Refuse(_)));
+        let answer = |ver: u64| {
+            let mut s = FixpSession::new(0, SessionLimits::default());
+            let f = frame(|b| {
+                Negotiate {
+                    session_id: 5,
+                    timestamp: 1,
+                    client_flow: FlowType::Idempotent,
+                    credentials: Text::new("ok"),
+                    session_ver_id: ver,
+                }
+                .encode_frame(b)
+            });
+            feed(&mut s, 0, &f)
+        };
+        assert!(answer(0).contains("session_ver_id: 2"), "{}", answer(0));
+        assert!(answer(7).contains("session_ver_id: 7"), "{}", answer(7));
+        assert!(answer(1).contains("StaleSessionVersion"), "{}", answer(1));
     }
 
     fn frame(encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {

@@ -25,7 +25,9 @@ use super::ctx::IoCtx;
 use super::ops;
 use super::settings::SessionRole;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
-use crate::session::fixp::{Authorizer, FixpSession, SessionAction, SessionReply, SessionState};
+use crate::session::fixp::{
+    version_asked, Authorizer, FixpSession, SessionAction, SessionReply, SessionState, VersionAsked,
+};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut, SharedSocket, DRAIN_GRACE_MS};
 use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
@@ -62,19 +64,32 @@ impl Authorizer for Auth<'_> {
         &mut self,
         session_id: u64,
         credentials: &str,
-    ) -> Result<(), NegotiationRejectCode> {
+        session_ver_id: u64,
+    ) -> Result<u32, NegotiationRejectCode> {
         match self.ctx.grants.get(&session_id) {
             Some(grant)
-                if constant_time_eq(grant.credentials.as_bytes(), credentials.as_bytes()) =>
-            {
-                if self.ctx.active.borrow_mut().insert(session_id) {
-                    Ok(())
-                } else {
-                    Err(NegotiationRejectCode::DuplicateId)
-                }
-            }
-            _ => Err(NegotiationRejectCode::Credentials),
+                if constant_time_eq(grant.credentials.as_bytes(), credentials.as_bytes()) => {}
+            _ => return Err(NegotiationRejectCode::Credentials),
         }
+        if self.ctx.active.borrow().contains(&session_id) {
+            return Err(NegotiationRejectCode::DuplicateId);
+        }
+        let current = self
+            .ctx
+            .sessions
+            .borrow()
+            .get(&session_id)
+            .and_then(|slot| slot.entry.as_ref().map(|e| e.cl_ord_ids().epoch()))
+            .unwrap_or(0);
+        let epoch = match version_asked(current, session_ver_id) {
+            VersionAsked::Resume(e) => e,
+            // Starting a new epoch (session rollover) is not carried out yet (issue 23): the
+            // Negotiate is refused and the session stays in its epoch.
+            VersionAsked::Start(_) => return Err(NegotiationRejectCode::Unspecified),
+            VersionAsked::Refuse(_) => return Err(NegotiationRejectCode::StaleSessionVersion),
+        };
+        self.ctx.active.borrow_mut().insert(session_id);
+        Ok(epoch)
     }
 }
 
