@@ -258,7 +258,16 @@ impl IoThread {
     #[inline]
     fn send(&mut self, entry: &mut OrderEntry, buf: &[u8], req_id: u64) {
         match self.on_frame(entry, buf, req_id) {
-            Verdict::Send { root, reserved, .. } => {
+            Verdict::Send {
+                root,
+                reserved,
+                kind,
+                ..
+            } => {
+                // Written: as the io thread, a placed order is live from here.
+                if matches!(kind, gateway::tracker::RequestKind::New(_)) {
+                    entry.sent_new(root);
+                }
                 black_box((root, reserved));
             }
             Verdict::Answer { report, .. } => panic!("rejected: {report:?}"),
