@@ -207,6 +207,7 @@ impl Rig {
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
             admission: Default::default(),
             max_backlog: gateway::session::out::MAX_BACKLOG,
+            rollover: Default::default(),
             limits: SessionLimits::default(),
             sessions: opts
                 .sessions

@@ -48,6 +48,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
         admission: Default::default(),
         max_backlog: gateway::session::out::MAX_BACKLOG,
+        rollover: Default::default(),
         limits: SessionLimits {
             keepalive_min_ms: 50,
             keepalive_max_ms: 60_000,

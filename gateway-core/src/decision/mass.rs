@@ -211,7 +211,10 @@ pub fn plan_mass_cancel(
             .entry(c as u8)
             .or_insert_with(|| (c, Vec::new()))
             .1
-            .push((ClientOid::new(v.session_id, v.root), v.report.symbol));
+            .push((
+                ClientOid::in_epoch(v.session_id, v.epoch, v.root),
+                v.report.symbol,
+            ));
     }
     MassDecision::Send(
         by_category
@@ -244,6 +247,7 @@ mod tests {
         OrderView {
             session_id: 3,
             root,
+            epoch: 0,
             report: ExecutionReport {
                 cl_ord_id: root,
                 orig_cl_ord_id: 0,

@@ -35,6 +35,8 @@ pub struct SavedReport {
 pub struct SavedOrder {
     /// Root ClOrdID (the NewOrderSingle's).
     pub root: u64,
+    /// Epoch the order was placed in (its clientOid names it).
+    pub epoch: u32,
     /// Every ClOrdID naming the order (root, cancels, replaces), in the order used; empty
     /// for an order known only from reports (a drop-copy session's).
     pub cl_ord_ids: Vec<u64>,
@@ -53,6 +55,8 @@ pub struct SavedOrder {
 /// What the fold knows, serialised after the fixed head.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckpointState {
+    /// When the epoch started, UTC ms (0: not known).
+    pub epoch_started_ms: u64,
     /// ClOrdIDs the session used in the epoch.
     pub used: UsedIds,
     /// ListIDs the session used in the epoch.
@@ -79,7 +83,7 @@ pub struct Checkpoint {
     /// previous segment holds past it were copied after the checkpoint when the segment was
     /// started (the shell checks that, see `gateway::journal::segments`). 0 for a first one.
     pub prev_len: u64,
-    /// Session epoch (0 until session rollover exists).
+    /// Session epoch (0 until the session's first rollover).
     pub epoch: u64,
     /// The rest.
     pub state: CheckpointState,
@@ -157,14 +161,16 @@ mod tests {
         let cp = Checkpoint {
             next_seq: 42,
             prev_len: 1_000,
-            epoch: 0,
+            epoch: 3,
             state: CheckpointState {
+                epoch_started_ms: 77,
                 used: [1, 2, 3, 9].into_iter().collect(),
                 list_ids: [7].into_iter().collect(),
                 last_report_ms: 5,
                 last_mark_ms: 6,
                 orders: vec![SavedOrder {
                     root: 9,
+                    epoch: 2,
                     cl_ord_ids: vec![9],
                     reports: vec![SavedReport {
                         seq: 41,
@@ -179,7 +185,7 @@ mod tests {
         };
         let mut b = Vec::new();
         cp.encode(&mut b);
-        assert_eq!(Checkpoint::head(&b), Ok((42, 1_000, 0)));
+        assert_eq!(Checkpoint::head(&b), Ok((42, 1_000, 3)));
         assert_eq!(Checkpoint::decode(&b), Ok(cp));
         assert_eq!(Checkpoint::decode(&[]), Err(CheckpointError::Short));
         assert_eq!(Checkpoint::decode(&b[..10]), Err(CheckpointError::Short));

@@ -71,11 +71,22 @@ pub struct Recovered {
     /// UTC ms of the last ExecutionReport journaled (its TransactTime; 0: none), ended orders'
     /// included: reconciliation after a restart looks for changes from there.
     pub last_report_ms: u64,
+    /// The session's epoch (0 until its first rollover).
+    pub epoch: u32,
+    /// When the epoch started, UTC ms (epoch 0: the first time the journal was opened; 0 for
+    /// an empty journal).
+    pub epoch_started_ms: u64,
+    /// Root ClOrdID → epoch it was placed in, for the orders not ended of earlier epochs
+    /// (carried over a rollover; their clientOid names that epoch). Orders of the current
+    /// epoch are not listed.
+    pub root_epochs: HashMap<u64, u32>,
 }
 
 /// One order not ended.
 #[derive(Debug, Clone, Default)]
 struct Open {
+    /// Epoch the order was placed in.
+    epoch: u32,
     cl_ord_ids: Vec<u64>,
     reports: Vec<(u64, ExecutionReport)>,
     since_ms: Option<u64>,
@@ -98,6 +109,8 @@ pub struct JournalFold {
     /// first, at most [`EARLY_CAP`].
     early: VecDeque<u64>,
     early_set: HashSet<u64>,
+    epoch: u32,
+    epoch_started_ms: u64,
 }
 
 impl Default for JournalFold {
@@ -126,7 +139,14 @@ impl JournalFold {
             last_mark_ms: 0,
             early: VecDeque::new(),
             early_set: HashSet::new(),
+            epoch: 0,
+            epoch_started_ms: 0,
         }
+    }
+
+    /// The epoch folded so far.
+    pub fn epoch(&self) -> u32 {
+        self.epoch
     }
 
     /// The fold a checkpoint holds. Errors: a saved report that is not an ExecutionReport
@@ -139,6 +159,8 @@ impl JournalFold {
             list_ids: s.list_ids.clone(),
             last_report_ms: s.last_report_ms,
             last_mark_ms: s.last_mark_ms,
+            epoch: u32::try_from(cp.epoch).unwrap_or(u32::MAX),
+            epoch_started_ms: s.epoch_started_ms,
             ..JournalFold::new()
         };
         for o in &s.orders {
@@ -155,6 +177,7 @@ impl JournalFold {
             f.orders.insert(
                 o.root,
                 Open {
+                    epoch: o.epoch,
                     cl_ord_ids: o.cl_ord_ids.clone(),
                     reports,
                     since_ms: o.unanswered_since_ms,
@@ -180,6 +203,7 @@ impl JournalFold {
                 let o = self.orders.get(root)?;
                 Some(SavedOrder {
                     root: *root,
+                    epoch: o.epoch,
                     cl_ord_ids: o.cl_ord_ids.clone(),
                     reports: o
                         .reports
@@ -199,8 +223,9 @@ impl JournalFold {
         Checkpoint {
             next_seq: self.next_seq,
             prev_len: 0,
-            epoch: 0,
+            epoch: u64::from(self.epoch),
             state: CheckpointState {
+                epoch_started_ms: self.epoch_started_ms,
                 used: self.used.clone(),
                 list_ids: self.list_ids.clone(),
                 last_report_ms: self.last_report_ms,
@@ -242,7 +267,13 @@ impl JournalFold {
             Record::ListId(id) => {
                 self.list_ids.insert(id);
             }
-            Record::Clock(ms) => self.last_mark_ms = self.last_mark_ms.max(ms),
+            Record::Clock(ms) => {
+                self.last_mark_ms = self.last_mark_ms.max(ms);
+                if self.epoch_started_ms == 0 {
+                    self.epoch_started_ms = ms;
+                }
+            }
+            Record::Epoch { epoch, started_ms } => self.on_epoch(epoch, started_ms),
             Record::Checkpoint(body) => {
                 if let Ok(f) =
                     Checkpoint::decode(body).and_then(|cp| JournalFold::from_checkpoint(&cp))
@@ -251,6 +282,24 @@ impl JournalFold {
                 }
             }
             Record::Unknown(_) => {}
+        }
+    }
+
+    /// A new epoch: outbound numbering from 1, the ClOrdIDs of the orders not ended stay used
+    /// (reserved until they end), every other ClOrdID and ListID is free again. The orders
+    /// carried keep their reports (numbered in the old epoch: they sort before the new ones).
+    fn on_epoch(&mut self, epoch: u64, started_ms: u64) {
+        self.epoch = u32::try_from(epoch).unwrap_or(u32::MAX);
+        self.epoch_started_ms = started_ms;
+        self.next_seq = 1;
+        self.used = self.live.keys().copied().collect();
+        self.list_ids = UsedIds::new();
+        self.early.clear();
+        self.early_set.clear();
+        for o in self.orders.values_mut() {
+            for r in &mut o.reports {
+                r.0 = 0;
+            }
         }
     }
 
@@ -283,9 +332,10 @@ impl JournalFold {
             if answered {
                 return;
             }
-            let since = self.last_mark_ms;
+            let (since, epoch) = (self.last_mark_ms, self.epoch);
             let o = self.orders.entry(root).or_insert_with(|| Open {
                 since_ms: Some(since),
+                epoch,
                 ..Open::default()
             });
             o.cl_ord_ids.push(cl);
@@ -322,7 +372,10 @@ impl JournalFold {
                 return;
             }
             // Known only from reports (not journaled as used: e.g. a drop-copy session).
-            None => self.orders.entry(root).or_default(),
+            None => self.orders.entry(root).or_insert_with(|| Open {
+                epoch: self.epoch,
+                ..Open::default()
+            }),
         };
         o.since_ms = None;
         o.amends.retain(|c| *c != er.cl_ord_id);
@@ -358,12 +411,14 @@ impl JournalFold {
 
     /// What a restart needs, as folded so far.
     pub fn recovered(&self) -> Recovered {
-        let mut reports: Vec<(u64, ExecutionReport)> = self
+        // In sequence order; the reports of orders carried over a rollover (numbered 0 in the
+        // new epoch) first, by root, each order's in the order sent (a stable sort).
+        let mut reports: Vec<(u64, u64, ExecutionReport)> = self
             .orders
-            .values()
-            .flat_map(|o| o.reports.iter().copied())
+            .iter()
+            .flat_map(|(root, o)| o.reports.iter().map(|(seq, er)| (*seq, *root, *er)))
             .collect();
-        reports.sort_by_key(|(seq, _)| *seq);
+        reports.sort_by_key(|(seq, root, _)| (*seq, if *seq == 0 { *root } else { 0 }));
         let mut unanswered_amends: Vec<u64> = self
             .orders
             .values()
@@ -375,7 +430,7 @@ impl JournalFold {
             roots: self.live.clone(),
             used: self.used.clone(),
             list_ids: self.list_ids.clone(),
-            reports: reports.into_iter().map(|(_, er)| er).collect(),
+            reports: reports.into_iter().map(|(_, _, er)| er).collect(),
             unanswered_since_ms: self
                 .orders
                 .iter()
@@ -383,6 +438,14 @@ impl JournalFold {
                 .collect(),
             unanswered_amends,
             last_report_ms: self.last_report_ms,
+            epoch: self.epoch,
+            epoch_started_ms: self.epoch_started_ms,
+            root_epochs: self
+                .orders
+                .iter()
+                .filter(|(_, o)| o.epoch != self.epoch)
+                .map(|(root, o)| (*root, o.epoch))
+                .collect(),
         }
     }
 }

@@ -12,7 +12,9 @@
 //!   after it happened later; crash recovery dates the orders in flight by it);
 //! - [`KIND_CHECKPOINT`]: a [`crate::journal::checkpoint::Checkpoint`] (the first record of
 //!   every journal segment but the legacy one: what a restart needs of everything before it;
-//!   body layout in [`crate::journal::checkpoint`]).
+//!   body layout in [`crate::journal::checkpoint`]);
+//! - [`KIND_EPOCH`]: `epoch u64 | started UTC ms u64` (session rollover: the records after it
+//!   belong to the new epoch, numbered from 1).
 //!
 //! Unknown kinds are skipped by their length (room for later kinds).
 //!
@@ -35,6 +37,8 @@ pub const KIND_LIST_ID: u8 = 3;
 pub const KIND_CLOCK: u8 = 5;
 /// Kind of a checkpoint record (first record of a segment).
 pub const KIND_CHECKPOINT: u8 = 6;
+/// Kind of an epoch record: the session's epoch ended and this one starts (session rollover).
+pub const KIND_EPOCH: u8 = 7;
 /// Bytes of a record header (kind + length).
 pub const HEADER_LEN: usize = 5;
 
@@ -137,6 +141,14 @@ pub enum Record<'a> {
     Clock(u64),
     /// A checkpoint: its body, decoded by [`crate::journal::checkpoint::Checkpoint::decode`].
     Checkpoint(&'a [u8]),
+    /// The session's epoch ended here and epoch `epoch` started at UTC ms `started_ms`:
+    /// outbound numbering starts again at 1, the ClOrdIDs of ended orders are free again.
+    Epoch {
+        /// The new epoch.
+        epoch: u64,
+        /// When it started, UTC ms.
+        started_ms: u64,
+    },
     /// A record of a kind this version does not know (skipped).
     Unknown(u8),
 }
@@ -172,6 +184,13 @@ pub fn put_clock(out: &mut Vec<u8>, utc_ms: u64) {
 pub fn put_checkpoint(out: &mut Vec<u8>, body: &[u8]) {
     header(out, KIND_CHECKPOINT, body.len());
     out.extend_from_slice(body);
+}
+
+/// Appends an epoch record: epoch `epoch` starts at UTC ms `started_ms`.
+pub fn put_epoch(out: &mut Vec<u8>, epoch: u64, started_ms: u64) {
+    header(out, KIND_EPOCH, 16);
+    out.extend_from_slice(&epoch.to_le_bytes());
+    out.extend_from_slice(&started_ms.to_le_bytes());
 }
 
 /// Appends an accepted-ListID record.
@@ -236,6 +255,10 @@ impl<'a> Iterator for Records<'a> {
             KIND_LIST_ID => Record::ListId(u64_at(body, 0)?),
             KIND_CLOCK => Record::Clock(u64_at(body, 0)?),
             KIND_CHECKPOINT => Record::Checkpoint(body),
+            KIND_EPOCH => Record::Epoch {
+                epoch: u64_at(body, 0)?,
+                started_ms: u64_at(body, 8)?,
+            },
             other => Record::Unknown(other),
         };
         self.pos += HEADER_LEN + len;

@@ -120,6 +120,18 @@ pub enum RecordedInput {
         /// `[tracker] push_deadline_ms`.
         push_deadline_ms: u64,
     },
+    /// `gateway::tracker::TrackerInput::Epoch` (appended: recordings made before it stay
+    /// readable).
+    Epoch {
+        /// SessionID.
+        session_id: u64,
+        /// The session's epoch.
+        epoch: u32,
+        /// (root, epoch) of orders carried from earlier epochs.
+        order_epochs: Vec<(u64, u32)>,
+        /// A rollover (the open orders are reported OrderStatus), not a restart.
+        started: bool,
+    },
 }
 
 /// One record of a recording.
@@ -608,6 +620,12 @@ mod tests {
             reply_timeout_ms: 600,
             push_deadline_ms: 300,
         });
+        v.push(RecordedInput::Epoch {
+            session_id: 3,
+            epoch: 2,
+            order_epochs: vec![(1, 1)],
+            started: true,
+        });
         v
     }
 
@@ -628,6 +646,7 @@ mod tests {
             RecordedInput::Restore { .. } => "Restore",
             RecordedInput::Skipped => "Skipped",
             RecordedInput::Tick { .. } => "Tick",
+            RecordedInput::Epoch { .. } => "Epoch",
         }
     }
 
@@ -716,7 +735,7 @@ mod tests {
     fn every_input_variant_round_trips() {
         let inputs = every_input();
         let tags: std::collections::BTreeSet<_> = inputs.iter().map(input_tag).collect();
-        assert_eq!(tags.len(), 14, "every variant: {tags:?}");
+        assert_eq!(tags.len(), 15, "every variant: {tags:?}");
         for i in inputs {
             round_trip(&input(i));
         }

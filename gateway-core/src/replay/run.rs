@@ -329,6 +329,16 @@ impl Replayer {
                 self.tracker.on_tick(now_ns, utc);
                 self.drain(utc);
             }
+            RecordedInput::Epoch {
+                session_id,
+                epoch,
+                order_epochs,
+                started,
+            } => {
+                self.tracker
+                    .on_epoch(session_id, epoch, &order_epochs, started, utc);
+                self.drain(utc);
+            }
             RecordedInput::Skipped => return false,
         }
         // Evictions change nothing the sessions see (see `tracker::retention`); the shell

@@ -79,10 +79,10 @@ impl ClOrdIds {
     /// The epoch ends and `epoch` starts (session rollover): the ClOrdID space is fresh except
     /// for the ClOrdIDs of the orders still tracked, which stay live and reserved until those
     /// orders leave (a cancel or replace in the new epoch can still name them; a new order
-    /// cannot take them). Returns how many stay reserved.
+    /// cannot take them; once released they are free). Returns how many stay reserved.
     pub fn new_epoch(&mut self, epoch: u32) -> usize {
         self.epoch = epoch;
-        self.used = self.live.keys().copied().collect();
+        self.used = UsedIds::new();
         self.live.len()
     }
 
@@ -138,9 +138,10 @@ impl ClOrdIds {
         }
     }
 
-    /// True when `cl` was used in the epoch.
+    /// True when `cl` was used in the epoch, or names an order still tracked (of an earlier
+    /// epoch: reserved).
     pub fn is_used(&self, cl: u64) -> bool {
-        self.used.contains(cl)
+        self.used.contains(cl) || self.live.contains_key(&cl)
     }
 
     /// Marks `cl` used (a NewOrderSingle's ClOrdID, live only once [`ClOrdIds::sent_new`]).
@@ -304,6 +305,9 @@ mod tests {
         ids.sent_new(1);
         assert_eq!(ids.named(1), Named::Live { root: 1, epoch: 1 });
         assert_eq!(ids.epoch_of(2), 0);
+        // Once the carried order leaves the tracker, its ClOrdIDs are free in the new epoch.
+        assert_eq!(ids.release(2), 2);
+        assert!(!ids.is_used(2) && !ids.is_used(4) && ids.is_used(1));
     }
 
     #[test]

@@ -32,6 +32,12 @@ pub enum RolloverSchedule {
         /// Minutes after midnight UTC (0..1440).
         minute: u32,
     },
+    /// Every `period_ms`, at multiples of it since the Unix epoch (`"every 30s"`, `"every 5m"`,
+    /// `"every 1h"`): for tests, soaks and endurance runs that roll over often.
+    Every {
+        /// The period, ms (at least 1 000).
+        period_ms: u64,
+    },
     /// Every week on `weekday` (0 = Monday) at `minute` minutes after 00:00 UTC.
     Weekly {
         /// 0 = Monday .. 6 = Sunday.
@@ -43,7 +49,7 @@ pub enum RolloverSchedule {
 
 /// Why a schedule did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("rollover schedule {0:?}: expected \"none\", \"daily HH:MM\" or \"weekly DAY HH:MM\" (UTC; DAY one of mon tue wed thu fri sat sun)")]
+#[error("rollover schedule {0:?}: expected \"none\", \"daily HH:MM\" or \"weekly DAY HH:MM\" (UTC; DAY one of mon tue wed thu fri sat sun) or \"every N(s|m|h)\" (N ≥ 1 s)")]
 pub struct BadSchedule(pub String);
 
 fn parse_hh_mm(s: &str) -> Option<u32> {
@@ -61,6 +67,21 @@ impl FromStr for RolloverSchedule {
         let words: Vec<&str> = s.split_whitespace().collect();
         match words.as_slice() {
             ["none"] => Ok(RolloverSchedule::Never),
+            ["every", period] => {
+                let (n, unit) = period.split_at(period.len().saturating_sub(1));
+                let unit_ms = match unit {
+                    "s" => 1_000,
+                    "m" => MINUTE_MS,
+                    "h" => 60 * MINUTE_MS,
+                    _ => return Err(bad()),
+                };
+                let n: u64 = n.parse().map_err(|_| bad())?;
+                let period_ms = n
+                    .checked_mul(unit_ms)
+                    .filter(|p| *p >= 1_000)
+                    .ok_or_else(bad)?;
+                Ok(RolloverSchedule::Every { period_ms })
+            }
             ["daily", at] => Ok(RolloverSchedule::Daily {
                 minute: parse_hh_mm(at).ok_or_else(bad)?,
             }),
@@ -94,6 +115,11 @@ impl fmt::Display for RolloverSchedule {
             RolloverSchedule::Daily { minute } => {
                 write!(f, "daily {:02}:{:02}", minute / 60, minute % 60)
             }
+            RolloverSchedule::Every { period_ms } => match period_ms {
+                p if p % (60 * MINUTE_MS) == 0 => write!(f, "every {}h", p / (60 * MINUTE_MS)),
+                p if p % MINUTE_MS == 0 => write!(f, "every {}m", p / MINUTE_MS),
+                p => write!(f, "every {}s", p / 1_000),
+            },
             RolloverSchedule::Weekly { weekday, minute } => write!(
                 f,
                 "weekly {} {:02}:{:02}",
@@ -111,6 +137,7 @@ impl RolloverSchedule {
         match *self {
             RolloverSchedule::Never => None,
             RolloverSchedule::Daily { minute } => Some((DAY_MS, u64::from(minute) * MINUTE_MS)),
+            RolloverSchedule::Every { period_ms } => Some((period_ms.max(1_000), 0)),
             RolloverSchedule::Weekly { weekday, minute } => Some((
                 WEEK_MS,
                 (FIRST_MONDAY_MS + u64::from(weekday) * DAY_MS + u64::from(minute) * MINUTE_MS)
@@ -152,6 +179,9 @@ mod tests {
             "daily 21:59",
             "weekly sun 22:00",
             "weekly mon 00:05",
+            "every 2s",
+            "every 5m",
+            "every 1h",
         ] {
             assert_eq!(s.parse::<RolloverSchedule>().unwrap().to_string(), s);
         }
@@ -162,6 +192,9 @@ mod tests {
             "daily 7:00",
             "weekly xyz 10:00",
             "hourly 10:00",
+            "every 0s",
+            "every 5",
+            "every xs",
         ] {
             assert!(s.parse::<RolloverSchedule>().is_err(), "{s}");
         }
@@ -183,6 +216,9 @@ mod tests {
         let thu: RolloverSchedule = "weekly thu 12:00".parse().unwrap();
         assert_eq!(thu.next_after(THU_NOON - 1), Some(THU_NOON));
         assert_eq!(RolloverSchedule::Never.next_after(THU_NOON), None);
+        let every: RolloverSchedule = "every 2s".parse().unwrap();
+        assert_eq!(every.next_after(THU_NOON), Some(THU_NOON + 2_000));
+        assert_eq!(every.next_after(THU_NOON + 1), Some(THU_NOON + 2_000));
     }
 
     #[test]

@@ -103,6 +103,8 @@ pub struct Tracker {
     pub(super) legs: LegHistograms,
     /// Session → account index (from SessionOpened; kept after the session closes).
     session_accounts: HashMap<u64, usize>,
+    /// Session → its epoch, once not 0 (new orders' clientOids carry it; see `on_epoch`).
+    session_epochs: HashMap<u64, u32>,
     /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
     pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
@@ -269,6 +271,78 @@ impl Tracker {
         self.session_accounts.insert(session_id, account);
     }
 
+    /// Session `session_id` is in epoch `epoch` (its journal says so at start-up, after its
+    /// orders were restored: the restored orders not listed in `order_epochs` are of this
+    /// epoch; or a rollover: `started`); `order_epochs` gives the epoch of orders carried over
+    /// from earlier epochs (root, epoch). Orders placed from now on carry `epoch` in their clientOid. On a
+    /// rollover (`started`), each of the session's open orders is reported OrderStatus
+    /// (stamped `utc_ns`): the first messages of the new epoch tell the strategy where the
+    /// orders it carries stand.
+    pub fn on_epoch(
+        &mut self,
+        session_id: u64,
+        epoch: u32,
+        order_epochs: &[(u64, u32)],
+        started: bool,
+        utc_ns: u64,
+    ) {
+        self.session_epochs.insert(session_id, epoch);
+        if !started {
+            // At start-up, after the session's orders were restored: those of earlier epochs
+            // are listed, the others are of this one.
+            let unknown: Vec<(u64, u64)> = self
+                .orders
+                .iter()
+                .filter(|(_, o)| o.session_id == session_id && o.epoch.is_none())
+                .map(|(k, _)| *k)
+                .collect();
+            for key in unknown {
+                if let Some(o) = self.orders.get_mut(&key) {
+                    o.epoch = Some(epoch);
+                }
+            }
+        }
+        for &(root, e) in order_epochs {
+            if let Some(o) = self.orders.get_mut(&(session_id, root)) {
+                o.epoch = Some(e);
+            }
+        }
+        if !started {
+            return;
+        }
+        self.retire_session(session_id);
+        self.reports.origin = Origin::Restart;
+        let mut open: Vec<&Order> = self
+            .orders
+            .values()
+            .filter(|o| o.session_id == session_id && !o.is_terminal())
+            .collect();
+        open.sort_by_key(|o| o.root);
+        let reports: Vec<(u64, ReportMsg)> = open
+            .into_iter()
+            .map(|o| {
+                let er = exec_report(o, ExecType::OrderStatus, utc_ns);
+                (o.root, ReportMsg::Exec(er))
+            })
+            .collect();
+        for (root, msg) in reports {
+            self.push_report((session_id, root), msg, 0);
+        }
+    }
+
+    /// The clientOid of order (`session_id`, `root`): the epoch it was placed in (the
+    /// session's current one when the order is not known).
+    pub(super) fn client_oid_of(&self, session_id: u64, root: u64) -> ClientOid {
+        match self.orders.get(&(session_id, root)) {
+            Some(o) => o.client_oid(),
+            None => ClientOid::in_epoch(
+                session_id,
+                self.session_epochs.get(&session_id).copied().unwrap_or(0),
+                root,
+            ),
+        }
+    }
+
     /// The open orders `filter` selects, as OrderStatus reports; `exchange` (the account's
     /// `unfilled-orders`) reconciles first (see [`mass::select`]).
     pub fn open_orders(
@@ -366,7 +440,7 @@ impl Tracker {
                         pending_replaces: SmallVec::new(),
                         pending_cancels: SmallVec::new(),
                         held_terminal: None,
-                        epoch: None,
+                        epoch: self.session_epochs.get(&session_id).copied(),
                         replies_due: 0,
                     },
                 );

@@ -108,6 +108,20 @@ impl Tracker {
         }
     }
 
+    /// Session rollover: the session's ended orders leave now (those something still waits
+    /// on stay), so that its order entry frees their ClOrdIDs for the new epoch at once.
+    pub(super) fn retire_session(&mut self, session_id: u64) {
+        let now = self.ended.clock_ns;
+        let mut ended = std::mem::take(&mut self.reports.ended);
+        for key in ended.drain(..) {
+            self.ended.fifo.push_back((key, now));
+        }
+        self.reports.ended = ended;
+        let mut fifo = std::mem::take(&mut self.ended.fifo);
+        fifo.retain(|&(key, _)| key.0 != session_id || !self.try_evict(key));
+        self.ended.fifo = fifo;
+    }
+
     /// Evicts ended order `key` unless something still waits on it (see the module docs);
     /// true when it left (or was not there any more).
     fn try_evict(&mut self, key: (u64, u64)) -> bool {

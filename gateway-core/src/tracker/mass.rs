@@ -69,8 +69,10 @@ impl OrderFilter {
 pub struct OrderView {
     /// Owning session (0 for an exchange order the tracker does not know).
     pub session_id: u64,
-    /// Root ClOrdID (its clientOid's second part; 0 for an unknown order).
+    /// Root ClOrdID (its clientOid's last part; 0 for an unknown order).
     pub root: u64,
+    /// The epoch of its clientOid (0 for an unknown order).
+    pub epoch: u32,
     /// The order's status report.
     pub report: ExecutionReport,
 }
@@ -123,6 +125,7 @@ pub fn select(
         .map(|o| OrderView {
             session_id: o.session_id,
             root: o.root,
+            epoch: o.epoch.unwrap_or(0),
             report: exec_report(o, ExecType::OrderStatus, utc_ns),
         })
         .collect();
@@ -135,6 +138,7 @@ pub fn select(
                 .map(|eo| OrderView {
                     session_id: 0,
                     root: 0,
+                    epoch: 0,
                     report: foreign_report(eo, utc_ns),
                 }),
         );

@@ -138,6 +138,12 @@ pub struct Order {
 }
 
 impl Order {
+    /// The order's clientOid (`session:epoch:root`, the epoch its NewOrderSingle was placed in;
+    /// `crate::ids`).
+    pub fn client_oid(&self) -> crate::ids::ClientOid {
+        crate::ids::ClientOid::in_epoch(self.session_id, self.epoch.unwrap_or(0), self.root)
+    }
+
     /// Whether cancel `cl_ord_id` is sent and not yet answered.
     pub fn cancel_pending(&self, cl_ord_id: u64) -> bool {
         self.pending_cancels.contains(&cl_ord_id)

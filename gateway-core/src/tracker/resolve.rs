@@ -102,7 +102,7 @@ impl Tracker {
         };
         let req = ResolveRequest {
             account: self.account_of(session_id),
-            client_oid: ClientOid::new(session_id, root),
+            client_oid: self.client_oid_of(session_id, root),
             cause,
             place: matches!(kind, RequestKind::New(_)),
             written_ms,
@@ -135,7 +135,7 @@ impl Tracker {
         self.resolve.unresolved.insert(key, Vec::new());
         let req = ResolveRequest {
             account: self.account_of(session_id),
-            client_oid: ClientOid::new(session_id, root),
+            client_oid: self.client_oid_of(session_id, root),
             cause,
             place: false,
             // Queried on its own: the lists of a sweep would not show it either.

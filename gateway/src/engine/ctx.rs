@@ -34,6 +34,8 @@ pub(super) struct IoCtx {
     /// Most unsent bytes a strategy connection may leave unread (`[strategy]
     /// max_backlog_bytes`).
     pub(super) max_backlog: usize,
+    /// When sessions' epochs end by schedule (`[strategy] rollover`).
+    pub(super) rollover: gateway_core::session::rollover::RolloverSchedule,
     pub(super) instruments: InstrumentTable,
     /// The exchange accounts, by index (sessions are bound to one).
     pub(super) accounts: Vec<AccountCtx>,

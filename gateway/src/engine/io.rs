@@ -248,6 +248,7 @@ pub(super) fn run(
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             max_backlog: settings.max_backlog,
+            rollover: settings.rollover,
             instruments,
             accounts,
             tracker_tx: tracker_tx.clone(),
@@ -303,12 +304,24 @@ pub(super) fn run(
                         unanswered_since_ms: rec.unanswered_since_ms,
                         unanswered_amends: rec.unanswered_amends,
                     });
+                    if rec.epoch != 0 || !rec.root_epochs.is_empty() {
+                        let mut order_epochs: Vec<(u64, u32)> =
+                            rec.root_epochs.into_iter().collect();
+                        order_epochs.sort_unstable();
+                        let _ = tracker_tx.send(TrackerInput::Epoch {
+                            session_id: *id,
+                            epoch: rec.epoch,
+                            order_epochs,
+                            started: false,
+                        });
+                    }
                 }
             }
         }
         if let Some(rec) = &ctx.record {
             rec.instruments(&ctx.instruments);
         }
+        tokio::task::spawn_local(super::epochs::run_schedule(Rc::clone(&ctx)));
         if settings.risk.mark_refresh_ms > 0 {
             let ctx = Rc::clone(&ctx);
             let period = Duration::from_millis(settings.risk.mark_refresh_ms);

@@ -14,6 +14,7 @@
 mod account;
 mod conn;
 mod ctx;
+mod epochs;
 mod error;
 mod exchange_link;
 mod io;

@@ -26,6 +26,9 @@ pub(super) struct SessionSlot {
     pub(super) recovered: bool,
     /// What crash recovery rebuilds the tracker from (taken once at start-up).
     pub(super) restore: Option<Recovered>,
+    /// When the session's epoch started, UTC ms (the operator's rollover schedule counts
+    /// from it).
+    pub(super) epoch_started_ms: u64,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -41,6 +44,7 @@ pub(super) fn open_sessions(
 ) -> Result<(HashMap<u64, SessionSlot>, Registry), JournalError> {
     let mut slots = HashMap::new();
     let registry = Registry::default();
+    let now_ms = crate::metrics::utc_now_ns() / 1_000_000;
     for id in session_ids {
         let (store, rec) = match dir {
             Some(d) => {
@@ -48,7 +52,7 @@ pub(super) fn open_sessions(
                 // Orders journaled from now on were sent after this (crash recovery dates
                 // the ones left without a report by it).
                 store
-                    .mark_clock(crate::metrics::utc_now_ns() / 1_000_000)
+                    .mark_clock(now_ms)
                     .map_err(|source| JournalError::Io {
                         path: store.path().unwrap_or(d).to_owned(),
                         source,
@@ -74,16 +78,24 @@ pub(super) fn open_sessions(
             );
         }
         let out = Arc::new(
-            SessionOut::detached(id, rec.next_seq, store, now_ns).with_max_backlog(max_backlog),
+            SessionOut::detached(id, rec.next_seq, store, now_ns)
+                .with_max_backlog(max_backlog)
+                .in_epoch(rec.epoch),
         );
-        // Epoch 0 until rollover reaches the journal (the checkpoint carries the epoch).
+        // Orders carried over a rollover keep the epoch of their clientOid.
+        let order_epoch = |root: &u64| rec.root_epochs.get(root).copied().unwrap_or(rec.epoch);
         let entry = OrderEntry::restore(
             id,
-            0,
-            rec.roots.iter().map(|(c, r)| (*c, *r, 0)),
+            rec.epoch,
+            rec.roots.iter().map(|(c, r)| (*c, *r, order_epoch(r))),
             rec.used.clone(),
             rec.list_ids.clone(),
         );
+        // A fresh journal's epoch starts now (its first clock record says so from now on).
+        let epoch_started_ms = match rec.epoch_started_ms {
+            0 => now_ms,
+            ms => ms,
+        };
         let restore = recovered.then_some(rec);
         registry.lock().push(Arc::clone(&out));
         slots.insert(
@@ -94,6 +106,7 @@ pub(super) fn open_sessions(
                 next_in_seq: 1,
                 recovered,
                 restore,
+                epoch_started_ms,
             },
         );
     }

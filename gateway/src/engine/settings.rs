@@ -128,6 +128,8 @@ pub struct EngineSettings {
     /// Most unsent bytes a strategy connection may leave unread before it is cut off
     /// (`[strategy] max_backlog_bytes`).
     pub max_backlog: usize,
+    /// When every session's epoch ends by schedule (`[strategy] rollover`).
+    pub rollover: gateway_core::session::rollover::RolloverSchedule,
     /// Admitted sessions.
     pub sessions: Vec<SessionGrant>,
     /// Exchange accounts (at least one); sessions refer to them by index.
@@ -225,6 +227,7 @@ impl EngineSettings {
                 max_unauthenticated: cfg.strategy.max_unauthenticated,
             },
             max_backlog: cfg.strategy.max_backlog_bytes,
+            rollover: cfg.strategy.rollover,
             sessions,
             accounts,
             exchange: ExchangeSettings {

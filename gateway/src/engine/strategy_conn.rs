@@ -74,18 +74,15 @@ impl Authorizer for Auth<'_> {
         if self.ctx.active.borrow().contains(&session_id) {
             return Err(NegotiationRejectCode::DuplicateId);
         }
-        let current = self
-            .ctx
-            .sessions
-            .borrow()
-            .get(&session_id)
-            .and_then(|slot| slot.entry.as_ref().map(|e| e.cl_ord_ids().epoch()))
-            .unwrap_or(0);
+        // An epoch the operator's schedule ended while the session was away ends now.
+        super::epochs::roll_if_due(self.ctx, session_id);
+        let current = super::epochs::epoch_of(self.ctx, session_id);
         let epoch = match version_asked(current, session_ver_id) {
             VersionAsked::Resume(e) => e,
-            // Starting a new epoch (session rollover) is not carried out yet (issue 23): the
-            // Negotiate is refused and the session stays in its epoch.
-            VersionAsked::Start(_) => return Err(NegotiationRejectCode::Unspecified),
+            VersionAsked::Start(e) => {
+                super::epochs::start_epoch(self.ctx, session_id, e, "asked by the strategy")?;
+                e
+            }
             VersionAsked::Refuse(_) => return Err(NegotiationRejectCode::StaleSessionVersion),
         };
         self.ctx.active.borrow_mut().insert(session_id);
@@ -794,6 +791,21 @@ impl Conn {
     }
 
     fn on_timer(&mut self) -> bool {
+        let session_id = self.fixp.session_id();
+        if self.bound && super::epochs::due(&self.ctx, session_id, utc_now_ns() / 1_000_000) {
+            // The operator's schedule ended the epoch: Terminate (SessionRollover); the orders
+            // carry into the new epoch (no cancel on disconnect); the session is rolled once
+            // this connection has ended, and the strategy negotiates again.
+            self.strategy_terminated = true;
+            let reply = SessionReply::Terminate(codec::sbe::Terminate {
+                session_id,
+                code: codec::sbe::TerminationCode::SessionRollover,
+                reason: Text::new("session rollover: negotiate the new epoch"),
+            });
+            self.log_end(&reply);
+            self.write_session(&reply);
+            return false;
+        }
         self.out.flush();
         let action = self
             .fixp

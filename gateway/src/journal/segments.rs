@@ -421,9 +421,11 @@ impl Roller {
 
     /// True when the records after the current segment's checkpoint have reached
     /// `segment_bytes` (the checkpoint is not counted: one larger than `segment_bytes`, many
-    /// open orders, must not make every segment full at birth).
+    /// open orders, must not make every segment full at birth), or a session rollover was
+    /// folded (the new epoch starts a segment of its own).
     pub fn full(&self) -> bool {
         self.offset.saturating_sub(self.head_end) >= self.policy.segment_bytes
+            || u64::from(self.fold.epoch()) != self.current.epoch
     }
 
     /// The fold so far.
@@ -436,10 +438,15 @@ impl Roller {
     pub fn prepare(&mut self) -> std::io::Result<NextSegment> {
         let mut cp = self.fold.checkpoint();
         cp.prev_len = self.offset;
-        cp.epoch = self.current.epoch;
-        let id = SegmentId {
-            epoch: self.current.epoch,
-            index: self.current.index + 1,
+        // A session rollover folded since the last roll starts the new epoch's first segment.
+        let epoch = u64::from(self.fold.epoch());
+        let id = if epoch == self.current.epoch {
+            SegmentId {
+                epoch,
+                index: self.current.index + 1,
+            }
+        } else {
+            SegmentId { epoch, index: 0 }
         };
         let sdir = session_dir(&self.dir, self.session_id);
         let path = sdir.join(segment_name(id));

@@ -158,13 +158,30 @@ impl Store {
         }
     }
 
-    /// Where the messages `from .. end` are kept.
-    pub fn plan(&self, from: u64, end: u64) -> Plan {
+    /// Where the messages `from .. end` of the current epoch (`epoch`) are kept: the segments
+    /// of that epoch, and the current segment if it is still the previous epoch's (a rollover
+    /// not rolled yet: the reader takes only the frames after its epoch record, see
+    /// `SessionOut::retransmit`).
+    pub fn plan(&self, epoch: u32, from: u64, end: u64) -> Plan {
         let Store::File(f) = self else {
             return Plan::Memory;
         };
-        let segs = &f.segments;
-        let first = segs.first().map_or(1, |s| s.first_seq);
+        let last = f.segments.len().saturating_sub(1);
+        let segs: Vec<&SegmentInfo> = f
+            .segments
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| s.id.epoch == u64::from(epoch) || *i == last)
+            .map(|(_, s)| s)
+            .collect();
+        let first_seq = |s: &SegmentInfo| {
+            if s.id.epoch == u64::from(epoch) {
+                s.first_seq
+            } else {
+                1
+            }
+        };
+        let first = segs.first().map_or(1, |s| first_seq(s));
         if from < first {
             return Plan::Gone(first);
         }
@@ -172,12 +189,25 @@ impl Store {
             segs.iter()
                 .enumerate()
                 .filter(|(i, s)| {
-                    let hi = segs.get(i + 1).map_or(u64::MAX, |n| n.first_seq);
-                    s.first_seq < end && from < hi
+                    let hi = segs.get(i + 1).map_or(u64::MAX, |n| first_seq(n));
+                    first_seq(s) < end && from < hi
                 })
                 .map(|(_, s)| s.path.clone())
                 .collect(),
         )
+    }
+
+    /// Session rollover: appends the epoch record (epoch `epoch` starts at UTC ms
+    /// `started_ms`). An in-memory journal forgets the previous epoch first (its messages can
+    /// no longer be asked for); a segmented one keeps its segments (retention) and the journal
+    /// thread starts the new epoch's first segment at its next turn.
+    pub fn start_epoch(&mut self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
+        if let Store::Memory(m) = self {
+            m.clear();
+        }
+        let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 16);
+        gateway_core::journal::record::put_epoch(&mut b, u64::from(epoch), started_ms);
+        self.append(&b)
     }
 
     /// Calls `f` with every record kept in memory (nothing for a file store: see

@@ -91,6 +91,8 @@ pub struct SessionOut {
     /// Sequence number of the next application message; written only under `inner`'s lock
     /// (so frames and numbers stay in step), read without it.
     next_seq: AtomicU64,
+    /// The session's epoch (session rollover restarts `next_seq` at 1 in a new one).
+    epoch: std::sync::atomic::AtomicU32,
     last_write_ns: AtomicU64,
     has_backlog: AtomicBool,
     /// True while a socket is attached and healthy.
@@ -175,6 +177,7 @@ impl SessionOut {
                 store,
             }),
             next_seq: AtomicU64::new(next_seq.max(1)),
+            epoch: std::sync::atomic::AtomicU32::new(0),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
             attached: AtomicBool::new(false),
@@ -425,6 +428,43 @@ impl SessionOut {
         self.after_write(inner, written)
     }
 
+    /// Sets the session's epoch as recovered from its journal (before any frame is sent).
+    #[must_use]
+    pub fn in_epoch(self, epoch: u32) -> Self {
+        self.epoch.store(epoch, Ordering::Relaxed);
+        self
+    }
+
+    /// The session's epoch.
+    pub fn epoch(&self) -> u32 {
+        self.epoch.load(Ordering::Relaxed)
+    }
+
+    /// Session rollover: the epoch ends and `epoch` starts at UTC ms `started_ms`. Under the
+    /// writer's lock (no frame is numbered meanwhile): the records pending are handed to the
+    /// store, the epoch record is journaled after them, and the next application message is
+    /// number 1. A socket still attached is closed (the strategy negotiates the new epoch).
+    /// Errors: the journal could not be written (the epoch did not change).
+    pub fn start_epoch(&self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
+        let mut inner = self.inner.lock();
+        {
+            let mut journal = self.journal.lock();
+            let Journal { store, pending } = &mut *journal;
+            if !pending.is_empty() {
+                store.append(pending)?;
+                self.note_written(pending.len());
+                pending.clear();
+                self.journal_pending.store(0, Ordering::Relaxed);
+            }
+            store.start_epoch(epoch, started_ms)?;
+            self.note_written(gateway_core::journal::record::HEADER_LEN + 16);
+        }
+        self.epoch.store(epoch, Ordering::Relaxed);
+        self.next_seq.store(1, Ordering::Relaxed);
+        self.detach_locked(&mut inner);
+        Ok(())
+    }
+
     /// Journals ClOrdIDs (ClOrdID, root) and ListIDs the session has just used.
     pub fn journal_ids(&self, cl_ord_ids: &[(u64, u64)], list_ids: &[u64]) {
         if !self.keeps {
@@ -610,7 +650,11 @@ impl SessionOut {
             count: req.count,
         }
         .encode_frame(&mut block);
-        let plan = self.journal.lock().store.plan(req.from_seq_no, end);
+        let plan = self
+            .journal
+            .lock()
+            .store
+            .plan(self.epoch(), req.from_seq_no, end);
         let found = match plan {
             Plan::Memory => Ok(self
                 .journal
@@ -683,13 +727,19 @@ impl SessionOut {
 /// `from + 1`, ... below `end`, in that order (a record numbered below the next one expected
 /// is a copy: a segment starts with the records its predecessor ends with); returns how many.
 fn take_frames(records: &[u8], from: u64, end: u64, block: &mut Vec<u8>) -> u32 {
-    let mut expect = from;
+    let (mut expect, start) = (from, block.len());
     for rec in Records::new(records) {
-        if let Record::Outbound { seq, frame, .. } = rec {
-            if seq == expect && seq < end {
+        match rec {
+            Record::Outbound { seq, frame, .. } if seq == expect && seq < end => {
                 block.extend_from_slice(frame);
                 expect += 1;
             }
+            // A session rollover: the numbers before it were the previous epoch's.
+            Record::Epoch { .. } => {
+                block.truncate(start);
+                expect = from;
+            }
+            _ => {}
         }
     }
     u32::try_from(expect - from).unwrap_or(u32::MAX)

@@ -105,6 +105,19 @@ pub enum TrackerInput {
         /// [`crate::journal::store::Recovered::unanswered_amends`]).
         unanswered_amends: Vec<u64>,
     },
+    /// Session `session_id` is in epoch `epoch`: at start-up (its journal's epoch, with the
+    /// epochs of the orders carried from earlier ones) or at a rollover (`started`: its open
+    /// orders are reported OrderStatus as the new epoch's first messages).
+    Epoch {
+        /// SessionID.
+        session_id: u64,
+        /// The epoch.
+        epoch: u32,
+        /// (root, epoch) of the orders placed in earlier epochs still open.
+        order_epochs: Vec<(u64, u32)>,
+        /// A rollover, not a restart.
+        started: bool,
+    },
     /// The subscribed link of an account dropped (its pushes are missing until `LinkUp`).
     LinkDown {
         /// Account index.
@@ -394,6 +407,19 @@ impl Driver {
                     "tracker: session's orders restored from its journal"
                 );
                 self.send_resolutions();
+            }
+            TrackerInput::Epoch {
+                session_id,
+                epoch,
+                order_epochs,
+                started,
+            } => {
+                self.tracker
+                    .on_epoch(session_id, epoch, &order_epochs, started, utc);
+                // The ended orders it evicted are released before the strategy can see the new
+                // epoch's first reports (its next request may reuse their ClOrdIDs).
+                self.hand_evicted();
+                self.write_reports(utc);
             }
             TrackerInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
             TrackerInput::LinkUp { account, t_ns } => {
@@ -685,6 +711,17 @@ pub(crate) fn recorded(input: &TrackerInput, mono_ns: u64) -> Option<RecordedInp
             reports: reports.clone(),
             unanswered_since_ms: sorted(unanswered_since_ms),
             unanswered_amends: unanswered_amends.clone(),
+        },
+        TrackerInput::Epoch {
+            session_id,
+            epoch,
+            order_epochs,
+            started,
+        } => RecordedInput::Epoch {
+            session_id: *session_id,
+            epoch: *epoch,
+            order_epochs: order_epochs.clone(),
+            started: *started,
         },
         TrackerInput::Shutdown => return None,
     })

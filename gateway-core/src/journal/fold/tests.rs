@@ -1,6 +1,6 @@
 use super::*;
 use crate::journal::record::{
-    put_cl_ord_id, put_clock, put_list_id, put_outbound, Origin, Records,
+    put_cl_ord_id, put_clock, put_epoch, put_list_id, put_outbound, Origin, Records,
 };
 use codec::sbe::{
     Category, CxlRejResponseTo, ExecType, OrdType, OrderCancelReject, Side, Symbol, Text,
@@ -237,6 +237,7 @@ enum Gen {
     Reject(u64, bool),
     List(u64),
     Clock(u64),
+    Epoch(u64),
 }
 
 fn gen_record() -> impl Strategy<Value = Gen> {
@@ -247,6 +248,8 @@ fn gen_record() -> impl Strategy<Value = Gen> {
         (1u64..90, any::<bool>()).prop_map(|(c, d)| Gen::Reject(c, d)),
         (1u64..10).prop_map(Gen::List),
         (0u64..100_000).prop_map(Gen::Clock),
+        // Rare: a session rollover.
+        (0u64..30).prop_map(Gen::Epoch),
     ]
 }
 
@@ -259,7 +262,7 @@ fn encode(recs: &[Gen]) -> Vec<u8> {
         OrdStatus::Rejected,
     ];
     let mut b = Vec::new();
-    let mut seq = 0;
+    let (mut seq, mut epoch) = (0, 0);
     for (i, r) in recs.iter().enumerate() {
         match *r {
             Gen::New(c) => put_cl_ord_id(&mut b, c, c),
@@ -280,6 +283,12 @@ fn encode(recs: &[Gen]) -> Vec<u8> {
             }
             Gen::List(id) => put_list_id(&mut b, id),
             Gen::Clock(ms) => put_clock(&mut b, ms),
+            Gen::Epoch(0) => {
+                epoch += 1;
+                seq = 0;
+                put_epoch(&mut b, epoch, 1_000 * epoch);
+            }
+            Gen::Epoch(_) => put_clock(&mut b, 50_000),
         }
     }
     b
@@ -320,4 +329,53 @@ proptest! {
         spliced.extend_from_slice(&bytes[at..]);
         prop_assert_eq!(fold(&spliced).checkpoint(), all.checkpoint());
     }
+}
+
+/// Session rollover: numbering restarts at 1, the ClOrdIDs of the orders not ended stay used
+/// (and live) with their epoch, every other ClOrdID and ListID is free again.
+#[test]
+fn an_epoch_record_restarts_numbering_and_keeps_only_open_orders_ids() {
+    let mut b = Vec::new();
+    put_clock(&mut b, 500);
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Push,
+        &er_frame(1, 0, 1, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 2, 2);
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Push,
+        &er_frame(2, 0, 2, OrdStatus::Filled, 0),
+    );
+    put_cl_ord_id(&mut b, 3, 1);
+    put_outbound(
+        &mut b,
+        3,
+        Origin::Push,
+        &er_frame(3, 1, 3, OrdStatus::New, 0),
+    );
+    put_list_id(&mut b, 7);
+    put_epoch(&mut b, 1, 9_000);
+    put_cl_ord_id(&mut b, 2, 2);
+    let r = fold(&b).recovered();
+    assert_eq!((r.epoch, r.epoch_started_ms, r.next_seq), (1, 9_000, 1));
+    assert!(r.used.contains(1) && r.used.contains(3) && r.used.contains(2));
+    assert!(r.list_ids.is_empty());
+    assert_eq!(r.roots.get(&3), Some(&1));
+    assert_eq!(r.roots.get(&2), Some(&2), "a new order of the new epoch");
+    assert_eq!(
+        r.root_epochs,
+        [(1, 0)].into(),
+        "order 1 was placed in epoch 0"
+    );
+    assert_eq!(r.reports.len(), 2, "the carried order's reports");
+    // Epoch 0 started when the journal was first opened.
+    let mut b0 = Vec::new();
+    put_clock(&mut b0, 500);
+    put_clock(&mut b0, 800);
+    assert_eq!(fold(&b0).recovered().epoch_started_ms, 500);
 }

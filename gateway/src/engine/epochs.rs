@@ -1,0 +1,115 @@
+//! Session rollover on the io thread: a session's epoch ends and a new one starts, when the
+//! strategy asks (Negotiate with a higher SessionVerID, [`start_epoch`] from the authorizer)
+//! or by the operator's schedule (`[strategy] rollover`, [`run_schedule`]).
+//!
+//! A rollover, in order: the session's writer journals the epoch record and numbers from 1
+//! ([`SessionOut::start_epoch`]; the journal thread starts the epoch's first segment with a
+//! checkpoint), the order entry frees the ClOrdIDs and ListIDs of the ended orders and keeps
+//! those of the orders still tracked ([`OrderEntry::new_epoch`]), the inbound numbering starts at
+//! 1, and the tracker learns the epoch (new orders' clientOids carry it) and reports each open
+//! order OrderStatus as the new epoch's first messages. A session is rolled only while no
+//! connection holds it: a connected strategy first gets Terminate (SessionRollover) and its
+//! connection ends without cancel on disconnect (its orders carry into the new epoch).
+//!
+//! [`SessionOut::start_epoch`]: crate::session::out::SessionOut::start_epoch
+//! [`OrderEntry::new_epoch`]: crate::session::order_entry::OrderEntry::new_epoch
+
+use std::rc::Rc;
+use std::time::Duration;
+
+use codec::sbe::NegotiationRejectCode;
+
+use super::ctx::IoCtx;
+use crate::metrics::utc_now_ns;
+use crate::tracker::TrackerInput;
+
+/// How often the schedule is checked, and how soon a due session is rolled.
+pub(super) const SCHEDULE_CHECK: Duration = Duration::from_secs(1);
+
+/// The epoch session `session_id` is in (0 for an unknown session).
+pub(super) fn epoch_of(ctx: &IoCtx, session_id: u64) -> u32 {
+    ctx.sessions
+        .borrow()
+        .get(&session_id)
+        .map_or(0, |slot| slot.out.epoch())
+}
+
+/// True when the operator's schedule has ended the session's epoch (at `now_ms`, UTC).
+pub(super) fn due(ctx: &IoCtx, session_id: u64, now_ms: u64) -> bool {
+    ctx.sessions
+        .borrow()
+        .get(&session_id)
+        .is_some_and(|slot| ctx.rollover.due(slot.epoch_started_ms, now_ms))
+}
+
+/// Ends session `session_id`'s epoch and starts `epoch` (above the current one), `why` for
+/// the log. The session must not be held by a connection (its order entry is in its slot).
+/// Errors: the session is unknown or held (`Unspecified`), or its journal could not be
+/// written (`Unspecified`; the session stays in its epoch).
+pub(super) fn start_epoch(
+    ctx: &IoCtx,
+    session_id: u64,
+    epoch: u32,
+    why: &str,
+) -> Result<(), NegotiationRejectCode> {
+    let now_ms = utc_now_ns() / 1_000_000;
+    let mut sessions = ctx.sessions.borrow_mut();
+    let Some(slot) = sessions.get_mut(&session_id) else {
+        return Err(NegotiationRejectCode::Unspecified);
+    };
+    let Some(entry) = slot.entry.as_mut() else {
+        return Err(NegotiationRejectCode::Unspecified);
+    };
+    let from = slot.out.epoch();
+    if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
+        tracing::error!(session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
+        return Err(NegotiationRejectCode::Unspecified);
+    }
+    let reserved = entry.new_epoch(epoch);
+    slot.next_in_seq = 1;
+    slot.epoch_started_ms = now_ms;
+    let _ = ctx.tracker_tx.send(TrackerInput::Epoch {
+        session_id,
+        epoch,
+        order_epochs: Vec::new(),
+        started: true,
+    });
+    tracing::info!(
+        session_id,
+        from,
+        to = epoch,
+        reserved_cl_ord_ids = reserved,
+        why,
+        "session rollover: new epoch (sequence numbers from 1, ClOrdIDs of ended orders free)"
+    );
+    Ok(())
+}
+
+/// Rolls session `session_id` to the next epoch if the schedule has ended its epoch and no
+/// connection holds it.
+pub(super) fn roll_if_due(ctx: &IoCtx, session_id: u64) {
+    let now_ms = utc_now_ns() / 1_000_000;
+    if ctx.active.borrow().contains(&session_id) || !due(ctx, session_id, now_ms) {
+        return;
+    }
+    let next = epoch_of(ctx, session_id).wrapping_add(1).max(1);
+    let _ = start_epoch(ctx, session_id, next, "scheduled");
+}
+
+/// The operator's schedule: every [`SCHEDULE_CHECK`], each session whose epoch it has ended
+/// and that no connection holds is rolled (a connected one is terminated by its connection,
+/// which checks [`due`] on its timer, then rolled here). Runs for the io thread's life.
+pub(super) async fn run_schedule(ctx: Rc<IoCtx>) {
+    if ctx.rollover == gateway_core::session::rollover::RolloverSchedule::Never {
+        return;
+    }
+    let mut tick = tokio::time::interval(SCHEDULE_CHECK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        let ids: Vec<u64> = ctx.sessions.borrow().keys().copied().collect();
+        for id in ids {
+            roll_if_due(&ctx, id);
+        }
+    }
+}

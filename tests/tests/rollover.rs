@@ -1,0 +1,193 @@
+//! Session rollover end to end (issue 23): a session's epoch ends and a new one starts, asked
+//! by the strategy (Negotiate with a higher SessionVerID) or by the operator's schedule
+//! (`[strategy] rollover`). Sequence numbers restart at 1 on both flows, the ClOrdIDs of ended
+//! orders are free again, open orders carry over (their ClOrdIDs reserved, reported OrderStatus
+//! first in the new epoch, still cancellable), and no clientOid reaches the exchange twice.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::{Duration, Instant};
+
+use codec::sbe::{
+    ExecType, NegotiationRejectCode, OrdRejReason, OrdStatus, OrderCancelRequest, Side,
+    TerminationCode,
+};
+use e2e::{credentials, master_account_credentials, resting_buy, Harness, Strategy, WAIT};
+use gateway::exchange::rest_history::order_info;
+use gateway::ids::ClientOid;
+use strategy_client::{ClientError, ClientOptions, Handshake, Received, StrategyClient};
+
+fn connect(h: &Harness, session_id: u64, ver: u64) -> Result<StrategyClient, ClientError> {
+    StrategyClient::connect_with(
+        h.gateway().strategy_addr(),
+        &ClientOptions {
+            session_id,
+            credentials: credentials(session_id),
+            keepalive_ms: 1_000,
+            auto_keepalive: true,
+            timeout: WAIT,
+        },
+        Handshake {
+            session_ver_id: ver,
+            ..Handshake::default()
+        },
+    )
+}
+
+/// A strategy in a new epoch expects message 1 first: what the gateway numbered before the
+/// EstablishmentAck (the open orders' OrderStatus, written while no connection was attached)
+/// is asked for again (FIXP: RetransmitRequest from 1).
+fn catch_up(s: &mut Strategy) {
+    let next = s.c.next_in_seq();
+    if next > 1 {
+        s.c.send_retransmit_request(1, u32::try_from(next - 1).unwrap())
+            .unwrap();
+    }
+}
+
+/// The next ExecutionReport, past a Retransmission header.
+fn exec(s: &mut Strategy) -> codec::sbe::ExecutionReport {
+    loop {
+        match s.next_message() {
+            Received::Exec(er) => return er,
+            Received::Retransmission(_) => continue,
+            other => panic!("expected ExecutionReport, got {other:?}"),
+        }
+    }
+}
+
+fn cancel(cl: u64, orig: u64) -> OrderCancelRequest {
+    let o = resting_buy(orig);
+    OrderCancelRequest {
+        cl_ord_id: cl,
+        orig_cl_ord_id: orig,
+        transact_time: 0,
+        symbol: o.symbol,
+        category: o.category,
+        side: Side::Buy,
+    }
+}
+
+/// The clientOid the exchange holds for `oid` (its orderId), or `None`.
+fn exchange_order(h: &Harness, oid: ClientOid) -> Option<u64> {
+    let rest = h.rest_client(master_account_credentials());
+    h.rt.block_on(order_info(&rest, oid.as_str()))
+        .unwrap()
+        .map(|o| o.order_id)
+}
+
+#[test]
+fn a_strategy_asked_rollover_restarts_numbering_frees_ended_ids_and_carries_open_orders() {
+    let h = Harness::quiet();
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    assert_eq!(s.c.session_ver_id(), 0);
+    // Epoch 0: order 1 rests; order 2 is cancelled (ClOrdID 3).
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let open = exec(&mut s);
+    assert_eq!((open.cl_ord_id, open.exec_type), (1, ExecType::New));
+    s.c.send_new_order(&resting_buy(2)).unwrap();
+    assert_eq!(exec(&mut s).exec_type, ExecType::New);
+    s.c.send_cancel(&cancel(3, 2)).unwrap();
+    assert_eq!(exec(&mut s).exec_type, ExecType::Canceled);
+    s.c.terminate().unwrap();
+    drop(s);
+
+    // Epoch 1, asked for: numbering from 1, the open order reported first.
+    let mut s = Strategy::from_client(connect(&h, 1, 1).unwrap());
+    assert_eq!(s.c.session_ver_id(), 1);
+    catch_up(&mut s);
+    let status = exec(&mut s);
+    assert_eq!(
+        (status.cl_ord_id, status.exec_type, status.ord_status),
+        (1, ExecType::OrderStatus, OrdStatus::New)
+    );
+    assert_eq!(
+        s.c.last_seq(),
+        1,
+        "the new epoch's first message is number 1"
+    );
+    // ClOrdID 2 (ended in epoch 0) is free again, and its clientOid names epoch 1.
+    s.c.send_new_order(&resting_buy(2)).unwrap();
+    let again = exec(&mut s);
+    assert_eq!((again.cl_ord_id, again.exec_type), (2, ExecType::New));
+    assert_eq!(
+        exchange_order(&h, ClientOid::in_epoch(1, 1, 2)),
+        Some(again.order_id)
+    );
+    assert_ne!(
+        exchange_order(&h, ClientOid::new(1, 2)),
+        Some(again.order_id)
+    );
+    // ClOrdID 1 names the order carried over: reserved for a new order, still cancellable.
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let dup = exec(&mut s);
+    assert_eq!(dup.ord_rej_reason, Some(OrdRejReason::DuplicateOrder));
+    s.c.send_cancel(&cancel(4, 1)).unwrap();
+    let cancelled = exec(&mut s);
+    assert_eq!(
+        (
+            cancelled.cl_ord_id,
+            cancelled.orig_cl_ord_id,
+            cancelled.exec_type
+        ),
+        (4, 1, ExecType::Canceled)
+    );
+    assert_eq!(
+        cancelled.order_id, open.order_id,
+        "epoch 0's order, by its clientOid"
+    );
+    s.c.terminate().unwrap();
+    drop(s);
+
+    // Resume epoch 1 (by number, then with 0); epoch 0 is refused.
+    for ver in [1, 0] {
+        let c = connect(&h, 1, ver).unwrap();
+        assert_eq!(c.session_ver_id(), 1);
+        drop(c);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let c = connect(&h, 1, 2).unwrap();
+    assert_eq!(c.session_ver_id(), 2);
+    drop(c);
+    std::thread::sleep(Duration::from_millis(50));
+    match connect(&h, 1, 1) {
+        Err(ClientError::NegotiationRejected(r)) => {
+            assert_eq!(r.code, NegotiationRejectCode::StaleSessionVersion)
+        }
+        other => panic!("expected StaleSessionVersion, got {other:?}"),
+    }
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+}
+
+#[test]
+fn the_operators_schedule_terminates_the_session_and_its_orders_carry_over() {
+    let h = Harness::start_with(e2e::quiet_sim_config(), |s| {
+        s.rollover = "every 2s".parse().unwrap();
+    });
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    let epoch = s.c.session_ver_id();
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let open = exec(&mut s);
+    assert_eq!(open.exec_type, ExecType::New);
+    // Within the next 2 s boundary (plus the 1 s check), Terminate SessionRollover.
+    let deadline = Instant::now() + Duration::from_secs(6);
+    let t = loop {
+        assert!(Instant::now() < deadline, "no rollover Terminate");
+        match s.c.recv(Duration::from_millis(500)).unwrap() {
+            Some(Received::Terminate(t)) => break t,
+            _ => continue,
+        }
+    };
+    assert_eq!(t.code, TerminationCode::SessionRollover);
+    drop(s);
+    // Negotiate again (0 = whatever is current): a later epoch; the order is still open there
+    // (no cancel on disconnect) and is reported first.
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    assert!(s.c.session_ver_id() > epoch);
+    catch_up(&mut s);
+    let status = exec(&mut s);
+    assert_eq!(
+        (status.cl_ord_id, status.exec_type, status.order_id),
+        (1, ExecType::OrderStatus, open.order_id)
+    );
+    assert_eq!(h.sim().stats().orders_cancelled, 0);
+}
