@@ -191,3 +191,66 @@ fn the_operators_schedule_terminates_the_session_and_its_orders_carry_over() {
     );
     assert_eq!(h.sim().stats().orders_cancelled, 0);
 }
+
+/// After a restart on its journal, the session is still in the epoch it rolled to: the
+/// numbering continues, an order carried from the previous epoch keeps its clientOid (it is
+/// cancelled by it), the epoch's order too, and the old epoch stays refused.
+#[test]
+fn a_restart_after_a_rollover_keeps_the_epoch_and_each_orders_client_oid() {
+    use e2e::settings_for;
+    use gateway::engine::Gateway;
+    let dir = std::env::temp_dir().join(format!("bgw-e2e-rollover-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let journaled = |s: &mut gateway::engine::settings::EngineSettings| {
+        s.journal_dir = Some(dir.clone());
+        for g in &mut s.sessions {
+            g.cancel_on_disconnect = false;
+        }
+    };
+    let mut h = Harness::start_with(e2e::quiet_sim_config(), journaled);
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let old = exec(&mut s);
+    s.c.terminate().unwrap();
+    drop(s);
+    let mut s = Strategy::from_client(connect(&h, 1, 1).unwrap());
+    catch_up(&mut s);
+    assert_eq!(exec(&mut s).exec_type, ExecType::OrderStatus);
+    s.c.send_new_order(&resting_buy(2)).unwrap();
+    let new = exec(&mut s);
+    assert_eq!(new.exec_type, ExecType::New);
+    let last = s.c.last_seq();
+    s.c.terminate().unwrap();
+    drop(s);
+
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    let mut settings = settings_for(h.sim(), "demo-secret");
+    journaled(&mut settings);
+    h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
+
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    assert_eq!(s.c.session_ver_id(), 1, "the epoch survives the restart");
+    assert_eq!(s.c.next_in_seq(), last + 1, "numbering continues");
+    s.c.send_cancel(&cancel(3, 1)).unwrap();
+    let c1 = exec(&mut s);
+    assert_eq!(
+        (c1.exec_type, c1.order_id),
+        (ExecType::Canceled, old.order_id)
+    );
+    s.c.send_cancel(&cancel(4, 2)).unwrap();
+    let c2 = exec(&mut s);
+    assert_eq!(
+        (c2.exec_type, c2.order_id),
+        (ExecType::Canceled, new.order_id)
+    );
+    drop(s);
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(matches!(
+        connect(&h, 1, 0).map(|c| c.session_ver_id()),
+        Ok(1)
+    ));
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}
