@@ -61,22 +61,17 @@ struct Args {
     /// Draw RSS, journal bytes and p99.9 against orders done to this SVG file.
     #[arg(long)]
     plot: Option<std::path::PathBuf>,
-    /// Roll every session over to a new epoch every N orders. NOT AVAILABLE YET: session
-    /// rollovers (issue 23 item 1) do not exist in the gateway; the option is refused until
-    /// they do, rather than faked.
-    #[arg(long)]
-    rollover_every: Option<u64>,
+    /// End every session's epoch on this schedule (the gateway's `[strategy] rollover`):
+    /// a duration such as `60s`, `5m` (= "every 60s"), or a schedule as the gateway takes it
+    /// ("every 30s", "daily 22:00", "weekly sun 22:00"). Sessions negotiate again and catch up;
+    /// rows count the rollovers and the summary gives their reconnect times.
+    #[arg(long, value_parser = bench::endurance::parse_rollover)]
+    rollover_every: Option<String>,
 }
 
 fn main() {
     bench::init_tracing("error");
     let args = Args::parse();
-    if args.rollover_every.is_some() {
-        eprintln!(
-            "endurance: --rollover-every: session rollovers do not exist in the gateway yet (issue 23 item 1); run without it"
-        );
-        std::process::exit(2);
-    }
     let gateway_exe = match args.gateway {
         Some(p) => p,
         None => match bench::soak::gateway_proc::sibling_gateway_exe() {
@@ -111,6 +106,7 @@ fn main() {
         gateway_exe,
         plot: args.plot,
         reference_pct: args.reference_pct.min(100),
+        rollover: args.rollover_every,
     };
     match bench::endurance::run(&opts) {
         Ok(outcome) => {

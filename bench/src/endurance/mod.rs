@@ -15,6 +15,11 @@
 //! `report_interval_ms`), the bench follows it ([`hlog`]) and gives each of its rows the log
 //! intervals that ended inside it. At the end it prints the issue's goals and whether each is
 //! met, and `--plot` draws RSS, journal bytes and p99.9 against orders done.
+//!
+//! With `rollover` (`--rollover-every`, the gateway's `[strategy] rollover` schedule) every
+//! session's epoch ends on schedule: the sessions negotiate again and catch up (see
+//! [`session`]); each row counts the rollovers completed in it and their slowest reconnect, and
+//! the summary lists every rollover with its reconnect times.
 
 pub mod hlog;
 pub mod session;
@@ -33,7 +38,7 @@ use crate::rig::SimChild;
 use crate::soak::gateway_proc::GatewayProc;
 
 use self::hlog::{HlogFollower, LogInterval};
-use self::session::{EnduranceSession, SessionCounts, Shared};
+use self::session::{EnduranceSession, Rollover, SessionCounts, Shared};
 
 /// The gauge of orders the tracker holds (every series summed; labels such as `state` are
 /// allowed). Read from `/metrics`; absent until the gateway exports it (then printed "n/a").
@@ -83,6 +88,29 @@ pub struct EnduranceOptions {
     /// The point (percent of `orders`) the goals compare the end with (the issue: 200 000 of
     /// 2 000 000, i.e. 10).
     pub reference_pct: u32,
+    /// The gateway's `[strategy] rollover` schedule ("every 60s", "daily HH:MM", …; `None`:
+    /// the gateway's default, no scheduled rollover).
+    pub rollover: Option<String>,
+}
+
+/// The `[strategy] rollover` schedule for `--rollover-every`: a bare duration (`60s`, `5m`,
+/// `1h`) means `every <duration>`; anything else is passed on as written ("daily 22:00",
+/// "weekly sun 22:00", "every 30s") and checked by the gateway's own parser.
+///
+/// Errors: a schedule the gateway would refuse, as text.
+pub fn parse_rollover(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    let schedule = if s.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("every {s}")
+    } else {
+        s.to_owned()
+    };
+    let toml = format!(
+        "[strategy]\nrollover = \"{schedule}\"\n[[session]]\nsession_id = 1\ncredentials = \"x\"\n[[account]]\nname = \"main\"\napi_key = \"k\"\nsecret = \"s\"\npassphrase = \"p\"\n"
+    );
+    gateway::config::GatewayConfig::from_toml_str(&toml)
+        .map(|_| schedule)
+        .map_err(|e| format!("--rollover-every {s}: {e}"))
 }
 
 /// p50 / p99 / p99.9 / max and count of one leg in one interval, ns.
@@ -135,6 +163,10 @@ pub struct Row {
     pub journal_bytes: u64,
     /// A restart happened inside this interval.
     pub restart: bool,
+    /// Session rollovers completed inside this interval (one per session and epoch).
+    pub rollovers: usize,
+    /// The slowest of their reconnects, ms.
+    pub rollover_max_ms: Option<f64>,
     /// Per leg ([`ROUND_TRIP`] first, then [`GATEWAY_LEGS`]): the interval's figures.
     pub legs: Vec<(&'static str, Option<LegStats>)>,
 }
@@ -176,6 +208,8 @@ pub struct EnduranceOutcome {
     pub counts: SessionCounts,
     /// Orders still live at a session when it finished.
     pub live_at_end: usize,
+    /// Every session rollover, in the order they completed.
+    pub rollovers: Vec<Rollover>,
     /// Wall time.
     pub elapsed: Duration,
     /// Interval-log lines the bench could not read.
@@ -232,13 +266,14 @@ fn gateway_config(opts: &EnduranceOptions, venue: &Venue<'_>, process: u64) -> S
     let mut table = |name: &str, lines: &[String]| {
         sections.push((format!("[{name}]"), lines.to_vec()));
     };
-    table(
-        "strategy",
-        &[
-            "listen = \"127.0.0.1:0\"".into(),
-            "keepalive_min_ms = 100".into(),
-        ],
-    );
+    let mut strategy: Vec<String> = vec![
+        "listen = \"127.0.0.1:0\"".into(),
+        "keepalive_min_ms = 100".into(),
+    ];
+    if let Some(r) = &opts.rollover {
+        strategy.push(format!("rollover = \"{r}\""));
+    }
+    table("strategy", &strategy);
     table(
         "exchange",
         &[
@@ -342,6 +377,8 @@ struct Conductor {
     started: Instant,
     last_row: (u64, Instant),
     restart_in_interval: bool,
+    /// Rollovers already given to a row.
+    rollovers_seen: usize,
     out: EnduranceOutcome,
 }
 
@@ -446,6 +483,15 @@ impl Conductor {
             let _ = rtt.add(&*h);
             h.reset();
         }
+        let new_rollovers: Vec<Rollover> = {
+            let all = self.shared.rollovers.lock();
+            all[self.rollovers_seen.min(all.len())..].to_vec()
+        };
+        self.rollovers_seen += new_rollovers.len();
+        let rollover_max_ms = new_rollovers
+            .iter()
+            .filter_map(|r| r.reconnect_ms)
+            .reduce(f64::max);
         let (last_orders, last_at) = self.last_row;
         let secs = now.duration_since(last_at).as_secs_f64().max(1e-9);
         let row = Row {
@@ -459,6 +505,8 @@ impl Conductor {
             tombstones: metric_sum(&text, TRACKER_TOMBSTONES_METRIC),
             journal_bytes: dir_bytes(&self.opts.work_dir.join("journal")),
             restart: std::mem::take(&mut self.restart_in_interval),
+            rollovers: new_rollovers.len(),
+            rollover_max_ms,
             legs: vec![(ROUND_TRIP, LegStats::of(&rtt))],
         };
         self.last_row = (orders, now);
@@ -590,6 +638,7 @@ pub fn run(opts: &EnduranceOptions) -> Result<EnduranceOutcome, String> {
         started: now,
         last_row: (0, now),
         restart_in_interval: false,
+        rollovers_seen: 0,
         out: EnduranceOutcome::default(),
     };
     print_header(opts);
@@ -607,6 +656,7 @@ pub fn run(opts: &EnduranceOptions) -> Result<EnduranceOutcome, String> {
         }
     }
     let Conductor { run, mut out, .. } = c;
+    out.rollovers = shared.rollovers.lock().clone();
     out.bad_hlog_lines += run.hlog.bad_lines;
     run.gw.stop();
     result?;
@@ -711,8 +761,11 @@ pub fn print_header(o: &EnduranceOptions) {
         o.interval,
         o.restarts
     );
+    if let Some(r) = &o.rollover {
+        println!("session rollover: \"{r}\" (every session's epoch ends on that schedule)");
+    }
     println!(
-        "columns: orders, s since start, orders/s, gateway process #, gateway RSS MiB, simulator RSS MiB, tracker orders ({TRACKER_ORDERS_METRIC}) / tombstones ({TRACKER_TOMBSTONES_METRIC}), journal MiB; then per leg p50/p99/p99.9/max µs of this interval: {ROUND_TRIP} (strategy, timed by the bench), {} (gateway, from its interval log, {} ms entries); R = a restart in this interval",
+        "columns: orders, s since start, orders/s, gateway process #, gateway RSS MiB, simulator RSS MiB, tracker orders ({TRACKER_ORDERS_METRIC}) / tombstones ({TRACKER_TOMBSTONES_METRIC}), journal MiB, session rollovers completed in the interval (ro N, slowest reconnect ms); then per leg p50/p99/p99.9/max µs of this interval: {ROUND_TRIP} (strategy, timed by the bench), {} (gateway, from its interval log, {} ms entries); R = a restart in this interval",
         GATEWAY_LEGS.join(", "),
         o.report_ms
     );
@@ -720,8 +773,13 @@ pub fn print_header(o: &EnduranceOptions) {
 
 /// Prints one row.
 pub fn print_row(r: &Row) {
+    let rollovers = match (r.rollovers, r.rollover_max_ms) {
+        (0, _) => String::new(),
+        (n, Some(ms)) => format!(" ro {n} ({ms:.0} ms)"),
+        (n, None) => format!(" ro {n}"),
+    };
     let mut s = format!(
-        "{:>9} {:>7.1}s {:>7.0}/s gw#{} rss {:>7.1} sim {:>7.1} tracker {}/{} journal {:>8.1}{}",
+        "{:>9} {:>7.1}s {:>7.0}/s gw#{} rss {:>7.1} sim {:>7.1} tracker {}/{} journal {:>8.1}{}{rollovers}",
         r.orders,
         r.elapsed_s,
         r.rate,
@@ -759,6 +817,50 @@ fn print_restart(r: &Restart) {
         r.ready_ms,
         r.sessions_ms
     );
+}
+
+/// Prints the rollovers, one line per epoch: how many sessions went through it, at how many
+/// orders, their reconnect times.
+fn print_rollovers(all: &[Rollover], opts: &EnduranceOptions) {
+    let Some(schedule) = &opts.rollover else {
+        println!("session rollovers: none scheduled (see --rollover-every)");
+        return;
+    };
+    let timed: Vec<f64> = all.iter().filter_map(|r| r.reconnect_ms).collect();
+    let mut sorted = timed.clone();
+    sorted.sort_by(f64::total_cmp);
+    let at = |q: f64| sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize);
+    println!(
+        "session rollovers (\"{schedule}\"): {} over all sessions ({} timed from the Terminate); reconnect (Terminate → caught up, unanswered requests sent again) p50 {} ms, max {} ms; old-epoch messages lost in an open gap: {}",
+        all.len(),
+        timed.len(),
+        at(0.5).map_or("-".into(), |v| format!("{v:.1}")),
+        at(1.0).map_or("-".into(), |v| format!("{v:.1}")),
+        all.iter().map(|r| r.lost_held).sum::<usize>()
+    );
+    let mut epochs: BTreeMap<u64, Vec<&Rollover>> = BTreeMap::new();
+    for r in all {
+        epochs.entry(r.epoch).or_default().push(r);
+    }
+    for (epoch, rs) in epochs {
+        let mut ms: Vec<f64> = rs.iter().filter_map(|r| r.reconnect_ms).collect();
+        ms.sort_by(f64::total_cmp);
+        let orders = rs.iter().map(|r| r.orders).min().unwrap_or(0);
+        println!(
+            "  epoch {epoch}: {} sessions at ~{orders} orders, reconnect ms {}",
+            rs.len(),
+            if ms.is_empty() {
+                "- (changed while disconnected)".to_owned()
+            } else {
+                format!(
+                    "min {:.1} / median {:.1} / max {:.1}",
+                    ms[0],
+                    ms[ms.len() / 2],
+                    ms[ms.len() - 1]
+                )
+            }
+        );
+    }
 }
 
 /// One goal and whether it is met (`None`: could not be measured in this run).
@@ -943,7 +1045,7 @@ pub fn print_summary(o: &EnduranceOutcome, opts: &EnduranceOptions) {
         s.accepted as f64 / o.elapsed.as_secs_f64().max(1e-9)
     );
     println!(
-        "strategy: {} placed, {} filled, {} cancelled, {} replaced, {} rejected ({} not applied), {} OrderCancelRejects, {} resends refused as duplicates, {} reports for unknown ClOrdIDs, {} reconnects, {} RetransmitRequests ({} messages), {} resent, {} sequence regressions, {} abandoned, {} answers across a restart (not timed), {} live at the end",
+        "strategy: {} placed, {} filled, {} cancelled, {} replaced, {} rejected ({} not applied), {} OrderCancelRejects, {} resends refused as duplicates, {} reports for unknown ClOrdIDs, {} reconnects, {} rollovers, {} RetransmitRequests ({} messages), {} resent, {} sequence regressions, {} abandoned, {} given up as unknown to the gateway, {} answers across a restart or rollover (not timed), {} live at the end",
         s.placed,
         s.filled,
         s.cancelled,
@@ -954,11 +1056,13 @@ pub fn print_summary(o: &EnduranceOutcome, opts: &EnduranceOptions) {
         s.duplicate_rejects,
         s.unknown,
         s.reconnects,
+        s.rollovers,
         s.retransmit_requests,
         s.retransmitted,
         s.resent,
         s.seq_regressions,
         s.abandoned,
+        s.unknown_orders,
         s.across_restart,
         o.live_at_end
     );
@@ -971,7 +1075,7 @@ pub fn print_summary(o: &EnduranceOutcome, opts: &EnduranceOptions) {
     println!(
         "note: the gateway's legs are per interval (its interval log; the entry in progress at a SIGKILL is lost with the process); RSS rows after a restart are of the new process, which recovered from the journal"
     );
-    println!("session rollovers: not run (they do not exist yet; see --rollover-every)");
+    print_rollovers(&o.rollovers, opts);
     println!("-- goals (issue 23) --");
     for g in goals(o, opts) {
         let verdict = match g.met {
@@ -1028,6 +1132,7 @@ mod tests {
             gateway_exe: PathBuf::from("gateway"),
             plot: None,
             reference_pct: 10,
+            rollover: None,
         }
     }
 
@@ -1068,6 +1173,33 @@ mod tests {
         assert_eq!(
             cfg.journal.dir.as_deref(),
             Some(Path::new("/tmp/elsewhere"))
+        );
+        assert_eq!(
+            cfg.strategy.rollover,
+            Default::default(),
+            "no rollover unless asked for"
+        );
+    }
+
+    #[test]
+    fn the_rollover_schedule_reaches_the_gateway_configuration_and_a_bad_one_is_refused() {
+        assert_eq!(parse_rollover("60s").expect("ok"), "every 60s");
+        assert_eq!(parse_rollover("daily 22:00").expect("ok"), "daily 22:00");
+        assert!(parse_rollover("hourly").is_err());
+        assert!(parse_rollover("0s").is_err());
+        let mut opts = options(&[]);
+        opts.rollover = Some(parse_rollover("every 30s").expect("ok"));
+        let venue = Venue {
+            ws_private_url: "wss://127.0.0.1:1/api/v3/ws/private",
+            rest_url: "https://127.0.0.1:1",
+            ca: Path::new("/tmp/ca.pem"),
+        };
+        let cfg = gateway::config::GatewayConfig::from_toml_str(&gateway_config(&opts, &venue, 1))
+            .expect("loads");
+        assert_ne!(
+            cfg.strategy.rollover,
+            Default::default(),
+            "no rollover unless asked for"
         );
     }
 }

@@ -6,6 +6,15 @@
 //! re-establishes the same FIXP session, asks for what it missed (RetransmitRequest, at most
 //! [`MAX_RETRANSMIT`] messages each), processes reports in sequence order, and sends again, with
 //! the same ClOrdID, every request that got no answer.
+//!
+//! Session rollovers (`[strategy] rollover`): a Terminate with `SessionRollover` ends the
+//! epoch; the session negotiates again (whichever epoch is current), numbers the gateway's flow
+//! from 1 again, asks for what the new epoch already holds (an OrderStatus per open order, and
+//! answers to requests in flight at the Terminate), then sends again every request still
+//! unanswered: a NewOrderSingle the gateway already had is refused DuplicateOrder (its ClOrdID
+//! stays reserved while the order is tracked), and its reports continue in the new epoch. An
+//! epoch that changed while the session was away (a rollover during a restart) is taken the
+//! same way. Each rollover is recorded in [`Shared::rollovers`] with its reconnect time.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
@@ -64,6 +73,25 @@ pub struct Shared {
     pub wind_down: AtomicBool,
     /// One entry per session.
     pub sessions: Vec<SessionShared>,
+    /// Rollovers the sessions went through, in the order they completed.
+    pub rollovers: Mutex<Vec<Rollover>>,
+}
+
+/// One session's rollover to a new epoch.
+#[derive(Debug, Clone, Copy)]
+pub struct Rollover {
+    /// SessionID.
+    pub session_id: u64,
+    /// The epoch (SessionVerID) the session moved to.
+    pub epoch: u64,
+    /// Orders accepted over all sessions when the session was caught up in the new epoch.
+    pub orders: u64,
+    /// Terminate (SessionRollover) received → negotiated, established, caught up on the new
+    /// epoch and every unanswered request sent again, ms (`None`: the epoch changed while the
+    /// session was disconnected, e.g. during a restart; no Terminate to time from).
+    pub reconnect_ms: Option<f64>,
+    /// Messages of the old epoch held for a gap still open at the Terminate (lost with it).
+    pub lost_held: usize,
 }
 
 /// A histogram of ns from 1 ns to 60 s, 3 significant digits.
@@ -87,6 +115,7 @@ impl Shared {
                     rtt: Mutex::new(latency_histogram()),
                 })
                 .collect(),
+            rollovers: Mutex::new(Vec::new()),
         }
     }
 }
@@ -126,9 +155,14 @@ pub struct SessionCounts {
     pub seq_regressions: u64,
     /// Orders given up after [`ABANDON_AFTER`] without a report.
     pub abandoned: u64,
-    /// Answers to requests sent to an earlier gateway process (not timed: a restart is not a
-    /// round trip).
+    /// Answers to requests sent to an earlier gateway process or in an earlier epoch (not
+    /// timed: a restart or a rollover is not a round trip).
     pub across_restart: u64,
+    /// Session rollovers (new epochs) gone through.
+    pub rollovers: u64,
+    /// Orders given up because the gateway answered UnknownOrder to repeated cancels (their
+    /// end was reported in an epoch or process whose reports never arrived).
+    pub unknown_orders: u64,
 }
 
 impl SessionCounts {
@@ -152,6 +186,8 @@ impl SessionCounts {
             (&mut self.seq_regressions, b.seq_regressions),
             (&mut self.abandoned, b.abandoned),
             (&mut self.across_restart, b.across_restart),
+            (&mut self.rollovers, b.rollovers),
+            (&mut self.unknown_orders, b.unknown_orders),
         ];
         for (a, v) in pairs {
             *a += v;
@@ -205,6 +241,8 @@ struct Order {
     answered: bool,
     sent_at: Instant,
     sent_process: u64,
+    /// The session's rollover count when the request was sent.
+    sent_epoch: u64,
     resent: bool,
     accepted: bool,
     /// Counts against the in-flight window (every order but an accepted kept-open one).
@@ -240,6 +278,10 @@ pub struct EnduranceSession {
     /// Time between two places (`None`: unpaced) and when the next may go.
     gap: Option<Duration>,
     next_place: Instant,
+    /// The epoch the gateway answered at the last connect (`None` before the first).
+    epoch: Option<u64>,
+    /// When a Terminate (SessionRollover) arrived, until the session is caught up again.
+    rollover_at: Option<Instant>,
     /// What it counted.
     pub counts: SessionCounts,
 }
@@ -289,6 +331,8 @@ impl EnduranceSession {
             fill_buy: true,
             gap: None,
             next_place: Instant::now(),
+            epoch: None,
+            rollover_at: None,
             counts: SessionCounts::default(),
         }
     }
@@ -383,6 +427,15 @@ impl EnduranceSession {
                     if let Received::Retransmission(x) = &r {
                         self.counts.retransmitted += u64::from(x.count);
                     }
+                    if let Received::Terminate(_) = &r {
+                        // A rollover (or the gateway ending the session otherwise): negotiate
+                        // again; the new epoch's number is checked at the connect.
+                        if r.is_rollover() && self.rollover_at.is_none() {
+                            self.rollover_at = Some(Instant::now());
+                        }
+                        self.client = None;
+                        return false;
+                    }
                     return true;
                 }
                 let seq = c.last_seq();
@@ -435,11 +488,20 @@ impl EnduranceSession {
                 }
             };
             let announced = client.next_seq_from_gateway;
+            let epoch = client.session_ver_id();
             self.client = Some(client);
+            let lost_held = self.held.len();
             self.held.clear();
             if self.next_seq > 1 || self.counts.placed > 0 {
                 self.counts.reconnects += 1;
             }
+            let new_epoch = self.epoch.is_some_and(|e| e != epoch);
+            if new_epoch {
+                // A new epoch numbers the gateway's flow from 1 again.
+                self.next_seq = 1;
+                self.counts.rollovers += 1;
+            }
+            self.epoch = Some(epoch);
             if announced < self.next_seq {
                 self.counts.seq_regressions += 1;
                 self.next_seq = announced;
@@ -462,9 +524,13 @@ impl EnduranceSession {
             }
             let mut unanswered: Vec<Request> = self
                 .orders
-                .values()
+                .values_mut()
                 .filter(|o| !o.answered)
-                .map(|o| o.request)
+                .map(|o| {
+                    // Its answer, when it comes, is not a round trip.
+                    o.resent = true;
+                    o.request
+                })
                 .collect();
             unanswered.sort_by_key(Request::cl);
             for r in unanswered {
@@ -472,6 +538,21 @@ impl EnduranceSession {
                 if !self.send_request(&r) {
                     continue 'again;
                 }
+            }
+            // A Terminate that did not lead to a new epoch (reconnected before the gateway
+            // started it) keeps its time: the next connect is still the rollover's.
+            if new_epoch {
+                let reconnect_ms = self
+                    .rollover_at
+                    .take()
+                    .map(|t| t.elapsed().as_secs_f64() * 1e3);
+                self.shared.rollovers.lock().push(Rollover {
+                    session_id: self.session_id,
+                    epoch,
+                    orders: self.shared.accepted.load(Ordering::Relaxed),
+                    reconnect_ms,
+                    lost_held,
+                });
             }
             self.me().established.store(process, Ordering::Relaxed);
             return Ok(());
@@ -519,6 +600,7 @@ impl EnduranceSession {
             o.resent = false;
             o.sent_at = Instant::now();
             o.sent_process = process;
+            o.sent_epoch = self.counts.rollovers;
         }
         self.send_request(&r);
     }
@@ -578,6 +660,7 @@ impl EnduranceSession {
                 answered: false,
                 sent_at: now,
                 sent_process: 0,
+                sent_epoch: 0,
                 resent: false,
                 accepted: false,
                 busy: true,
@@ -650,7 +733,7 @@ impl EnduranceSession {
             return;
         }
         o.answered = true;
-        if o.sent_process != process || o.resent {
+        if o.sent_process != process || o.resent || o.sent_epoch != self.counts.rollovers {
             self.counts.across_restart += 1;
             return;
         }
@@ -677,6 +760,10 @@ impl EnduranceSession {
                     self.counts.duplicate_rejects += 1;
                     return;
                 }
+                if er.exec_type == ExecType::OrderStatus {
+                    self.on_order_status(root, &er);
+                    return;
+                }
                 self.answered(root, er.cl_ord_id);
                 self.on_execution(root, &er);
             }
@@ -690,6 +777,18 @@ impl EnduranceSession {
                     return;
                 }
                 self.answered(root, r.cl_ord_id);
+                if r.cxl_rej_reason == CxlRejReason::UnknownOrder
+                    && self
+                        .orders
+                        .get(&root)
+                        .is_some_and(|o| o.cancel_retries >= 5)
+                {
+                    // The gateway no longer knows it: it ended where its reports did not reach
+                    // this session. Given up rather than cancelled forever.
+                    self.counts.unknown_orders += 1;
+                    self.end(root);
+                    return;
+                }
                 if r.cxl_rej_reason == CxlRejReason::NotApplied
                     || r.cxl_rej_reason == CxlRejReason::ThrottleLimitExceeded
                 {
@@ -706,6 +805,38 @@ impl EnduranceSession {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// An OrderStatus report (the first messages of a new epoch, one per open order): an order
+    /// whose NewOrderSingle got no answer yet and that the gateway reports live counts as
+    /// accepted (not timed) and goes on with its plan, likewise a replace it reports in effect;
+    /// other unanswered requests wait for their own answer (or are sent again at the connect).
+    fn on_order_status(&mut self, root: u64, er: &codec::sbe::ExecutionReport) {
+        let Some(o) = self.orders.get_mut(&root) else {
+            return;
+        };
+        o.last_report = Instant::now();
+        if terminal(er.ord_status) {
+            self.on_execution(root, er);
+            return;
+        }
+        let live = matches!(er.ord_status, OrdStatus::New | OrdStatus::PartiallyFilled);
+        if !live || o.answered {
+            return;
+        }
+        // The request the report settles: the order is live (the NewOrderSingle was
+        // accepted) or answers to the replace's ClOrdID (the replace took effect).
+        let settled = match o.request {
+            Request::New(_) => Some(ExecType::New),
+            Request::Replace(m) if m.cl_ord_id == er.cl_ord_id => Some(ExecType::Replaced),
+            _ => None,
+        };
+        if let Some(exec_type) = settled {
+            o.answered = true;
+            self.counts.across_restart += 1;
+            let as_answer = codec::sbe::ExecutionReport { exec_type, ..*er };
+            self.on_execution(root, &as_answer);
         }
     }
 
