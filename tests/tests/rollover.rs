@@ -1,8 +1,9 @@
 //! Session rollover end to end (issue 23): a session's epoch ends and a new one starts, asked
 //! by the strategy (Negotiate with a higher SessionVerID) or by the operator's schedule
 //! (`[strategy] rollover`). Sequence numbers restart at 1 on both flows, the ClOrdIDs of ended
-//! orders are free again, open orders carry over (their ClOrdIDs reserved, reported OrderStatus
-//! first in the new epoch, still cancellable), and no clientOid reaches the exchange twice.
+//! orders are free again, open orders carry over (their ClOrdIDs reserved, still cancellable),
+//! every order still tracked is reported OrderStatus first in the new epoch (so an end the
+//! strategy missed is not lost), and no clientOid reaches the exchange twice.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
@@ -104,6 +105,12 @@ fn a_strategy_asked_rollover_restarts_numbering_frees_ended_ids_and_carries_open
         s.c.last_seq(),
         1,
         "the new epoch's first message is number 1"
+    );
+    // The order that ended in the old epoch is reported too (its end may have been missed).
+    let ended = exec(&mut s);
+    assert_eq!(
+        (ended.cl_ord_id, ended.exec_type, ended.ord_status),
+        (2, ExecType::OrderStatus, OrdStatus::Canceled)
     );
     // ClOrdID 2 (ended in epoch 0) is free again, and its clientOid names epoch 1.
     s.c.send_new_order(&resting_buy(2)).unwrap();

@@ -274,10 +274,12 @@ impl Tracker {
     /// Session `session_id` is in epoch `epoch` (its journal says so at start-up, after its
     /// orders were restored: the restored orders not listed in `order_epochs` are of this
     /// epoch; or a rollover: `started`); `order_epochs` gives the epoch of orders carried over
-    /// from earlier epochs (root, epoch). Orders placed from now on carry `epoch` in their clientOid. On a
-    /// rollover (`started`), each of the session's open orders is reported OrderStatus
-    /// (stamped `utc_ns`): the first messages of the new epoch tell the strategy where the
-    /// orders it carries stand.
+    /// from earlier epochs (root, epoch). Orders placed from now on carry `epoch` in their
+    /// clientOid. On a rollover (`started`), every order of the session the tracker holds (open,
+    /// or ended within the retention window) is reported OrderStatus (stamped `utc_ns`), then
+    /// the ended ones are evicted (their ClOrdIDs are free in the new epoch): the first messages
+    /// of the new epoch tell the strategy where its orders stand, including how those ended
+    /// whose last reports of the old epoch it may not have received.
     pub fn on_epoch(
         &mut self,
         session_id: u64,
@@ -310,15 +312,17 @@ impl Tracker {
         if !started {
             return;
         }
-        self.retire_session(session_id);
+        // Every order the tracker still holds, open or ended within the retention window (the
+        // strategy may have missed how it ended: the old epoch's last messages cannot be asked
+        // for in the new one), by root; then the ended ones leave.
         self.reports.origin = Origin::Restart;
-        let mut open: Vec<&Order> = self
+        let mut held: Vec<&Order> = self
             .orders
             .values()
-            .filter(|o| o.session_id == session_id && !o.is_terminal())
+            .filter(|o| o.session_id == session_id)
             .collect();
-        open.sort_by_key(|o| o.root);
-        let reports: Vec<(u64, ReportMsg)> = open
+        held.sort_by_key(|o| o.root);
+        let reports: Vec<(u64, ReportMsg)> = held
             .into_iter()
             .map(|o| {
                 let er = exec_report(o, ExecType::OrderStatus, utc_ns);
@@ -328,6 +332,7 @@ impl Tracker {
         for (root, msg) in reports {
             self.push_report((session_id, root), msg, 0);
         }
+        self.retire_session(session_id);
     }
 
     /// The clientOid of order (`session_id`, `root`): the epoch it was placed in (the
