@@ -57,6 +57,24 @@ struct Args {
     /// `record-2.bgwrec` after the restart, in the work directory) for `gateway-replay`.
     #[arg(long)]
     record: bool,
+    /// Session rollover every N seconds (`[strategy] rollover = "every Ns"`), e.g. `3s` or `3`;
+    /// default none. Sessions are terminated (SessionRollover) and negotiate the next epoch.
+    #[arg(long, value_parser = parse_secs)]
+    rollover_every: Option<u64>,
+    /// `[tracker] retention_ms` of the gateway (0: ended orders evicted at the next idle tick).
+    #[arg(long)]
+    retention_ms: Option<u64>,
+    /// `[tracker] retention_orders` of the gateway (ended orders kept in full at most).
+    #[arg(long)]
+    retention_orders: Option<u64>,
+}
+
+/// Seconds from `N` or `Ns`.
+fn parse_secs(s: &str) -> Result<u64, String> {
+    s.strip_suffix('s')
+        .unwrap_or(s)
+        .parse()
+        .map_err(|e| format!("{s}: {e} (seconds, e.g. 3s)"))
 }
 
 fn main() {
@@ -85,6 +103,9 @@ fn main() {
         gateway_exe,
         verbose: args.verbose,
         record: args.record,
+        rollover_every_s: args.rollover_every.unwrap_or(0),
+        retention_ms: args.retention_ms,
+        retention_orders: args.retention_orders,
     };
     if let Some(size) = args.sweep {
         let passed = bench::soak::sweep::run(size, &opts, args.sweep_seed_offset);

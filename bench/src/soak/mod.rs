@@ -55,6 +55,16 @@ pub struct SoakOptions {
     /// Record each gateway process's tracker inputs and outputs for replay, to
     /// `<work_dir>/record-<n>.bgwrec` (`n` = 1, then 2 after the restart).
     pub record: bool,
+    /// Session rollover every this many seconds (`[strategy] rollover = "every Ns"`; 0 = none):
+    /// each session's epoch ends on schedule while orders and pushes are in flight.
+    pub rollover_every_s: u64,
+    /// `[tracker] retention_ms` (ms an ended order stays in the tracker; `None` = the
+    /// gateway's default, 60 000). 0 evicts ended orders at the next idle tick, while their
+    /// duplicated and reordered pushes are still in flight.
+    pub retention_ms: Option<u64>,
+    /// `[tracker] retention_orders` (ended orders kept in full at most; `None` = the default,
+    /// 16 384).
+    pub retention_orders: Option<u64>,
 }
 
 /// What the run counted.
@@ -82,6 +92,12 @@ pub struct SoakOutcome {
     pub stalled: bool,
     /// Each repeated report explained (see [`repeats::describe`]).
     pub repeat_lines: Vec<String>,
+    /// Ended orders evicted from the tracker (`bgw_tracker_evictions_total`, summed over both
+    /// gateway processes; `None` when /metrics could not be read).
+    pub evicted: Option<u64>,
+    /// Pushes for evicted orders recognised by their tombstones (`bgw_evicted_late_pushes_total`,
+    /// summed over both gateway processes).
+    pub late_pushes: Option<u64>,
 }
 
 impl SoakOutcome {
@@ -112,7 +128,14 @@ fn gateway_config(
     process: u32,
 ) -> String {
     let mut s = String::new();
-    s.push_str("[strategy]\nlisten = \"127.0.0.1:0\"\nkeepalive_min_ms = 100\n\n");
+    s.push_str("[strategy]\nlisten = \"127.0.0.1:0\"\nkeepalive_min_ms = 100\n");
+    if opts.rollover_every_s > 0 {
+        s.push_str(&format!(
+            "rollover = \"every {}s\"\n",
+            opts.rollover_every_s
+        ));
+    }
+    s.push('\n');
     for i in 1..=opts.sessions as u64 {
         // Half the sessions keep their orders when they drop, half have them cancelled.
         s.push_str(&format!(
@@ -134,7 +157,17 @@ fn gateway_config(
         ca_path.display()
     ));
     s.push_str("[rate]\ntier = \"unlimited\"\n\n[risk]\nmark_refresh_ms = 0\n\n");
-    s.push_str("[metrics]\nreport_interval_ms = 60000\n\n");
+    s.push_str("[metrics]\nreport_interval_ms = 60000\nlisten = \"127.0.0.1:0\"\n\n");
+    if opts.retention_ms.is_some() || opts.retention_orders.is_some() {
+        s.push_str("[tracker]\n");
+        if let Some(ms) = opts.retention_ms {
+            s.push_str(&format!("retention_ms = {ms}\n"));
+        }
+        if let Some(n) = opts.retention_orders {
+            s.push_str(&format!("retention_orders = {n}\n"));
+        }
+        s.push('\n');
+    }
     // Segments of 16 KiB (tens of rolls per session; the SIGKILL's restart reads a checkpoint),
     // 256 kept (4 MiB): a reconnecting strategy's RetransmitRequest stays within the retention.
     s.push_str(&format!(
@@ -181,7 +214,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         .map_err(|e| e.to_string())?;
     let log_path = opts.work_dir.join("gateway.log");
     let _ = std::fs::remove_file(&log_path);
-    let gw = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
+    let gw = GatewayProc::start_with_metrics(&opts.gateway_exe, &config_path, &log_path)?;
 
     let ctl = Arc::new(Controls::new(gw.addr, opts.sessions));
     let done = Arc::new(AtomicUsize::new(0));
@@ -302,6 +335,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         if opts.kill && !killed && pct >= 50 {
             killed = true;
             if let Some(g) = gw.take() {
+                add_metrics(&mut out, g.metrics);
                 g.kill9();
                 out.kills += 1;
                 ctl.restarted.store(true, Ordering::Relaxed);
@@ -309,7 +343,8 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
                     std::fs::write(&config_path, gateway_config(opts, &sim, &ca_path, 2))
                         .map_err(|e| e.to_string())?;
                 }
-                let g = GatewayProc::start(&opts.gateway_exe, &config_path, &log_path)?;
+                let g =
+                    GatewayProc::start_with_metrics(&opts.gateway_exe, &config_path, &log_path)?;
                 *ctl.addr.lock() = g.addr;
                 gw = Some(g);
             }
@@ -340,6 +375,7 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         }
     }
     if let Some(g) = gw.take() {
+        add_metrics(&mut out, g.metrics);
         g.stop();
     }
     let origins = repeats::journal_origins(&opts.work_dir.join("journal"), models.keys().copied());
@@ -375,12 +411,48 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     Ok(out)
 }
 
+/// Adds a gateway process's eviction counters (from its /metrics) to the outcome.
+fn add_metrics(out: &mut SoakOutcome, addr: Option<std::net::SocketAddr>) {
+    let Some(text) = addr.and_then(scrape) else {
+        return;
+    };
+    let value = |name: &str| -> Option<u64> {
+        text.lines()
+            .find(|l| l.starts_with(name) && l[name.len()..].starts_with([' ', '{']))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .map(|v| v as u64)
+    };
+    if let Some(v) = value("bgw_tracker_evictions_total") {
+        out.evicted = Some(out.evicted.unwrap_or(0) + v);
+    }
+    if let Some(v) = value("bgw_evicted_late_pushes_total") {
+        out.late_pushes = Some(out.late_pushes.unwrap_or(0) + v);
+    }
+}
+
+/// The gateway's /metrics text (HTTP/1.0 GET), or `None`.
+fn scrape(addr: std::net::SocketAddr) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(2)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    s.write_all(b"GET /metrics HTTP/1.0\r\nHost: soak\r\n\r\n")
+        .ok()?;
+    let mut body = String::new();
+    s.read_to_string(&mut body).ok()?;
+    Some(body)
+}
+
 fn add_stats(a: &mut SessionStats, b: &SessionStats) {
     a.orders_sent += b.orders_sent;
     a.resent += b.resent;
     a.amends_sent += b.amends_sent;
     a.app_messages += b.app_messages;
     a.execution_reports += b.execution_reports;
+    a.rollovers += b.rollovers;
+    a.rollover_terminates += b.rollover_terminates;
+    a.order_status += b.order_status;
+    a.order_status_mismatch += b.order_status_mismatch;
     a.repeated += b.repeated;
     a.unknown += b.unknown;
     a.not_applied += b.not_applied;
@@ -433,6 +505,15 @@ pub fn print(o: &SoakOutcome) {
         s.seq_duplicates,
         s.resent,
         s.duplicate_rejects
+    );
+    println!(
+        "rollovers: {} epoch changes seen by the sessions ({} Terminate SessionRollover), {} OrderStatus reports ({} differing from the model); tracker: {} ended orders evicted, {} pushes for evicted orders (tombstones)",
+        s.rollovers,
+        s.rollover_terminates,
+        s.order_status,
+        s.order_status_mismatch,
+        o.evicted.map_or("?".to_owned(), |v| v.to_string()),
+        o.late_pushes.map_or("?".to_owned(), |v| v.to_string())
     );
     println!(
         "compare: {} orders, {} at the exchange, {} equal, {} different, {} refused before the exchange, {} orphans",

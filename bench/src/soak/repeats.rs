@@ -9,10 +9,11 @@ use std::path::Path;
 use gateway::journal::record::{Origin, Record, Records};
 use gateway::journal::segments;
 
-use super::session::{Repeat, RepeatKind};
+use super::session::{Repeat, RepeatKind, SeqId};
 
-/// (SessionID, sequence number) → the path that produced the message.
-pub type Origins = HashMap<(u64, u64), Origin>;
+/// (SessionID, epoch, sequence number) → the path that produced the message (sequence
+/// numbers restart at 1 in each epoch).
+pub type Origins = HashMap<(u64, u64, u64), Origin>;
 
 /// Bytes of the journal file magic.
 const MAGIC_LEN: usize = 8;
@@ -24,13 +25,19 @@ pub fn journal_origins(dir: &Path, sessions: impl IntoIterator<Item = u64>) -> O
     for session_id in sessions {
         // Every kept segment (a segment starts with copies of the records its predecessor
         // ends with: same numbers, same origins).
-        for (_, path) in segments::list(dir, session_id).unwrap_or_default() {
+        for (id, path) in segments::list(dir, session_id).unwrap_or_default() {
             let Ok(bytes) = std::fs::read(path) else {
                 continue;
             };
+            // A segment's messages are its epoch's, after an epoch record the new epoch's.
+            let mut epoch = id.epoch;
             for rec in Records::new(bytes.get(MAGIC_LEN..).unwrap_or(&[])) {
-                if let Record::Outbound { seq, origin, .. } = rec {
-                    out.insert((session_id, seq), origin);
+                match rec {
+                    Record::Outbound { seq, origin, .. } => {
+                        out.insert((session_id, epoch, seq), origin);
+                    }
+                    Record::Epoch { epoch: e, .. } => epoch = e,
+                    _ => {}
                 }
             }
         }
@@ -38,9 +45,9 @@ pub fn journal_origins(dir: &Path, sessions: impl IntoIterator<Item = u64>) -> O
     out
 }
 
-fn origin_name(origins: &Origins, session_id: u64, seq: u64) -> &'static str {
+fn origin_name(origins: &Origins, session_id: u64, (epoch, seq): SeqId) -> &'static str {
     origins
-        .get(&(session_id, seq))
+        .get(&(session_id, epoch, seq))
         .map_or("not journaled", |o| o.name())
 }
 
@@ -57,15 +64,17 @@ pub fn describe(repeats: &[Repeat], origins: &Origins, max: usize) -> Vec<String
             .or_default() += 1;
         if lines.len() < max {
             lines.push(format!(
-                "  repeat: {} ({:?}) of session {} order {} ({}): first seq {} from {}, repeat seq {} from {}{}; {}",
+                "  repeat: {} ({:?}) of session {} order {} (root {}): first epoch {} seq {} from {}, repeat epoch {} seq {} from {}{}; {}",
                 r.kind.name(),
                 r.exec_type,
                 r.session_id,
                 r.root,
-                gateway::ids::ClientOid::new(r.session_id, r.root).as_str(),
-                r.first_seq,
+                r.root,
+                r.first_seq.0,
+                r.first_seq.1,
                 first,
-                r.repeat_seq,
+                r.repeat_seq.0,
+                r.repeat_seq.1,
                 again,
                 if r.retransmitted { " (retransmitted)" } else { "" },
                 r.fault

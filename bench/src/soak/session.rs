@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use codec::sbe::{
     BoolFlag, CxlRejReason, ExecType, NewOrderSingle, OrdRejReason, OrdStatus, OrdType,
-    OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, TimeInForce,
+    OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Side, StpMode, TerminationCode,
+    TimeInForce,
 };
 use codec::Decimal;
 use parking_lot::Mutex;
@@ -20,6 +21,10 @@ use rand_chacha::ChaCha8Rng;
 use strategy_client::{ClientError, ClientOptions, Received, StrategyClient};
 
 use crate::rig::{price_at, Market};
+
+/// A gateway message's place in the session: (epoch, sequence number); sequence numbers
+/// restart at 1 in each epoch (session rollover).
+pub type SeqId = (u64, u64);
 
 /// What the strategy knows of one order (from the reports only).
 #[derive(Debug, Clone)]
@@ -34,16 +39,19 @@ pub struct OrderModel {
     pub status: OrdStatus,
     /// CumQty of the last report.
     pub cum_qty: Decimal,
-    /// ExecIDs of the fills reported → sequence number of the report.
-    pub exec_ids: HashMap<u64, u64>,
+    /// ExecIDs of the fills reported → (epoch, sequence number) of the report.
+    pub exec_ids: HashMap<u64, SeqId>,
     /// Σ LastQty of the fills reported (each ExecID once).
     pub filled_qty: Decimal,
     /// An ExecutionReport New was received.
     pub got_new: bool,
-    /// Sequence number of the ExecutionReport New.
-    pub new_seq: u64,
-    /// Sequence number of the terminal report (0 while open).
-    pub terminal_seq: u64,
+    /// (Epoch, sequence number) of the ExecutionReport New.
+    pub new_seq: SeqId,
+    /// (Epoch, sequence number) of the terminal report ((0, 0) while open).
+    pub terminal_seq: SeqId,
+    /// Epochs the NewOrderSingle was sent in (first send, then resends in later epochs): the
+    /// order's clientOid names one of them (the one the gateway placed it in).
+    pub sent_epochs: Vec<u64>,
     /// Any report was received.
     pub answered: bool,
     /// Resting limit (to be cancelled or modified later).
@@ -110,6 +118,16 @@ pub struct SessionStats {
     /// Messages received again with a sequence number already processed (overlapping
     /// retransmissions; skipped).
     pub seq_duplicates: u64,
+    /// Epoch changes seen at (re-)establishment (session rollovers).
+    pub rollovers: u64,
+    /// Terminate (SessionRollover) received.
+    pub rollover_terminates: u64,
+    /// ExecutionReports OrderStatus received (a new epoch's report of each open order;
+    /// informational, neither a fill nor a repeat).
+    pub order_status: u64,
+    /// OrderStatus reports whose OrdStatus or CumQty differed from the strategy's model (the
+    /// gateway knew more than it had reported, or less).
+    pub order_status_mismatch: u64,
     /// Each repeated report, described (kind, order, both sequence numbers, fault phase).
     pub repeats: Vec<Repeat>,
     /// Σ LastQty over every fill reported (each ExecID once per order).
@@ -155,10 +173,10 @@ pub struct Repeat {
     pub kind: RepeatKind,
     /// ExecType of the repeat.
     pub exec_type: ExecType,
-    /// Sequence number of the report it repeats (terminal, first New, first fill).
-    pub first_seq: u64,
-    /// Sequence number of the repeat.
-    pub repeat_seq: u64,
+    /// (Epoch, sequence number) of the report it repeats (terminal, first New, first fill).
+    pub first_seq: SeqId,
+    /// (Epoch, sequence number) of the repeat.
+    pub repeat_seq: SeqId,
     /// The repeat came in a retransmission (RetransmitRequest) rather than live.
     pub retransmitted: bool,
     /// The conductor's fault state when the repeat arrived.
@@ -230,7 +248,9 @@ pub struct SoakSession {
     pub orders: HashMap<u64, OrderModel>,
     /// Any ClOrdID → root.
     roots: HashMap<u64, u64>,
-    /// Sequence number of the next application message to process.
+    /// The epoch (SessionVerID) of the session as last established.
+    epoch: u64,
+    /// Sequence number (in `epoch`) of the next application message to process.
     next_seq: u64,
     /// Application messages received ahead of a gap (live ones while a retransmission is due),
     /// by sequence number.
@@ -312,6 +332,7 @@ impl SoakSession {
             next_cl: 0,
             orders: HashMap::new(),
             roots: HashMap::new(),
+            epoch: 0,
             next_seq: 1,
             pending: std::collections::BTreeMap::new(),
             stats: SessionStats::default(),
@@ -354,11 +375,29 @@ impl SoakSession {
             }
         };
         let announced = client.next_seq_from_gateway;
+        let epoch = client.session_ver_id();
         self.client = Some(client);
         if self.stats.app_messages > 0 || self.next_seq > 1 {
             self.stats.reconnects += 1;
         }
         self.pending.clear();
+        if epoch != self.epoch {
+            // A new epoch (session rollover): the gateway numbers from 1 again (its first
+            // messages, the open orders' OrderStatus, may be numbered before the
+            // EstablishmentAck: asked for below like any gap).
+            if self.stats.app_messages > 0 || self.next_seq > 1 {
+                self.stats.rollovers += 1;
+            }
+            if std::env::var_os("SOAK_DEBUG").is_some() {
+                eprintln!(
+                    "session {}: epoch {} -> {epoch} (next seq was {}, announced {announced})",
+                    self.session_id, self.epoch, self.next_seq
+                );
+            }
+            self.epoch = epoch;
+            self.next_seq = 1;
+            self.retransmit_range = 0..0;
+        }
         if announced < self.next_seq {
             self.stats.seq_regressions += 1;
             self.next_seq = announced;
@@ -381,11 +420,17 @@ impl SoakSession {
             }
         }
         // Requests that got no answer at all: the same ClOrdID again (idempotent flow).
+        let epoch = self.epoch;
         let unanswered: Vec<NewOrderSingle> = self
             .orders
-            .values()
+            .values_mut()
             .filter(|o| !o.answered)
-            .map(|o| o.request)
+            .map(|o| {
+                if o.sent_epochs.last() != Some(&epoch) {
+                    o.sent_epochs.push(epoch);
+                }
+                o.request
+            })
             .collect();
         for m in unanswered {
             if std::env::var_os("SOAK_DEBUG").is_some() {
@@ -458,14 +503,14 @@ impl SoakSession {
                         self.pending.insert(seq, r);
                     } else {
                         self.next_seq += 1;
-                        self.on_received(r, seq);
+                        self.on_received(r, (self.epoch, seq));
                         while let Some(r) = self.pending.remove(&self.next_seq) {
                             self.next_seq += 1;
-                            self.on_received(r, self.next_seq - 1);
+                            self.on_received(r, (self.epoch, self.next_seq - 1));
                         }
                     }
                 } else {
-                    self.on_received(r, 0);
+                    self.on_received(r, (self.epoch, 0));
                 }
                 Ok(Pumped::Message)
             }
@@ -477,9 +522,9 @@ impl SoakSession {
         }
     }
 
-    /// Processes one message; `seq` is an application message's sequence number (0 for session
-    /// messages).
-    fn on_received(&mut self, r: Received, seq: u64) {
+    /// Processes one message; `seq` is an application message's (epoch, sequence number)
+    /// (sequence number 0 for session messages).
+    fn on_received(&mut self, r: Received, seq: SeqId) {
         if is_application(&r) {
             self.stats.app_messages += 1;
         }
@@ -514,6 +559,21 @@ impl SoakSession {
                     return;
                 }
                 o.answered = true;
+                if er.exec_type == ExecType::OrderStatus {
+                    // A new epoch's report of an order carried over: informational (no fill,
+                    // no state change); compared with the model.
+                    self.stats.order_status += 1;
+                    if er.ord_status != o.status || er.cum_qty != o.cum_qty {
+                        self.stats.order_status_mismatch += 1;
+                        if std::env::var_os("SOAK_DEBUG").is_some() {
+                            eprintln!(
+                                "session {}: OrderStatus of order {root} (ClOrdID {}): {:?} cum {} / model {:?} cum {}",
+                                self.session_id, er.cl_ord_id, er.ord_status, er.cum_qty, o.status, o.cum_qty
+                            );
+                        }
+                    }
+                    return;
+                }
                 let repeat = if o.terminal() {
                     Some((RepeatKind::AfterTerminal, o.terminal_seq))
                 } else {
@@ -535,7 +595,8 @@ impl SoakSession {
                         exec_type: er.exec_type,
                         first_seq,
                         repeat_seq: seq,
-                        retransmitted: self.retransmit_range.contains(&seq),
+                        retransmitted: seq.0 == self.epoch
+                            && self.retransmit_range.contains(&seq.1),
                         fault: self.ctl.fault_state(),
                     });
                     return;
@@ -619,6 +680,9 @@ impl SoakSession {
                     }
                 }
             }
+            Received::Terminate(t) if t.code == TerminationCode::SessionRollover => {
+                self.stats.rollover_terminates += 1;
+            }
             Received::Retransmission(r) => {
                 self.stats.retransmitted += u64::from(r.count);
             }
@@ -682,8 +746,9 @@ impl SoakSession {
                 exec_ids: HashMap::new(),
                 filled_qty: Decimal::ZERO,
                 got_new: false,
-                new_seq: 0,
-                terminal_seq: 0,
+                new_seq: (0, 0),
+                terminal_seq: (0, 0),
+                sent_epochs: vec![self.epoch],
                 answered: false,
                 resting,
                 not_applied: false,
@@ -871,15 +936,17 @@ impl SoakSession {
             self.cancel(root)?;
         }
         let mut last_change = Instant::now();
-        let mut last_count = self.stats.app_messages;
+        // OrderStatus reports (a rollover's, of the orders still open) are not progress.
+        let progress = |st: &SessionStats| st.app_messages - st.order_status;
+        let mut last_count = progress(&self.stats);
         let mut resent_cancels = false;
         // Until every order ended and every cancel and replace was answered (an answer may come
         // after its order's end: a resolution after the reply timeout), or nothing changes for
         // `quiet`.
         while self.orders.values().any(|o| !o.terminal()) || !self.amends_open.is_empty() {
             self.pump(Duration::from_millis(20))?;
-            if self.stats.app_messages != last_count {
-                last_count = self.stats.app_messages;
+            if progress(&self.stats) != last_count {
+                last_count = progress(&self.stats);
                 last_change = Instant::now();
             } else if last_change.elapsed() > quiet {
                 if resent_cancels {

@@ -92,6 +92,25 @@ pub async fn account_fills(rest: &RestClient, since_ms: u64) -> Result<(Decimal,
     }
 }
 
+/// The clientOids order `root` of session `session` may have at the exchange: one per epoch
+/// its NewOrderSingle was sent in (`s:r` in epoch 0, `s:e:r` in epoch `e`), first send first.
+pub fn client_oids(session: u64, root: u64, m: &OrderModel) -> Vec<ClientOid> {
+    let mut out: Vec<ClientOid> = m
+        .sent_epochs
+        .iter()
+        .map(|e| ClientOid::in_epoch(session, epoch_u32(*e), root))
+        .collect();
+    if out.is_empty() {
+        out.push(ClientOid::new(session, root));
+    }
+    out
+}
+
+/// An epoch (SessionVerID) as clientOids carry it (modulo [`gateway::ids::EPOCH_LIMIT`]).
+pub fn epoch_u32(epoch: u64) -> u32 {
+    (epoch % u64::from(gateway::ids::EPOCH_LIMIT)) as u32
+}
+
 /// Compares the strategies' models (`session id → root ClOrdID → model`) with the exchange.
 pub async fn compare(
     rest: &RestClient,
@@ -118,14 +137,18 @@ pub async fn compare(
     // one.
     for (session, orders) in models {
         for (root, m) in orders {
-            let oid = ClientOid::new(*session, *root);
+            let oids = client_oids(*session, *root, m);
             // Refused orders are expected to be absent; the lists cover the recent ones.
-            if m.status != OrdStatus::Rejected && !venue.contains_key(oid.as_str()) {
-                if let Some(o) = order_info(rest, oid.as_str())
-                    .await
-                    .map_err(|e| format!("order-info: {e}"))?
-                {
-                    venue.insert(o.client_oid.clone(), o);
+            if m.status != OrdStatus::Rejected
+                && !oids.iter().any(|oid| venue.contains_key(oid.as_str()))
+            {
+                for oid in &oids {
+                    if let Some(o) = order_info(rest, oid.as_str())
+                        .await
+                        .map_err(|e| format!("order-info: {e}"))?
+                    {
+                        venue.insert(o.client_oid.clone(), o);
+                    }
                 }
             }
         }
@@ -135,8 +158,14 @@ pub async fn compare(
     for (session, orders) in models {
         for (root, m) in orders {
             v.orders += 1;
-            let oid = ClientOid::new(*session, *root);
-            match venue.get(oid.as_str()) {
+            let oids = client_oids(*session, *root, m);
+            // The clientOid of the epoch the gateway placed the order in (another one present
+            // too would be the order placed twice: an orphan below).
+            let found = oids
+                .iter()
+                .find_map(|oid| venue.get(oid.as_str()).map(|x| (*oid, x)));
+            let oid = found.map_or(oids[0], |(oid, _)| oid);
+            match found.map(|(_, x)| x) {
                 Some(x) => {
                     seen += 1;
                     v.at_exchange += 1;
