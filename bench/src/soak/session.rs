@@ -381,7 +381,8 @@ impl SoakSession {
             self.stats.reconnects += 1;
         }
         self.pending.clear();
-        if epoch != self.epoch {
+        let new_epoch = epoch != self.epoch;
+        if new_epoch {
             // A new epoch (session rollover): the gateway numbers from 1 again (its first
             // messages, the open orders' OrderStatus, may be numbered before the
             // EstablishmentAck: asked for below like any gap).
@@ -446,9 +447,14 @@ impl SoakSession {
         // a gateway that was killed before it journaled them): the same ClOrdID again, while
         // the order is open. A FIX client does the same; the gateway answers a request it had
         // seen as a duplicate.
+        // After a rollover, also those of orders that ended since: the gateway stops reading
+        // once it has written Terminate (SessionRollover), so a cancel sent after an order's
+        // last report may never have been read; sent again, it is answered (OrderCancelReject).
         let orders = &self.orders;
-        self.unanswered_amends
-            .retain(|_, (root, _)| orders.get(root).is_some_and(|o| !o.terminal()));
+        if !new_epoch {
+            self.unanswered_amends
+                .retain(|_, (root, _)| orders.get(root).is_some_and(|o| !o.terminal()));
+        }
         let mut amends: Vec<(u64, Amend)> = self
             .unanswered_amends
             .iter()
