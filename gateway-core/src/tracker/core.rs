@@ -105,6 +105,9 @@ pub struct Tracker {
     session_accounts: HashMap<u64, usize>,
     /// Session → its epoch, once not 0 (new orders' clientOids carry it; see `on_epoch`).
     session_epochs: HashMap<u64, u32>,
+    /// (session, root) → epoch of orders of earlier epochs a restart is about to restore (the
+    /// `Epoch` input comes before `Restore`), taken when the order is registered.
+    carried_epochs: HashMap<(u64, u64), u32>,
     /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
     pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
@@ -271,10 +274,10 @@ impl Tracker {
         self.session_accounts.insert(session_id, account);
     }
 
-    /// Session `session_id` is in epoch `epoch` (its journal says so at start-up, after its
-    /// orders were restored: the restored orders not listed in `order_epochs` are of this
-    /// epoch; or a rollover: `started`); `order_epochs` gives the epoch of orders carried over
-    /// from earlier epochs (root, epoch). Orders placed from now on carry `epoch` in their
+    /// Session `session_id` is in epoch `epoch` (its journal says so at start-up, before its
+    /// orders are restored: the restored orders not listed in `order_epochs` are of this epoch;
+    /// or a rollover: `started`); `order_epochs` gives the epoch of orders carried over from
+    /// earlier epochs (root, epoch), applied as they are registered. Orders placed from now on carry `epoch` in their
     /// clientOid. On a rollover (`started`), every order of the session the tracker holds (open,
     /// or ended within the retention window) is reported OrderStatus (stamped `utc_ns`), then
     /// the ended ones are evicted (their ClOrdIDs are free in the new epoch): the first messages
@@ -305,8 +308,11 @@ impl Tracker {
             }
         }
         for &(root, e) in order_epochs {
-            if let Some(o) = self.orders.get_mut(&(session_id, root)) {
-                o.epoch = Some(e);
+            match self.orders.get_mut(&(session_id, root)) {
+                Some(o) => o.epoch = Some(e),
+                None => {
+                    self.carried_epochs.insert((session_id, root), e);
+                }
             }
         }
         if !started {
@@ -445,7 +451,10 @@ impl Tracker {
                         pending_replaces: SmallVec::new(),
                         pending_cancels: SmallVec::new(),
                         held_terminal: None,
-                        epoch: self.session_epochs.get(&session_id).copied(),
+                        epoch: self
+                            .carried_epochs
+                            .remove(&key)
+                            .or_else(|| self.session_epochs.get(&session_id).copied()),
                         replies_due: 0,
                     },
                 );

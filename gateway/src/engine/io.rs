@@ -297,16 +297,11 @@ pub(super) fn run(
                     let last_ms = rec.last_report_ms;
                     ended.add(*id, &rec);
                     restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
-                    let _ = tracker_tx.send(TrackerInput::Restore {
-                        session_id: *id,
-                        roots: rec.roots,
-                        reports: rec.reports,
-                        unanswered_since_ms: rec.unanswered_since_ms,
-                        unanswered_amends: rec.unanswered_amends,
-                    });
+                    // The epoch first: the orders restored next (and the queries of those
+                    // unanswered) take their clientOid's epoch from it.
                     if rec.epoch != 0 || !rec.root_epochs.is_empty() {
                         let mut order_epochs: Vec<(u64, u32)> =
-                            rec.root_epochs.into_iter().collect();
+                            rec.root_epochs.iter().map(|(r, e)| (*r, *e)).collect();
                         order_epochs.sort_unstable();
                         let _ = tracker_tx.send(TrackerInput::Epoch {
                             session_id: *id,
@@ -315,6 +310,13 @@ pub(super) fn run(
                             started: false,
                         });
                     }
+                    let _ = tracker_tx.send(TrackerInput::Restore {
+                        session_id: *id,
+                        roots: rec.roots,
+                        reports: rec.reports,
+                        unanswered_since_ms: rec.unanswered_since_ms,
+                        unanswered_amends: rec.unanswered_amends,
+                    });
                 }
             }
         }
