@@ -28,14 +28,8 @@ pub const INITIAL_LIVE: usize = 1 << 12;
 /// What a ClOrdID names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Named {
-    /// An order still tracked: its root ClOrdID and the epoch it was placed in (its clientOid
-    /// carries that epoch: `crate::ids::ClientOid::in_epoch`).
-    Live {
-        /// Root ClOrdID.
-        root: u64,
-        /// Epoch of the NewOrderSingle.
-        epoch: u32,
-    },
+    /// An order still tracked, of this root ClOrdID (its epoch: [`ClOrdIds::epoch_of`]).
+    Live(u64),
     /// Used in the epoch, but its order has ended and left the tracker, or never reached the
     /// exchange (refused).
     Ended,
@@ -129,10 +123,7 @@ impl ClOrdIds {
     /// What `cl` names.
     pub fn named(&self, cl: u64) -> Named {
         match self.live.get(&cl) {
-            Some(l) => Named::Live {
-                root: l.root,
-                epoch: l.epoch,
-            },
+            Some(l) => Named::Live(l.root),
             None if self.used.contains(cl) => Named::Ended,
             None => Named::Unknown,
         }
@@ -233,7 +224,7 @@ mod tests {
     use super::*;
 
     fn live(root: u64) -> Named {
-        Named::Live { root, epoch: 0 }
+        Named::Live(root)
     }
 
     #[test]
@@ -282,7 +273,7 @@ mod tests {
         assert_eq!(ids.live_sorted(), [(20, 20, 0)]);
         // A restored amend whose root was not listed brings its root back with it.
         let mut ids = ClOrdIds::restore(2, [(31, 30, 1)], UsedIds::new());
-        assert_eq!(ids.named(30), Named::Live { root: 30, epoch: 1 });
+        assert_eq!(ids.named(30), Named::Live(30));
         assert_eq!((ids.epoch_of(30), ids.epoch_of(99)), (1, 2));
         assert_eq!(ids.release(30), 2);
     }
@@ -299,11 +290,11 @@ mod tests {
         ids.release(1);
         assert_eq!(ids.new_epoch(1), 3);
         assert_eq!(ids.named(1), Named::Unknown, "ended: free again");
-        assert_eq!(ids.named(4), Named::Live { root: 2, epoch: 0 });
+        assert_eq!((ids.named(4), ids.epoch_of(2)), (Named::Live(2), 0));
         assert!(ids.is_used(2) && ids.is_used(4) && !ids.is_used(1));
         ids.use_root(1);
         ids.sent_new(1);
-        assert_eq!(ids.named(1), Named::Live { root: 1, epoch: 1 });
+        assert_eq!((ids.named(1), ids.epoch_of(1)), (Named::Live(1), 1));
         assert_eq!(ids.epoch_of(2), 0);
         // Once the carried order leaves the tracker, its ClOrdIDs are free in the new epoch.
         assert_eq!(ids.release(2), 2);

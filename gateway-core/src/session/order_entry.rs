@@ -308,7 +308,7 @@ impl OrderEntry {
             return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
         }
         let root = match self.ids.named(orig) {
-            Named::Live { root, .. } => root,
+            Named::Live(root) => root,
             Named::Ended => return Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
             Named::Unknown => return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
         };
