@@ -104,10 +104,10 @@ pub struct Tracker {
     /// Session → account index (from SessionOpened; kept after the session closes).
     session_accounts: HashMap<u64, usize>,
     /// Session → its epoch, once not 0 (new orders' clientOids carry it; see `on_epoch`).
-    session_epochs: HashMap<u64, u32>,
+    pub(super) session_epochs: HashMap<u64, u32>,
     /// (session, root) → epoch of orders of earlier epochs a restart is about to restore (the
     /// `Epoch` input comes before `Restore`), taken when the order is registered.
-    carried_epochs: HashMap<(u64, u64), u32>,
+    pub(super) carried_epochs: HashMap<(u64, u64), u32>,
     /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
     pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).
@@ -272,86 +272,6 @@ impl Tracker {
     /// A session bound to account `account` was opened (for Account-scope mass actions).
     pub fn on_session_opened(&mut self, session_id: u64, account: usize) {
         self.session_accounts.insert(session_id, account);
-    }
-
-    /// Session `session_id` is in epoch `epoch` (its journal says so at start-up, before its
-    /// orders are restored: the restored orders not listed in `order_epochs` are of this epoch;
-    /// or a rollover: `started`); `order_epochs` gives the epoch of orders carried over from
-    /// earlier epochs (root, epoch), applied as they are registered. Orders placed from now on carry `epoch` in their
-    /// clientOid. On a rollover (`started`), every order of the session the tracker holds (open,
-    /// or ended within the retention window) is reported OrderStatus (stamped `utc_ns`), then
-    /// the ended ones are evicted (their ClOrdIDs are free in the new epoch): the first messages
-    /// of the new epoch tell the strategy where its orders stand, including how those ended
-    /// whose last reports of the old epoch it may not have received.
-    pub fn on_epoch(
-        &mut self,
-        session_id: u64,
-        epoch: u32,
-        order_epochs: &[(u64, u32)],
-        started: bool,
-        utc_ns: u64,
-    ) {
-        self.session_epochs.insert(session_id, epoch);
-        if !started {
-            // At start-up, after the session's orders were restored: those of earlier epochs
-            // are listed, the others are of this one.
-            let unknown: Vec<(u64, u64)> = self
-                .orders
-                .iter()
-                .filter(|(_, o)| o.session_id == session_id && o.epoch.is_none())
-                .map(|(k, _)| *k)
-                .collect();
-            for key in unknown {
-                if let Some(o) = self.orders.get_mut(&key) {
-                    o.epoch = Some(epoch);
-                }
-            }
-        }
-        for &(root, e) in order_epochs {
-            match self.orders.get_mut(&(session_id, root)) {
-                Some(o) => o.epoch = Some(e),
-                None => {
-                    self.carried_epochs.insert((session_id, root), e);
-                }
-            }
-        }
-        if !started {
-            return;
-        }
-        // Every order the tracker still holds, open or ended within the retention window (the
-        // strategy may have missed how it ended: the old epoch's last messages cannot be asked
-        // for in the new one), by root; then the ended ones leave.
-        self.reports.origin = Origin::Restart;
-        let mut held: Vec<&Order> = self
-            .orders
-            .values()
-            .filter(|o| o.session_id == session_id)
-            .collect();
-        held.sort_by_key(|o| o.root);
-        let reports: Vec<(u64, ReportMsg)> = held
-            .into_iter()
-            .map(|o| {
-                let er = exec_report(o, ExecType::OrderStatus, utc_ns);
-                (o.root, ReportMsg::Exec(er))
-            })
-            .collect();
-        for (root, msg) in reports {
-            self.push_report((session_id, root), msg, 0);
-        }
-        self.retire_session(session_id);
-    }
-
-    /// The clientOid of order (`session_id`, `root`): the epoch it was placed in (the
-    /// session's current one when the order is not known).
-    pub(super) fn client_oid_of(&self, session_id: u64, root: u64) -> ClientOid {
-        match self.orders.get(&(session_id, root)) {
-            Some(o) => o.client_oid(),
-            None => ClientOid::in_epoch(
-                session_id,
-                self.session_epochs.get(&session_id).copied().unwrap_or(0),
-                root,
-            ),
-        }
     }
 
     /// The open orders `filter` selects, as OrderStatus reports; `exchange` (the account's

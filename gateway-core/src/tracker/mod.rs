@@ -7,6 +7,7 @@
 #[cfg(test)]
 mod answer_tests;
 pub mod core;
+mod epochs;
 mod eviction;
 pub mod exchange_state;
 pub mod frames;

@@ -1,5 +1,5 @@
-//! REST-only venue operations (reference §7): `cancel-symbol-order`, `history-orders`, `fills`,
-//! and the bounded fill log behind `fills`. Cursor pagination everywhere: newest first, a later
+//! REST-only venue operations (reference §7): `order-info`, `unfilled-orders`,
+//! `cancel-symbol-order`, `history-orders`, `fills`, and the bounded fill log behind `fills`. Cursor pagination everywhere: newest first, a later
 //! page holds ids strictly smaller than the cursor; the returned cursor is the last id of a
 //! full page (empty otherwise).
 
@@ -10,7 +10,7 @@ use crate::matching::{AccountId, CancelReason, Fill, Reject};
 use crate::render;
 
 use super::params::{CancelResult, PageQuery};
-use super::{bump, TradeOutcome, Venue};
+use super::{bump, missing, TradeOutcome, Venue};
 
 /// Bounded memory of account fills (newest at the back; exec ids increase).
 #[derive(Debug, Default)]
@@ -166,5 +166,94 @@ impl Venue {
             })
             .collect();
         page_json(&items, q.limit)
+    }
+}
+
+/// The order queries by id and the open-order list.
+impl Venue {
+    /// `GET /api/v3/trade/order-info` data for an order of `owner` (open or finished), by
+    /// `orderId` (wins) or `clientOid`; `25204` when unknown.
+    pub fn order_info(
+        &self,
+        owner: AccountId,
+        order_id: Option<&str>,
+        client_oid: Option<&str>,
+    ) -> Result<String, Reject> {
+        let not_found = || Reject::new(25204, "Order does not exist");
+        let id = match (
+            order_id.filter(|s| !s.is_empty()),
+            client_oid.filter(|s| !s.is_empty()),
+        ) {
+            (Some(id), _) => id.parse::<u64>().map_err(|_| not_found())?,
+            (None, Some(c)) => {
+                let key = (owner, c.to_string());
+                match self.client_oids.get(&key) {
+                    Some(id) => *id,
+                    None => *self.history.by_client_oid.get(&key).ok_or_else(not_found)?,
+                }
+            }
+            (None, None) => return Err(missing("orderId or clientOid")),
+        };
+        if let Some(loc) = self.open.get(&id).filter(|l| l.owner == owner) {
+            let entry = self.books.get(loc.book).ok_or_else(not_found)?;
+            let o = entry.book.order(id).ok_or_else(not_found)?;
+            return Ok(render::order_rest(&entry.book, entry.category, o));
+        }
+        let (book, o) = self
+            .history
+            .orders
+            .get(&id)
+            .filter(|(_, o)| o.owner == owner)
+            .ok_or_else(not_found)?;
+        let entry = self.books.get(*book).ok_or_else(not_found)?;
+        Ok(render::order_rest(&entry.book, entry.category, o))
+    }
+
+    /// `GET /api/v3/trade/unfilled-orders` data: open orders of `owner`, newest first, filtered
+    /// by category / symbol, at most `limit`, below `cursor` (an orderId) when given:
+    /// `{"list":[..],"cursor":"<last orderId or empty>"}`.
+    pub fn unfilled_orders(
+        &self,
+        owner: AccountId,
+        category: Option<Category>,
+        symbol: Option<&str>,
+        limit: usize,
+        cursor: Option<u64>,
+    ) -> String {
+        let mut ids: Vec<(u64, usize)> = self
+            .open
+            .iter()
+            .filter(|(id, l)| l.owner == owner && cursor.is_none_or(|c| **id < c))
+            .filter(|(_, l)| {
+                self.books.get(l.book).is_some_and(|b| {
+                    category.is_none_or(|c| c == b.category)
+                        && symbol.is_none_or(|s| s.is_empty() || s == b.book.spec().symbol)
+                })
+            })
+            .map(|(id, l)| (*id, l.book))
+            .collect();
+        ids.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
+        ids.truncate(limit);
+        let mut s = String::from("{\"list\":[");
+        for (i, (id, book)) in ids.iter().enumerate() {
+            let Some(entry) = self.books.get(*book) else {
+                continue;
+            };
+            let Some(o) = entry.book.order(*id) else {
+                continue;
+            };
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(&render::order_rest(&entry.book, entry.category, o));
+        }
+        s.push_str("],\"cursor\":\"");
+        if ids.len() == limit {
+            if let Some((last, _)) = ids.last() {
+                s.push_str(&last.to_string());
+            }
+        }
+        s.push_str("\"}");
+        s
     }
 }

@@ -1,0 +1,161 @@
+//! Retransmission (FIXP 1.0 "Retransmission"): a RetransmitRequest answered from the segments
+//! of the journal that hold its range, read without the journal lock, off the order path.
+
+use std::sync::atomic::Ordering;
+
+use codec::sbe::{
+    Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Text,
+};
+
+use super::{write_or_queue, Flow, Inner, RetransmitOutcome, SessionOut, MAX_RETRANSMIT_COUNT};
+use crate::journal::store::Plan;
+use gateway_core::journal::record::{Record, Records};
+
+impl SessionOut {
+    /// Answers a RetransmitRequest (FIXP 1.0 "Retransmission"): Retransmission, the original
+    /// frames `from .. from + count` read from the journal, then a Sequence with the live next
+    /// sequence number, written as one block; or RetransmitReject when the range is not wholly
+    /// among the messages sent so far (OutOfRange), `count` is above [`MAX_RETRANSMIT_COUNT`],
+    /// the messages are no longer kept (Unavailable, "messages before seq N are no longer kept
+    /// (retention)", short enough for Text's 64 bytes: N is the first sequence number of the
+    /// oldest segment kept), or the journal cannot be read (Unavailable). Reads only the segments that hold the range (the
+    /// writers' index: first sequence number of each kept segment), without the journal lock.
+    /// Runs on the io thread, off the order path.
+    pub fn retransmit(&self, req: &RetransmitRequest, now_ns: u64) -> RetransmitOutcome {
+        let next = self.next_seq();
+        let reject = |code: RetransmitRejectCode, reason: &str| {
+            self.send(Flow::Session, now_ns, |b| {
+                RetransmitReject {
+                    session_id: self.session_id,
+                    request_timestamp: req.timestamp,
+                    code,
+                    reason: Text::new(reason),
+                }
+                .encode_frame(b)
+            });
+            RetransmitOutcome::Rejected(code)
+        };
+        if req.session_id != self.session_id {
+            return reject(
+                RetransmitRejectCode::InvalidSession,
+                "SessionID is not this session's",
+            );
+        }
+        if req.count > MAX_RETRANSMIT_COUNT {
+            return reject(
+                RetransmitRejectCode::RequestLimitExceeded,
+                "Count above the per-request limit (10000)",
+            );
+        }
+        let end = req.from_seq_no.saturating_add(u64::from(req.count));
+        if req.count == 0 || req.from_seq_no == 0 || end > next {
+            return reject(
+                RetransmitRejectCode::OutOfRange,
+                "range not within the messages sent",
+            );
+        }
+        if self.flush_journal().is_err() {
+            return reject(RetransmitRejectCode::Unavailable, "journal not writable");
+        }
+        let mut block = Vec::new();
+        Retransmission {
+            session_id: self.session_id,
+            request_timestamp: req.timestamp,
+            next_seq_no: req.from_seq_no,
+            count: req.count,
+        }
+        .encode_frame(&mut block);
+        let plan = self
+            .journal
+            .lock()
+            .store
+            .plan(self.epoch(), req.from_seq_no, end);
+        let found = match plan {
+            Plan::Memory => Ok(self
+                .journal
+                .lock()
+                .store
+                .with_records(|bytes| take_frames(bytes, req.from_seq_no, end, &mut block))),
+            Plan::Gone(first) => {
+                return reject(
+                    RetransmitRejectCode::Unavailable,
+                    &format!("messages before seq {first} are no longer kept (retention)"),
+                );
+            }
+            // Read without the journal lock (the writers keep appending to the current
+            // segment; a record being written is past the range asked for).
+            Plan::Files(paths) => {
+                let mut expect = req.from_seq_no;
+                let mut read = Ok(());
+                for p in paths {
+                    match std::fs::read(&p) {
+                        Ok(bytes) => {
+                            let records = bytes.get(crate::journal::store::MAGIC.len()..);
+                            let n = take_frames(records.unwrap_or(&[]), expect, end, &mut block);
+                            expect += u64::from(n);
+                        }
+                        Err(e) => {
+                            read = Err(e);
+                            break;
+                        }
+                    }
+                }
+                read.map(|()| u32::try_from(expect - req.from_seq_no).unwrap_or(u32::MAX))
+            }
+        };
+        if found.ok() != Some(req.count) {
+            return reject(
+                RetransmitRejectCode::Unavailable,
+                "messages missing from the journal",
+            );
+        }
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        Sequence {
+            next_seq_no: self.next_seq(),
+        }
+        .encode_frame(&mut block);
+        if inner.draining {
+            return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
+        }
+        let Inner {
+            stream, backlog, ..
+        } = inner;
+        let Some(s) = stream.as_deref() else {
+            return RetransmitOutcome::Rejected(RetransmitRejectCode::Unavailable);
+        };
+        let written = write_or_queue(
+            s,
+            backlog,
+            &block,
+            &self.has_backlog,
+            self.max_backlog,
+            false,
+        );
+        self.after_write(inner, written);
+        self.last_write_ns.store(now_ns, Ordering::Relaxed);
+        RetransmitOutcome::Sent(req.count)
+    }
+}
+
+/// Appends to `block` the frames of the outbound records in `records` numbered `from`,
+/// `from + 1`, ... below `end`, in that order (a record numbered below the next one expected
+/// is a copy: a segment starts with the records its predecessor ends with); returns how many.
+fn take_frames(records: &[u8], from: u64, end: u64, block: &mut Vec<u8>) -> u32 {
+    let (mut expect, start) = (from, block.len());
+    for rec in Records::new(records) {
+        match rec {
+            Record::Outbound { seq, frame, .. } if seq == expect && seq < end => {
+                block.extend_from_slice(frame);
+                expect += 1;
+            }
+            // A session rollover: the numbers before it were the previous epoch's.
+            Record::Epoch { .. } => {
+                block.truncate(start);
+                expect = from;
+            }
+            _ => {}
+        }
+    }
+    u32::try_from(expect - from).unwrap_or(u32::MAX)
+}
