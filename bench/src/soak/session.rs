@@ -564,10 +564,12 @@ impl SoakSession {
                     }
                     return;
                 }
-                o.answered = true;
                 if er.exec_type == ExecType::OrderStatus {
-                    // A new epoch's report of an order carried over: informational (no fill,
-                    // no state change); compared with the model.
+                    // A new epoch's report of an order carried over (or held ended), compared
+                    // with the model, then taken as the order's state the way a FIX client
+                    // does: the old epoch's last reports may never have reached the strategy
+                    // (a scheduled rollover's Terminate races them) and can no longer be asked
+                    // for; the OrderStatus says where the order stands.
                     self.stats.order_status += 1;
                     if er.ord_status != o.status || er.cum_qty != o.cum_qty {
                         self.stats.order_status_mismatch += 1;
@@ -578,8 +580,44 @@ impl SoakSession {
                             );
                         }
                     }
+                    // PendingNew: still in flight, nothing answered yet.
+                    if er.ord_status == OrdStatus::PendingNew || o.terminal() {
+                        return;
+                    }
+                    o.answered = true;
+                    if !o.got_new && er.ord_status != OrdStatus::Rejected {
+                        // Acknowledged: the New it stands for.
+                        o.got_new = true;
+                        o.new_seq = seq;
+                        self.accepted_count += 1;
+                        self.ctl.accepted.fetch_add(1, Ordering::Relaxed);
+                        if o.resting {
+                            self.resting.push_back(root);
+                        }
+                    }
+                    // CumQty beyond the fills received: fills the strategy learns this way.
+                    if let Some(missed) = er.cum_qty.checked_sub(o.filled_qty) {
+                        if missed.is_positive() {
+                            o.filled_qty = er.cum_qty;
+                            self.stats.filled_qty = self
+                                .stats
+                                .filled_qty
+                                .checked_add(missed)
+                                .unwrap_or(self.stats.filled_qty);
+                        }
+                    }
+                    if er.ord_status == OrdStatus::Rejected {
+                        o.not_applied = er.ord_rej_reason == Some(OrdRejReason::NotApplied);
+                    }
+                    o.status = er.ord_status;
+                    o.cum_qty = er.cum_qty;
+                    if o.terminal() {
+                        o.terminal_seq = seq;
+                        self.open = self.open.saturating_sub(1);
+                    }
                     return;
                 }
+                o.answered = true;
                 let repeat = if o.terminal() {
                     Some((RepeatKind::AfterTerminal, o.terminal_seq))
                 } else {

@@ -28,7 +28,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use codec::frame::SOFH_LEN;
-use codec::sbe::{CxlRejReason, ExecutionReport, Message, OrdRejReason, OrdStatus};
+use codec::sbe::{CxlRejReason, ExecType, ExecutionReport, Message, OrdRejReason, OrdStatus};
 
 use super::checkpoint::{Checkpoint, CheckpointError, CheckpointState, SavedOrder, SavedReport};
 use super::record::Record;
@@ -377,8 +377,12 @@ impl JournalFold {
                 ..Open::default()
             }),
         };
-        o.since_ms = None;
-        o.amends.retain(|c| *c != er.cl_ord_id);
+        // An OrderStatus report (a rollover's, a mass status') tells the state as the gateway
+        // knew it and answers no request: an order still in flight then stays unanswered.
+        if er.exec_type != ExecType::OrderStatus {
+            o.since_ms = None;
+            o.amends.retain(|c| *c != er.cl_ord_id);
+        }
         o.reports.push((seq, er));
         o.ended |= fin;
         if o.ended && o.amends.is_empty() {

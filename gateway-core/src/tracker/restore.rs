@@ -9,10 +9,11 @@
 
 use std::collections::HashMap;
 
-use codec::sbe::{ExecType, ExecutionReport, OrdRejReason};
+use codec::sbe::{ExecType, ExecutionReport, OrdRejReason, OrdStatus};
 use codec::Decimal;
 
 use super::core::Tracker;
+use super::order::Order;
 use super::request::{blank_order, NewOrder, RequestKind};
 use super::resolve::UnknownCause;
 
@@ -107,6 +108,8 @@ impl Tracker {
                     o.qty = er.order_qty;
                 }
                 ExecType::OrderStatus => {
+                    // Any state but PendingNew: the exchange had acknowledged the order.
+                    o.acknowledged |= er.ord_status != OrdStatus::PendingNew;
                     o.cum_qty = er.cum_qty;
                     if let Some(avg) = er.avg_px {
                         o.cum_value = avg.checked_mul(er.cum_qty).unwrap_or(o.cum_value);
@@ -130,20 +133,38 @@ impl Tracker {
             .orders()
             .filter(|o| o.session_id == session_id && !o.is_terminal())
             .count() as u64;
-        let mut unanswered: Vec<u64> = roots
+        // Orders no report answered: those without any report (registered blank), and those
+        // whose reports are only OrderStatus PendingNew (a rollover reported them while their
+        // place was still in flight).
+        let mut unanswered: Vec<(u64, Option<NewOrder>)> = roots
             .iter()
             .filter(|(cl, root)| {
                 cl == root
                     && self.order(session_id, **root).is_none()
                     && self.tombstone(session_id, **root).is_none()
             })
-            .map(|(_, root)| *root)
+            .map(|(_, root)| (*root, None))
+            .chain(
+                self.orders()
+                    .filter(|o| {
+                        o.session_id == session_id
+                            && o.status == OrdStatus::PendingNew
+                            && !o.acknowledged
+                    })
+                    .map(|o| (o.root, Some(placed(o)))),
+            )
             .collect();
-        unanswered.sort_unstable();
-        for root in unanswered {
+        unanswered.sort_unstable_by_key(|(root, _)| *root);
+        for (root, placed) in unanswered {
             sum.unanswered += 1;
-            let kind = RequestKind::New(blank_order(root));
-            self.register(session_id, root, kind, 0);
+            let kind = match placed {
+                Some(p) => RequestKind::New(p),
+                None => {
+                    let kind = RequestKind::New(blank_order(root));
+                    self.register(session_id, root, kind, 0);
+                    kind
+                }
+            };
             if let Some(ms) = unanswered_since_ms.get(&root).filter(|ms| **ms != 0) {
                 self.resolve
                     .restored_written_ms
@@ -171,6 +192,20 @@ impl Tracker {
         }
         self.retire_ended(0);
         sum
+    }
+}
+
+/// The place request of order `o`, as registered.
+fn placed(o: &Order) -> NewOrder {
+    NewOrder {
+        cl_ord_id: o.root,
+        category: o.category,
+        symbol: o.symbol,
+        side: o.side,
+        ord_type: o.ord_type,
+        time_in_force: o.time_in_force,
+        price: o.price,
+        qty: o.qty,
     }
 }
 
@@ -266,6 +301,37 @@ mod tests {
         assert_eq!(asks[0].cause, UnknownCause::Restart);
         assert_eq!(asks[0].written_ms, 1_700_000_000_000);
         // Nothing is reported by the restore itself.
+        assert!(t.drain_reports().next().is_none());
+    }
+
+    /// A session rollover reports every order it carries OrderStatus, those still in flight
+    /// PendingNew. After a restart such an order is still unanswered: it is queried like one
+    /// without any report (found by the soak: it stayed PendingNew for good). An OrderStatus
+    /// of any other state is an acknowledged order: nothing to ask.
+    #[test]
+    fn an_order_reported_only_pending_new_is_queried_after_a_restart() {
+        let mut t = Tracker::new();
+        t.on_session_opened(S, 0);
+        let roots: HashMap<u64, u64> = [(7, 7), (8, 8)].into();
+        let mut pending = er(7, 0, ExecType::OrderStatus, OrdStatus::PendingNew, "0");
+        pending.order_id = 0;
+        let reports = [
+            pending,
+            er(8, 0, ExecType::OrderStatus, OrdStatus::New, "0"),
+        ];
+        let since: HashMap<u64, u64> = [(7, 1_700_000_000_000)].into();
+        let sum = t.restore_session(S, &roots, &reports, &since, &[]);
+        assert_eq!((sum.orders, sum.open, sum.unanswered), (2, 2, 1));
+        let asks: Vec<_> = t.drain_resolve_requests().collect();
+        assert_eq!(asks.len(), 1, "{asks:?}");
+        assert_eq!(asks[0].client_oid, crate::ids::ClientOid::new(S, 7));
+        assert!(asks[0].place);
+        assert_eq!(asks[0].cause, UnknownCause::Restart);
+        assert_eq!(asks[0].written_ms, 1_700_000_000_000);
+        // Its details are the report's, not blank.
+        let o = t.order(S, 7).unwrap();
+        assert_eq!((o.symbol.as_str(), o.qty), ("BTCUSDT", d("2")));
+        assert!(t.order(S, 8).unwrap().acknowledged);
         assert!(t.drain_reports().next().is_none());
     }
 

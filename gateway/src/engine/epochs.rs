@@ -60,10 +60,13 @@ pub(super) fn start_epoch(
     let Some(entry) = slot.entry.as_mut() else {
         return Err(NegotiationRejectCode::Unspecified);
     };
+    let rolled = slot.writer_rolled.take();
     let from = slot.out.epoch();
-    if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
-        tracing::error!(session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
-        return Err(NegotiationRejectCode::Unspecified);
+    if rolled != Some(epoch) {
+        if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
+            tracing::error!(session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
+            return Err(NegotiationRejectCode::Unspecified);
+        }
     }
     let reserved = entry.new_epoch(epoch);
     slot.next_in_seq = 1;
@@ -92,8 +95,24 @@ pub(super) fn roll_if_due(ctx: &IoCtx, session_id: u64) {
     if ctx.active.borrow().contains(&session_id) || !due(ctx, session_id, now_ms) {
         return;
     }
-    let next = epoch_of(ctx, session_id).wrapping_add(1).max(1);
+    let rolled = ctx
+        .sessions
+        .borrow()
+        .get(&session_id)
+        .and_then(|slot| slot.writer_rolled);
+    let next = rolled.unwrap_or_else(|| epoch_of(ctx, session_id).wrapping_add(1).max(1));
     let _ = start_epoch(ctx, session_id, next, "scheduled");
+}
+
+/// A connection's scheduled-rollover Terminate started epoch `epoch` in session
+/// `session_id`'s writer ([`SessionOut::terminate_for_rollover`]); [`roll_if_due`] completes
+/// the rollover once the connection has ended.
+///
+/// [`SessionOut::terminate_for_rollover`]: crate::session::out::SessionOut::terminate_for_rollover
+pub(super) fn note_writer_rolled(ctx: &IoCtx, session_id: u64, epoch: u32) {
+    if let Some(slot) = ctx.sessions.borrow_mut().get_mut(&session_id) {
+        slot.writer_rolled = Some(epoch);
+    }
 }
 
 /// The operator's schedule: every [`SCHEDULE_CHECK`], each session whose epoch it has ended

@@ -29,6 +29,10 @@ pub(super) struct SessionSlot {
     /// When the session's epoch started, UTC ms (the operator's rollover schedule counts
     /// from it).
     pub(super) epoch_started_ms: u64,
+    /// The writer already started this epoch at a scheduled rollover's Terminate; the rest of
+    /// the rollover (order entry, inbound numbering, tracker) happens once the connection has
+    /// ended ([`super::epochs::roll_if_due`]).
+    pub(super) writer_rolled: Option<u32>,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -107,6 +111,7 @@ pub(super) fn open_sessions(
                 recovered,
                 restore,
                 epoch_started_ms,
+                writer_rolled: None,
             },
         );
     }

@@ -793,18 +793,31 @@ impl Conn {
     fn on_timer(&mut self) -> bool {
         let session_id = self.fixp.session_id();
         if self.bound && super::epochs::due(&self.ctx, session_id, utc_now_ns() / 1_000_000) {
-            // The operator's schedule ended the epoch: Terminate (SessionRollover); the orders
-            // carry into the new epoch (no cancel on disconnect); the session is rolled once
-            // this connection has ended, and the strategy negotiates again.
-            self.strategy_terminated = true;
-            let reply = SessionReply::Terminate(codec::sbe::Terminate {
-                session_id,
-                code: codec::sbe::TerminationCode::SessionRollover,
-                reason: Text::new("session rollover: negotiate the new epoch"),
-            });
-            self.log_end(&reply);
-            self.write_session(&reply);
-            return false;
+            // The operator's schedule ended the epoch: Terminate (SessionRollover) after every
+            // message numbered so far, and the writer's epoch ends behind it (what is reported
+            // while the connection closes is the new epoch's); the orders carry into the new
+            // epoch (no cancel on disconnect); the rest of the rollover happens once this
+            // connection has ended, and the strategy negotiates again.
+            const REASON: &str = "session rollover: negotiate the new epoch";
+            let next = super::epochs::epoch_of(&self.ctx, session_id)
+                .wrapping_add(1)
+                .max(1);
+            let now_ms = utc_now_ns() / 1_000_000;
+            match self.out.terminate_for_rollover(next, now_ms, REASON) {
+                Ok(()) => {
+                    super::epochs::note_writer_rolled(&self.ctx, session_id, next);
+                    self.strategy_terminated = true;
+                    self.log_end(&SessionReply::Terminate(codec::sbe::Terminate {
+                        session_id,
+                        code: codec::sbe::TerminationCode::SessionRollover,
+                        reason: Text::new(REASON),
+                    }));
+                    return false;
+                }
+                Err(e) => {
+                    tracing::error!(session_id, error = %e, "session rollover failed: journal not writable; the epoch goes on");
+                }
+            }
         }
         self.out.flush();
         let action = self

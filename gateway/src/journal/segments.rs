@@ -80,8 +80,16 @@ impl Default for SegmentPolicy {
 pub struct SegmentId {
     /// Session epoch (0 until rollover exists).
     pub epoch: u64,
-    /// Index in the epoch (0: the legacy single file).
+    /// Index in the epoch, from 1 (index 0 of epoch 0: the legacy single file).
     pub index: u64,
+}
+
+impl SegmentId {
+    /// The legacy single file (index 0 of epoch 0): no magic-checked checkpoint, folded from
+    /// empty. Every other segment starts with a checkpoint, whatever its epoch.
+    pub fn is_legacy(self) -> bool {
+        self.epoch == 0 && self.index == 0
+    }
 }
 
 /// One kept segment, as the writers' store indexes it for retransmission.
@@ -187,7 +195,7 @@ pub fn create(path: &Path, cp: &Checkpoint) -> std::io::Result<(File, u64)> {
 /// First sequence number of a segment, from the fixed head of its checkpoint (30 bytes read);
 /// `None` when it has none that decodes.
 fn first_seq_of(id: SegmentId, path: &Path) -> Option<u64> {
-    if id.index == 0 {
+    if id.is_legacy() {
         return Some(1);
     }
     let mut f = File::open(path).ok()?;
@@ -216,13 +224,13 @@ fn read_newest(segs: &[(SegmentId, PathBuf)], i: usize) -> Result<Option<Newest>
     let (id, path) = &segs[i];
     let bytes = std::fs::read(path).map_err(io_err(path))?;
     let Some(records) = bytes.strip_prefix(MAGIC.as_slice()) else {
-        if id.index == 0 {
+        if id.is_legacy() {
             return Err(JournalError::NotAJournal(path.clone()));
         }
         return Ok(None);
     };
     let mut it = Records::new(records);
-    let mut fold = if id.index == 0 {
+    let mut fold = if id.is_legacy() {
         JournalFold::new()
     } else {
         let Some(Record::Checkpoint(body)) = it.next() else {
@@ -311,7 +319,7 @@ pub fn open(
     let recovered = fold.recovered();
     // The segment to append to: the newest, unless it is the legacy file or there is none.
     let (id, path, len, head_end, file) = match current {
-        Some((id, path, len, head_end)) if id.index > 0 => {
+        Some((id, path, len, head_end)) if !id.is_legacy() => {
             let mut f = OpenOptions::new()
                 .read(true)
                 .write(true)
@@ -446,7 +454,7 @@ impl Roller {
                 index: self.current.index + 1,
             }
         } else {
-            SegmentId { epoch, index: 0 }
+            SegmentId { epoch, index: 1 }
         };
         let sdir = session_dir(&self.dir, self.session_id);
         let path = sdir.join(segment_name(id));

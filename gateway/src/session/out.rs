@@ -58,9 +58,12 @@ struct Inner {
     stream: Option<SharedSocket>,
     backlog: Backlog,
     frame: Vec<u8>,
-    /// The strategy was cut off for its backlog: only the backlog (ending with a Terminate) is
-    /// still written to `stream`.
+    /// The connection is ending: only the backlog (ending with a Terminate) is still written to
+    /// `stream`; frames numbered from now on are journaled only.
     draining: bool,
+    /// Why it is draining: cut off for its backlog (true), or a session rollover's Terminate
+    /// (false).
+    cut_off: bool,
     /// Frames are queued, not written, until [`SessionOut::uncork`] writes them at once (the io
     /// thread works through frames a strategy pipelined: one `send` for their answers).
     corked: bool,
@@ -168,6 +171,7 @@ impl SessionOut {
                 backlog: Backlog::new(),
                 frame: Vec::with_capacity(512),
                 draining: false,
+                cut_off: false,
                 corked: false,
             }),
             journal: Mutex::new(Journal {
@@ -251,6 +255,7 @@ impl SessionOut {
         }
         inner.backlog.clear();
         inner.draining = false;
+        inner.cut_off = false;
         inner.corked = false;
         self.has_backlog.store(false, Ordering::Relaxed);
         self.last_write_ns.store(now_ns, Ordering::Relaxed);
@@ -304,6 +309,7 @@ impl SessionOut {
         .encode_frame(&mut inner.frame);
         inner.backlog.queue(&inner.frame, 0);
         inner.draining = true;
+        inner.cut_off = true;
         self.attached.store(false, Ordering::Relaxed);
         self.has_backlog.store(true, Ordering::Relaxed);
         tracing::warn!(
@@ -367,8 +373,9 @@ impl SessionOut {
             return None;
         }
         let delivered = inner.backlog.is_empty();
+        let cut_off = inner.cut_off;
         self.detach_locked(&mut inner);
-        Some(delivered)
+        cut_off.then_some(delivered)
     }
 
     fn detach_locked(&self, inner: &mut Inner) {
@@ -378,6 +385,7 @@ impl SessionOut {
         }
         inner.backlog.clear();
         inner.draining = false;
+        inner.cut_off = false;
         inner.corked = false;
         self.has_backlog.store(false, Ordering::Relaxed);
     }
@@ -446,6 +454,56 @@ impl SessionOut {
     /// Errors: the journal could not be written (the epoch did not change).
     pub fn start_epoch(&self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
         let mut inner = self.inner.lock();
+        self.journal_epoch(epoch, started_ms)?;
+        self.detach_locked(&mut inner);
+        Ok(())
+    }
+
+    /// A scheduled rollover ends the epoch of a connected strategy: Terminate
+    /// (SessionRollover, `reason`) is written after every message numbered so far, and the
+    /// epoch ends right behind it, under the writer's lock ([`SessionOut::start_epoch`]'s
+    /// journal part): a report produced afterwards, while the connection closes, is number 1
+    /// of epoch `epoch` and reaches the strategy when it establishes again, never a message of
+    /// the old epoch written after its Terminate (lost: old epochs cannot be retransmitted).
+    /// The socket takes the rest of its backlog and the Terminate within [`DRAIN_GRACE_MS`]
+    /// (the connection's end drains it), then closes. Errors: the journal could not be written
+    /// (the Terminate is not sent, the epoch did not change).
+    pub fn terminate_for_rollover(
+        &self,
+        epoch: u32,
+        started_ms: u64,
+        reason: &str,
+    ) -> std::io::Result<()> {
+        let mut guard = self.inner.lock();
+        self.journal_epoch(epoch, started_ms)?;
+        let inner = &mut *guard;
+        inner.frame.clear();
+        Terminate {
+            session_id: self.session_id,
+            code: TerminationCode::SessionRollover,
+            reason: Text::new(reason),
+        }
+        .encode_frame(&mut inner.frame);
+        let Inner {
+            stream,
+            backlog,
+            frame,
+            ..
+        } = inner;
+        if let Some(s) = stream.as_deref() {
+            let _ = write_or_queue(s, backlog, frame, &self.has_backlog, usize::MAX, false);
+        }
+        inner.draining = true;
+        inner.cut_off = false;
+        inner.corked = false;
+        self.attached.store(false, Ordering::Relaxed);
+        self.flush_locked(inner);
+        Ok(())
+    }
+
+    /// Under the writer's lock: hands the pending records to the store, journals the epoch
+    /// record after them, numbers the next application message 1.
+    fn journal_epoch(&self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
         {
             let mut journal = self.journal.lock();
             let Journal { store, pending } = &mut *journal;
@@ -460,7 +518,6 @@ impl SessionOut {
         }
         self.epoch.store(epoch, Ordering::Relaxed);
         self.next_seq.store(1, Ordering::Relaxed);
-        self.detach_locked(&mut inner);
         Ok(())
     }
 

@@ -379,3 +379,44 @@ fn an_epoch_record_restarts_numbering_and_keeps_only_open_orders_ids() {
     put_clock(&mut b0, 800);
     assert_eq!(fold(&b0).recovered().epoch_started_ms, 500);
 }
+
+/// A rollover's OrderStatus PendingNew for an order still in flight answers nothing: the order
+/// stays unanswered (dated as before) and a cancel of it stays unanswered too.
+#[test]
+fn an_order_status_report_answers_no_request() {
+    // The same frame as `er_frame`'s, with ExecType OrderStatus.
+    let status = |cl, ms| {
+        let frame = er_frame(cl, 0, ms, OrdStatus::PendingNew, 0);
+        let Some(Ok(Message::ExecutionReport(er))) = frame.get(SOFH_LEN..).map(codec::sbe::decode)
+        else {
+            unreachable!("er_frame encodes an ExecutionReport");
+        };
+        let mut er = er.to_owned();
+        er.exec_type = ExecType::OrderStatus;
+        let mut f = Vec::new();
+        er.encode_frame(&mut f);
+        f
+    };
+    let mut b = Vec::new();
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Reply,
+        &er_frame(9, 0, 5_000, OrdStatus::New, 0),
+    );
+    put_cl_ord_id(&mut b, 1, 1);
+    put_cl_ord_id(&mut b, 2, 1);
+    put_epoch(&mut b, 1, 9_000);
+    put_outbound(&mut b, 1, Origin::Restart, &status(1, 9_000));
+    let r = fold(&b).recovered();
+    assert_eq!(r.unanswered_since_ms.get(&1), Some(&5_000));
+    assert_eq!(r.unanswered_amends, [2]);
+    // A real answer still answers.
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Reply,
+        &er_frame(1, 0, 9_500, OrdStatus::New, 0),
+    );
+    assert!(fold(&b).recovered().unanswered_since_ms.is_empty());
+}

@@ -172,6 +172,49 @@ fn retention_deletes_or_archives_the_oldest_segments() {
     let _ = std::fs::remove_dir_all(&archive);
 }
 
+/// A rollover's first segment is a segment like any other (checkpoint first): a restart whose
+/// newest segment it is recovers the new epoch and what the old one carried, and appends to it
+/// (found by the soak: read as the legacy file, it lost the carried orders and a new epoch-0
+/// segment overwrote an old one).
+#[test]
+fn a_restart_in_the_first_segment_of_a_new_epoch_keeps_its_checkpoint() {
+    let dir = temp_dir("epoch");
+    let policy = small(100);
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    assert!(write(&mut store, &mut roller, 1, 12) >= 1);
+    let sdir = session_dir(&dir, 7);
+    store.start_epoch(1, 1_700_000_000_000).unwrap();
+    assert!(turn(&mut store, &mut roller), "a rollover starts a segment");
+    // The old epoch's segments (its last one ends with the epoch record).
+    let epoch0: Vec<(String, Vec<u8>)> = files(&sdir)
+        .into_iter()
+        .filter(|f| f.starts_with("e0000000000-"))
+        .map(|f| (f.clone(), std::fs::read(sdir.join(&f)).unwrap()))
+        .collect();
+    store.append(&records(1)).unwrap();
+    assert!(!turn(&mut store, &mut roller));
+    let whole = roller.fold().recovered();
+    assert_eq!(whole.epoch, 1);
+    assert_eq!(
+        files(&sdir).last().map(String::as_str),
+        Some("e0000000001-s0000000001.journal")
+    );
+    drop((store, roller));
+
+    for _ in 0..2 {
+        let (store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+        assert_eq!(rec, whole);
+        drop(store);
+    }
+    // The old epoch's segments are as they were: nothing of epoch 0 written after the restart.
+    for (f, bytes) in &epoch0 {
+        assert_eq!(&std::fs::read(sdir.join(f)).unwrap(), bytes, "{f}");
+    }
+    assert_eq!(files(&sdir).len(), epoch0.len() + 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_legacy_single_file_is_read_and_moved_into_the_layout() {
     let dir = temp_dir("legacy");

@@ -332,3 +332,48 @@ fn rolling_while_writers_append_loses_and_reorders_nothing() {
     assert_eq!(rec.used.iter_ranges().collect::<Vec<_>>(), [(1, 20_000)]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A scheduled rollover's Terminate follows every message numbered before it, and what is
+/// numbered after it belongs to the new epoch (number 1, journaled, not written to the closing
+/// connection): nothing of the old epoch comes after its Terminate (found by the soak: a
+/// Canceled report numbered there was never delivered).
+#[test]
+fn a_rollover_terminate_ends_the_epoch_behind_it() {
+    let out = SessionOut::detached(6, 1, Store::Memory(Vec::new()), 0);
+    let (w, mut r) = pair();
+    assert!(out.attach(Arc::new(w), 0, |_, _| {}));
+    assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(400)));
+    assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(401)));
+    out.terminate_for_rollover(1, 1_700_000_000_000, "rollover")
+        .unwrap();
+    assert_eq!((out.epoch(), out.next_seq()), (1, 1));
+    assert!(out.is_closed());
+    // A report produced while the connection closes: the new epoch's first, not written here.
+    assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(402)));
+    assert_eq!(out.next_seq(), 2);
+    let got = read_frames(&mut r, 3);
+    assert_eq!(
+        got,
+        [(7, 400), (7, 401), (Terminate::TEMPLATE_ID, 0)],
+        "the old epoch's messages, then its Terminate"
+    );
+    out.close();
+    r.set_read_timeout(Some(std::time::Duration::from_millis(200)))
+        .unwrap();
+    let mut rest = Vec::new();
+    let _ = r.read_to_end(&mut rest);
+    assert!(rest.is_empty(), "nothing after the Terminate");
+    // Journaled: the epoch record, then message 1 of epoch 1 (a memory journal forgets the
+    // previous epoch).
+    out.flush_journal().unwrap();
+    let tail: Vec<String> = out.journal.lock().store.with_records(|bytes| {
+        Records::new(bytes)
+            .filter_map(|rec| match rec {
+                Record::Outbound { seq, .. } => Some(format!("out {seq}")),
+                Record::Epoch { epoch, .. } => Some(format!("epoch {epoch}")),
+                _ => None,
+            })
+            .collect()
+    });
+    assert_eq!(tail, ["epoch 1", "out 1"]);
+}
