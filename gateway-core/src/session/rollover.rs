@@ -162,6 +162,46 @@ impl RolloverSchedule {
         self.next_after(epoch_start_ms)
             .is_some_and(|next| next <= now_ms)
     }
+
+    /// True when a due epoch ends now (UTC ms), given where the session's strategy is: a
+    /// strategy connected for [`CATCH_UP_MS`] gets its rollover Terminate at once (it has had
+    /// the time to ask for what it missed: the old epoch's messages can no longer be asked for
+    /// once it ends); a session whose strategy is away is kept in the old epoch for
+    /// [`AWAY_GRACE_MS`] (a dropped connection or a restarted gateway: the strategy comes back,
+    /// catches up in the old epoch, then rolls), and rolled after that without it (it then
+    /// learns the orders the tracker still holds, from their OrderStatus).
+    pub fn ends_now(&self, epoch_start_ms: u64, now_ms: u64, presence: Presence) -> bool {
+        self.due(epoch_start_ms, now_ms)
+            && match presence {
+                Presence::Connected { since_ms } => now_ms.saturating_sub(since_ms) >= CATCH_UP_MS,
+                Presence::Away { since_ms } => now_ms.saturating_sub(since_ms) >= AWAY_GRACE_MS,
+            }
+    }
+}
+
+/// How long a strategy that establishes in an epoch the schedule has ended stays in it before
+/// its rollover Terminate, ms: time to ask for the old epoch's messages it missed
+/// (RetransmitRequest right after the EstablishmentAck).
+pub const CATCH_UP_MS: u64 = 1_000;
+
+/// How long an ended epoch waits for its strategy to come back and catch up before it is
+/// rolled without it, ms (from the end of its last connection, or from the gateway's start).
+pub const AWAY_GRACE_MS: u64 = 10_000;
+
+/// Where a session's strategy is, for [`RolloverSchedule::ends_now`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// Established since UTC ms `since_ms`.
+    Connected {
+        /// When the connection was established, UTC ms.
+        since_ms: u64,
+    },
+    /// Without a connection since UTC ms `since_ms` (its last one ended, or the gateway
+    /// started).
+    Away {
+        /// When the last connection ended (or the gateway started), UTC ms.
+        since_ms: u64,
+    },
 }
 
 #[cfg(test)]
@@ -232,5 +272,34 @@ mod tests {
         // Stopped for three days: due at once.
         assert!(daily.due(THU_NOON, THU_NOON + 3 * DAY_MS));
         assert!(!RolloverSchedule::Never.due(0, u64::MAX));
+    }
+
+    /// A strategy gets time to catch up on the ended epoch (it connected late, or the gateway
+    /// restarted across the boundary) before the epoch ends behind it.
+    #[test]
+    fn a_due_epoch_waits_for_its_strategy_to_catch_up() {
+        let every: RolloverSchedule = "every 8s".parse().unwrap();
+        let start = THU_NOON;
+        let boundary = start + 8_000;
+        let connected = |since_ms| Presence::Connected { since_ms };
+        let away = |since_ms| Presence::Away { since_ms };
+        // Not due: nothing ends, whoever is there.
+        assert!(!every.ends_now(start, boundary - 1, connected(start)));
+        assert!(!every.ends_now(start, boundary - 1, away(0)));
+        // Connected long before the boundary: at once.
+        assert!(every.ends_now(start, boundary, connected(start)));
+        // Established just after it: CATCH_UP_MS later.
+        assert!(!every.ends_now(start, boundary + 500, connected(boundary + 100)));
+        assert!(every.ends_now(
+            start,
+            boundary + 100 + CATCH_UP_MS,
+            connected(boundary + 100)
+        ));
+        // Away since just before the boundary (a drop, a restart): kept for its return...
+        assert!(!every.ends_now(start, boundary + 5_000, away(boundary - 200)));
+        // ...and rolled without it after AWAY_GRACE_MS.
+        assert!(every.ends_now(start, boundary - 200 + AWAY_GRACE_MS, away(boundary - 200)));
+        // Away for long before the boundary: at once.
+        assert!(every.ends_now(start, boundary, away(start - AWAY_GRACE_MS)));
     }
 }

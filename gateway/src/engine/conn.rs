@@ -30,6 +30,8 @@ pub(in crate::engine) struct Conn {
     pub(in crate::engine) raw: Option<crate::session::out::SharedSocket>,
     /// `out` is the session's writer (established) rather than this connection's own.
     pub(in crate::engine) bound: bool,
+    /// When the session was established on this connection, UTC ms (0 before).
+    pub(in crate::engine) established_ms: u64,
     /// The strategy sent Terminate (an orderly end: no cancel on disconnect).
     pub(in crate::engine) strategy_terminated: bool,
     pub(in crate::engine) logged_reject: bool,

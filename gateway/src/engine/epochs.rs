@@ -18,6 +18,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use codec::sbe::NegotiationRejectCode;
+use gateway_core::session::rollover::Presence;
 
 use super::ctx::IoCtx;
 use crate::metrics::utc_now_ns;
@@ -34,12 +35,16 @@ pub(super) fn epoch_of(ctx: &IoCtx, session_id: u64) -> u32 {
         .map_or(0, |slot| slot.out.epoch())
 }
 
-/// True when the operator's schedule has ended the session's epoch (at `now_ms`, UTC).
-pub(super) fn due(ctx: &IoCtx, session_id: u64, now_ms: u64) -> bool {
-    ctx.sessions
-        .borrow()
-        .get(&session_id)
-        .is_some_and(|slot| ctx.rollover.due(slot.epoch_started_ms, now_ms))
+/// True when the operator's schedule ends the session's epoch now, its strategy being where
+/// `presence` says ([`RolloverSchedule::ends_now`]: time to catch up on the old epoch first).
+///
+/// [`RolloverSchedule::ends_now`]: gateway_core::session::rollover::RolloverSchedule::ends_now
+pub(super) fn ends_now(ctx: &IoCtx, session_id: u64, presence: Presence) -> bool {
+    let now_ms = utc_now_ns() / 1_000_000;
+    ctx.sessions.borrow().get(&session_id).is_some_and(|slot| {
+        ctx.rollover
+            .ends_now(slot.epoch_started_ms, now_ms, presence)
+    })
 }
 
 /// Ends session `session_id`'s epoch and starts `epoch` (above the current one), `why` for
@@ -88,18 +93,27 @@ pub(super) fn start_epoch(
     Ok(())
 }
 
-/// Rolls session `session_id` to the next epoch if the schedule has ended its epoch and no
-/// connection holds it.
+/// Rolls session `session_id` to the next epoch when no connection holds it and either its
+/// writer already started the epoch (a rollover Terminate, [`note_writer_rolled`]) or the
+/// schedule ends its epoch with the strategy away ([`ends_now`]).
 pub(super) fn roll_if_due(ctx: &IoCtx, session_id: u64) {
-    let now_ms = utc_now_ns() / 1_000_000;
-    if ctx.active.borrow().contains(&session_id) || !due(ctx, session_id, now_ms) {
+    if ctx.active.borrow().contains(&session_id) {
         return;
     }
-    let rolled = ctx
+    let Some((rolled, away_since_ms)) = ctx
         .sessions
         .borrow()
         .get(&session_id)
-        .and_then(|slot| slot.writer_rolled);
+        .map(|slot| (slot.writer_rolled, slot.away_since_ms))
+    else {
+        return;
+    };
+    let away = Presence::Away {
+        since_ms: away_since_ms,
+    };
+    if rolled.is_none() && !ends_now(ctx, session_id, away) {
+        return;
+    }
     let next = rolled.unwrap_or_else(|| epoch_of(ctx, session_id).wrapping_add(1).max(1));
     let _ = start_epoch(ctx, session_id, next, "scheduled");
 }

@@ -33,6 +33,12 @@ pub(super) struct SessionSlot {
     /// the rollover (order entry, inbound numbering, tracker) happens once the connection has
     /// ended ([`super::epochs::roll_if_due`]).
     pub(super) writer_rolled: Option<u32>,
+    /// Since when no connection holds the session, UTC ms (its last connection's end, or the
+    /// gateway's start): an epoch the schedule ended waits [`AWAY_GRACE_MS`] from here for the
+    /// strategy to come back and catch up.
+    ///
+    /// [`AWAY_GRACE_MS`]: gateway_core::session::rollover::AWAY_GRACE_MS
+    pub(super) away_since_ms: u64,
 }
 
 /// Opens every granted session's journal (`dir`), or memory journals when `dir` is `None`,
@@ -112,6 +118,7 @@ pub(super) fn open_sessions(
                 restore,
                 epoch_started_ms,
                 writer_rolled: None,
+                away_since_ms: now_ms,
             },
         );
     }

@@ -34,6 +34,7 @@ use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
 use gateway_core::decision::single::{decide_single, Decided, Verdict};
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
+use gateway_core::session::rollover::Presence;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
 const TIMER_PERIOD: Duration = Duration::from_millis(20);
@@ -232,6 +233,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
         registered: false,
         raw: Some(socket),
         bound: false,
+        established_ms: 0,
         strategy_terminated: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
@@ -499,6 +501,7 @@ impl Conn {
         };
         let temp = std::mem::replace(&mut self.out, Arc::clone(&out));
         self.bound = true;
+        self.established_ms = utc_now_ns() / 1_000_000;
         {
             let mut outs = self.ctx.outs.borrow_mut();
             outs.retain(|o| !Arc::ptr_eq(o, &temp));
@@ -792,7 +795,10 @@ impl Conn {
 
     fn on_timer(&mut self) -> bool {
         let session_id = self.fixp.session_id();
-        if self.bound && super::epochs::due(&self.ctx, session_id, utc_now_ns() / 1_000_000) {
+        let presence = Presence::Connected {
+            since_ms: self.established_ms,
+        };
+        if self.bound && super::epochs::ends_now(&self.ctx, session_id, presence) {
             // The operator's schedule ended the epoch: Terminate (SessionRollover) after every
             // message numbered so far, and the writer's epoch ends behind it (what is reported
             // while the connection closes is the new epoch's); the orders carry into the new
@@ -842,6 +848,7 @@ impl Conn {
             if let Some(slot) = self.ctx.sessions.borrow_mut().get_mut(&session_id) {
                 slot.next_in_seq = self.fixp.next_in_seq();
                 slot.entry = self.entry.take();
+                slot.away_since_ms = utc_now_ns() / 1_000_000;
             }
         }
         let had_entry = self.bound;
