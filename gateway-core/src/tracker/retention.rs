@@ -54,8 +54,8 @@ use std::collections::VecDeque;
 use codec::sbe::OrdStatus;
 use codec::Decimal;
 
-use super::key_table::KeyTable;
 use super::order::Order;
+use crate::key_table::KeyTable;
 
 /// Default `[tracker] retention_ms`: an ended order stays in full this long (60 s). Late,
 /// duplicated and reordered pushes come within seconds of the order's end on Bitget, and a
