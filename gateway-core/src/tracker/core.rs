@@ -145,6 +145,7 @@ impl Tracker {
             ),
             in_flight: KeyTable::with_capacity(INITIAL_IN_FLIGHT),
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
+            lists: Lists::with_capacity(super::list_state::INITIAL_LISTS),
             ended: Ended::new(retention),
             ..Tracker::default()
         }

@@ -1,11 +1,15 @@
 //! The state of strategy lists and their exchange batches (below the tracker core; the
 //! tracker's handling of them is in `lists.rs`).
 
-use std::collections::HashMap;
-
 use codec::sbe::ListStatusEntry;
 
 use super::request::{BatchItem, RequestKind};
+use crate::key_table::KeyTable;
+
+/// Exchange batches in flight, and strategy lists open, the tracker's tables hold before they
+/// first grow (allocated at start; each list and batch enters and leaves them, so a
+/// [`KeyTable`]: no rehash under that churn).
+pub const INITIAL_LISTS: usize = 1 << 8;
 
 /// The results of one strategy list, ready to be written as ListStatus messages.
 #[derive(Debug, Clone)]
@@ -54,8 +58,10 @@ pub(super) fn list_template(kind: &RequestKind) -> u16 {
 /// The tracker's list state.
 #[derive(Debug, Default)]
 pub(super) struct Lists {
-    pub(super) in_flight: HashMap<u64, BatchInFlight>,
-    pub(super) open: HashMap<(u64, u64), OpenList>,
+    /// Request id → exchange batch awaiting its reply.
+    pub(super) in_flight: KeyTable<BatchInFlight, u64>,
+    /// (SessionID, ListID) → list not answered yet.
+    pub(super) open: KeyTable<OpenList>,
     pub(super) out: Vec<ListReport>,
 }
 
@@ -67,6 +73,15 @@ pub(super) fn item_cl_ord_id(kind: &RequestKind) -> u64 {
 }
 
 impl Lists {
+    /// Empty, with room for `n` batches in flight and `n` open lists.
+    pub(super) fn with_capacity(n: usize) -> Self {
+        Lists {
+            in_flight: KeyTable::with_capacity(n),
+            open: KeyTable::with_capacity(n),
+            out: Vec::new(),
+        }
+    }
+
     /// Lists whose [`ListDone`] has not come `timeout_ns` after their latest batch was
     /// written (`now_ns` monotonic) and none of whose batches is still in flight (those end at
     /// the reply timeout first): each is released as it stands, its template implied by its

@@ -17,7 +17,7 @@ use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::Leg;
 
 pub use super::list_state::ListReport;
-use super::list_state::{item_cl_ord_id, list_template, BatchInFlight};
+use super::list_state::{item_cl_ord_id, list_template, BatchInFlight, OpenList};
 
 impl Tracker {
     /// An exchange batch of a list was written.
@@ -29,8 +29,7 @@ impl Tracker {
         let list = self
             .lists
             .open
-            .entry((batch.session_id, batch.list_id))
-            .or_default();
+            .get_or_insert((batch.session_id, batch.list_id), OpenList::default());
         list.t_last_ns = batch.t_written_ns.max(1);
         if list.implied_msg_type == 0 {
             list.implied_msg_type = batch.items.first().map_or(0, |i| list_template(&i.kind));
@@ -59,7 +58,7 @@ impl Tracker {
                 .in_flight
                 .values()
                 .any(|b| (b.session_id, b.list_id) == key);
-        let list = self.lists.open.entry(key).or_default();
+        let list = self.lists.open.get_or_insert(key, OpenList::default());
         if released {
             list.answered = done.batches_sent;
         }
@@ -219,7 +218,7 @@ impl Tracker {
 
     fn finish_batch(&mut self, batch: &BatchInFlight, entries: Vec<ListStatusEntry>) {
         let key = (batch.session_id, batch.list_id);
-        let list = self.lists.open.entry(key).or_default();
+        let list = self.lists.open.get_or_insert(key, OpenList::default());
         list.entries.extend(entries);
         list.answered += 1;
         self.lists.release_if_complete(key);
