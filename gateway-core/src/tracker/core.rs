@@ -46,8 +46,8 @@ use crate::rest_objects::OpenOrder;
 /// are touched (about 400 bytes per slot, up to twice as many slots as its capacity).
 pub const INITIAL_ORDERS: usize = 1 << 14;
 
-/// Requests in flight the tracker's table holds before it first grows (allocated at start:
-/// ~100 KiB). A request waits here for its trade reply: normally one exchange round trip, at
+/// Requests in flight the tracker's table holds before it first grows (allocated at start; its
+/// entries' pages are touched as they are used). A request waits here for its trade reply: normally one exchange round trip, at
 /// most the reply timeout. More at once doubles the table (one copy on the tracker thread).
 pub const INITIAL_IN_FLIGHT: usize = 1 << 12;
 
