@@ -15,6 +15,7 @@ pub mod decision;
 pub mod health;
 pub mod ids;
 pub mod journal;
+pub mod key_table;
 pub mod metrics;
 pub mod moves;
 pub mod pretrade;

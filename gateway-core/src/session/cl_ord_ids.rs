@@ -13,14 +13,14 @@
 //! The ClOrdIDs of one order form a chain through the live table (each entry holds the next
 //! ClOrdID of its order), so releasing an order needs no second table and no allocation.
 //!
-//! The live table is sized at start ([`INITIAL_LIVE`]); it grows only to its high-water mark
-//! (open orders plus the retained ended ones, times the ClOrdIDs each used), never with
-//! history, and a hash table never shrinks, so a long run stops rehashing once that mark is
-//! reached.
-
-use std::collections::HashMap;
+//! The live table is a [`KeyTable`] sized at start ([`INITIAL_LIVE`]); it grows (doubles) only
+//! to its high-water mark (open orders plus the retained ended ones, times the ClOrdIDs each
+//! used), never with history, and it never rehashes under the churn of ClOrdIDs entering and
+//! leaving (a std `HashMap` does, in place, once its deleted markers pile up: see
+//! `key_table`).
 
 use super::used_ids::UsedIds;
+use crate::key_table::KeyTable;
 
 /// ClOrdIDs a session's live table holds before it first grows.
 pub const INITIAL_LIVE: usize = 1 << 12;
@@ -49,7 +49,7 @@ struct Link {
 /// The used and live ClOrdIDs of one session's epoch.
 #[derive(Debug, Clone, Default)]
 pub struct ClOrdIds {
-    live: HashMap<u64, Link>,
+    live: KeyTable<Link, u64>,
     used: UsedIds,
     /// The current epoch (new orders are placed in it).
     epoch: u32,
@@ -59,7 +59,7 @@ impl ClOrdIds {
     /// Empty, with room for [`INITIAL_LIVE`] live ClOrdIDs.
     pub fn new() -> Self {
         ClOrdIds {
-            live: HashMap::with_capacity(INITIAL_LIVE),
+            live: KeyTable::with_capacity(INITIAL_LIVE),
             used: UsedIds::new(),
             epoch: 0,
         }
@@ -108,13 +108,13 @@ impl ClOrdIds {
                 epoch: order_epoch,
             };
             if cl == root {
-                ids.live.entry(root).or_insert(head);
+                ids.live.get_or_insert(root, head);
             } else {
                 amends.push((cl, head));
             }
         }
         for (cl, head) in amends {
-            ids.live.entry(head.root).or_insert(head);
+            ids.live.get_or_insert(head.root, head);
             ids.link(cl, head.root);
         }
         ids
@@ -144,11 +144,14 @@ impl ClOrdIds {
     pub fn sent_new(&mut self, root: u64) {
         self.used.insert(root);
         let epoch = self.epoch;
-        self.live.entry(root).or_insert(Link {
+        self.live.get_or_insert(
             root,
-            next: 0,
-            epoch,
-        });
+            Link {
+                root,
+                next: 0,
+                epoch,
+            },
+        );
     }
 
     /// Cancel or replace ClOrdID `cl` names the live order of `root`: used, and live until
@@ -314,6 +317,7 @@ mod tests {
             }
         }
         assert_eq!(ids.live.capacity(), cap, "no growth with history");
+        assert_eq!(ids.live.growths(), 0);
         assert_eq!(ids.used().ranges(), 1);
         assert_eq!(ids.live_len(), 1_000);
     }

@@ -25,7 +25,6 @@ use codec::sbe::{
 use codec::Decimal;
 use smallvec::SmallVec;
 
-use super::key_table::KeyTable;
 use super::list_state::Lists;
 use super::mass::{self, MassCancelEvent, MassCancels, OrderFilter, OrderView};
 use super::order::{shows_modify, CancelText, HeldTerminal, Order, PendingReplace};
@@ -36,6 +35,7 @@ use super::retention::{Ended, Retention, Tombstone};
 use super::unknown::{Resolve, UnknownCause};
 use crate::ids::{parse_request_id, ClientOid};
 use crate::journal::record::Origin;
+use crate::key_table::KeyTable;
 use crate::metrics::{Leg, LegHistograms};
 use crate::rest_objects::OpenOrder;
 
@@ -46,7 +46,9 @@ use crate::rest_objects::OpenOrder;
 /// are touched (about 400 bytes per slot, up to twice as many slots as its capacity).
 pub const INITIAL_ORDERS: usize = 1 << 14;
 
-/// Requests in flight the tracker's table holds before it first grows.
+/// Requests in flight the tracker's table holds before it first grows (allocated at start; its
+/// entries' pages are touched as they are used). A request waits here for its trade reply: normally one exchange round trip, at
+/// most the reply timeout. More at once doubles the table (one copy on the tracker thread).
 pub const INITIAL_IN_FLIGHT: usize = 1 << 12;
 
 /// Counters of what the tracker saw but did not turn into reports.
@@ -97,7 +99,10 @@ pub(super) struct InFlight {
 #[derive(Debug, Default)]
 pub struct Tracker {
     orders: KeyTable<Order>,
-    in_flight: HashMap<u64, InFlight>,
+    /// Request id → the single-op request awaiting its trade reply (sized at start: see
+    /// [`INITIAL_IN_FLIGHT`]; a `KeyTable` so that the churn of a request per order never
+    /// rehashes it).
+    in_flight: KeyTable<InFlight, u64>,
     pub(super) reports: Reports,
     pub(super) stats: TrackerStats,
     pub(super) legs: LegHistograms,
@@ -138,8 +143,9 @@ impl Tracker {
             orders: KeyTable::with_capacity(
                 order_capacity.saturating_add(retention.retention_orders),
             ),
-            in_flight: HashMap::with_capacity(INITIAL_IN_FLIGHT),
+            in_flight: KeyTable::with_capacity(INITIAL_IN_FLIGHT),
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
+            lists: Lists::with_capacity(super::list_state::INITIAL_LISTS),
             ended: Ended::new(retention),
             ..Tracker::default()
         }

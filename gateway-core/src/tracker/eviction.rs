@@ -26,7 +26,7 @@ impl Tracker {
     }
 
     /// Entries the live table and the tombstone table hold before they grow (constant unless
-    /// they grew; see [`KeyTable`](super::key_table::KeyTable)).
+    /// they grew; see [`KeyTable`](crate::key_table::KeyTable)).
     pub fn table_capacities(&self) -> (usize, usize) {
         (self.orders_capacity(), self.ended.tombstone_capacity())
     }

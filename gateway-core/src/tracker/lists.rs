@@ -17,7 +17,7 @@ use crate::ids::{parse_request_id, ClientOid};
 use crate::metrics::Leg;
 
 pub use super::list_state::ListReport;
-use super::list_state::{item_cl_ord_id, BatchInFlight};
+use super::list_state::{item_cl_ord_id, list_template, BatchInFlight, OpenList};
 
 impl Tracker {
     /// An exchange batch of a list was written.
@@ -26,10 +26,14 @@ impl Tracker {
             self.register(batch.session_id, item.root, item.kind, batch.t_written_ns);
             self.note_reply_due((batch.session_id, item.root), true);
         }
-        self.lists
+        let list = self
+            .lists
             .open
-            .entry((batch.session_id, batch.list_id))
-            .or_default();
+            .get_or_insert((batch.session_id, batch.list_id), OpenList::default());
+        list.t_last_ns = batch.t_written_ns.max(1);
+        if list.implied_msg_type == 0 {
+            list.implied_msg_type = batch.items.first().map_or(0, |i| list_template(&i.kind));
+        }
         self.lists.in_flight.insert(
             batch.req_id,
             BatchInFlight {
@@ -44,7 +48,20 @@ impl Tracker {
     /// The io thread is done with a list.
     pub fn on_list_done(&mut self, done: ListDone) {
         let key = (done.session_id, done.list_id);
-        let list = self.lists.open.entry(key).or_default();
+        // Its batches were written but it is not open: released without its ListDone
+        // (`Lists::release_stale`), which comes late; what it adds (the refused items) goes
+        // out at once rather than waiting for batches answered already.
+        let released = done.batches_sent > 0
+            && !self.lists.open.contains_key(&key)
+            && !self
+                .lists
+                .in_flight
+                .values()
+                .any(|b| (b.session_id, b.list_id) == key);
+        let list = self.lists.open.get_or_insert(key, OpenList::default());
+        if released {
+            list.answered = done.batches_sent;
+        }
         list.entries.extend(done.refused);
         list.done = Some((done.batches_sent, done.ref_msg_type));
         self.lists.release_if_complete(key);
@@ -201,7 +218,7 @@ impl Tracker {
 
     fn finish_batch(&mut self, batch: &BatchInFlight, entries: Vec<ListStatusEntry>) {
         let key = (batch.session_id, batch.list_id);
-        let list = self.lists.open.entry(key).or_default();
+        let list = self.lists.open.get_or_insert(key, OpenList::default());
         list.entries.extend(entries);
         list.answered += 1;
         self.lists.release_if_complete(key);
@@ -341,6 +358,53 @@ mod tests {
             (ItemStatus::Rejected, 25227)
         );
         assert_eq!(by(13).item_status, ItemStatus::Rejected);
+        assert_eq!(t.open_lists(), 0);
+    }
+
+    /// A list whose ListDone never comes is released as it stands once the io thread has been
+    /// silent for two reply timeouts after its last batch was answered, and leaves the
+    /// tracker; a ListDone coming after that goes out alone at once.
+    #[test]
+    fn a_list_without_its_list_done_is_released_after_the_timeout() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        let reply_ns = super::super::unknown::DEFAULT_REPLY_TIMEOUT_MS * 1_000_000;
+        sent(&mut t, 1, 9, &[11]);
+        let oid = ClientOid::new(S, 11).as_str().to_string();
+        let reply = format!(
+            r#"{{"event":"trade","id":"1","topic":"batch-place","args":[{{"orderId":"501","clientOid":"{oid}","code":"0","msg":"Success"}}],"code":"0","msg":"success"}}"#
+        );
+        frame(&mut t, &mut p, &reply);
+        t.on_tick(2 * reply_ns, 5);
+        assert_eq!(
+            t.open_lists(),
+            1,
+            "not yet: the io thread may still write a batch"
+        );
+        assert!(t.drain_list_reports().next().is_none());
+        t.on_tick(2 * reply_ns + 1_000_000_000, 5);
+        let lists: Vec<_> = t.drain_list_reports().collect();
+        assert_eq!(t.open_lists(), 0, "released: it no longer stays for ever");
+        assert_eq!(lists.len(), 1);
+        assert_eq!(lists[0].ref_msg_type, 107, "implied by its place batch");
+        assert_eq!(lists[0].entries.len(), 1);
+        assert_eq!(lists[0].entries[0].order_id, 501);
+        // The ListDone, late: what it holds goes out at once, nothing stays open.
+        t.on_list_done(ListDone {
+            session_id: S,
+            list_id: 9,
+            ref_msg_type: 107,
+            batches_sent: 1,
+            refused: vec![codec::sbe::ListStatusEntry {
+                cl_ord_id: 12,
+                order_id: 0,
+                exchange_code: 0,
+                item_status: ItemStatus::Rejected,
+                ord_rej_reason: None,
+                text: codec::sbe::Text::new("risk"),
+            }],
+        });
+        let late: Vec<_> = t.drain_list_reports().collect();
+        assert_eq!((late.len(), late[0].entries.len()), (1, 1));
         assert_eq!(t.open_lists(), 0);
     }
 

@@ -26,11 +26,11 @@ use codec::sbe::{
 use codec::Decimal;
 use smallvec::SmallVec;
 
-use super::key_table::KeyTable;
 use super::order::Order;
 use super::report::{exec_report, Report, ReportMsg};
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
+use crate::key_table::KeyTable;
 use crate::rest_objects::OpenOrder;
 
 /// Whose orders a mass action covers.
@@ -235,7 +235,15 @@ struct MassState {
     awaiting: u32,
     /// The report, built once every chunk is answered; held while `awaiting` > 0.
     ready: Option<OrderMassCancelReport>,
+    /// Wall clock of the Start event (UTC ns): its chunks are written right after, so their
+    /// reply timeout counts from here ([`MassCancels::expire_unanswered`]).
+    started_utc_ns: u64,
 }
+
+/// Text of an OrderMassCancelReport some of whose `batch-cancel` chunks got no reply within
+/// the reply timeout: what they cancelled is unknown here;
+/// each order they did cancel gets its Canceled ExecutionReport from its push as usual.
+pub const UNANSWERED_CHUNK_TEXT: &str = "outcome unknown: a batch-cancel got no reply";
 
 /// An order that mass cancels await (see the module docs).
 #[derive(Debug, Clone)]
@@ -298,6 +306,7 @@ impl MassCancels {
                         first_text: Text::new(""),
                         awaiting: 0,
                         ready: None,
+                        started_utc_ns: utc_ns,
                     },
                 );
                 self.finish_if_done(mass_id, utc_ns, 0)
@@ -417,6 +426,47 @@ impl MassCancels {
                 }
             }
         }
+    }
+
+    /// Ends the chunks still unanswered of the mass cancels `expired(session_id, started_utc_ns)`
+    /// selects (the tracker's watchdog: the reply timeout passed since the Start; a dropped
+    /// link gets there too, its replies never come): each counts
+    /// as answered with an unknown outcome (exchange code 40010, text
+    /// [`UNANSWERED_CHUNK_TEXT`]; not as refused: the exchange may have applied it), chunks the io thread announced but never
+    /// wrote included, so a mass cancel whose reply never comes is reported and leaves the
+    /// table instead of staying for ever. Reports (unless orders are still awaited) are queued
+    /// to `out` by ascending mass id, dated `utc_ns`. Returns how many mass cancels had
+    /// chunks ended.
+    pub fn expire_unanswered(
+        &mut self,
+        expired: impl Fn(u64, u64) -> bool,
+        utc_ns: u64,
+        out: &mut Vec<Report>,
+    ) -> usize {
+        if self.masses.is_empty() {
+            return 0;
+        }
+        let mut ids: Vec<u64> = self
+            .masses
+            .iter()
+            .filter(|(_, m)| m.answered < m.chunks && expired(m.session_id, m.started_utc_ns))
+            .map(|(id, _)| *id)
+            .collect();
+        ids.sort_unstable();
+        for &mass_id in &ids {
+            self.chunks.retain(|_, m| *m != mass_id);
+            if let Some(m) = self.masses.get_mut(&mass_id) {
+                let missing = m.chunks - m.answered;
+                m.answered = m.chunks;
+                m.replied = m.replied.saturating_add(missing);
+                if m.first_code == 0 {
+                    m.first_code = super::report::OUTCOME_UNKNOWN_CODES[0];
+                    m.first_text = Text::new(UNANSWERED_CHUNK_TEXT);
+                }
+            }
+            out.extend(self.finish_if_done(mass_id, utc_ns, 0));
+        }
+        ids.len()
     }
 
     /// Mass cancel `mass_id` awaits one order fewer; queues its report to `out` when that was
@@ -575,5 +625,35 @@ mod tests {
             Some(MassCancelRejectReason::NotApplied)
         );
         assert_eq!(r.text.as_str(), "exchange connection down");
+    }
+
+    /// A mass cancel one of whose chunks never gets a reply is reported at the reply timeout
+    /// (outcome unknown for that chunk, not refused) and leaves the tracker.
+    #[test]
+    fn a_chunk_without_reply_is_ended_at_the_reply_timeout() {
+        let (mut t, mut p) = (Tracker::new(), JsonParser::new());
+        let reply_ns = crate::tracker::unknown::DEFAULT_REPLY_TIMEOUT_MS * 1_000_000;
+        start(&mut t, 2);
+        let reply = r#"{"event":"trade","id":"10","topic":"batch-cancel","args":[{"code":"0","msg":"Success","orderId":"1","clientOid":"7:1"}],"code":"0","msg":"Success","ts":"1"}"#;
+        assert!(
+            feed(&mut t, &mut p, reply).is_empty(),
+            "chunk 11 unanswered"
+        );
+        // Started at UTC 5 ns: not yet at 5 + timeout - 1.
+        t.on_tick(1, 5 + reply_ns - 1);
+        assert!(t.drain_reports().next().is_none());
+        assert_eq!(t.mass_cancels_pending(), (1, 0));
+        t.on_tick(1_000_000_000, 5 + reply_ns);
+        let r = report(&t.drain_reports().map(|r| r.msg).collect::<Vec<_>>());
+        assert_eq!(t.mass_cancels_pending(), (0, 0), "left the tracker");
+        assert_eq!(r.total_affected_orders, 1);
+        assert_eq!(r.mass_cancel_response, MassCancelResponse::Session);
+        assert_eq!(r.mass_cancel_reject_reason, None);
+        assert_eq!(r.exchange_code, 40010);
+        assert_eq!(r.text.as_str(), super::UNANSWERED_CHUNK_TEXT);
+        // Its reply, late, is not a chunk any more.
+        let late = r#"{"event":"trade","id":"11","topic":"batch-cancel","args":[],"code":"0","msg":"Success","ts":"1"}"#;
+        assert!(feed(&mut t, &mut p, late).is_empty());
+        assert_eq!(t.mass_cancels_pending(), (0, 0));
     }
 }

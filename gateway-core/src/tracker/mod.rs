@@ -11,7 +11,6 @@ mod epochs;
 mod eviction;
 pub mod exchange_state;
 pub mod frames;
-pub mod key_table;
 mod list_state;
 mod lists;
 pub mod mass;

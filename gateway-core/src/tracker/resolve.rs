@@ -38,6 +38,10 @@ pub use super::unknown::{
     SINCE_MARGIN_KNOWN_OFFSET_MS, SINCE_MARGIN_MS,
 };
 
+/// A list whose io thread has said nothing (no further batch, no ListDone) for this many reply
+/// timeouts, with no batch in flight, is released as it stands ([`Tracker::on_tick`]).
+pub const STALE_LIST_REPLY_TIMEOUTS: u64 = 2;
+
 impl Tracker {
     /// Sets the watchdog's deadlines (defaults: [`Deadlines::default`]).
     pub fn set_deadlines(&mut self, deadlines: Deadlines) {
@@ -233,6 +237,17 @@ impl Tracker {
             |_, t| now_ns.saturating_sub(t) >= reply_ns,
             UnknownCause::ReplyTimeout,
         );
+        // A list whose ListDone never came, a mass cancel whose chunk replies never came: they
+        // are reported as they stand and leave, rather than stay for ever.
+        self.lists
+            .release_stale(now_ns, reply_ns.saturating_mul(STALE_LIST_REPLY_TIMEOUTS));
+        if utc_ns != 0 {
+            self.mass_cancels.expire_unanswered(
+                |_, started| utc_ns.saturating_sub(started) >= reply_ns,
+                utc_ns,
+                &mut self.reports.list,
+            );
+        }
         // Replies without push.
         let mut watch = std::mem::take(&mut self.resolve.watch);
         let mut flagged = Vec::new();

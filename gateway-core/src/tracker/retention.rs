@@ -38,11 +38,12 @@
 //! ([`Tracker::with_retention`]) and the tombstone table for `tombstones`, both
 //! [`KeyTable`]s, which neither grow nor rehash while they hold at most that many, however many
 //! entries come and go (std's `HashMap` would rehash in place now and then under this churn;
-//! see `key_table`). The bound holds: with eviction the live table holds at most the open orders
-//! plus `retention_orders` ended ones (plus the few still waited on, which a reply, the reply
-//! timeout or the push deadline releases), so it never grows while open orders stay within
-//! `order_capacity`; the tombstone table never holds more than `tombstones`. The ended FIFO is
-//! allocated for `retention_orders + 1` and the tombstone FIFO for `tombstones`.
+//! see `crate::key_table`). The bound holds: with eviction the live table holds at most the
+//! open orders plus `retention_orders` ended ones (plus the few still waited on, which a
+//! reply, the reply timeout or the push deadline releases), so it never grows while open
+//! orders stay within `order_capacity`; the tombstone table never holds more than
+//! `tombstones`. The ended FIFO is allocated for `retention_orders + 1` and the tombstone FIFO
+//! for `tombstones`.
 //!
 //! [`Tracker::with_retention`]: super::core::Tracker::with_retention
 //! [`Tracker::restore_session`]: super::core::Tracker::restore_session
@@ -54,8 +55,8 @@ use std::collections::VecDeque;
 use codec::sbe::OrdStatus;
 use codec::Decimal;
 
-use super::key_table::KeyTable;
 use super::order::Order;
+use crate::key_table::KeyTable;
 
 /// Default `[tracker] retention_ms`: an ended order stays in full this long (60 s). Late,
 /// duplicated and reordered pushes come within seconds of the order's end on Bitget, and a

@@ -1,8 +1,11 @@
 //! Feeds the [`RiskBook`] from the tracker thread: each order sent is remembered with its open
 //! quantity; fills move the position, Replaced changes the open quantity, and a terminal report
 //! (Filled, Canceled, Rejected) ends the order in the book.
+//!
+//! The open orders are kept in a [`KeyTable`] sized at start for the tracker's open orders
+//! (`[tracker] order_capacity`): an entry per order sent, removed at its end, so the table
+//! neither grows nor rehashes under the churn of millions of orders.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use codec::sbe::{Category, ExecType, ExecutionReport, OrdStatus, Side, Symbol};
@@ -10,6 +13,7 @@ use codec::Decimal;
 
 use super::core::ReportMsg;
 use super::request::NewOrder;
+use crate::key_table::KeyTable;
 use crate::risk::RiskBook;
 
 #[derive(Debug, Clone, Copy)]
@@ -24,16 +28,34 @@ struct Open {
 #[derive(Debug)]
 pub struct RiskFeed {
     book: Arc<RiskBook>,
-    open: HashMap<(u64, u64), Open>,
+    open: KeyTable<Open>,
 }
 
 impl RiskFeed {
-    /// A feed of `book` with no order open.
+    /// A feed of `book` with no order open, room for [`crate::tracker::core::INITIAL_ORDERS`]
+    /// open orders.
     pub fn new(book: Arc<RiskBook>) -> Self {
+        RiskFeed::with_capacity(book, super::core::INITIAL_ORDERS)
+    }
+
+    /// A feed of `book` with no order open and room for `open_orders` open orders (allocated
+    /// now; more doubles the table once). Sized like the tracker's `order_capacity`.
+    pub fn with_capacity(book: Arc<RiskBook>, open_orders: usize) -> Self {
         RiskFeed {
             book,
-            open: HashMap::with_capacity(1024),
+            open: KeyTable::with_capacity(open_orders),
         }
+    }
+
+    /// Orders open in the feed.
+    pub fn open_orders(&self) -> usize {
+        self.open.len()
+    }
+
+    /// How many times the feed's table grew (0 while the open orders stay within its
+    /// capacity).
+    pub fn growths(&self) -> u64 {
+        self.open.growths()
     }
 
     /// A new order was sent (the io thread already counted it in the book).
@@ -92,5 +114,58 @@ impl RiskFeed {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use codec::sbe::TimeInForce;
+    use codec::sbe::{Category, ExecType, OrdRejReason, OrdStatus, OrdType, Side, Symbol};
+    use codec::Decimal;
+
+    use super::*;
+    use crate::risk::RiskSettings;
+
+    fn order(cl: u64) -> NewOrder {
+        NewOrder {
+            cl_ord_id: cl,
+            category: Category::UsdtFutures,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            price: Some(Decimal::new(100, 0).unwrap()),
+            qty: Decimal::new(1, 0).unwrap(),
+        }
+    }
+
+    /// 300 000 orders through the feed, each replaced then cancelled, at most 48 open at
+    /// once: the table sized for 64 never grows and ends empty.
+    #[test]
+    fn churn_never_grows_the_table_and_every_end_leaves_it() {
+        let book = Arc::new(RiskBook::new(&[], 1, &RiskSettings::default()));
+        let mut feed = RiskFeed::with_capacity(book, 64);
+        let report = |cl: u64, orig: u64, exec_type: ExecType, ord_status: OrdStatus| {
+            let mut er = order(cl).rejected(OrdRejReason::BrokerOption, "", 0);
+            er.orig_cl_ord_id = orig;
+            er.exec_type = exec_type;
+            er.ord_status = ord_status;
+            ReportMsg::Exec(er)
+        };
+        // ClOrdIDs: root 3k+1, its replace 3k+2, its cancel 3k+3.
+        for k in 0..300_000u64 {
+            let root = 3 * k + 1;
+            feed.on_new(7, &order(root));
+            if k >= 48 {
+                let old = 3 * (k - 48) + 1;
+                feed.on_report(7, &report(old + 1, old, ExecType::Replaced, OrdStatus::New));
+                feed.on_report(
+                    7,
+                    &report(old + 2, old + 1, ExecType::Canceled, OrdStatus::Canceled),
+                );
+            }
+            assert!(feed.open_orders() <= 49);
+        }
+        assert_eq!((feed.open_orders(), feed.growths()), (48, 0));
     }
 }

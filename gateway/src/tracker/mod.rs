@@ -575,7 +575,7 @@ fn run(
         routing: routing::Routing::default(),
         json_errors: 0,
         push_legs: LegHistograms::default(),
-        risk: risk.map(risk_feed::RiskFeed::new),
+        risk: risk.map(|book| risk_feed::RiskFeed::with_capacity(book, cfg.order_capacity)),
         recorder,
         observe,
     };

@@ -38,6 +38,7 @@ use history::History;
 use params::EntryOrder;
 mod params;
 mod queries;
+mod seen;
 pub use params::{CancelResult, PageQuery};
 
 /// Which private topic a push belongs to.
@@ -151,8 +152,9 @@ pub struct Venue {
     ids: IdGen,
     open: HashMap<u64, Loc>,
     client_oids: HashMap<(AccountId, String), u64>,
-    /// Every clientOid each account has sent in a place request.
-    seen_client_oids: std::collections::HashSet<(AccountId, String)>,
+    /// The clientOids each account has sent in a place request (recent ones, as
+    /// fingerprints: see `seen`).
+    seen_client_oids: seen::SeenClientOids,
     counters: Arc<Counters>,
     events: Vec<Event>,
     history: History,
@@ -282,7 +284,7 @@ impl Venue {
             },
             open: HashMap::new(),
             client_oids: HashMap::new(),
-            seen_client_oids: std::collections::HashSet::new(),
+            seen_client_oids: seen::SeenClientOids::default(),
             counters,
             events: Vec::new(),
             history: History::default(),
@@ -470,7 +472,7 @@ impl Venue {
         bump(&self.counters.orders_received);
         let given_oid = text(arg, "clientOid").filter(|s| !s.is_empty());
         if let Some(c) = &given_oid {
-            if !self.seen_client_oids.insert((owner, c.clone())) {
+            if !self.seen_client_oids.insert(owner, c) {
                 bump(&self.counters.repeated_client_oids);
             }
         }

@@ -420,3 +420,73 @@ fn an_order_status_report_answers_no_request() {
     );
     assert!(fold(&b).recovered().unanswered_since_ms.is_empty());
 }
+
+/// An order resting through many rollovers gets an OrderStatus in each new epoch: the fold
+/// keeps its New, its fills and only the last of each run of status reports (a restart
+/// rebuilds the same order from them), not one more report per rollover.
+#[test]
+fn status_reports_of_a_resting_order_do_not_pile_up_over_rollovers() {
+    let status = |cl: u64, ms: u64, cum: i64, exec_type: ExecType| {
+        let mut f = Vec::new();
+        let mut er = codec::sbe::decode(&er_frame(cl, 0, ms, OrdStatus::New, 0)[SOFH_LEN..])
+            .map(|m| match m {
+                Message::ExecutionReport(er) => er.to_owned(),
+                _ => unreachable!(),
+            })
+            .unwrap();
+        er.exec_type = exec_type;
+        er.order_id = 77;
+        er.cum_qty = codec::Decimal::new(cum, 0).unwrap();
+        if cum > 0 {
+            er.ord_status = OrdStatus::PartiallyFilled;
+            er.avg_px = Some(codec::Decimal::new(10, 0).unwrap());
+            er.exec_id = ms;
+        }
+        er.encode_frame(&mut f);
+        f
+    };
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(&mut b, 1, Origin::Push, &status(1, 1, 0, ExecType::New));
+    let mut seq = 1;
+    for epoch in 1..=50u64 {
+        put_epoch(&mut b, epoch, 1_000 * epoch);
+        seq = 1;
+        let cum = if epoch > 20 { 3 } else { 0 };
+        put_outbound(
+            &mut b,
+            seq,
+            Origin::Restart,
+            &status(1, 10 + epoch, cum, ExecType::OrderStatus),
+        );
+        if epoch == 20 {
+            seq += 1;
+            put_outbound(
+                &mut b,
+                seq,
+                Origin::Push,
+                &status(1, 500, 3, ExecType::PartialFill),
+            );
+        }
+    }
+    let f = fold(&b);
+    let r = f.recovered();
+    let kinds: Vec<(ExecType, u64)> = r
+        .reports
+        .iter()
+        .map(|er| (er.exec_type, er.transact_time / 1_000_000))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (ExecType::New, 1),
+            (ExecType::OrderStatus, 30),
+            (ExecType::PartialFill, 500),
+            (ExecType::OrderStatus, 60)
+        ],
+        "New, the last status before the fill, the fill (its ExecID), the last status"
+    );
+    assert_eq!(r.reports[3].cum_qty, codec::Decimal::new(3, 0).unwrap());
+    assert_eq!(f.checkpoint().state.orders[0].reports.len(), 4);
+    let _ = seq;
+}

@@ -1,6 +1,8 @@
-//! [`KeyTable`]: the tracker's map from an order key (SessionID, root ClOrdID) to a value,
-//! sized at start, that neither grows nor rehashes while it holds at most its capacity, however
-//! many entries come and go.
+//! [`KeyTable`]: a map from a small `Copy` key (by default an order key: SessionID, root
+//! ClOrdID) to a value, sized at start, that neither grows nor rehashes while it holds at most
+//! its capacity, however many entries come and go. The tracker keeps its orders, tombstones and
+//! requests in flight in them, the risk feed its open orders, a session's order entry its live
+//! ClOrdIDs: every table on the order path that entries enter and leave all day.
 //!
 //! Why not `std::collections::HashMap`: hashbrown keeps its allocation when entries are removed,
 //! but a removal whose probe neighbourhood is full leaves a DELETED marker, and under a steady
@@ -20,7 +22,7 @@
 //! (counted by [`KeyTable::growths`]; sized right, never).
 
 use std::collections::hash_map::RandomState;
-use std::hash::BuildHasher;
+use std::hash::{BuildHasher, Hash};
 
 /// An order key: (SessionID, root ClOrdID).
 pub type Key = (u64, u64);
@@ -28,32 +30,32 @@ pub type Key = (u64, u64);
 const EMPTY: u32 = u32::MAX;
 
 #[derive(Debug, Clone)]
-struct Entry<V> {
+struct Entry<K, V> {
     hash: u64,
-    key: Key,
+    key: K,
     value: V,
 }
 
-/// A map from [`Key`] to `V` with a fixed capacity (see the module docs).
+/// A map from `K` (by default [`Key`]) to `V` with a fixed capacity (see the module docs).
 #[derive(Debug, Clone)]
-pub struct KeyTable<V> {
+pub struct KeyTable<V, K = Key> {
     hasher: RandomState,
     /// Slot → index into `entries`, [`EMPTY`] when free. A power of two, at least twice
     /// `limit`.
     index: Vec<u32>,
-    entries: Vec<Entry<V>>,
+    entries: Vec<Entry<K, V>>,
     /// Entries held before the table grows.
     limit: usize,
     growths: u64,
 }
 
-impl<V> Default for KeyTable<V> {
+impl<V, K: Hash + Eq + Copy> Default for KeyTable<V, K> {
     fn default() -> Self {
         KeyTable::with_capacity(0)
     }
 }
 
-impl<V> KeyTable<V> {
+impl<V, K: Hash + Eq + Copy> KeyTable<V, K> {
     /// An empty table that holds `capacity` entries (at least 1) before it grows.
     pub fn with_capacity(capacity: usize) -> Self {
         // Slots are u32 entry indices: cap what one table may hold.
@@ -91,12 +93,12 @@ impl<V> KeyTable<V> {
         self.index.len() - 1
     }
 
-    fn hash(&self, key: &Key) -> u64 {
+    fn hash(&self, key: &K) -> u64 {
         self.hasher.hash_one(key)
     }
 
     /// (slot, entry index) of `key`.
-    fn find(&self, key: &Key) -> Option<(usize, usize)> {
+    fn find(&self, key: &K) -> Option<(usize, usize)> {
         if self.entries.is_empty() {
             return None;
         }
@@ -119,25 +121,25 @@ impl<V> KeyTable<V> {
     }
 
     /// The value of `key`.
-    pub fn get(&self, key: &Key) -> Option<&V> {
+    pub fn get(&self, key: &K) -> Option<&V> {
         let (_, ix) = self.find(key)?;
         self.entries.get(ix).map(|e| &e.value)
     }
 
     /// The value of `key`, mutable.
-    pub fn get_mut(&mut self, key: &Key) -> Option<&mut V> {
+    pub fn get_mut(&mut self, key: &K) -> Option<&mut V> {
         let (_, ix) = self.find(key)?;
         self.entries.get_mut(ix).map(|e| &mut e.value)
     }
 
     /// Whether `key` is held.
-    pub fn contains_key(&self, key: &Key) -> bool {
+    pub fn contains_key(&self, key: &K) -> bool {
         self.find(key).is_some()
     }
 
     /// Inserts `value` for `key` unless `key` is held (then the held value stays and `value` is
     /// dropped); returns the value held.
-    pub fn get_or_insert(&mut self, key: Key, value: V) -> &mut V {
+    pub fn get_or_insert(&mut self, key: K, value: V) -> &mut V {
         let ix = match self.find(&key) {
             Some((_, ix)) => ix,
             None => self.push(key, value),
@@ -146,7 +148,7 @@ impl<V> KeyTable<V> {
     }
 
     /// Inserts or replaces the value of `key`; returns the value replaced.
-    pub fn insert(&mut self, key: Key, value: V) -> Option<V> {
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
         match self.find(&key) {
             Some((_, ix)) => Some(std::mem::replace(&mut self.entries[ix].value, value)),
             None => {
@@ -157,7 +159,7 @@ impl<V> KeyTable<V> {
     }
 
     /// Appends a new entry (the key is not held); returns its index.
-    fn push(&mut self, key: Key, value: V) -> usize {
+    fn push(&mut self, key: K, value: V) -> usize {
         if self.entries.len() >= self.limit {
             self.grow();
         }
@@ -191,7 +193,7 @@ impl<V> KeyTable<V> {
     }
 
     /// Removes `key`; returns its value.
-    pub fn remove(&mut self, key: &Key) -> Option<V> {
+    pub fn remove(&mut self, key: &K) -> Option<V> {
         let (slot, ix) = self.find(key)?;
         let mask = self.mask();
         // Backward-shift deletion: each following entry of the run whose home slot is not
@@ -230,8 +232,29 @@ impl<V> KeyTable<V> {
     }
 
     /// Every key and value (in no particular order).
-    pub fn iter(&self) -> impl Iterator<Item = (&Key, &V)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.entries.iter().map(|e| (&e.key, &e.value))
+    }
+
+    /// Every key and value, values mutable (in no particular order).
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (&K, &mut V)> {
+        self.entries.iter_mut().map(|e| (&e.key, &mut e.value))
+    }
+
+    /// Keeps the entries `keep` returns true for and removes the others, visiting each once;
+    /// the order of the visit depends only on the inserts and removals made (not on the
+    /// hasher's random key), so a replay visits in the same order. No allocation.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
+        let mut i = 0;
+        while let Some(e) = self.entries.get_mut(i) {
+            if keep(&e.key, &mut e.value) {
+                i += 1;
+            } else {
+                // The last entry moves into `i`: visit it next.
+                let key = e.key;
+                self.remove(&key);
+            }
+        }
     }
 }
 
@@ -294,5 +317,29 @@ mod tests {
         assert_eq!(*t.get_or_insert((1, 5), 99), 5);
         assert_eq!(t.remove(&(1, 5)), Some(5));
         assert!(!t.contains_key(&(1, 5)));
+    }
+
+    #[test]
+    fn retain_visits_each_entry_once_and_removes_what_it_rejects() {
+        let mut t: KeyTable<u64, u64> = KeyTable::with_capacity(32);
+        for i in 0..32u64 {
+            t.insert(i * 7, i);
+        }
+        let mut seen = Vec::new();
+        t.retain(|k, v| {
+            seen.push(*k);
+            *v += 100;
+            *v % 3 != 0
+        });
+        seen.sort_unstable();
+        assert_eq!(seen, (0..32u64).map(|i| i * 7).collect::<Vec<_>>());
+        assert_eq!(t.len(), 22);
+        for i in 0..32u64 {
+            let want = ((i + 100) % 3 != 0).then_some(i + 100);
+            assert_eq!(t.get(&(i * 7)).copied(), want, "key {}", i * 7);
+        }
+        t.retain(|_, _| false);
+        assert!(t.is_empty());
+        assert_eq!((t.capacity(), t.growths()), (32, 0));
     }
 }
