@@ -193,13 +193,14 @@ pub(super) fn run(
     };
     phases.journal_ms = clock.lap();
     local.block_on(&rt, async move {
-        let (instruments, connected) = match connect_exchange(&settings, &risk, &mut phases, &mut clock).await {
-            Ok(v) => v,
-            Err(e) => {
-                let _ = ready.send(Err(e));
-                return;
-            }
-        };
+        let (instruments, connected) =
+            match connect_exchange(&settings, &risk, &mut phases, &mut clock).await {
+                Ok(v) => v,
+                Err(e) => {
+                    let _ = ready.send(Err(e));
+                    return;
+                }
+            };
         // Every account's links are logged in and subscribed.
         for ix in 0..settings.accounts.len() {
             metrics.set_link(ix, LinkPhase::Up);

@@ -38,11 +38,11 @@ pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
 pub use self::reconnect::{ReconnectCounters, ReconnectStats};
 pub use self::reporter::Reporter;
-pub use self::startup::{QueryTiming, StartupPhases};
 pub use self::settings::{
     AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
     UtcClock,
 };
+pub use self::startup::{QueryTiming, StartupPhases};
 use crate::metrics::exposition::{self, LinkCounters};
 use crate::metrics::http::MetricsServer;
 use crate::metrics::state::MetricsState;
