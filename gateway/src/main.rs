@@ -64,6 +64,8 @@ fn main() {
             std::process::exit(1);
         }
     };
+    // Before the address line: a supervisor that waits for the address has the breakdown.
+    println!("gateway: start-up {}", gw.startup());
     println!("gateway: strategies connect to {}", gw.strategy_addr());
     if let Some(addr) = gw.metrics_addr() {
         println!(

@@ -11,6 +11,12 @@ use crate::matching::{Book, Fill, Order, Side};
 /// Appends `s` as a JSON string literal (quoted, escaped).
 pub fn push_json_str(out: &mut String, s: &str) {
     out.push('"');
+    // Ids, symbols, decimals and enum values need no escape: one copy.
+    if !s.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     for c in s.chars() {
         match c {
             '"' => out.push_str("\\\""),
@@ -469,4 +475,31 @@ pub fn fill_rest(book: &Book, category: Category, f: &Fill) -> String {
     ku(&mut s, "updatedTime", f.time_ms);
     s.push_str(",\"execPnl\":\"0\",\"isRPI\":\"NO\"}");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_json_str;
+
+    /// Plain text is copied as is; quotes, backslashes and control characters are escaped
+    /// wherever they are, so the result parses back to the input.
+    #[test]
+    fn json_strings_are_escaped_only_where_needed() {
+        for s in [
+            "",
+            "1300000000000000000",
+            "4:1uz",
+            "a\"b",
+            "c\\d",
+            "x\ny\tz\r",
+            "\u{1}é",
+        ] {
+            let mut out = String::new();
+            push_json_str(&mut out, s);
+            assert_eq!(serde_json::from_str::<String>(&out).unwrap(), s, "{out}");
+        }
+        let mut out = String::new();
+        push_json_str(&mut out, "BTCUSDT");
+        assert_eq!(out, "\"BTCUSDT\"");
+    }
 }

@@ -192,6 +192,9 @@ pub struct Restart {
     pub ready_ms: f64,
     /// Process start → every session re-established and caught up, ms.
     pub sessions_ms: f64,
+    /// The gateway's own breakdown of its start-up (`gateway: start-up ...`: journal, login,
+    /// reconciliation and its REST listings, ...), as it printed it.
+    pub phases: Option<String>,
 }
 
 impl Restart {
@@ -447,6 +450,7 @@ impl Conductor {
             listen_ms: 0.0,
             ready_ms: 0.0,
             sessions_ms: 0.0,
+            phases: new_run.gw.startup.clone(),
         });
         *self.shared.gateway.lock() = (new_run.gw.addr, process);
         let metrics = new_run.metrics;
@@ -837,6 +841,9 @@ fn print_restart(r: &Restart) {
         r.ready_ms,
         r.sessions_ms
     );
+    if let Some(p) = &r.phases {
+        println!("    gateway start-up {p}");
+    }
 }
 
 /// Prints the rollovers, one line per epoch: how many sessions went through it, at how many
@@ -1127,6 +1134,17 @@ pub fn print_summary(o: &EnduranceOutcome, opts: &EnduranceOptions) {
     );
     for r in &o.restarts {
         print_restart(r);
+    }
+    if !o.restarts.is_empty() {
+        let mut t: Vec<f64> = o.restarts.iter().map(Restart::total_ms).collect();
+        t.sort_by(f64::total_cmp);
+        println!(
+            "restart times ({} restarts, process start → ready and every session re-established): min {:.0} ms, median {:.0} ms, max {:.0} ms",
+            t.len(),
+            t[0],
+            t[t.len() / 2],
+            t[t.len() - 1]
+        );
     }
     if o.bad_hlog_lines > 0 {
         println!("interval log lines not readable: {}", o.bad_hlog_lines);

@@ -16,18 +16,26 @@ pub struct GatewayProc {
     /// Where its metrics endpoint is (`/metrics`, `/readyz`), when started with
     /// [`GatewayProc::start_with_metrics`].
     pub metrics: Option<SocketAddr>,
+    /// Where its start-up's time went, as it printed it (`gateway: start-up <this>`, before
+    /// the strategy address), e.g. `412 ms: setup 2, journal 30, ...`.
+    pub startup: Option<String>,
 }
 
-/// An address the gateway announces on its standard output.
+/// What the gateway announces on its standard output.
 enum Announced {
     /// `gateway: strategies connect to <addr>`.
     Strategy(SocketAddr),
     /// `gateway: metrics at http://<addr>/metrics …`.
     Metrics(SocketAddr),
+    /// `gateway: start-up <phases>`.
+    Startup(String),
 }
 
 /// The address a line of the gateway's standard output announces, if any.
 fn announced(line: &str) -> Option<Announced> {
+    if let Some(p) = line.strip_prefix("gateway: start-up ") {
+        return Some(Announced::Startup(p.trim().to_owned()));
+    }
     if let Some(a) = line.strip_prefix("gateway: strategies connect to ") {
         return a.trim().parse().ok().map(Announced::Strategy);
     }
@@ -114,11 +122,12 @@ impl GatewayProc {
             }
         });
         let deadline = Instant::now() + Duration::from_secs(30);
-        let (mut addr, mut metrics) = (None, None);
+        let (mut addr, mut metrics, mut startup) = (None, None, None);
         loop {
             match rx.recv_timeout(Duration::from_millis(100)) {
                 Ok(Announced::Strategy(a)) => addr = Some(a),
                 Ok(Announced::Metrics(a)) => metrics = Some(a),
+                Ok(Announced::Startup(p)) => startup = Some(p),
                 Err(_) => {
                     if let Ok(Some(status)) = child.try_wait() {
                         return Err(format!(
@@ -138,6 +147,7 @@ impl GatewayProc {
                         child,
                         addr,
                         metrics,
+                        startup,
                     });
                 }
             }

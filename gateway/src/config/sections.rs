@@ -25,12 +25,12 @@ pub struct JournalConfig {
     pub dir: Option<PathBuf>,
     /// Bytes of records (after its checkpoint) after which a session's journal segment is
     /// closed and the next one started (with a checkpoint: a restart reads the newest segment
-    /// only). Default 16777216
-    /// (16 MiB); at least [`MIN_SEGMENT_BYTES`].
+    /// only; what a restart reads per session, so it bounds the restart time). Default 4194304
+    /// (4 MiB); at least [`MIN_SEGMENT_BYTES`].
     pub segment_bytes: Option<u64>,
     /// Segments kept per session in `dir`, the current one included; older ones are deleted
     /// (or moved to `archive_dir`). Bounds the journal's disk to about `keep_segments ×
-    /// (segment_bytes + a checkpoint)` per session, and how far back a RetransmitRequest reaches. Default 4;
+    /// (segment_bytes + a checkpoint)` per session, and how far back a RetransmitRequest reaches. Default 16;
     /// at least 2.
     pub keep_segments: Option<usize>,
     /// Directory the segments beyond `keep_segments` are moved to (`<archive_dir>/session-<id>/`)

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use codec::sbe::{Category, Symbol, Terminate, TerminationCode, Text};
 use crossbeam_channel::Sender;
@@ -20,6 +20,7 @@ use super::error::GatewayError;
 use super::exchange_link::ExchangeLink;
 use super::reconnect::{LinkConnector, ReconnectCounters, ReconnectPolicy};
 use super::settings::EngineSettings;
+use super::startup::{PhaseClock, StartupPhases};
 use super::strategy_conn::{self, OpenConns};
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
@@ -63,6 +64,8 @@ struct ConnectedAccount {
 async fn connect_exchange(
     s: &EngineSettings,
     risk: &RiskBook,
+    phases: &mut StartupPhases,
+    clock: &mut PhaseClock,
 ) -> Result<(InstrumentTable, Vec<ConnectedAccount>), GatewayError> {
     let ex = &s.exchange;
     let tls = tls::client_config(ex.extra_ca_pem.as_deref())?;
@@ -95,6 +98,7 @@ async fn connect_exchange(
             let table = InstrumentTable::new(rules);
             tracing::info!(instruments = table.len(), "instruments loaded");
             instruments = Some(table);
+            phases.instruments_ms = clock.lap();
         }
         let mut topics: Vec<String> = ws::PRIVATE_TOPICS.iter().map(|t| (*t).to_owned()).collect();
         if acc.position_updates {
@@ -117,6 +121,7 @@ async fn connect_exchange(
         }
         accounts.push(ConnectedAccount { rest, sockets });
     }
+    phases.login_ms = clock.lap();
     Ok((
         instruments.unwrap_or_else(|| InstrumentTable::new(Vec::new())),
         accounts,
@@ -124,13 +129,15 @@ async fn connect_exchange(
 }
 
 /// Runs the io thread until `stop` fires. `ready` receives the strategy listener's address
+/// and where the start-up's time went since `started` (when [`super::Gateway::start`] began)
 /// once the exchange link is up, or the start-up error.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
+    started: Instant,
     settings: EngineSettings,
     tracker_tx: Sender<TrackerInput>,
     metrics_tx: Sender<LegHistograms>,
-    ready: std::sync::mpsc::Sender<Result<SocketAddr, GatewayError>>,
+    ready: std::sync::mpsc::Sender<Result<(SocketAddr, StartupPhases), GatewayError>>,
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
     risk: Arc<RiskBook>,
@@ -159,6 +166,11 @@ pub(super) fn run(
         }
     };
     let local = tokio::task::LocalSet::new();
+    let mut clock = PhaseClock::new(started);
+    let mut phases = StartupPhases {
+        setup_ms: clock.lap(),
+        ..StartupPhases::default()
+    };
     let (slots, registry) = match super::sessions::open_sessions(
         settings.sessions.iter().map(|g| g.session_id),
         settings.journal_dir.as_deref(),
@@ -179,14 +191,16 @@ pub(super) fn run(
             return;
         }
     };
+    phases.journal_ms = clock.lap();
     local.block_on(&rt, async move {
-        let (instruments, connected) = match connect_exchange(&settings, &risk).await {
-            Ok(v) => v,
-            Err(e) => {
-                let _ = ready.send(Err(e));
-                return;
-            }
-        };
+        let (instruments, connected) =
+            match connect_exchange(&settings, &risk, &mut phases, &mut clock).await {
+                Ok(v) => v,
+                Err(e) => {
+                    let _ = ready.send(Err(e));
+                    return;
+                }
+            };
         // Every account's links are logged in and subscribed.
         for ix in 0..settings.accounts.len() {
             metrics.set_link(ix, LinkPhase::Up);
@@ -367,20 +381,29 @@ pub(super) fn run(
             });
         }
         tokio::task::spawn_local(publish_metrics(Rc::clone(&ctx)));
+        phases.restore_ms = clock.lap();
         if let Some(until_ms) = restored_until_ms {
             ctx.metrics.set_restoring(true);
             let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms, &ended).await;
             ctx.metrics.set_restoring(false);
-            if let Err(e) = restored {
-                let _ = ready.send(Err(e.into()));
-                return;
+            match restored {
+                Ok(t) => {
+                    phases.queries = t.queries;
+                    phases.apply_ms = t.apply_ms;
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(e.into()));
+                    return;
+                }
             }
+            phases.reconcile_ms = clock.lap();
         }
         match listener.local_addr() {
             Ok(addr) => {
-                tracing::info!(%addr, "strategy listener ready");
+                phases.total_ms = clock.total();
+                tracing::info!(%addr, startup = %phases, "strategy listener ready");
                 ctx.metrics.set_accepting(true);
-                let _ = ready.send(Ok(addr));
+                let _ = ready.send(Ok((addr, phases)));
             }
             Err(e) => {
                 let _ = ready.send(Err(GatewayError::Io(e)));

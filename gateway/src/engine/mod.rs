@@ -26,6 +26,7 @@ mod reporter;
 mod resolve;
 mod sessions;
 pub mod settings;
+pub mod startup;
 mod strategy_conn;
 
 use std::net::SocketAddr;
@@ -41,6 +42,7 @@ pub use self::settings::{
     AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
     UtcClock,
 };
+pub use self::startup::{QueryTiming, StartupPhases};
 use crate::metrics::exposition::{self, LinkCounters};
 use crate::metrics::http::MetricsServer;
 use crate::metrics::state::MetricsState;
@@ -72,12 +74,14 @@ pub struct Gateway {
     metrics: Arc<MetricsState>,
     metrics_server: Option<MetricsServer>,
     admission: Arc<gateway_core::admission::AdmissionCounters>,
+    startup: StartupPhases,
 }
 
 impl Gateway {
     /// Starts the threads, loads the instruments, connects and logs in to the exchange, and
     /// opens the strategy listener. Returns once strategies can connect.
     pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
+        let started = std::time::Instant::now();
         raise_nofile_limit();
         let metrics = Arc::new(MetricsState::new(
             settings.accounts.iter().map(|a| a.name.clone()).collect(),
@@ -130,6 +134,7 @@ impl Gateway {
             .name("bgw-io".into())
             .spawn(move || {
                 io::run(
+                    started,
                     settings,
                     tracker_tx,
                     metrics_tx,
@@ -156,10 +161,12 @@ impl Gateway {
             metrics,
             metrics_server,
             admission,
+            startup: StartupPhases::default(),
         };
         match ready_rx.recv() {
-            Ok(Ok(addr)) => {
+            Ok(Ok((addr, startup))) => {
                 gw.strategy_addr = addr;
+                gw.startup = startup;
                 Ok(gw)
             }
             Ok(Err(e)) => {
@@ -188,6 +195,12 @@ impl Gateway {
     /// The pre-trade risk state (counters, positions, marks, kill-switch flags).
     pub fn risk_book(&self) -> &Arc<crate::risk::RiskBook> {
         &self.risk
+    }
+
+    /// Where this start-up's time went, from [`Gateway::start`] to the strategy listener
+    /// (journal read, exchange login, crash recovery's reconciliation, ...).
+    pub fn startup(&self) -> &StartupPhases {
+        &self.startup
     }
 
     /// Where strategies connect.

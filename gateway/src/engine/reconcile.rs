@@ -3,9 +3,12 @@
 //! `unfilled-orders`, `history-orders`, `fills`). The answers go to the tracker as one
 //! [`ExchangeState`], which reports every missed change to the strategies exactly once.
 
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use futures_util::future::{try_join3, try_join_all};
 
 use super::ctx::IoCtx;
+use super::startup::QueryTiming;
 use crate::exchange::error::ExchangeError;
 use crate::exchange::{rest_history, rest_orders};
 use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};
@@ -27,18 +30,48 @@ pub(super) async fn reconcile_account(
     since_ms: u64,
     source: StateSource,
 ) -> Result<ApplySummary, ExchangeError> {
-    reconcile_account_except(ctx, ix, since_ms, source, None).await
+    reconcile_account_except(ctx, ix, since_ms, source, None)
+        .await
+        .map(|(sum, _)| sum)
+}
+
+/// What one account's reconciliation measured: each listing's time and what the tracker took
+/// after them ([`super::startup`]).
+#[derive(Debug, Default)]
+pub(super) struct ReconcileTimings {
+    /// Each listing (they run concurrently).
+    pub(super) queries: Vec<QueryTiming>,
+    /// From the last listing in to the tracker's reply, ms.
+    pub(super) apply_ms: f64,
+}
+
+/// Times `fut`, a listing of `items`-counted objects named `what`.
+async fn timed<T, E>(
+    what: String,
+    fut: impl std::future::Future<Output = Result<Vec<T>, E>>,
+) -> Result<(Vec<T>, QueryTiming), E> {
+    let t = Instant::now();
+    let v = fut.await?;
+    let q = QueryTiming {
+        what,
+        items: v.len(),
+        ms: super::startup::ms(t.elapsed()),
+    };
+    Ok((v, q))
 }
 
 /// [`reconcile_account`], leaving out the orders (and their fills) `ended` says ended before a
-/// restart (`gateway_core::recovery`).
+/// restart (`gateway_core::recovery`). The listings are independent, so they run at once: the
+/// open orders per category (each its own cursor chain, the gateway's orders are all in the
+/// categories it trades), the finished orders per category, and the fills; the slowest one
+/// bounds the wait instead of their sum.
 async fn reconcile_account_except(
     ctx: &IoCtx,
     ix: usize,
     since_ms: u64,
     source: StateSource,
     ended: Option<&EndedBeforeRestart>,
-) -> Result<ApplySummary, ExchangeError> {
+) -> Result<(ApplySummary, ReconcileTimings), ExchangeError> {
     let acc = ctx
         .accounts
         .get(ix)
@@ -48,11 +81,32 @@ async fn reconcile_account_except(
         .map_or(0, |d| d.as_millis() as u64);
     let since_ms = since_ms.max(now_ms.saturating_sub(MAX_LOOKBACK_MS));
     let categories = categories_of(ctx, acc);
-    let mut orders = rest_orders::unfilled_orders(&acc.rest, None, None).await?;
-    for c in categories {
-        orders.extend(rest_history::history_orders(&acc.rest, *c, since_ms).await?);
+    let name = |c: &codec::sbe::Category| codec::json::Category::from(*c).as_rest_str();
+    let unfilled = try_join_all(categories.iter().map(|c| {
+        timed(
+            format!("unfilled {}", name(c)),
+            rest_orders::unfilled_orders(&acc.rest, Some(*c), None),
+        )
+    }));
+    let history = try_join_all(categories.iter().map(|c| {
+        timed(
+            format!("history {}", name(c)),
+            rest_history::history_orders(&acc.rest, *c, since_ms),
+        )
+    }));
+    let fills = timed(
+        "fills".to_owned(),
+        rest_history::fills(&acc.rest, None, since_ms, None),
+    );
+    let (unfilled, history, (fills, fills_timing)) = try_join3(unfilled, history, fills).await?;
+    let mut timings = ReconcileTimings::default();
+    let mut orders = Vec::new();
+    for (list, q) in unfilled.into_iter().chain(history) {
+        orders.extend(list);
+        timings.queries.push(q);
     }
-    let fills = rest_history::fills(&acc.rest, None, since_ms, None).await?;
+    timings.queries.push(fills_timing);
+    let applied = Instant::now();
     let (tx, rx) = tokio::sync::oneshot::channel();
     let mut state = ExchangeState {
         account: ix,
@@ -75,8 +129,11 @@ async fn reconcile_account_except(
             reply: Some(tx),
         })
         .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))?;
-    rx.await
-        .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))
+    let sum = rx
+        .await
+        .map_err(|_| ExchangeError::Protocol("tracker stopped".into()))?;
+    timings.apply_ms = super::startup::ms(applied.elapsed());
+    Ok((sum, timings))
 }
 
 /// The categories account `acc` trades (the exchange's list when the account names none).
@@ -100,16 +157,21 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 /// the gateway's own orders the journal did not know; the orders `ended` says ended before the
 /// restart (reported to their end, no longer in the journal's checkpoint) are left out.
 ///
+/// Returns every account's listings, and the tracker's time after them, in account order.
+///
 /// Errors: the first account that could not be reconciled.
 pub(super) async fn reconcile_after_restart(
     ctx: &IoCtx,
     until_ms: u64,
     ended: &EndedBeforeRestart,
-) -> Result<(), ExchangeError> {
+) -> Result<ReconcileTimings, ExchangeError> {
     let since_ms = until_ms.saturating_sub(RESTART_MARGIN_MS);
+    let mut all = ReconcileTimings::default();
     for ix in 0..ctx.accounts.len() {
-        let sum =
+        let (sum, timings) =
             reconcile_account_except(ctx, ix, since_ms, StateSource::Restart, Some(ended)).await?;
+        all.queries.extend(timings.queries);
+        all.apply_ms += timings.apply_ms;
         tracing::info!(
             account = ix,
             reports = sum.reports,
@@ -118,5 +180,5 @@ pub(super) async fn reconcile_after_restart(
             "restart: account reconciled"
         );
     }
-    Ok(())
+    Ok(all)
 }

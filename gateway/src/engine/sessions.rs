@@ -55,28 +55,23 @@ pub(super) fn open_sessions(
     let mut slots = HashMap::new();
     let registry = Registry::default();
     let now_ms = crate::metrics::utc_now_ns() / 1_000_000;
-    for id in session_ids {
-        let (store, rec) = match dir {
-            Some(d) => {
-                let (mut store, rec) = Store::open_file(d, id, policy)?;
-                // Orders journaled from now on were sent after this (crash recovery dates
-                // the ones left without a report by it).
-                store
-                    .mark_clock(now_ms)
-                    .map_err(|source| JournalError::Io {
-                        path: store.path().unwrap_or(d).to_owned(),
-                        source,
-                    })?;
-                (store, rec)
-            }
-            None => (
-                Store::Memory(Vec::new()),
-                Recovered {
-                    next_seq: 1,
-                    ..Recovered::default()
-                },
-            ),
-        };
+    let ids: Vec<u64> = session_ids.collect();
+    let opened = match dir {
+        Some(d) => open_files(&ids, d, policy, now_ms)?,
+        None => ids
+            .iter()
+            .map(|_| {
+                (
+                    Store::Memory(Vec::new()),
+                    Recovered {
+                        next_seq: 1,
+                        ..Recovered::default()
+                    },
+                )
+            })
+            .collect(),
+    };
+    for (id, (store, rec)) in ids.into_iter().zip(opened) {
         let recovered = rec.next_seq > 1 || !rec.used.is_empty();
         if recovered {
             tracing::info!(
@@ -123,4 +118,58 @@ pub(super) fn open_sessions(
         );
     }
     Ok((slots, registry))
+}
+
+/// Opens the journal files of `ids` (in that order) in `dir` and marks each with the clock
+/// record `now_ms` (orders journaled from now on were sent after it: crash recovery dates the
+/// ones left without a report by it). Each session's journal is its own directory, so they are
+/// read and folded on up to [`std::thread::available_parallelism`] threads at once (a restart
+/// reads every session's newest segment, up to `segment_bytes` each).
+///
+/// Errors: the first session's (in `ids` order) whose journal could not be opened.
+fn open_files(
+    ids: &[u64],
+    dir: &Path,
+    policy: &SegmentPolicy,
+    now_ms: u64,
+) -> Result<Vec<(Store, Recovered)>, JournalError> {
+    let open_one = |id: u64| -> Result<(Store, Recovered), JournalError> {
+        let (mut store, rec) = Store::open_file(dir, id, policy)?;
+        store
+            .mark_clock(now_ms)
+            .map_err(|source| JournalError::Io {
+                path: store.path().unwrap_or(dir).to_owned(),
+                source,
+            })?;
+        Ok((store, rec))
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZeroUsize::get)
+        .min(ids.len());
+    if threads <= 1 {
+        return ids.iter().map(|id| open_one(*id)).collect();
+    }
+    let per = ids.len().div_ceil(threads);
+    let results: Vec<Result<Vec<(Store, Recovered)>, JournalError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ids
+            .chunks(per)
+            .map(|chunk| s.spawn(move || chunk.iter().map(|id| open_one(*id)).collect()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(JournalError::Io {
+                        path: dir.to_owned(),
+                        source: std::io::Error::other("journal reader thread panicked"),
+                    })
+                })
+            })
+            .collect()
+    });
+    let mut out = Vec::with_capacity(ids.len());
+    for r in results {
+        out.extend(r?);
+    }
+    Ok(out)
 }

@@ -1,13 +1,15 @@
 //! Finished orders kept for REST queries.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use crate::matching::{AccountId, Order};
 
 /// Bounded memory of finished (filled / cancelled) account orders, for `order-info`.
 #[derive(Debug, Default)]
 pub(super) struct History {
-    pub(super) orders: HashMap<u64, (usize, Order)>,
+    /// By orderId, ordered: `history-orders` pages newest first from a cursor without
+    /// scanning what it skips.
+    pub(super) orders: BTreeMap<u64, (usize, Order)>,
     pub(super) by_client_oid: HashMap<(AccountId, String), u64>,
     fifo: VecDeque<u64>,
 }

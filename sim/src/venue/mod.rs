@@ -17,7 +17,7 @@
 //! Modify with `autoCancel` `yes`: when the modification is refused (any code but `25204`) the
 //! error reply is sent and the order is then cancelled (`cancelled` / `normal_cancel` push).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -150,7 +150,8 @@ pub struct Venue {
     by_symbol: HashMap<(Category, String), usize>,
     instruments: Vec<InstrumentConfig>,
     ids: IdGen,
-    open: HashMap<u64, Loc>,
+    /// Open orders by orderId, ordered (the open-order list pages newest first by orderId).
+    open: BTreeMap<u64, Loc>,
     client_oids: HashMap<(AccountId, String), u64>,
     /// The clientOids each account has sent in a place request (recent ones, as
     /// fingerprints: see `seen`).
@@ -282,7 +283,7 @@ impl Venue {
                 Some(b) => IdGen::new(b),
                 None => IdGen::from_time_ms(now_ms),
             },
-            open: HashMap::new(),
+            open: BTreeMap::new(),
             client_oids: HashMap::new(),
             seen_client_oids: seen::SeenClientOids::default(),
             counters,

@@ -114,12 +114,15 @@ impl Venue {
     }
 
     /// `GET /api/v3/trade/history-orders` data: finished orders of `owner` (the last 100 000
-    /// kept), newest first, by `createdTime` window, below the cursor (an orderId).
+    /// kept), newest first, by `createdTime` window, below the cursor (an orderId). A page
+    /// walks the ordered ids down from the cursor and stops when full: its cost is the page's,
+    /// not the kept history's (a restart's reconciliation reads up to a hundred pages).
     pub fn history_orders(&self, owner: AccountId, q: &PageQuery<'_>) -> String {
-        let mut hits: Vec<(u64, usize)> = self
+        let hits: Vec<(u64, usize)> = self
             .history
             .orders
-            .iter()
+            .range(..q.cursor.unwrap_or(u64::MAX))
+            .rev()
             .filter(|(_, (_, o))| o.owner == owner)
             .filter(|(id, (book, o))| {
                 self.books
@@ -127,9 +130,8 @@ impl Venue {
                     .is_some_and(|b| q.keeps(**id, b.category, &b.book.spec().symbol, o.created_ms))
             })
             .map(|(id, (book, _))| (*id, *book))
+            .take(q.limit)
             .collect();
-        hits.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
-        hits.truncate(q.limit);
         let items: Vec<(u64, String)> = hits
             .iter()
             .filter_map(|(id, book)| {
@@ -142,12 +144,16 @@ impl Venue {
     }
 
     /// `GET /api/v3/trade/fills` data: fills of `owner` (the last 100 000 of all accounts kept),
-    /// newest first, below the cursor (an execId).
+    /// newest first, below the cursor (an execId). The log is in execId order: a page starts at
+    /// the cursor (binary search) and stops when full.
     pub fn fills(&self, owner: AccountId, q: &PageQuery<'_>) -> String {
-        let mut hits: Vec<(u64, usize, &Fill)> = self
-            .fill_log
-            .fills
-            .iter()
+        let log = &self.fill_log.fills;
+        let below = q
+            .cursor
+            .map_or(log.len(), |c| log.partition_point(|(_, f)| f.exec_id < c));
+        let hits: Vec<(u64, usize, &Fill)> = log
+            .range(..below)
+            .rev()
             .filter(|(_, f)| f.owner == owner && q.order_id.is_none_or(|o| o == f.order_id))
             .filter(|(book, f)| {
                 self.books.get(*book).is_some_and(|b| {
@@ -155,9 +161,8 @@ impl Venue {
                 })
             })
             .map(|(book, f)| (f.exec_id, *book, f))
+            .take(q.limit)
             .collect();
-        hits.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
-        hits.truncate(q.limit);
         let items: Vec<(u64, String)> = hits
             .iter()
             .filter_map(|(id, book, f)| {
@@ -211,7 +216,9 @@ impl Venue {
 
     /// `GET /api/v3/trade/unfilled-orders` data: open orders of `owner`, newest first, filtered
     /// by category / symbol, at most `limit`, below `cursor` (an orderId) when given:
-    /// `{"list":[..],"cursor":"<last orderId or empty>"}`.
+    /// `{"list":[..],"cursor":"<last orderId or empty>"}`. Walks the ordered open orders down
+    /// from the cursor and stops when the page is full (10 000 open orders: 100 pages, each
+    /// the cost of its 100 orders).
     pub fn unfilled_orders(
         &self,
         owner: AccountId,
@@ -220,10 +227,11 @@ impl Venue {
         limit: usize,
         cursor: Option<u64>,
     ) -> String {
-        let mut ids: Vec<(u64, usize)> = self
+        let ids: Vec<(u64, usize)> = self
             .open
-            .iter()
-            .filter(|(id, l)| l.owner == owner && cursor.is_none_or(|c| **id < c))
+            .range(..cursor.unwrap_or(u64::MAX))
+            .rev()
+            .filter(|(_, l)| l.owner == owner)
             .filter(|(_, l)| {
                 self.books.get(l.book).is_some_and(|b| {
                     category.is_none_or(|c| c == b.category)
@@ -231,9 +239,8 @@ impl Venue {
                 })
             })
             .map(|(id, l)| (*id, l.book))
+            .take(limit)
             .collect();
-        ids.sort_unstable_by_key(|b| std::cmp::Reverse(b.0));
-        ids.truncate(limit);
         let mut s = String::from("{\"list\":[");
         for (i, (id, book)) in ids.iter().enumerate() {
             let Some(entry) = self.books.get(*book) else {

@@ -132,3 +132,71 @@ fn a_clientoid_sent_again_is_counted_even_after_the_order_ended() {
     trade(&mut v, 0, &place("r2", "buy", "2000"));
     assert_eq!(v.counters.repeated_client_oids.load(Ordering::Relaxed), 2);
 }
+
+/// Every page of a cursor-paged list (`page(limit, cursor)` → the data JSON): the ids of all
+/// pages in order.
+fn all_pages(limit: usize, id_key: &str, page: impl Fn(usize, Option<u64>) -> String) -> Vec<u64> {
+    let mut ids = Vec::new();
+    let mut cursor = None;
+    loop {
+        let v: Value = serde_json::from_str(&page(limit, cursor)).unwrap();
+        let list = v["list"].as_array().unwrap();
+        ids.extend(
+            list.iter()
+                .map(|o| o[id_key].as_str().unwrap().parse::<u64>().unwrap()),
+        );
+        match v["cursor"].as_str().unwrap() {
+            "" => return ids,
+            c => cursor = Some(c.parse().unwrap()),
+        }
+    }
+}
+
+/// The list queries page from ordered ids (issue 23: a page costs its own items, not the
+/// whole book or history): pages of 2 give, newest first, exactly what one page of 100 gives,
+/// for open orders, finished orders and fills, with another account's items left out.
+#[test]
+fn small_pages_list_exactly_what_one_large_page_lists() {
+    let mut v = venue();
+    for i in 0..9 {
+        let (r, _) = trade(
+            &mut v,
+            0,
+            &place(&format!("s{i}"), "sell", &format!("{}", 3000 + i)),
+        );
+        assert_eq!(r["code"], "0", "{r}");
+    }
+    trade(&mut v, 1, &place("other", "sell", "3100"));
+    // Account 1 takes the three cheapest: three orders of account 0 finish with fills.
+    for i in 0..3 {
+        let (r, _) = trade(&mut v, 1, &place(&format!("t{i}"), "buy", "3002"));
+        assert_eq!(r["code"], "0", "{r}");
+    }
+    let unfilled = |limit, cursor| v.unfilled_orders(AccountId(0), None, None, limit, cursor);
+    let open = all_pages(2, "orderId", unfilled);
+    assert_eq!(open.len(), 6);
+    assert!(
+        open.windows(2).all(|w| w[0] > w[1]),
+        "newest first: {open:?}"
+    );
+    assert_eq!(open, all_pages(100, "orderId", unfilled));
+    let q = |limit, cursor| PageQuery {
+        category: None,
+        symbol: None,
+        order_id: None,
+        start_ms: 0,
+        end_ms: u64::MAX,
+        limit,
+        cursor,
+    };
+    let history = |limit, cursor| v.history_orders(AccountId(0), &q(limit, cursor));
+    let finished = all_pages(2, "orderId", history);
+    assert_eq!(finished.len(), 3);
+    assert!(finished.windows(2).all(|w| w[0] > w[1]));
+    assert_eq!(finished, all_pages(100, "orderId", history));
+    let fills = |limit, cursor| v.fills(AccountId(0), &q(limit, cursor));
+    let execs = all_pages(2, "execId", fills);
+    assert_eq!(execs.len(), 3);
+    assert!(execs.windows(2).all(|w| w[0] > w[1]));
+    assert_eq!(execs, all_pages(100, "execId", fills));
+}

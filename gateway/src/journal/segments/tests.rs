@@ -350,3 +350,61 @@ fn restart_time_single_file_versus_segments() {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The writers' segment index names exactly the files in the session's directory.
+fn assert_index_is_the_directory(store: &Store, sdir: &Path, when: &str) {
+    let mut indexed: Vec<String> = store
+        .segments()
+        .iter()
+        .map(|s| s.path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    indexed.sort();
+    indexed.dedup();
+    assert_eq!(
+        indexed.len(),
+        store.segments().len(),
+        "{when}: a segment indexed twice"
+    );
+    assert_eq!(indexed, files(sdir), "{when}: index and directory differ");
+}
+
+/// Issue 23: after a SIGKILL whose newest segment was a rollover's first one, the restart took
+/// that segment for the legacy file (index 0), started an epoch-0 segment, rolled at once into
+/// the new epoch's index 0 again (truncating it) and indexed that file twice: retention then
+/// deleted the current segment and later warned "could not be retired ... No such file" once
+/// per session. The index after recovery, and after every roll, names only files on disk.
+#[test]
+fn after_a_restart_in_a_new_epoch_the_index_lists_only_files_on_disk() {
+    let dir = temp_dir("index");
+    let policy = small(2);
+    let sdir = session_dir(&dir, 7);
+    let (mut store, _) = Store::open_file(&dir, 7, &policy).unwrap();
+    let mut roller = store.take_roller().unwrap();
+    assert!(write(&mut store, &mut roller, 1, 20) >= 2);
+    store.start_epoch(1, 1_700_000_000_000).unwrap();
+    assert!(turn(&mut store, &mut roller), "a rollover starts a segment");
+    assert_index_is_the_directory(&store, &sdir, "before the kill");
+    store.append(&records(1)).unwrap();
+    assert!(!turn(&mut store, &mut roller));
+    let whole = roller.fold().recovered();
+    drop((store, roller)); // SIGKILL
+
+    let (mut store, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(
+        rec, whole,
+        "the new epoch's first segment is read with its checkpoint"
+    );
+    assert_index_is_the_directory(&store, &sdir, "after the restart");
+    let mut roller = store.take_roller().unwrap();
+    for seq in 2..=30 {
+        store.append(&records(seq)).unwrap();
+        turn(&mut store, &mut roller);
+        assert_index_is_the_directory(&store, &sdir, &format!("after message {seq}"));
+    }
+    assert!(files(&sdir).iter().all(|f| f.starts_with("e0000000001-")));
+    let whole = roller.fold().recovered();
+    drop((store, roller));
+    let (_, rec) = Store::open_file(&dir, 7, &policy).unwrap();
+    assert_eq!(rec, whole);
+    let _ = std::fs::remove_dir_all(&dir);
+}
