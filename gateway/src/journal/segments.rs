@@ -416,15 +416,32 @@ pub struct Roller {
 impl Roller {
     /// Folds the records appended to the current segment since the last call; returns their
     /// bytes (whole records only: a record being written is folded next time).
+    ///
+    /// It stops right after a session rollover's epoch record (a new epoch while the current
+    /// segment is the old one's): the roll that follows ([`Roller::full`]) checkpoints there,
+    /// so the new epoch's first segment holds every message of the epoch from number 1 (the
+    /// records after the epoch record are copied into it) and a RetransmitRequest of the new
+    /// epoch finds them all there.
     pub fn catch_up(&mut self) -> std::io::Result<&[u8]> {
+        self.fold_appended(true)
+    }
+
+    /// Folds the whole records appended since the last call, stopping after a new epoch's
+    /// record when `stop_at_epoch`; returns their bytes.
+    fn fold_appended(&mut self, stop_at_epoch: bool) -> std::io::Result<&[u8]> {
         self.buf.clear();
         self.reader.seek(SeekFrom::Start(self.offset))?;
         self.reader.read_to_end(&mut self.buf)?;
         let mut it = Records::new(&self.buf);
-        for r in it.by_ref() {
+        let mut n = 0;
+        while let Some(r) = it.next() {
+            let new_epoch = matches!(r, Record::Epoch { epoch, .. } if epoch != self.current.epoch);
             self.fold.apply(r);
+            n = it.valid_len();
+            if new_epoch && stop_at_epoch {
+                break;
+            }
         }
-        let n = it.valid_len();
         self.offset += n as u64;
         Ok(&self.buf[..n])
     }
@@ -477,7 +494,8 @@ impl Roller {
     /// hands `next` to the writers before releasing the lock.
     pub fn switch(&mut self, next: &mut NextSegment) -> std::io::Result<()> {
         let tail_len = {
-            let tail = self.catch_up()?;
+            // Everything up to the writers' end: they move to `next` once this returns.
+            let tail = self.fold_appended(false)?;
             next.file.write_all(tail)?;
             tail.len() as u64
         };

@@ -159,19 +159,27 @@ impl Store {
     }
 
     /// Where the messages `from .. end` of the current epoch (`epoch`) are kept: the segments
-    /// of that epoch, and the current segment if it is still the previous epoch's (a rollover
-    /// not rolled yet: the reader takes only the frames after its epoch record, see
+    /// of that epoch, and the segment holding its epoch record when the epoch's messages start
+    /// there: the current segment while the rollover is not rolled yet, or the one before the
+    /// epoch's first segment when that does not start at 1 (a restart between the epoch record
+    /// and the roll). The reader takes only the frames after the epoch record (see
     /// `SessionOut::retransmit`).
     pub fn plan(&self, epoch: u32, from: u64, end: u64) -> Plan {
         let Store::File(f) = self else {
             return Plan::Memory;
         };
         let last = f.segments.len().saturating_sub(1);
+        let own = |s: &SegmentInfo| s.id.epoch == u64::from(epoch);
+        let opener = match f.segments.iter().position(own) {
+            None => Some(last),
+            Some(i) if f.segments[i].first_seq > 1 => i.checked_sub(1),
+            Some(_) => None,
+        };
         let segs: Vec<&SegmentInfo> = f
             .segments
             .iter()
             .enumerate()
-            .filter(|(i, s)| s.id.epoch == u64::from(epoch) || *i == last)
+            .filter(|(i, s)| own(s) || Some(*i) == opener)
             .map(|(_, s)| s)
             .collect();
         let first_seq = |s: &SegmentInfo| {
