@@ -8,10 +8,17 @@
 //! those of the orders still tracked ([`OrderEntry::new_epoch`]), the inbound numbering starts at
 //! 1, and the tracker learns the epoch (new orders' clientOids carry it) and reports each open
 //! order OrderStatus as the new epoch's first messages. A session is rolled only while no
-//! connection holds it: a connected strategy first gets Terminate (SessionRollover) and its
-//! connection ends without cancel on disconnect (its orders carry into the new epoch).
+//! connection holds it: a connected strategy first gets Terminate (SessionRollover), after which
+//! its writer's epoch ends at once ([`SessionOut::terminate_for_rollover`]: nothing of the old
+//! epoch is numbered after its Terminate), and the rest of the rollover follows when the
+//! connection has ended, without cancel on disconnect (its orders carry into the new epoch).
+//! When the schedule ends an epoch is decided with the strategy's presence
+//! ([`RolloverSchedule::ends_now`]): a strategy that connects after the boundary (a drop, a
+//! restart) first catches up on the old epoch.
 //!
 //! [`SessionOut::start_epoch`]: crate::session::out::SessionOut::start_epoch
+//! [`SessionOut::terminate_for_rollover`]: crate::session::out::SessionOut::terminate_for_rollover
+//! [`RolloverSchedule::ends_now`]: gateway_core::session::rollover::RolloverSchedule::ends_now
 //! [`OrderEntry::new_epoch`]: crate::session::order_entry::OrderEntry::new_epoch
 
 use std::rc::Rc;
