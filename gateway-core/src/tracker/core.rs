@@ -113,6 +113,9 @@ pub struct Tracker {
     /// (session, root) → epoch of orders of earlier epochs a restart is about to restore (the
     /// `Epoch` input comes before `Restore`), taken when the order is registered.
     pub(super) carried_epochs: HashMap<(u64, u64), u32>,
+    /// A rollover's OrderStatus reports still to make (see `epochs`), oldest first, and the
+    /// set of their orders (kept from eviction until reported).
+    pub(super) status_due: super::epochs::StatusDue,
     /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
     pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).

@@ -3,10 +3,11 @@
 //! what a rollover reports (OrderStatus of every order still held) before the session's ended
 //! orders leave.
 
+use std::collections::{HashSet, VecDeque};
+
 use codec::sbe::ExecType;
 
 use super::core::{exec_report, ReportMsg, Tracker};
-use super::order::Order;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 
@@ -16,17 +17,19 @@ impl Tracker {
     /// or a rollover: `started`); `order_epochs` gives the epoch of orders carried over from
     /// earlier epochs (root, epoch), applied as they are registered. Orders placed from now on carry `epoch` in their
     /// clientOid. On a rollover (`started`), every order of the session the tracker holds (open,
-    /// or ended within the retention window) is reported OrderStatus (stamped `utc_ns`), then
-    /// the ended ones are evicted (their ClOrdIDs are free in the new epoch): the first messages
-    /// of the new epoch tell the strategy where its orders stand, including how those ended
-    /// whose last reports of the old epoch it may not have received.
+    /// or ended within the retention window) is queued for an OrderStatus report, made by the
+    /// next ticks ([`Tracker::on_tick`], at most [`STATUS_PER_TICK`] each, stamped then, from
+    /// the order's state then), and each ended one is evicted once reported (its ClOrdID is
+    /// then free in the new epoch): the first messages of the new epoch tell the strategy where
+    /// its orders stand, including how those ended whose last reports of the old epoch it may
+    /// not have received. `_utc_ns` is the input's time (kept for the recorded input).
     pub fn on_epoch(
         &mut self,
         session_id: u64,
         epoch: u32,
         order_epochs: &[(u64, u32)],
         started: bool,
-        utc_ns: u64,
+        _utc_ns: u64,
     ) {
         self.session_epochs.insert(session_id, epoch);
         if !started {
@@ -56,26 +59,51 @@ impl Tracker {
         }
         // Every order the tracker still holds, open or ended within the retention window (the
         // strategy may have missed how it ended: the old epoch's last messages cannot be asked
-        // for in the new one), by root; then the ended ones leave.
-        self.reports.origin = Origin::Restart;
-        let mut held: Vec<&Order> = self
+        // for in the new one), by root, queued: each tick reports at most
+        // [`STATUS_PER_TICK`] of them (a rollover of 16 sessions holds tens of thousands of
+        // orders; reported at once they stalled the tracker thread 150-220 ms). The queued
+        // ended ones stay until reported; the others leave now.
+        let mut held: Vec<u64> = self
             .orders()
             .filter(|o| o.session_id == session_id)
+            .map(|o| o.root)
             .collect();
-        held.sort_by_key(|o| o.root);
-        let reports: Vec<(u64, ReportMsg)> = held
-            .into_iter()
-            .map(|o| {
-                let er = exec_report(o, ExecType::OrderStatus, utc_ns);
-                (o.root, ReportMsg::Exec(er))
-            })
-            .collect();
-        for (root, msg) in reports {
-            self.push_report((session_id, root), msg, 0);
+        held.sort_unstable();
+        for root in held {
+            self.status_due.push((session_id, root));
         }
         self.retire_session(session_id);
     }
 
+    /// Makes up to [`STATUS_PER_TICK`] of the OrderStatus reports rollovers queued (stamped
+    /// `utc_ns`), from each order's state now; an ended order leaves once reported. True when
+    /// any was made.
+    pub(super) fn report_due_status(&mut self, utc_ns: u64) -> bool {
+        if self.status_due.is_empty() {
+            return false;
+        }
+        let origin = self.reports.origin;
+        self.reports.origin = Origin::Restart;
+        let mut made = false;
+        for _ in 0..STATUS_PER_TICK {
+            let Some(key) = self.status_due.pop() else {
+                break;
+            };
+            let Some(o) = self.order(key.0, key.1) else {
+                continue;
+            };
+            let er = exec_report(o, ExecType::OrderStatus, utc_ns);
+            let ended = o.is_terminal();
+            self.push_report(key, ReportMsg::Exec(er), 0);
+            made = true;
+            if ended {
+                // Its ClOrdID is free in the new epoch once it has left.
+                self.try_evict(key);
+            }
+        }
+        self.reports.origin = origin;
+        made
+    }
     /// The clientOid of order (`session_id`, `root`): the epoch it was placed in (the
     /// session's current one when the order is not known).
     pub(super) fn client_oid_of(&self, session_id: u64, root: u64) -> ClientOid {
@@ -87,5 +115,42 @@ impl Tracker {
                 root,
             ),
         }
+    }
+}
+
+/// Most OrderStatus reports of a rollover made per tracker tick (each a few µs: a tick stays
+/// well under a millisecond; the tracker takes its inputs between ticks).
+pub const STATUS_PER_TICK: usize = 128;
+
+/// A rollover's OrderStatus reports still to make, oldest first, and the set of their orders.
+#[derive(Debug, Default)]
+pub struct StatusDue {
+    queue: VecDeque<(u64, u64)>,
+    set: HashSet<(u64, u64)>,
+}
+
+impl StatusDue {
+    /// Queues order `key` (once).
+    pub(super) fn push(&mut self, key: (u64, u64)) {
+        if self.set.insert(key) {
+            self.queue.push_back(key);
+        }
+    }
+
+    /// The next order to report.
+    pub(super) fn pop(&mut self) -> Option<(u64, u64)> {
+        let key = self.queue.pop_front()?;
+        self.set.remove(&key);
+        Some(key)
+    }
+
+    /// True when nothing is due.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// True when order `key` still waits for its report.
+    pub(super) fn contains(&self, key: &(u64, u64)) -> bool {
+        !self.set.is_empty() && self.set.contains(key)
     }
 }

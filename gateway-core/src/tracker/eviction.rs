@@ -124,7 +124,7 @@ impl Tracker {
 
     /// Evicts ended order `key` unless something still waits on it (see the module docs);
     /// true when it left (or was not there any more).
-    fn try_evict(&mut self, key: (u64, u64)) -> bool {
+    pub(super) fn try_evict(&mut self, key: (u64, u64)) -> bool {
         let Some(o) = self.order(key.0, key.1) else {
             return true;
         };
@@ -135,6 +135,7 @@ impl Tracker {
         if o.replies_due > 0
             || self.resolve.unresolved.contains_key(&key)
             || self.mass_cancels.awaits(&key)
+            || self.status_due.contains(&key)
         {
             return false;
         }

@@ -198,6 +198,8 @@ impl Tracker {
         if utc_ns != 0 {
             self.resolve.clock = Some((now_ns, utc_ns));
         }
+        // A rollover's OrderStatus reports, a bounded number per tick (see `epochs`).
+        self.report_due_status(utc_ns);
         // Ended orders past the retention window leave (see `retention`).
         self.retire_ended(now_ns);
         self.retire_expired(now_ns);

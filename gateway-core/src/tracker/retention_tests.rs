@@ -628,3 +628,49 @@ fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
     assert_eq!(t.drain_evicted().collect::<Vec<_>>(), vec![(S, 1)]);
     assert!(t.order(S, 2).is_some());
 }
+
+/// A rollover's OrderStatus reports are made a bounded number per tick (at once, tens of
+/// thousands of them stalled the tracker thread 150-220 ms in the endurance bench), from each
+/// order's state then; an ended order waits for its report before it leaves, then leaves (its
+/// ClOrdID is free in the new epoch).
+#[test]
+fn a_rollovers_order_status_reports_are_spread_over_ticks() {
+    use super::epochs::STATUS_PER_TICK;
+    let n = STATUS_PER_TICK as u64 + 10;
+    let mut r = Rig::with_capacity(512, KEEP);
+    for cl in 1..=n {
+        r.place(cl, cl);
+        r.frame(&ack(cl, cl));
+    }
+    r.place_and_fill(n + 1);
+    r.t.on_epoch(S, 1, &[], true, 5);
+    assert!(
+        r.t.drain_reports().next().is_none(),
+        "nothing at the input itself"
+    );
+    let status = |out: Vec<ReportMsg>| -> Vec<u64> {
+        out.into_iter()
+            .map(|m| match m {
+                ReportMsg::Exec(er) if er.exec_type == ExecType::OrderStatus => er.cl_ord_id,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    };
+    r.t.on_tick(T0 + 2 * MS, 9);
+    let first = status(r.t.drain_reports().map(|x| x.msg).collect());
+    assert_eq!(first, (1..=STATUS_PER_TICK as u64).collect::<Vec<_>>());
+    assert!(
+        r.t.order(S, n + 1).is_some(),
+        "the ended order waits for its report"
+    );
+    r.t.on_tick(T0 + 3 * MS, 9);
+    let rest = status(r.t.drain_reports().map(|x| x.msg).collect());
+    assert_eq!(
+        rest,
+        (STATUS_PER_TICK as u64 + 1..=n + 1).collect::<Vec<_>>()
+    );
+    assert!(r.t.order(S, n + 1).is_none());
+    assert_eq!(r.evicted(), vec![n + 1]);
+    r.t.on_tick(T0 + 4 * MS, 9);
+    assert!(r.t.drain_reports().next().is_none());
+}

@@ -468,8 +468,11 @@ impl Driver {
             }
         }
         self.send_resolutions();
-        self.write_reports(utc);
+        // Evicted orders are released before the reports are written: a rollover's OrderStatus
+        // of an ended order, made by this tick, may be followed at once by a new order reusing
+        // its ClOrdID (free in the new epoch once the order has left).
         self.hand_evicted();
+        self.write_reports(utc);
     }
 
     fn send_resolutions(&mut self) {
