@@ -115,7 +115,7 @@ pub struct Tracker {
     pub(super) carried_epochs: HashMap<(u64, u64), u32>,
     /// A rollover's OrderStatus reports still to make (see `epochs`), oldest first, and the
     /// set of their orders (kept from eviction until reported).
-    pub(super) status_due: super::epochs::StatusDue,
+    pub(super) status_due: super::status_due::StatusDue,
     /// Mass cancels until reported (see `mass`; the watchdog expires what they await).
     pub(super) mass_cancels: MassCancels,
     /// Strategy lists and their exchange batches (see `lists`).

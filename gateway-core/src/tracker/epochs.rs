@@ -3,11 +3,10 @@
 //! what a rollover reports (OrderStatus of every order still held) before the session's ended
 //! orders leave.
 
-use std::collections::{HashSet, VecDeque};
-
 use codec::sbe::ExecType;
 
 use super::core::{exec_report, ReportMsg, Tracker};
+use super::status_due::STATUS_PER_TICK;
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 
@@ -115,42 +114,5 @@ impl Tracker {
                 root,
             ),
         }
-    }
-}
-
-/// Most OrderStatus reports of a rollover made per tracker tick (each a few µs: a tick stays
-/// well under a millisecond; the tracker takes its inputs between ticks).
-pub const STATUS_PER_TICK: usize = 128;
-
-/// A rollover's OrderStatus reports still to make, oldest first, and the set of their orders.
-#[derive(Debug, Default)]
-pub struct StatusDue {
-    queue: VecDeque<(u64, u64)>,
-    set: HashSet<(u64, u64)>,
-}
-
-impl StatusDue {
-    /// Queues order `key` (once).
-    pub(super) fn push(&mut self, key: (u64, u64)) {
-        if self.set.insert(key) {
-            self.queue.push_back(key);
-        }
-    }
-
-    /// The next order to report.
-    pub(super) fn pop(&mut self) -> Option<(u64, u64)> {
-        let key = self.queue.pop_front()?;
-        self.set.remove(&key);
-        Some(key)
-    }
-
-    /// True when nothing is due.
-    pub fn is_empty(&self) -> bool {
-        self.queue.is_empty()
-    }
-
-    /// True when order `key` still waits for its report.
-    pub(super) fn contains(&self, key: &(u64, u64)) -> bool {
-        !self.set.is_empty() && self.set.contains(key)
     }
 }

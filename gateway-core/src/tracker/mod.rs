@@ -28,6 +28,7 @@ pub mod retention;
 #[cfg(test)]
 mod retention_tests;
 pub mod risk_feed;
+pub mod status_due;
 #[cfg(test)]
 mod tests;
 pub mod unknown;

@@ -635,7 +635,7 @@ fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
 /// ClOrdID is free in the new epoch).
 #[test]
 fn a_rollovers_order_status_reports_are_spread_over_ticks() {
-    use super::epochs::STATUS_PER_TICK;
+    use super::status_due::STATUS_PER_TICK;
     let n = STATUS_PER_TICK as u64 + 10;
     let mut r = Rig::with_capacity(512, KEEP);
     for cl in 1..=n {
