@@ -129,17 +129,23 @@ impl Harness {
         self.sim.as_ref().expect("sim running")
     }
 
+    /// The options every test session connects with: its credentials, 1 s keepalives sent
+    /// automatically, [`WAIT`] to wait for an answer.
+    pub fn client_options(session_id: u64) -> ClientOptions {
+        ClientOptions {
+            session_id,
+            credentials: credentials(session_id),
+            keepalive_ms: 1_000,
+            auto_keepalive: true,
+            timeout: WAIT,
+        }
+    }
+
     /// An established strategy session (`auto_keepalive` on).
     pub fn client(&self, session_id: u64) -> Strategy {
         let c = StrategyClient::connect(
             self.gateway().strategy_addr(),
-            &ClientOptions {
-                session_id,
-                credentials: credentials(session_id),
-                keepalive_ms: 1_000,
-                auto_keepalive: true,
-                timeout: WAIT,
-            },
+            &Harness::client_options(session_id),
         )
         .expect("session established");
         Strategy { c, next_cl: 0 }

@@ -12,21 +12,15 @@ use codec::sbe::{
     ExecType, NegotiationRejectCode, OrdRejReason, OrdStatus, OrderCancelRequest, Side,
     TerminationCode,
 };
-use e2e::{credentials, master_account_credentials, resting_buy, Harness, Strategy, WAIT};
+use e2e::{master_account_credentials, resting_buy, Harness, Strategy};
 use gateway::exchange::rest_history::order_info;
 use gateway::ids::ClientOid;
-use strategy_client::{ClientError, ClientOptions, Handshake, Received, StrategyClient};
+use strategy_client::{ClientError, Handshake, Received, StrategyClient};
 
 fn connect(h: &Harness, session_id: u64, ver: u64) -> Result<StrategyClient, ClientError> {
     StrategyClient::connect_with(
         h.gateway().strategy_addr(),
-        &ClientOptions {
-            session_id,
-            credentials: credentials(session_id),
-            keepalive_ms: 1_000,
-            auto_keepalive: true,
-            timeout: WAIT,
-        },
+        &Harness::client_options(session_id),
         Handshake {
             session_ver_id: ver,
             ..Handshake::default()
