@@ -1,4 +1,6 @@
-//! Giving freed memory back to the operating system after a burst of strategy connections.
+//! Giving freed memory back to the operating system: fixed allocator thresholds for the
+//! process's life ([`fix_allocator_thresholds`], a gateway running for weeks), and a trim after
+//! a burst of strategy connections.
 //!
 //! glibc keeps what a thread freed in that thread's arena and returns only the top of each
 //! arena: after 2 000 idle connections closed, the gateway stayed ~18 MB above its idle
@@ -6,6 +8,44 @@
 //! the free pages of every arena back (`madvise`), which brought it within 3 % of idle. When to
 //! call it is decided in `gateway_core::admission::TrimAfterBurst`; it runs on a short-lived
 //! thread of its own, never on the io thread.
+
+/// Largest allocation glibc serves from its arenas; larger ones get pages of their own
+/// (`mmap`) and give them back when freed: 128 KiB, glibc's own starting value.
+pub const MMAP_THRESHOLD_BYTES: usize = 128 * 1024;
+
+/// Free bytes at the top of an arena above which glibc gives them back at once: 1 MiB (glibc
+/// starts at 128 KiB; a little more keeps a freed buffer's reuse off the system calls).
+pub const TRIM_THRESHOLD_BYTES: usize = 1024 * 1024;
+
+/// Fixes glibc's `mmap` and trim thresholds ([`MMAP_THRESHOLD_BYTES`],
+/// [`TRIM_THRESHOLD_BYTES`]) for the process's life: a no-op with other C libraries. Returns
+/// whether both were set.
+///
+/// glibc raises its `mmap` threshold to the size of every large block freed (up to 32 MiB), so
+/// once the start-up's journal fold and reconciliation listings (tens of MB, freed when the
+/// restart is done) or a rollover's buffers are freed, later large buffers come from the arenas
+/// and stay there, interleaved with long-lived blocks. Measured with the endurance bench
+/// (600 000 orders, restarts at 10/50/90 %, rollovers every 30 s): each restarted process
+/// settled at 70–80 MiB with the sliding threshold and at 54–66 MiB with it fixed, the heap in
+/// use being about 47 MB in both (heaptrack); `MALLOC_ARENA_MAX=2` changed nothing, mimalloc
+/// settled at 99–134 MiB. Setting a threshold explicitly is what stops glibc moving it
+/// (`mallopt(3)`).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+pub fn fix_allocator_thresholds() -> bool {
+    // SAFETY: mallopt takes two integers and has no caller-side invariants; both values are
+    // small positive constants glibc accepts (M_MMAP_THRESHOLD at most 32 MiB on 64-bit).
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES as libc::c_int) == 1
+            && libc::mallopt(libc::M_TRIM_THRESHOLD, TRIM_THRESHOLD_BYTES as libc::c_int) == 1
+    }
+}
+
+/// Fixes the C allocator's thresholds: nothing to do off glibc.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn fix_allocator_thresholds() -> bool {
+    false
+}
 
 /// Asks the C allocator to give the memory it holds free back to the operating system
 /// (glibc's `malloc_trim(0)`; a no-op with other C libraries, which do not keep it the same
@@ -33,4 +73,23 @@ pub fn resident_kib() -> Option<u64> {
         .lines()
         .find_map(|l| l.strip_prefix("VmRSS:"))
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// glibc takes both thresholds (mallopt returns 1); a value it refused would leave the
+    /// sliding `mmap` threshold on.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    fn glibc_takes_the_fixed_thresholds() {
+        assert!(fix_allocator_thresholds());
+    }
+
+    #[test]
+    fn the_resident_size_is_read() {
+        let kib = resident_kib().expect("/proc/self/status has VmRSS");
+        assert!(kib > 0);
+    }
 }

@@ -936,6 +936,33 @@ pub fn goals(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<Goal> {
                 ),
                 met: Some(grow.abs() <= 10.0),
             });
+            // One row against another compares two processes after a restart, each with its
+            // own allocator history: the later half's largest RSS against the earlier half's
+            // says whether memory grows with the orders done.
+            let rss: Vec<u64> = o
+                .rows
+                .iter()
+                .filter(|r| r.orders >= a.orders)
+                .map(|r| r.rss)
+                .collect();
+            let (early, late) = rss.split_at(rss.len() / 2);
+            let (early_max, late_max) = (
+                early.iter().copied().max().unwrap_or(0),
+                late.iter().copied().max().unwrap_or(0),
+            );
+            let grow = pct(early_max as f64, late_max as f64);
+            out.push(Goal {
+                name: format!(
+                    "RSS bounded (largest of the later half of the rows from {} orders vs the earlier half's, within 10 %)",
+                    a.orders
+                ),
+                figures: format!(
+                    "{:.1} MiB vs {:.1} MiB: {grow:+.1} %",
+                    mib(late_max),
+                    mib(early_max)
+                ),
+                met: Some(grow <= 10.0),
+            });
             // The directory's size at one instant depends on where each session is in its
             // current segment (up to a segment per session): the later half's largest size is
             // compared with the earlier half's, from the reference point on.

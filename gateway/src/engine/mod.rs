@@ -83,6 +83,9 @@ impl Gateway {
     pub fn start(settings: EngineSettings) -> Result<Gateway, GatewayError> {
         let started = std::time::Instant::now();
         raise_nofile_limit();
+        if !crate::memory::fix_allocator_thresholds() {
+            tracing::debug!("allocator thresholds left as they are (not glibc)");
+        }
         let metrics = Arc::new(MetricsState::new(
             settings.accounts.iter().map(|a| a.name.clone()).collect(),
             settings.sessions.len(),
