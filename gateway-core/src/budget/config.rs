@@ -8,18 +8,22 @@
 //! margin_ms = 100         # window = 1 s + margin (absorbs jitter between us and the venue)
 //! [rate.overrides]
 //! place_order = 20        # any bucket: connection, place_order, batch_place, modify_order,
-//!                         # batch_modify, cancel_order, batch_cancel (0 = unlimited)
+//!                         # batch_modify, cancel_order, batch_cancel, and the queries
+//!                         # order_info, unfilled_orders, history_orders, fills (0 = unlimited)
 //! ```
 
 use serde::Deserialize;
+
+use super::queries::QueryLimits;
 
 /// A named set of limits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
-    /// Bitget's base limits (reference §2.3, §2.4): 10 frames/s per connection (ping
+    /// Bitget's base limits (reference §2.3, §2.4, §7): 10 frames/s per connection (ping
     /// included); per UID place-order 10/s, batch-place 5/s, modify-order 10/s, batch-modify
-    /// 10/s, cancel-order 10/s, batch-cancel 5/s.
+    /// 10/s, cancel-order 10/s, batch-cancel 5/s; the queries order-info, unfilled-orders,
+    /// history-orders and fills 20/s each.
     #[serde(rename = "default")]
     Bitget,
     /// No limit (benchmarks, the demo, tests that do not opt in). Higher venue tiers are set
@@ -46,6 +50,14 @@ pub struct Overrides {
     pub cancel_order: Option<u32>,
     /// `batch-cancel` per account.
     pub batch_cancel: Option<u32>,
+    /// `GET /api/v3/trade/order-info` per account, requests/s.
+    pub order_info: Option<u32>,
+    /// `GET /api/v3/trade/unfilled-orders` per account (pages), requests/s.
+    pub unfilled_orders: Option<u32>,
+    /// `GET /api/v3/trade/history-orders` per account (pages), requests/s.
+    pub history_orders: Option<u32>,
+    /// `GET /api/v3/trade/fills` per account (pages), requests/s.
+    pub fills: Option<u32>,
 }
 
 /// The rate budget configuration. [`RateConfig::default`] is the unlimited tier (what code
@@ -133,7 +145,29 @@ impl RateConfig {
             connection,
             endpoints,
             cancel_reserve,
-            window_ns: 1_000_000_000 + self.margin_ms.saturating_mul(1_000_000),
+            window_ns: self.window_ns(),
+        }
+    }
+
+    /// A bucket's window: 1 s + `margin_ms`, in ns.
+    fn window_ns(&self) -> u64 {
+        1_000_000_000u64.saturating_add(self.margin_ms.saturating_mul(1_000_000))
+    }
+
+    /// The limits of the query endpoints ([`super::queries`]): the tier's (Bitget: 20/s/UID
+    /// each, reference §7; unlimited: none) with the overrides applied, per the same window as
+    /// the trade buckets.
+    pub fn query_limits(&self) -> QueryLimits {
+        let tier = match self.tier {
+            Tier::Bitget => 20,
+            Tier::Unlimited => 0,
+        };
+        let o = &self.overrides;
+        let per_s =
+            [o.order_info, o.unfilled_orders, o.history_orders, o.fills].map(|v| v.unwrap_or(tier));
+        QueryLimits {
+            per_s,
+            window_ns: self.window_ns(),
         }
     }
 }
@@ -141,6 +175,10 @@ impl RateConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn b_queries() -> [u32; 4] {
+        RateConfig::bitget().query_limits().per_s
+    }
 
     #[test]
     fn tiers_overrides_and_reserve() {
@@ -162,6 +200,15 @@ mod tests {
         let empty: RateConfig = toml::from_str("").unwrap();
         assert_eq!(empty, RateConfig::bitget());
         assert!(toml::from_str::<RateConfig>("tier = \"gold\"").is_err());
+        // The query endpoints: 20/s each on Bitget's tier, none unlimited, overridable alone.
+        assert_eq!(b_queries(), [20; 4]);
+        assert_eq!(RateConfig::unlimited().query_limits().per_s, [0; 4]);
+        assert_eq!(RateConfig::bitget().query_limits().window_ns, 1_100_000_000);
+        let q: RateConfig =
+            toml::from_str("tier = \"unlimited\"\n[overrides]\nunfilled_orders = 5\nfills = 7")
+                .unwrap();
+        assert_eq!(q.query_limits().per_s, [0, 5, 0, 7]);
+        assert_eq!(q.limits().endpoints, [0; 6]);
         assert!(toml::from_str::<RateConfig>("nope = 1").is_err());
     }
 }

@@ -2,12 +2,16 @@
 //! per trade endpoint (Bitget's per-UID quotas, shared by REST and WebSocket) and one per
 //! private WebSocket connection of the account's pool (frames per second, `ping` included).
 //! New orders leave a reserve of each connection's tokens to cancels; cancels have their own
-//! endpoint buckets, so a burst of new orders never starves them.
+//! endpoint buckets, so a burst of new orders never starves them. The signed query endpoints
+//! (order-info, unfilled-orders, history-orders, fills) have their own budget
+//! ([`queries::QueryBudget`]), paced rather than refused.
 
 pub mod config;
+pub mod queries;
 pub mod window;
 
 pub use config::{Limits, Overrides, RateConfig, Tier};
+pub use queries::{AfterRefusal, QueryBudget, QueryEndpoint, QueryLimits};
 pub use window::Window;
 
 use crate::types::TradeOp;
