@@ -73,7 +73,9 @@ async fn connect_exchange(
     let mut accounts = Vec::with_capacity(s.accounts.len());
     let mut instruments = None;
     for acc in &s.accounts {
-        let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(acc.credentials.clone()))?;
+        // Each account's queries (reconciliation, resolution, listings) share its UID's quotas.
+        let rest = RestClient::new(&ex.rest_url, &tls, timeout, Some(acc.credentials.clone()))?
+            .with_query_limits(&s.rate.query_limits());
         if instruments.is_none() {
             let mut rules = Vec::new();
             let mut risk_list = Vec::new();

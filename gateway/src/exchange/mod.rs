@@ -7,6 +7,7 @@
 pub mod backoff;
 pub mod error;
 pub mod keepalive;
+pub mod query_pace;
 pub mod rest;
 pub mod rest_account;
 pub mod rest_cancel_all;

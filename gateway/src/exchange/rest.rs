@@ -9,6 +9,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use codec::Decimal;
 use rustls::ClientConfig;
 
+use gateway_core::budget::queries::is_rate_refusal;
+use gateway_core::budget::{QueryEndpoint, QueryLimits};
+
+use super::query_pace::QueryPacer;
 use super::sign::rest_sign;
 use super::ws::ExchangeCredentials;
 use super::ExchangeError;
@@ -343,6 +347,8 @@ pub struct RestClient {
     creds: Option<ExchangeCredentials>,
     locale: String,
     demo_trading: bool,
+    /// The pace of the query endpoints, shared by the clones ([`RestClient::with_query_limits`]).
+    queries: Arc<QueryPacer>,
 }
 
 impl RestClient {
@@ -371,7 +377,16 @@ impl RestClient {
             creds,
             locale: "en-US".to_owned(),
             demo_trading: false,
+            queries: QueryPacer::new(&QueryLimits::unlimited()),
         })
+    }
+
+    /// Paces [`RestClient::query_get`] at `limits` (per endpoint, shared by this client's
+    /// clones: give each account, i.e. each UID, one client). Without it the queries are not
+    /// paced, but a refusal for rate is still retried.
+    pub fn with_query_limits(mut self, limits: &QueryLimits) -> RestClient {
+        self.queries = QueryPacer::new(limits);
+        self
     }
 
     /// Sets the `locale` header value (default `en-US`).
@@ -432,6 +447,51 @@ impl RestClient {
             .send(reqwest::Method::GET, &path_with_query, Some(now), None)
             .await?;
         parse_envelope(status, &body)
+    }
+
+    /// Signed GET of a query endpoint (`query` as for [`RestClient::signed_get`]), paced by the
+    /// account's query budget (`gateway_core::budget::queries`): waits for a token of `ep`,
+    /// and when the venue refuses the request for rate (HTTP 429, code 429 or 25004) waits out
+    /// the backoff and sends it again unchanged (re-signed with the time of the new send), so a
+    /// paged listing neither loses nor repeats a page. Returns the envelope's `data`.
+    ///
+    /// Errors: as [`RestClient::signed_get`]; a refusal for rate only after
+    /// `gateway_core::budget::queries::MAX_REFUSALS` of them for this request.
+    pub async fn query_get(
+        &self,
+        ep: QueryEndpoint,
+        query: &str,
+    ) -> Result<serde_json::Value, ExchangeError> {
+        let mut refusals = 0u32;
+        loop {
+            self.queries.acquire(ep).await;
+            match self.signed_get(ep.path(), query, SystemTime::now()).await {
+                Err(ExchangeError::Rejected {
+                    code,
+                    msg,
+                    http_status,
+                }) if is_rate_refusal(http_status, code) => {
+                    refusals += 1;
+                    let again = self.queries.refused(ep, refusals);
+                    tracing::warn!(
+                        path = ep.path(),
+                        code,
+                        http_status,
+                        refusals,
+                        again,
+                        "query refused for rate"
+                    );
+                    if !again {
+                        return Err(ExchangeError::Rejected {
+                            code,
+                            msg,
+                            http_status,
+                        });
+                    }
+                }
+                other => return other,
+            }
+        }
     }
 
     /// Signed POST with a JSON `body` (signed exactly as sent); returns the envelope's `data`.

@@ -3,10 +3,9 @@
 //! (finished orders) and `fills` (reference §7: order and fill objects; cursor paging as for
 //! `unfilled-orders`).
 
-use std::time::SystemTime;
-
 use codec::json;
 use codec::sbe::{Category, Side, Symbol};
+use gateway_core::budget::QueryEndpoint;
 use serde_json::Value;
 
 use super::error::ExchangeError;
@@ -16,11 +15,11 @@ use super::rest_orders::{
 };
 
 /// Path of the single-order query.
-pub const ORDER_INFO_PATH: &str = "/api/v3/trade/order-info";
+pub const ORDER_INFO_PATH: &str = QueryEndpoint::OrderInfo.path();
 /// Path of the finished-orders query.
-pub const HISTORY_ORDERS_PATH: &str = "/api/v3/trade/history-orders";
+pub const HISTORY_ORDERS_PATH: &str = QueryEndpoint::HistoryOrders.path();
 /// Path of the fills query.
-pub const FILLS_PATH: &str = "/api/v3/trade/fills";
+pub const FILLS_PATH: &str = QueryEndpoint::Fills.path();
 
 pub use gateway_core::tracker::report::ORDER_NOT_FOUND;
 
@@ -73,7 +72,8 @@ pub fn parse_fill(v: &Value) -> Result<ExchangeFill, ExchangeError> {
 }
 
 /// One order by clientOid (open or finished); `Ok(None)` when the exchange does not know it
-/// ([`ORDER_NOT_FOUND`]).
+/// ([`ORDER_NOT_FOUND`]). Paced, and asked again when refused for rate
+/// ([`RestClient::query_get`]).
 ///
 /// Errors: the REST client's (other Bitget codes as [`ExchangeError::Rejected`]) or
 /// [`ExchangeError::Protocol`] for a malformed order object.
@@ -82,10 +82,7 @@ pub async fn order_info(
     client_oid: &str,
 ) -> Result<Option<OpenOrder>, ExchangeError> {
     let query = format!("clientOid={client_oid}");
-    match rest
-        .signed_get(ORDER_INFO_PATH, &query, SystemTime::now())
-        .await
-    {
+    match rest.query_get(QueryEndpoint::OrderInfo, &query).await {
         Ok(data) => parse_open_order(&data).map(Some),
         Err(ExchangeError::Rejected { code, .. }) if code == ORDER_NOT_FOUND => Ok(None),
         Err(e) => Err(e),
@@ -104,7 +101,7 @@ pub async fn history_orders(
         "category={}&startTime={start_ms}&limit={PAGE_LIMIT}",
         json::Category::from(category).as_rest_str()
     );
-    paged(rest, HISTORY_ORDERS_PATH, &base, parse_open_order).await
+    paged(rest, QueryEndpoint::HistoryOrders, &base, parse_open_order).await
 }
 
 /// The fills since `start_ms` (UTC ms) of `category` (every category when `None`), or of one
@@ -125,7 +122,7 @@ pub async fn fills(
     if let Some(id) = order_id {
         base.push_str(&format!("&orderId={id}"));
     }
-    paged(rest, FILLS_PATH, &base, parse_fill).await
+    paged(rest, QueryEndpoint::Fills, &base, parse_fill).await
 }
 
 #[cfg(test)]

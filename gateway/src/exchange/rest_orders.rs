@@ -1,8 +1,6 @@
 //! REST order queries: `GET /api/v3/trade/unfilled-orders` (reference §7; cursor paging as in
 //! sim/README.md: newest first, `cursor` = last orderId of a full page, empty after the last).
 
-use std::time::SystemTime;
-
 use codec::json;
 use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, TimeInForce};
 use codec::Decimal;
@@ -11,8 +9,10 @@ use serde_json::Value;
 use super::error::ExchangeError;
 use super::rest::RestClient;
 
+use gateway_core::budget::QueryEndpoint;
+
 /// Path of the open-orders query.
-pub const UNFILLED_ORDERS_PATH: &str = "/api/v3/trade/unfilled-orders";
+pub const UNFILLED_ORDERS_PATH: &str = QueryEndpoint::UnfilledOrders.path();
 
 /// Orders per page asked for (the maximum).
 pub const PAGE_LIMIT: usize = 100;
@@ -131,22 +131,24 @@ pub async fn unfilled_orders(
         base.push_str("&symbol=");
         base.push_str(s.as_str());
     }
-    paged(rest, UNFILLED_ORDERS_PATH, &base, parse_open_order).await
+    paged(rest, QueryEndpoint::UnfilledOrders, &base, parse_open_order).await
 }
 
-/// Reads every page of a cursor-paged list query (`base` = the query without cursor; pages of
-/// [`PAGE_LIMIT`], at most [`MAX_PAGES`], each signed with the wall clock at its send time),
-/// parsing each element of `list` with `parse`. Stops at a short page, an empty or repeated
-/// cursor.
+/// Reads every page of a cursor-paged list query of `ep` (`base` = the query without cursor;
+/// pages of [`PAGE_LIMIT`], at most [`MAX_PAGES`], each signed with the wall clock at its send
+/// time and paced by the account's query budget: [`RestClient::query_get`], which also asks a
+/// page refused for rate again, with the same cursor), parsing each element of `list` with
+/// `parse`. Stops at a short page, an empty or repeated cursor.
 ///
 /// Errors: the REST client's, [`ExchangeError::Protocol`] for a page without `list`, or the
 /// first element `parse` refuses.
 pub(super) async fn paged<T>(
     rest: &RestClient,
-    path: &str,
+    ep: QueryEndpoint,
     base: &str,
     parse: impl Fn(&Value) -> Result<T, ExchangeError>,
 ) -> Result<Vec<T>, ExchangeError> {
+    let path = ep.path();
     let mut all = Vec::new();
     let mut cursor = String::new();
     for _ in 0..MAX_PAGES {
@@ -155,7 +157,7 @@ pub(super) async fn paged<T>(
         } else {
             format!("{base}&cursor={cursor}")
         };
-        let data = rest.signed_get(path, &query, SystemTime::now()).await?;
+        let data = rest.query_get(ep, &query).await?;
         let list = data
             .get("list")
             .and_then(Value::as_array)

@@ -1,0 +1,217 @@
+//! A restart against a venue that enforces Bitget's per-UID quotas of the query endpoints
+//! (`unfilled-orders`, `history-orders`, `fills`, `order-info`: reference §7, 20/s/UID each;
+//! here a few per second so that a few hundred open orders reach them): the reconciliation
+//! completes, and what happened while the gateway was down is reported exactly once.
+//! With the gateway told the venue's quota it is never refused for rate; a gateway that does not
+//! know the quota is refused, retries the refused pages after a backoff and still ends exact.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use codec::sbe::{ExecType, OrdStatus, Side, TimeInForce};
+use e2e::{
+    d, master_account_credentials, master_and_sub_sim_config, settings_for,
+    sub_account_credentials, Harness, Strategy,
+};
+use gateway::budget::RateConfig;
+use gateway::engine::{EngineSettings, Gateway};
+use gateway::exchange::ws::ExchangeCredentials;
+use gateway::ids::ClientOid;
+use strategy_client::Received;
+
+/// Orders left open by the first gateway: five pages of `unfilled-orders` (100 a page).
+const OPEN: u64 = 450;
+/// Of them, cancelled at the venue while no gateway runs.
+const CANCELLED: u64 = 10;
+
+fn journaled(s: &mut EngineSettings, dir: PathBuf, rate: RateConfig) {
+    s.journal_dir = Some(dir);
+    s.rate = rate;
+    for a in &mut s.accounts {
+        a.position_updates = false;
+    }
+    for g in &mut s.sessions {
+        g.cancel_on_disconnect = false;
+    }
+    s.tracker.deadlines.push_deadline_ms = 300;
+}
+
+fn journal_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bgw-e2e-rl-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The quiet simulator with a sub-account, every quota off but those of the four query
+/// endpoints: `per_s` requests per second per UID each.
+fn venue(per_s: u32) -> sim::SimConfig {
+    let mut cfg = master_and_sub_sim_config();
+    cfg.rate_limits = sim::ratelimit::RateLimitConfig {
+        enabled: true,
+        place_order: 0,
+        place_batch: 0,
+        modify_order: 0,
+        batch_modify_order: 0,
+        cancel_order: 0,
+        cancel_batch: 0,
+        cancel_symbol_order: 0,
+        queries: per_s,
+        account_reads: 0,
+        set_leverage: 0,
+        set_hold_mode: 0,
+        max_open_available: 0,
+        move_positions: 0,
+        move_position_history: 0,
+    };
+    cfg
+}
+
+fn rest_post(h: &Harness, creds: ExchangeCredentials, path: &str, body: &str) {
+    let rest = h.rest_client(creds);
+    h.rt.block_on(rest.signed_post(path, body, SystemTime::now()))
+        .expect(path);
+}
+
+/// Reads the retransmission of `count` messages from `from` and returns its reports.
+fn retransmitted(s: &mut Strategy, from: u64, count: u32) -> Vec<codec::sbe::ExecutionReport> {
+    s.c.send_retransmit_request(from, count).unwrap();
+    match s.next_message() {
+        Received::Retransmission(r) => assert_eq!((r.next_seq_no, r.count), (from, count)),
+        other => panic!("expected Retransmission, got {other:?}"),
+    }
+    (0..count).map(|_| s.exec()).collect()
+}
+
+/// Places [`OPEN`] resting buys (order `i` at 40000 + i, qty 0.002), stops the gateway, cancels
+/// the first [`CANCELLED`] and half fills the highest at the venue, restarts the gateway with
+/// `restart_rate`, and checks that the restart reports exactly those changes and that the
+/// restarted gateway knows every order. Returns the venue's rate refusals during the restart.
+fn restart_with_open_orders(test: &str, venue_per_s: u32, restart_rate: RateConfig) -> u64 {
+    let dir = journal_dir(test);
+    let d2 = dir.clone();
+    let mut h = Harness::start_with(venue(venue_per_s), move |s| {
+        journaled(s, d2, RateConfig::unlimited())
+    });
+    let mut s = h.client(4);
+    let cls: Vec<u64> = (0..OPEN)
+        .map(|i| {
+            s.limit(
+                Side::Buy,
+                TimeInForce::Gtc,
+                &format!("{}", 40_000 + i),
+                "0.002",
+            )
+        })
+        .collect();
+    let mut order_ids = std::collections::HashMap::new();
+    for _ in 0..OPEN {
+        let er = s.exec();
+        assert_eq!(er.exec_type, ExecType::New, "{er:?}");
+        order_ids.insert(er.cl_ord_id, er.order_id);
+    }
+    assert_eq!(s.c.last_seq(), OPEN);
+    drop(s);
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+
+    for cl in &cls[..CANCELLED as usize] {
+        rest_post(
+            &h,
+            master_account_credentials(),
+            "/api/v3/trade/cancel-order",
+            &format!(
+                r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+                ClientOid::new(4, *cl).as_str()
+            ),
+        );
+    }
+    let top = *cls.last().unwrap();
+    rest_post(
+        &h,
+        sub_account_credentials(),
+        "/api/v3/trade/place-order",
+        &format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"sell","orderType":"limit","price":"{}","qty":"0.001","clientOid":"outside-1","stpMode":"none"}}"#,
+            40_000 + OPEN - 1
+        ),
+    );
+
+    let refused_before = h.sim().stats().rate_limited;
+    let mut settings = settings_for(h.sim(), "demo-secret");
+    journaled(&mut settings, dir.clone(), restart_rate);
+    h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
+    let refused = h.sim().stats().rate_limited - refused_before;
+
+    let mut s = h.client(4);
+    assert_eq!(
+        s.c.next_seq_from_gateway,
+        OPEN + CANCELLED + 2,
+        "the cancels and the fill were numbered before the strategy came back, once each"
+    );
+    let got = retransmitted(&mut s, OPEN + 1, (CANCELLED + 1) as u32);
+    for cl in &cls[..CANCELLED as usize] {
+        let r = got
+            .iter()
+            .find(|r| r.cl_ord_id == *cl)
+            .expect("cancel reported");
+        assert_eq!(
+            (r.exec_type, r.ord_status, r.order_id),
+            (ExecType::Canceled, OrdStatus::Canceled, order_ids[cl])
+        );
+    }
+    let fill = got
+        .iter()
+        .find(|r| r.cl_ord_id == top)
+        .expect("fill reported");
+    assert_eq!(fill.exec_type, ExecType::PartialFill);
+    assert_eq!((fill.cum_qty, fill.leaves_qty), (d("0.001"), d("0.001")));
+    s.expect_silence(Duration::from_millis(300));
+
+    // The restarted gateway knows the orders the restart did not report on: cancelling one
+    // works and reports once.
+    let open_one = cls[CANCELLED as usize];
+    // A ClOrdID the session has not used (this client's counter restarted at 1).
+    let cancel = OPEN + 1_000;
+    s.c.send_cancel(&codec::sbe::OrderCancelRequest {
+        cl_ord_id: cancel,
+        orig_cl_ord_id: open_one,
+        transact_time: 0,
+        symbol: codec::sbe::Symbol::new("BTCUSDT").unwrap(),
+        category: codec::sbe::Category::UsdtFutures,
+        side: Side::Buy,
+    })
+    .unwrap();
+    let r = s.exec();
+    assert_eq!(
+        (r.exec_type, r.cl_ord_id, r.orig_cl_ord_id, r.order_id),
+        (ExecType::Canceled, cancel, open_one, order_ids[&open_one])
+    );
+    s.expect_silence(Duration::from_millis(200));
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+    refused
+}
+
+#[test]
+fn a_gateway_unaware_of_the_venue_quota_retries_refused_pages_and_ends_exact() {
+    // The venue allows 1 listing per second per endpoint, the gateway paces nothing: the
+    // open orders' pages (two categories listed at once) meet 429s.
+    let refused = restart_with_open_orders("unaware", 1, RateConfig::unlimited());
+    eprintln!("unaware gateway: {refused} listings refused for rate during the restart");
+    assert!(refused > 0, "the venue refused some listings");
+}
+
+#[test]
+fn a_gateway_told_the_venue_quota_is_never_refused_and_ends_exact() {
+    // The venue allows 2 listings per second per endpoint and the gateway paces at that.
+    let mut rate = RateConfig::unlimited();
+    rate.overrides.order_info = Some(2);
+    rate.overrides.unfilled_orders = Some(2);
+    rate.overrides.history_orders = Some(2);
+    rate.overrides.fills = Some(2);
+    let refused = restart_with_open_orders("paced", 2, rate);
+    assert_eq!(refused, 0, "no listing was refused for rate");
+}
