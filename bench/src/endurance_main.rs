@@ -67,6 +67,12 @@ struct Args {
     /// rows count the rollovers and the summary gives their reconnect times.
     #[arg(long, value_parser = bench::endurance::parse_rollover)]
     rollover_every: Option<String>,
+    /// Bitget's per-UID quota of each query endpoint (order-info, unfilled-orders,
+    /// history-orders, fills; Bitget: 20), requests/s: the simulator enforces it and the
+    /// gateway is told it, so the restarts show what pacing at the venue's rate costs. 0 (the
+    /// default): the simulator's quotas off, nothing paced.
+    #[arg(long, default_value_t = 0)]
+    venue_query_limit: u32,
 }
 
 fn main() {
@@ -107,6 +113,7 @@ fn main() {
         plot: args.plot,
         reference_pct: args.reference_pct.min(100),
         rollover: args.rollover_every,
+        venue_query_limit: args.venue_query_limit,
     };
     match bench::endurance::run(&opts) {
         Ok(outcome) => {

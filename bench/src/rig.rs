@@ -82,6 +82,14 @@ impl SimChild {
     ///
     /// Errors: the binary is missing, did not start or did not print its addresses, as text.
     pub fn start() -> Result<SimChild, String> {
+        SimChild::start_with(None)
+    }
+
+    /// [`SimChild::start`] with `cfg` (written to a file for `--config`) instead of the demo
+    /// configuration.
+    ///
+    /// Errors: as [`SimChild::start`], or the configuration could not be written.
+    pub fn start_with(cfg: Option<&sim::SimConfig>) -> Result<SimChild, String> {
         use std::io::BufRead;
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         let bin = exe.with_file_name("bitget-sim");
@@ -95,7 +103,14 @@ impl SimChild {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let dir = TempDir(dir);
         let ca_path = dir.0.join("sim-ca.pem");
-        let mut child = std::process::Command::new(&bin)
+        let mut cmd = std::process::Command::new(&bin);
+        if let Some(cfg) = cfg {
+            let path = dir.0.join("sim.toml");
+            let text = toml::to_string(cfg).map_err(|e| format!("simulator configuration: {e}"))?;
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            cmd.arg("--config").arg(path);
+        }
+        let mut child = cmd
             .arg("--listen")
             .arg("127.0.0.1:0")
             .arg("--cert-out")

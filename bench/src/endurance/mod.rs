@@ -92,6 +92,11 @@ pub struct EnduranceOptions {
     /// The gateway's `[strategy] rollover` schedule ("every 60s", "daily HH:MM", …; `None`:
     /// the gateway's default, no scheduled rollover).
     pub rollover: Option<String>,
+    /// Bitget's per-UID quota of each query endpoint (`order-info`, `unfilled-orders`,
+    /// `history-orders`, `fills`), requests/s, enforced by the simulator and told to the
+    /// gateway (`[rate.overrides]`), so that restarts show what pacing at the venue's rate
+    /// costs; 0 (the default): the simulator's quotas stay off, the gateway paces nothing.
+    pub venue_query_limit: u32,
 }
 
 /// The `[strategy] rollover` schedule for `--rollover-every`: a bare duration (`60s`, `5m`,
@@ -264,6 +269,30 @@ impl<'a> Venue<'a> {
     }
 }
 
+/// The demo simulator with only the query endpoints' per-UID quotas on, at `per_s` each (the
+/// trade ops stay unthrottled: the bench places thousands of orders a second).
+fn query_limited_sim(per_s: u32) -> sim::SimConfig {
+    let mut cfg = sim::SimConfig::demo();
+    cfg.rate_limits = sim::ratelimit::RateLimitConfig {
+        enabled: true,
+        place_order: 0,
+        place_batch: 0,
+        modify_order: 0,
+        batch_modify_order: 0,
+        cancel_order: 0,
+        cancel_batch: 0,
+        cancel_symbol_order: 0,
+        queries: per_s,
+        account_reads: 0,
+        set_leverage: 0,
+        set_hold_mode: 0,
+        max_open_available: 0,
+        move_positions: 0,
+        move_position_history: 0,
+    };
+    cfg
+}
+
 /// The gateway's configuration for its `process`-th start: N sessions that keep their orders
 /// when they drop, the simulator's account, no rate budget, the metrics endpoint and interval
 /// log (`gateway-<process>.hlog`), the journal in the work directory, then every `--set` (which
@@ -291,6 +320,14 @@ fn gateway_config(opts: &EnduranceOptions, venue: &Venue<'_>, process: u64) -> S
         ],
     );
     table("rate", &["tier = \"unlimited\"".into()]);
+    if opts.venue_query_limit > 0 {
+        let n = opts.venue_query_limit;
+        table(
+            "rate.overrides",
+            &["order_info", "unfilled_orders", "history_orders", "fills"]
+                .map(|k| format!("{k} = {n}")),
+        );
+    }
     table("risk", &["mark_refresh_ms = 0".into()]);
     table(
         "metrics",
@@ -585,7 +622,11 @@ pub fn run(opts: &EnduranceOptions) -> Result<EnduranceOutcome, String> {
             let _ = std::fs::remove_file(p);
         }
     }
-    let sim = SimChild::start()?;
+    let sim = if opts.venue_query_limit > 0 {
+        SimChild::start_with(Some(&query_limited_sim(opts.venue_query_limit)))?
+    } else {
+        SimChild::start()?
+    };
     let markets = crate::rig::markets(&sim::SimConfig::demo());
     if markets.is_empty() {
         return Err("the simulator configuration has no liquid symbol".into());
@@ -1237,6 +1278,7 @@ mod tests {
             plot: None,
             reference_pct: 10,
             rollover: None,
+            venue_query_limit: 0,
         }
     }
 

@@ -71,6 +71,8 @@ fn example_file_parses() {
     assert!(!cfg.sessions.is_empty());
     assert!(cfg.metrics.hlog_path.is_some());
     assert_eq!(cfg.rate, crate::budget::RateConfig::bitget());
+    // The query endpoints at Bitget's 20/s/UID each.
+    assert_eq!(cfg.rate.query_limits().per_s, [20; 4]);
     assert_eq!(
         cfg.sessions[0].budget_policy(),
         crate::types::BudgetPolicy::Reject
@@ -164,6 +166,13 @@ fn session_budget_policy_and_rate_section() {
     assert_eq!(cfg.rate.tier, crate::budget::Tier::Unlimited);
     let settings = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
     assert_eq!(settings.rate.limits().connection, 0);
+    assert_eq!(settings.rate.query_limits().per_s, [0; 4]);
+    let paced = GatewayConfig::from_toml_str(
+        &(MINIMAL.to_owned()
+            + "[rate]\ntier = \"unlimited\"\n[rate.overrides]\nunfilled_orders = 40\n"),
+    )
+    .expect("valid");
+    assert_eq!(paced.rate.query_limits().per_s, [0, 40, 0, 0]);
     assert!(GatewayConfig::from_toml_str(&MINIMAL.replace(
         "credentials = \"tok\"\n",
         "credentials = \"tok\"\non_budget_exhausted = \"wait\"\n"

@@ -18,8 +18,11 @@
 //! An order the lists cannot vouch for (not a place, or lists cut at the pager's limit) is
 //! queried on its own.
 //!
-//! Queries are paced per account ([`QUERY_INTERVAL`], half the 20/s/UID quota of the query
-//! endpoints, the other half left to reconciliation). A place that is not found is asked again
+//! Every page of every query takes a token of the account's query budget
+//! (`gateway_core::budget::queries`, shared with reconciliation: together they stay within the
+//! venue's per-UID quotas, and a page refused for rate is asked again after a backoff); on top
+//! of that the worker spaces its queries per account ([`QUERY_INTERVAL`], half the 20/s/UID
+//! quota, the other half left to reconciliation). A place that is not found is asked again
 //! after a grace period (2 × push deadline: it may still be on its way through the exchange);
 //! still not found, it was never created.
 

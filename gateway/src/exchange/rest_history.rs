@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::error::ExchangeError;
 use super::rest::RestClient;
 use super::rest_orders::{
-    bad, decimal, number, paged, parse_open_order, text, OpenOrder, PAGE_LIMIT,
+    bad, decimal, number, paged, parse_open_order, text, OpenOrder, MAX_PAGES, PAGE_LIMIT,
 };
 
 /// Path of the single-order query.
@@ -89,7 +89,8 @@ pub async fn order_info(
     }
 }
 
-/// The finished orders of `category` updated since `start_ms` (UTC ms), all pages.
+/// The finished orders of `category` created since `start_ms` (UTC ms; the venue filters on
+/// the creation time), all pages (at most [`MAX_PAGES`]).
 ///
 /// Errors: as [`order_info`].
 pub async fn history_orders(
@@ -97,11 +98,30 @@ pub async fn history_orders(
     category: Category,
     start_ms: u64,
 ) -> Result<Vec<OpenOrder>, ExchangeError> {
+    history_orders_newest(rest, category, start_ms, MAX_PAGES).await
+}
+
+/// [`history_orders`], at most `max_pages` pages: the newest `max_pages` × [`PAGE_LIMIT`].
+///
+/// Errors: as [`order_info`].
+pub async fn history_orders_newest(
+    rest: &RestClient,
+    category: Category,
+    start_ms: u64,
+    max_pages: usize,
+) -> Result<Vec<OpenOrder>, ExchangeError> {
     let base = format!(
         "category={}&startTime={start_ms}&limit={PAGE_LIMIT}",
         json::Category::from(category).as_rest_str()
     );
-    paged(rest, QueryEndpoint::HistoryOrders, &base, parse_open_order).await
+    paged(
+        rest,
+        QueryEndpoint::HistoryOrders,
+        &base,
+        max_pages,
+        parse_open_order,
+    )
+    .await
 }
 
 /// The fills since `start_ms` (UTC ms) of `category` (every category when `None`), or of one
@@ -122,7 +142,7 @@ pub async fn fills(
     if let Some(id) = order_id {
         base.push_str(&format!("&orderId={id}"));
     }
-    paged(rest, QueryEndpoint::Fills, &base, parse_fill).await
+    paged(rest, QueryEndpoint::Fills, &base, MAX_PAGES, parse_fill).await
 }
 
 #[cfg(test)]

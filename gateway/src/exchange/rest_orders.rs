@@ -131,11 +131,18 @@ pub async fn unfilled_orders(
         base.push_str("&symbol=");
         base.push_str(s.as_str());
     }
-    paged(rest, QueryEndpoint::UnfilledOrders, &base, parse_open_order).await
+    paged(
+        rest,
+        QueryEndpoint::UnfilledOrders,
+        &base,
+        MAX_PAGES,
+        parse_open_order,
+    )
+    .await
 }
 
 /// Reads every page of a cursor-paged list query of `ep` (`base` = the query without cursor;
-/// pages of [`PAGE_LIMIT`], at most [`MAX_PAGES`], each signed with the wall clock at its send
+/// pages of [`PAGE_LIMIT`], at most `max_pages` (the newest objects first), each signed with the wall clock at its send
 /// time and paced by the account's query budget: [`RestClient::query_get`], which also asks a
 /// page refused for rate again, with the same cursor), parsing each element of `list` with
 /// `parse`. Stops at a short page, an empty or repeated cursor.
@@ -146,12 +153,13 @@ pub(super) async fn paged<T>(
     rest: &RestClient,
     ep: QueryEndpoint,
     base: &str,
+    max_pages: usize,
     parse: impl Fn(&Value) -> Result<T, ExchangeError>,
 ) -> Result<Vec<T>, ExchangeError> {
     let path = ep.path();
     let mut all = Vec::new();
     let mut cursor = String::new();
-    for _ in 0..MAX_PAGES {
+    for _ in 0..max_pages {
         let query = if cursor.is_empty() {
             base.to_owned()
         } else {
