@@ -15,8 +15,8 @@
 //! page is the cheapest way to see them all (an `order-info` per order costs a hundred times
 //! more requests); the finished orders and fills are asked only since the journal's last record
 //! minus a margin (see the shell's reconciliation). So a restart with N open orders needs about
-//! N / 100 pages of `unfilled-orders`, which at Bitget's 20/s takes (N / 100 − 20) / 20 s past
-//! the first burst: ~4.5 s for 10 000 orders. That is the venue's cost, paid once per restart;
+//! N / 100 pages of `unfilled-orders`, 20 per window of 1.1 s: ~5.5 s for 10 000 orders
+//! (`endurance --venue-query-limit 20`: 5.6 s, against 0.33 s with nothing paced). That is the venue's cost, paid once per restart;
 //! paying it beats meeting 429s, which would fail the restart (the gateway started on nothing)
 //! or, retried blindly, keep the quota drained. A venue that allows more (a higher Bitget tier,
 //! or the simulator with its quotas off) is told with the `[rate]` tier or overrides.

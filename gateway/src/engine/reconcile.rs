@@ -71,7 +71,7 @@ async fn timed<T, E>(
 /// endpoint by default, `gateway_core::budget::queries`), so the chains of one endpoint share
 /// its quota and the venue never sees more than it allows; a page refused for rate anyway is
 /// asked again, same cursor, after a backoff (`RestClient::query_get`): the listing is exact.
-/// With 10 000 open orders the open-orders pages bound the restart: ~4.5 s at 20/s (the
+/// With 10 000 open orders the open-orders pages bound the restart: ~5.5 s at 20/s (the
 /// finished orders are read [`RESTART_HISTORY_PAGES`] deep after a restart, the fills since
 /// the last report minus [`RESTART_MARGIN_MS`]); the simulator with its quotas off is
 /// configured unlimited, which keeps a restart there under a second.
