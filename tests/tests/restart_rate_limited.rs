@@ -4,6 +4,8 @@
 //! completes, and what happened while the gateway was down is reported exactly once.
 //! With the gateway told the venue's quota it is never refused for rate; a gateway that does not
 //! know the quota is refused, retries the refused pages after a backoff and still ends exact.
+//! And the restart's shallower read of the finished orders (`RESTART_HISTORY_PAGES`) loses
+//! nothing: an order it leaves out is found by clientOid.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -214,4 +216,76 @@ fn a_gateway_told_the_venue_quota_is_never_refused_and_ends_exact() {
     rate.overrides.fills = Some(2);
     let refused = restart_with_open_orders("paced", 2, rate);
     assert_eq!(refused, 0, "no listing was refused for rate");
+}
+
+#[test]
+fn an_open_order_beyond_the_restarts_history_pages_that_ended_is_still_reported_once() {
+    // A restart reads the finished orders only RESTART_HISTORY_PAGES deep (newest first): an
+    // order open in the journal that ended while the gateway was down, with more finished
+    // orders created after it than those pages hold, is found by clientOid instead.
+    let beyond = (gateway::engine::RESTART_HISTORY_PAGES * 100 + 50) as u64;
+    let dir = journal_dir("deep");
+    let d2 = dir.clone();
+    let mut h = Harness::start_with(venue(0), move |s| journaled(s, d2, RateConfig::unlimited()));
+    let mut s = h.client(4);
+    let a = s.limit(Side::Buy, TimeInForce::Gtc, "40000", "0.002");
+    let a_new = s.exec();
+    assert_eq!((a_new.cl_ord_id, a_new.exec_type), (a, ExecType::New));
+    // Immediate-or-cancel buys far below any ask: each ends at once, a finished order newer
+    // than A.
+    let iocs: std::collections::HashSet<u64> = (0..beyond)
+        .map(|_| s.limit(Side::Buy, TimeInForce::Ioc, "30000", "0.001"))
+        .collect();
+    let mut ended = std::collections::HashSet::new();
+    while ended.len() < iocs.len() {
+        let er = s.exec();
+        assert!(iocs.contains(&er.cl_ord_id), "{er:?}");
+        if er.ord_status == OrdStatus::Canceled {
+            ended.insert(er.cl_ord_id);
+        }
+    }
+    let last = s.c.last_seq();
+    drop(s);
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    rest_post(
+        &h,
+        master_account_credentials(),
+        "/api/v3/trade/cancel-order",
+        &format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+            ClientOid::new(4, a).as_str()
+        ),
+    );
+    let asked_before = h.sim().stats().order_info_queries;
+    let mut settings = settings_for(h.sim(), "demo-secret");
+    journaled(&mut settings, dir.clone(), RateConfig::unlimited());
+    h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
+    // A's query by clientOid may settle after the start: wait for its report to be numbered.
+    let deadline = std::time::Instant::now() + e2e::WAIT;
+    let mut s = h.client(4);
+    while s.c.next_seq_from_gateway < last + 2 && std::time::Instant::now() < deadline {
+        drop(s);
+        std::thread::sleep(Duration::from_millis(100));
+        s = h.client(4);
+    }
+    assert_eq!(
+        s.c.next_seq_from_gateway,
+        last + 2,
+        "one report: A's cancel"
+    );
+    let got = retransmitted(&mut s, last + 1, 1);
+    assert_eq!(
+        (got[0].cl_ord_id, got[0].exec_type, got[0].order_id),
+        (a, ExecType::Canceled, a_new.order_id)
+    );
+    s.expect_silence(Duration::from_millis(300));
+    assert!(
+        h.sim().stats().order_info_queries > asked_before,
+        "A was beyond the pages read: found by clientOid"
+    );
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -36,6 +36,7 @@ use std::thread::JoinHandle;
 
 pub use self::account::{BudgetPolicy, NotSent, TradeOp};
 pub use self::io::rules_from_instrument;
+pub use self::reconcile::RESTART_HISTORY_PAGES;
 pub use self::reconnect::{ReconnectCounters, ReconnectStats};
 pub use self::reporter::Reporter;
 pub use self::settings::{
