@@ -152,6 +152,8 @@ pub struct Venue {
     ids: IdGen,
     /// Open orders by orderId, ordered (the open-order list pages newest first by orderId).
     open: BTreeMap<u64, Loc>,
+    /// The open orders' clientOids (an entry leaves when its order ends), allocated for
+    /// [`Venue::OPEN_SIZED`] at start.
     client_oids: HashMap<(AccountId, String), u64>,
     /// The clientOids each account has sent in a place request (recent ones, as
     /// fingerprints: see `seen`).
@@ -259,6 +261,13 @@ pub fn spec_of(i: &InstrumentConfig) -> InstrumentSpec {
 }
 
 impl Venue {
+    /// Open account orders the clientOid index holds without growing (a table of 2^16 slots,
+    /// 2.5 MiB): a gateway that keeps 10 000 orders open fills it to 15 %, where an index that
+    /// churns (one clientOid out for each one in) practically never runs out of free slots to
+    /// tombstones, so it never rehashes while orders flow. More open orders still work; the
+    /// table then grows once.
+    pub const OPEN_SIZED: usize = 32_768;
+
     /// A venue with the configured instruments; ids start at `id_base` (or from `now_ms`).
     pub fn new(cfg: &SimConfig, counters: Arc<Counters>, now_ms: u64) -> Venue {
         let mut books = Vec::new();
@@ -284,12 +293,12 @@ impl Venue {
                 None => IdGen::from_time_ms(now_ms),
             },
             open: BTreeMap::new(),
-            client_oids: HashMap::new(),
-            seen_client_oids: seen::SeenClientOids::default(),
+            client_oids: HashMap::with_capacity(Self::OPEN_SIZED),
+            seen_client_oids: seen::SeenClientOids::new(),
             counters,
             events: Vec::new(),
-            history: History::default(),
-            fill_log: queries::FillLog::default(),
+            history: History::new(),
+            fill_log: queries::FillLog::new(),
             accounts,
             mark_overrides: HashMap::new(),
             last_price: HashMap::new(),
@@ -842,7 +851,7 @@ impl Venue {
                         self.open.remove(&o.order_id);
                         self.client_oids.remove(&(o.owner, o.client_oid.clone()));
                         if o.owner != AccountId::MARKET_MAKER {
-                            self.history.insert(book_idx, o);
+                            self.history.insert(book_idx, o, now_ms);
                         }
                     }
                     if o.owner == AccountId::MARKET_MAKER {
@@ -864,7 +873,7 @@ impl Venue {
                         continue;
                     }
                     bump(&self.counters.fills);
-                    self.fill_log.insert(book_idx, f);
+                    self.fill_log.insert(book_idx, f, now_ms);
                     outcome.pushes.push(Push {
                         owner: f.owner,
                         topic: Topic::Fill,

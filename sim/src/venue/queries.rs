@@ -12,21 +12,55 @@ use crate::render;
 use super::params::{CancelResult, PageQuery};
 use super::{bump, missing, TradeOutcome, Venue};
 
-/// Bounded memory of account fills (newest at the back; exec ids increase).
-#[derive(Debug, Default)]
+/// Bounded memory of account fills (newest at the back; exec ids increase): at most
+/// [`FillLog::CAP`] (100 000, over all accounts, about 20 MiB), none older than
+/// [`FillLog::WINDOW_MS`]; the oldest leave first. The ring is allocated full-sized at start,
+/// so it never grows by copy while orders flow (doubling a ring of 65 536 fills copied ~10 MiB
+/// under the venue lock).
+#[derive(Debug)]
 pub(super) struct FillLog {
-    fills: VecDeque<(usize, Fill)>,
+    pub(super) fills: VecDeque<(usize, Fill)>,
 }
 
 impl FillLog {
-    /// Fills kept for queries.
-    const CAP: usize = 100_000;
+    /// Fills kept for queries, over all accounts.
+    pub(super) const CAP: usize = 100_000;
 
-    pub(super) fn insert(&mut self, book: usize, f: &Fill) {
+    /// How long a fill stays queryable, ms: 90 days, as finished orders
+    /// ([`super::history::History::WINDOW_MS`]).
+    pub(super) const WINDOW_MS: u64 = super::history::History::WINDOW_MS;
+
+    /// An empty log with room for [`FillLog::CAP`] fills.
+    pub(super) fn new() -> FillLog {
+        FillLog {
+            fills: VecDeque::with_capacity(Self::CAP + 1),
+        }
+    }
+
+    /// Keeps `f` (of book `book`); then the oldest leave while more than [`FillLog::CAP`] are
+    /// kept or they are [`FillLog::WINDOW_MS`] or more older than `now_ms`.
+    pub(super) fn insert(&mut self, book: usize, f: &Fill, now_ms: u64) {
         self.fills.push_back((book, f.clone()));
-        while self.fills.len() > Self::CAP {
+        while self.fills.len() > Self::CAP
+            || self
+                .fills
+                .front()
+                .is_some_and(|(_, f)| f.time_ms.saturating_add(Self::WINDOW_MS) <= now_ms)
+        {
             self.fills.pop_front();
         }
+    }
+
+    /// Fills kept.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.fills.len()
+    }
+
+    /// Fills the ring holds without growing.
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.fills.capacity()
     }
 }
 
@@ -113,10 +147,11 @@ impl Venue {
         Ok(out)
     }
 
-    /// `GET /api/v3/trade/history-orders` data: finished orders of `owner` (the last 100 000
-    /// kept), newest first, by `createdTime` window, below the cursor (an orderId). A page
-    /// walks the ordered ids down from the cursor and stops when full: its cost is the page's,
-    /// not the kept history's (a restart's reconciliation reads up to a hundred pages).
+    /// `GET /api/v3/trade/history-orders` data: finished orders of `owner` (the venue keeps the
+    /// last 100 000 of all accounts, none that ended 90 days ago or more), newest first, by
+    /// `createdTime` window, below the cursor (an orderId). A page walks the ordered ids down
+    /// from the cursor and stops when full: its cost is the page's, not the kept history's (a
+    /// restart's reconciliation reads up to a hundred pages).
     pub fn history_orders(&self, owner: AccountId, q: &PageQuery<'_>) -> String {
         let hits: Vec<(u64, usize)> = self
             .history
@@ -143,9 +178,9 @@ impl Venue {
         page_json(&items, q.limit)
     }
 
-    /// `GET /api/v3/trade/fills` data: fills of `owner` (the last 100 000 of all accounts kept),
-    /// newest first, below the cursor (an execId). The log is in execId order: a page starts at
-    /// the cursor (binary search) and stops when full.
+    /// `GET /api/v3/trade/fills` data: fills of `owner` (the venue keeps the last 100 000 of all
+    /// accounts, none 90 days old or more), newest first, below the cursor (an execId). The log
+    /// is in execId order: a page starts at the cursor (binary search) and stops when full.
     pub fn fills(&self, owner: AccountId, q: &PageQuery<'_>) -> String {
         let log = &self.fill_log.fills;
         let below = q

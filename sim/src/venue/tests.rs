@@ -1,6 +1,7 @@
 //! Sans-I/O tests of the venue: ids, clientOid lifecycle, push routing, request checks.
 
 use super::*;
+use crate::matching::Fill;
 
 fn venue() -> Venue {
     let mut cfg = SimConfig::demo();
@@ -199,4 +200,135 @@ fn small_pages_list_exactly_what_one_large_page_lists() {
     assert_eq!(execs.len(), 3);
     assert!(execs.windows(2).all(|w| w[0] > w[1]));
     assert_eq!(execs, all_pages(100, "execId", fills));
+}
+
+/// Every table the venue keeps per order, per clientOid or per fill, with what it holds
+/// without growing (issue 23: sized at start, nothing rehashes or grows by copy while orders
+/// flow). A hash table's figure is its entries plus its free slots: a slot freed as a
+/// tombstone lowers it (reusing one raises it back), a growth doubles it. A rehash in place
+/// needs the free slots used up: a few tombstones at the end show it is far off.
+fn capacities(v: &Venue) -> [usize; 5] {
+    let (index, queue) = v.history.capacity();
+    [
+        v.client_oids.capacity(),
+        index,
+        queue,
+        v.fill_log.capacity(),
+        v.seen_client_oids.capacity(),
+    ]
+}
+
+fn ioc(oid: &str) -> String {
+    format!(
+        r#"{{"op":"trade","id":"1","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"ETHUSDT","side":"buy","orderType":"limit","price":"2000","qty":"0.1","timeInForce":"ioc","clientOid":"{oid}"}}]}}"#
+    )
+}
+
+/// Issue 23: finished orders past [`History::CAP`] leave, oldest first; the queries answer the
+/// kept window; no table grew; the repeated-clientOid count still sees a repeat of an order
+/// the history no longer holds.
+#[test]
+fn finished_orders_past_the_cap_leave_and_the_queries_answer_the_kept_window() {
+    let mut v = venue();
+    let start = capacities(&v);
+    let n = History::CAP + 1_000;
+    let mut last_id = 0u64;
+    for i in 0..n {
+        // An IOC buy with no ask to take ends at once (`ioc_not_full_cancel`).
+        let out = v.handle_trade(
+            AccountId(0),
+            &serde_json::from_str(&ioc(&format!("h{i}"))).unwrap(),
+            "c1",
+            1_000 + i as u64,
+        );
+        let r: Value = serde_json::from_str(&out.reply).unwrap();
+        assert_eq!(r["code"], "0", "{r}");
+        last_id = r["args"][0]["orderId"].as_str().unwrap().parse().unwrap();
+        assert!(v.history.len() <= History::CAP);
+        let now = capacities(&v);
+        assert!(
+            now.iter().zip(start).all(|(a, b)| *a <= b),
+            "a table grew at order {i}: {start:?} → {now:?}"
+        );
+    }
+    assert_eq!(v.history.len(), History::CAP);
+    // Tombstones cost a hash table a few free slots at most.
+    let end = capacities(&v);
+    assert!(
+        end.iter().zip(start).all(|(a, b)| *a + 100 >= b),
+        "{start:?} → {end:?}"
+    );
+    // The first 1 000 left; the 1 001st is the oldest kept.
+    let info = |oid: &str| v.order_info(AccountId(0), None, Some(oid));
+    assert_eq!(info("h0").unwrap_err().code, 25204);
+    assert_eq!(info("h999").unwrap_err().code, 25204);
+    let oldest: Value = serde_json::from_str(&info("h1000").unwrap()).unwrap();
+    assert_eq!(oldest["orderStatus"], "cancelled");
+    let newest: Value = serde_json::from_str(&info(&format!("h{}", n - 1)).unwrap()).unwrap();
+    assert_eq!(newest["orderId"], last_id.to_string());
+    // history-orders pages the kept window newest first, from the last order.
+    let q = PageQuery {
+        category: None,
+        symbol: None,
+        order_id: None,
+        start_ms: 0,
+        end_ms: u64::MAX,
+        limit: 100,
+        cursor: None,
+    };
+    let page: Value = serde_json::from_str(&v.history_orders(AccountId(0), &q)).unwrap();
+    let list = page["list"].as_array().unwrap();
+    assert_eq!(list.len(), 100);
+    assert_eq!(list[0]["orderId"], last_id.to_string());
+    // A clientOid whose order left the history is still counted when it is sent again.
+    assert_eq!(v.counters.repeated_client_oids.load(Ordering::Relaxed), 0);
+    trade(&mut v, 0, &ioc("h0"));
+    assert_eq!(v.counters.repeated_client_oids.load(Ordering::Relaxed), 1);
+}
+
+fn fill(exec_id: u64, time_ms: u64) -> Fill {
+    Fill {
+        owner: AccountId(0),
+        order_id: exec_id,
+        client_oid: format!("f{exec_id}"),
+        exec_id,
+        exec_link_id: exec_id,
+        side: Side::Buy,
+        order_type: OrderType::Limit,
+        pos_side: None,
+        reduce_only: false,
+        price: Decimal::ONE,
+        qty: Decimal::ONE,
+        value: Decimal::ONE,
+        scope: crate::matching::TradeScope::Taker,
+        fee: Decimal::ZERO,
+        time_ms,
+    }
+}
+
+/// Issue 23: the fill log keeps the last [`queries::FillLog::CAP`] fills in a ring that never
+/// grows, and none past its window.
+#[test]
+fn the_fill_log_keeps_the_last_fills_in_a_ring_that_never_grows() {
+    let mut log = queries::FillLog::new();
+    let capacity = log.capacity();
+    assert!(capacity > queries::FillLog::CAP);
+    let n = queries::FillLog::CAP as u64 + 7;
+    for id in 1..=n {
+        log.insert(0, &fill(id, id), id);
+        assert!(log.len() <= queries::FillLog::CAP);
+    }
+    assert_eq!(log.len(), queries::FillLog::CAP);
+    assert_eq!(log.capacity(), capacity, "the ring grew");
+    let kept: Vec<u64> = log.fills.iter().map(|(_, f)| f.exec_id).collect();
+    assert_eq!(kept.first(), Some(&8));
+    assert_eq!(kept.last(), Some(&n));
+    // A fill as old as the window leaves at the next insert.
+    let mut log = queries::FillLog::new();
+    log.insert(0, &fill(1, 1_000), 1_000);
+    log.insert(0, &fill(2, 2_000), 1_000 + queries::FillLog::WINDOW_MS - 1);
+    assert_eq!(log.len(), 2);
+    log.insert(0, &fill(3, 3_000), 1_000 + queries::FillLog::WINDOW_MS);
+    let kept: Vec<u64> = log.fills.iter().map(|(_, f)| f.exec_id).collect();
+    assert_eq!(kept, vec![2, 3]);
 }
