@@ -452,7 +452,7 @@ impl Accounts {
                 kv(&mut o, "id", &r.id.to_string());
                 kv(&mut o, "symbol", &r.symbol);
                 kv(&mut o, "coin", &r.coin);
-                kv(&mut o, "type", &r.kind);
+                kv(&mut o, "type", r.kind);
                 kv(&mut o, "positionType", "crossed");
                 kv(&mut o, "positionAmount", &s(r.position_size));
                 kv(&mut o, "amount", &s(r.amount));

@@ -23,7 +23,7 @@ pub mod positions;
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use codec::Decimal;
 
@@ -34,6 +34,13 @@ use positions::{FuturesFill, PosKey, Position};
 
 /// Mark prices by (category, symbol).
 pub type Marks = HashMap<(Category, String), Decimal>;
+
+/// Financial records an account keeps (`GET /api/v3/account/financial-records` pages through
+/// them), the oldest leaving first: 100 000, about 26 MiB (a record and its three short
+/// strings) per account that trades. The ring is allocated once, full-sized, at the account's
+/// first record and never grows or moves: the former `Vec` dropped its oldest 10 000 by
+/// moving the other 90 000 (~16 MiB) under the venue lock every 10 000 fills.
+pub const RECORDS_KEPT: usize = 100_000;
 
 /// Default leverage of a symbol or coin without a `set-leverage`.
 pub const DEFAULT_LEVERAGE: i64 = 10;
@@ -49,8 +56,9 @@ pub struct FinancialRecord {
     pub symbol: String,
     /// Coin the amounts are in.
     pub coin: String,
-    /// `trade` (spot/margin fill) or `open_long`/`close_short`/… style futures labels.
-    pub kind: String,
+    /// `trade` (a spot / margin fill) or the futures fill's `open`, `close` or `close_open`
+    /// (a fixed set: no allocation per fill).
+    pub kind: &'static str,
     /// Balance change of `coin` (realised PnL − fee for futures; for spot the quote change).
     pub amount: Decimal,
     /// Fee, negative = paid.
@@ -88,8 +96,9 @@ pub struct AccountState {
     pub coin_leverage: BTreeMap<String, Decimal>,
     /// Open positions.
     pub positions: BTreeMap<PosKey, Position>,
-    /// Financial records, oldest first.
-    pub records: Vec<FinancialRecord>,
+    /// Financial records, oldest first: the last [`RECORDS_KEPT`] (a ring allocated full-sized
+    /// at the account's first record).
+    pub records: VecDeque<FinancialRecord>,
 }
 
 /// Why an account request was refused (with its Bitget code).
@@ -206,7 +215,7 @@ impl Accounts {
                     leverage: HashMap::new(),
                     coin_leverage: BTreeMap::new(),
                     positions: BTreeMap::new(),
-                    records: Vec::new(),
+                    records: VecDeque::new(),
                 }
             })
             .collect();
@@ -437,7 +446,7 @@ impl Accounts {
             let amount = sub(r.realised, fee);
             let bal = acct.balances.entry(quote.clone()).or_insert(Decimal::ZERO);
             *bal = add(*bal, amount);
-            (amount, r.realised, r.kind.to_string())
+            (amount, r.realised, r.kind)
         } else {
             let base = acct
                 .balances
@@ -450,7 +459,7 @@ impl Accounts {
             *base = add(*base, base_delta);
             let q = acct.balances.entry(quote.clone()).or_insert(Decimal::ZERO);
             *q = add(*q, quote_delta);
-            (quote_delta, Decimal::ZERO, "trade".to_string())
+            (quote_delta, Decimal::ZERO, "trade")
         };
         let balance = acct.balances.get(&quote).copied().unwrap_or(Decimal::ZERO);
         let position_size = effect
@@ -458,7 +467,13 @@ impl Accounts {
             .last()
             .map(|p| p.size)
             .unwrap_or(Decimal::ZERO);
-        acct.records.push(FinancialRecord {
+        if acct.records.capacity() == 0 {
+            acct.records.reserve_exact(RECORDS_KEPT);
+        }
+        if acct.records.len() >= RECORDS_KEPT {
+            acct.records.pop_front();
+        }
+        acct.records.push_back(FinancialRecord {
             id,
             category: inst.category,
             symbol: inst.symbol.clone(),
@@ -471,9 +486,6 @@ impl Accounts {
             position_size,
             ts_ms: now_ms,
         });
-        if acct.records.len() > 100_000 {
-            acct.records.drain(..10_000);
-        }
         self.next_record = self.next_record.wrapping_add(1);
         effect
     }

@@ -437,3 +437,43 @@ fn basic_accounts_cannot_trade_spot_margin() {
     };
     assert_eq!(acc.check_order(A, &spot_check, &Marks::new()), Ok(None));
 }
+
+#[test]
+fn financial_records_keep_the_last_records_kept_in_a_ring_that_never_grows() {
+    let (mut acc, fut, _) = setup(HoldMode::OneWayMode);
+    let side = |i: usize| {
+        if i.is_multiple_of(2) {
+            Side::Buy
+        } else {
+            Side::Sell
+        }
+    };
+    fill(&mut acc, &fut, side(0), None, false, "100", "0.01", "0.01");
+    let capacity = acc.get(A).unwrap().records.capacity();
+    assert!(capacity >= RECORDS_KEPT);
+    let n = RECORDS_KEPT + 25_000;
+    for i in 1..n {
+        fill(&mut acc, &fut, side(i), None, false, "100", "0.01", "0.01");
+    }
+    let recs = &acc.get(A).unwrap().records;
+    assert_eq!(recs.len(), RECORDS_KEPT);
+    assert_eq!(recs.capacity(), capacity, "the ring grew or moved");
+    // The oldest left first: ids 1..=25 000 are gone, the rest are kept in order.
+    let first = recs.front().unwrap().id;
+    let last = recs.back().unwrap().id;
+    assert_eq!(last - first + 1, RECORDS_KEPT as u64);
+    assert_eq!(last, n as u64);
+    // The query still pages the kept window, newest first, down to its oldest record.
+    let page: serde_json::Value =
+        serde_json::from_str(&acc.records_json(A, None, None, 2, None)).unwrap();
+    assert_eq!(page["list"][0]["id"], n.to_string());
+    let page: serde_json::Value =
+        serde_json::from_str(&acc.records_json(A, None, None, 100, Some(first + 2))).unwrap();
+    let ids: Vec<&str> = page["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec![(first + 1).to_string(), first.to_string()]);
+}
