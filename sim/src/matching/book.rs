@@ -61,8 +61,11 @@ impl InstrumentSpec {
 #[derive(Debug)]
 pub struct Book {
     spec: InstrumentSpec,
+    /// Price levels, each a queue of orderIds in time priority; a level leaves when its last
+    /// order does, and an order's id leaves its queue when it fills or is cancelled.
     bids: BTreeMap<i64, VecDeque<u64>>,
     asks: BTreeMap<i64, VecDeque<u64>>,
+    /// Open orders (an order leaves when it ends), allocated for [`Book::ORDERS_SIZED`].
     orders: HashMap<u64, Order>,
     tick_units: i64,
     lot_units: i64,
@@ -105,6 +108,12 @@ impl Book {
         p(a) == p(b)
     }
 
+    /// Open orders a book holds without growing its table (2^14 slots, about 2.8 MiB of
+    /// address space, touched as orders land): 5 000 open orders in a book fill it to 30 %,
+    /// where a table that churns practically never runs out of free slots to tombstones, so
+    /// it never rehashes while orders flow. More open orders still work; the table then grows.
+    pub const ORDERS_SIZED: usize = 8_192;
+
     /// An empty book for `spec`.
     pub fn new(spec: InstrumentSpec) -> Book {
         let tick_units = spec.tick.to_scaled(spec.price_exp).unwrap_or(1).max(1);
@@ -113,7 +122,7 @@ impl Book {
             spec,
             bids: BTreeMap::new(),
             asks: BTreeMap::new(),
-            orders: HashMap::new(),
+            orders: HashMap::with_capacity(Self::ORDERS_SIZED),
             tick_units,
             lot_units,
             stp_party: HashMap::new(),
