@@ -36,7 +36,7 @@ use positions::{FuturesFill, PosKey, Position};
 pub type Marks = HashMap<(Category, String), Decimal>;
 
 /// Financial records an account keeps (`GET /api/v3/account/financial-records` pages through
-/// them), the oldest leaving first: 100 000, about 26 MiB (a record and its three short
+/// them), the oldest leaving first: 100 000, about 22 MiB (a record and its two short
 /// strings) per account that trades. The ring is allocated once, full-sized, at the account's
 /// first record and never grows or moves: the former `Vec` dropped its oldest 10 000 by
 /// moving the other 90 000 (~16 MiB) under the venue lock every 10 000 fills.

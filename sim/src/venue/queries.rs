@@ -13,7 +13,7 @@ use super::params::{CancelResult, PageQuery};
 use super::{bump, missing, TradeOutcome, Venue};
 
 /// Bounded memory of account fills (newest at the back; exec ids increase): at most
-/// [`FillLog::CAP`] (100 000, over all accounts, about 20 MiB), none older than
+/// [`FillLog::CAP`] (100 000, over all accounts, about 17 MiB), none older than
 /// [`FillLog::WINDOW_MS`]; the oldest leave first. The ring is allocated full-sized at start,
 /// so it never grows by copy while orders flow (doubling a ring of 65 536 fills copied ~10 MiB
 /// under the venue lock).
