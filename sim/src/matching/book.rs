@@ -130,6 +130,22 @@ impl Book {
         }
     }
 
+    /// Open orders the book's table holds without growing (entries plus free slots).
+    #[cfg(test)]
+    pub(crate) fn orders_capacity(&self) -> usize {
+        self.orders.capacity()
+    }
+
+    /// Price levels of `side` and the orderIds queued at each, best last (bids) or first.
+    #[cfg(test)]
+    pub(crate) fn level_lens(&self, side: Side) -> Vec<(i64, usize)> {
+        let levels = match side {
+            Side::Buy => &self.bids,
+            Side::Sell => &self.asks,
+        };
+        levels.iter().map(|(p, q)| (*p, q.len())).collect()
+    }
+
     /// The instrument rules.
     pub fn spec(&self) -> &InstrumentSpec {
         &self.spec

@@ -683,3 +683,50 @@ fn spot_market_buy_spends_quote_amount() {
     let ev: Vec<_> = t.order_events().into_iter().filter(|e| e.0 == tk).collect();
     assert_eq!(ev.last().unwrap().2, Some(CancelReason::IocNotFull));
 }
+
+/// Issue 23: a book keeps nothing of an order that ended: its id leaves its level's queue (no
+/// tombstone), an empty level leaves the side, and the open-order table, sized at start for
+/// [`Book::ORDERS_SIZED`], never grows while 5 000 orders rest and 100 000 more come and go.
+#[test]
+fn ended_orders_leave_no_trace_and_the_order_table_never_grows() {
+    let mut t = T::new();
+    let start = t.book.orders_capacity();
+    assert!(start >= Book::ORDERS_SIZED);
+    let mut resting = Vec::new();
+    for i in 0..5_000 {
+        let price = format!("{}", 50_000 + i % 50);
+        resting.push(
+            t.place(A, Side::Buy, Some(&price), "0.01", TimeInForce::Gtc)
+                .unwrap(),
+        );
+    }
+    for i in 0..100_000 {
+        // Above the resting ones, at 500 prices: each rests, then is cancelled.
+        let price = format!("{}", 55_000 + i % 500);
+        let id = t
+            .place(A, Side::Buy, Some(&price), "0.01", TimeInForce::Gtc)
+            .unwrap();
+        t.out.clear();
+        t.book
+            .cancel(id, CancelReason::Normal, 1000, &mut t.out)
+            .unwrap();
+        assert!(
+            t.book.orders_capacity() <= start,
+            "the table grew at order {i}"
+        );
+    }
+    // Only the 5 000 resting orders' 50 levels are left, 100 ids each.
+    let levels = t.book.level_lens(Side::Buy);
+    assert_eq!(levels.len(), 50);
+    assert!(levels.iter().all(|(_, n)| *n == 100), "{levels:?}");
+    assert_eq!(t.book.open_orders().count(), 5_000);
+    // Cancelling them empties the side.
+    for id in resting {
+        t.out.clear();
+        t.book
+            .cancel(id, CancelReason::Normal, 1000, &mut t.out)
+            .unwrap();
+    }
+    assert!(t.book.level_lens(Side::Buy).is_empty());
+    assert_eq!(t.book.best_bid(), None);
+}
