@@ -980,17 +980,8 @@ pub fn goals(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<Goal> {
             // One row against another compares two processes after a restart, each with its
             // own allocator history: the later half's largest RSS against the earlier half's
             // says whether memory grows with the orders done.
-            let rss: Vec<u64> = o
-                .rows
-                .iter()
-                .filter(|r| r.orders >= a.orders)
-                .map(|r| r.rss)
-                .collect();
-            let (early, late) = rss.split_at(rss.len() / 2);
-            let (early_max, late_max) = (
-                early.iter().copied().max().unwrap_or(0),
-                late.iter().copied().max().unwrap_or(0),
-            );
+            let halves = halves_max(&o.rows, a.orders, |r| r.rss);
+            let (early_max, late_max) = halves.unwrap_or((0, 0));
             let grow = pct(early_max as f64, late_max as f64);
             out.push(Goal {
                 name: format!(
@@ -1002,22 +993,13 @@ pub fn goals(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<Goal> {
                     mib(late_max),
                     mib(early_max)
                 ),
-                met: Some(grow <= 10.0),
+                met: halves.map(|_| grow <= 10.0),
             });
             // The directory's size at one instant depends on where each session is in its
             // current segment (up to a segment per session): the later half's largest size is
             // compared with the earlier half's, from the reference point on.
-            let after: Vec<u64> = o
-                .rows
-                .iter()
-                .filter(|r| r.orders >= a.orders)
-                .map(|r| r.journal_bytes)
-                .collect();
-            let (early, late) = after.split_at(after.len() / 2);
-            let (early_max, late_max) = (
-                early.iter().copied().max().unwrap_or(0),
-                late.iter().copied().max().unwrap_or(0),
-            );
+            let halves = halves_max(&o.rows, a.orders, |r| r.journal_bytes);
+            let (early_max, late_max) = halves.unwrap_or((0, 0));
             let grow = pct(early_max as f64, late_max as f64);
             out.push(Goal {
                 name: format!(
@@ -1032,7 +1014,7 @@ pub fn goals(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<Goal> {
                     a.orders,
                     mib(a.journal_bytes)
                 ),
-                met: (!early.is_empty()).then_some(grow <= 10.0),
+                met: halves.map(|_| grow <= 10.0),
             });
         }
         _ => out.push(Goal {
@@ -1255,6 +1237,20 @@ pub fn plot(path: &Path, o: &EnduranceOutcome) -> Result<(), String> {
         .collect();
     let restarts: Vec<u64> = o.restarts.iter().map(|r| r.orders).collect();
     crate::plot::endurance_svg(path, &points, &restarts)
+}
+
+/// The largest of `value` over the rows from `from_orders` on, in the earlier and the later half
+/// of them: (earlier, later), or `None` with fewer than two such rows. A size sampled at one
+/// instant (RSS, journal bytes) swings with where each process or segment is; the halves'
+/// largest say whether it grows.
+fn halves_max(rows: &[Row], from_orders: u64, value: impl Fn(&Row) -> u64) -> Option<(u64, u64)> {
+    let after: Vec<u64> = rows
+        .iter()
+        .filter(|r| r.orders >= from_orders)
+        .map(value)
+        .collect();
+    let (early, late) = after.split_at(after.len() / 2);
+    Some((early.iter().copied().max()?, late.iter().copied().max()?))
 }
 
 #[cfg(test)]
