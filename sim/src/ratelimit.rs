@@ -163,6 +163,29 @@ impl Default for RateLimitConfig {
 }
 
 impl RateLimitConfig {
+    /// Quotas enforced on the four query endpoints only (order-info, unfilled-orders,
+    /// history-orders, fills), `per_s` requests per second per UID each; every other quota off
+    /// (0 = unlimited). What a restart's reconciliation meets, with the trade ops unthrottled.
+    pub fn queries_only(per_s: u32) -> RateLimitConfig {
+        RateLimitConfig {
+            enabled: true,
+            place_order: 0,
+            place_batch: 0,
+            modify_order: 0,
+            batch_modify_order: 0,
+            cancel_order: 0,
+            cancel_batch: 0,
+            cancel_symbol_order: 0,
+            queries: per_s,
+            account_reads: 0,
+            set_leverage: 0,
+            set_hold_mode: 0,
+            max_open_available: 0,
+            move_positions: 0,
+            move_position_history: 0,
+        }
+    }
+
     /// Requests per second allowed for `ep` (0 = unlimited).
     pub fn limit(&self, ep: Endpoint) -> u32 {
         match ep {

@@ -263,6 +263,15 @@ impl Harness {
         gateway::exchange::RestClient::new(&self.sim().rest_url(), &tls, WAIT, Some(creds))
             .expect("rest client")
     }
+
+    /// Signed POST of `body` to the simulator's `path` with `creds` (an action at the venue
+    /// behind the gateway's back); panics with `path` on an error.
+    pub fn rest_post(&self, creds: ExchangeCredentials, path: &str, body: &str) {
+        let rest = self.rest_client(creds);
+        self.rt
+            .block_on(rest.signed_post(path, body, std::time::SystemTime::now()))
+            .expect(path);
+    }
 }
 
 /// Tries to start a gateway against `sim` with a wrong API secret.
@@ -340,6 +349,18 @@ pub fn order_frame_with_side_byte(cl: u64, side_byte: u8) -> Vec<u8> {
 }
 
 impl Strategy {
+    /// Asks for the retransmission of `count` messages from `from` and returns its reports.
+    pub fn retransmitted(&mut self, from: u64, count: u32) -> Vec<ExecutionReport> {
+        self.c
+            .send_retransmit_request(from, count)
+            .expect("RetransmitRequest sent");
+        match self.next_message() {
+            Received::Retransmission(r) => assert_eq!((r.next_seq_no, r.count), (from, count)),
+            other => panic!("expected Retransmission, got {other:?}"),
+        }
+        (0..count).map(|_| self.exec()).collect()
+    }
+
     /// Wraps an already established client (ClOrdIDs from 1).
     pub fn from_client(c: StrategyClient) -> Strategy {
         Strategy { c, next_cl: 0 }

@@ -11,10 +11,9 @@ use std::time::{Duration, SystemTime};
 use codec::sbe::{ExecType, OrdRejReason, OrdStatus, Side, TimeInForce};
 use e2e::{
     d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config, settings_for,
-    sub_account_credentials, Harness, Strategy,
+    sub_account_credentials, Harness,
 };
 use gateway::engine::{EngineSettings, Gateway};
-use gateway::exchange::ws::ExchangeCredentials;
 use gateway::ids::ClientOid;
 use gateway::journal::record::put_cl_ord_id;
 use gateway::journal::segments::legacy_path;
@@ -48,22 +47,6 @@ fn restart(h: &mut Harness, dir: &std::path::Path) {
     h.gw = Some(Gateway::start(settings).expect("gateway restarts"));
 }
 
-fn rest_post(h: &Harness, creds: ExchangeCredentials, path: &str, body: &str) {
-    let rest = h.rest_client(creds);
-    h.rt.block_on(rest.signed_post(path, body, SystemTime::now()))
-        .expect(path);
-}
-
-/// Reads the retransmission of `count` messages from `from` and returns its reports.
-fn retransmitted(s: &mut Strategy, from: u64, count: u32) -> Vec<codec::sbe::ExecutionReport> {
-    s.c.send_retransmit_request(from, count).unwrap();
-    match s.next_message() {
-        Received::Retransmission(r) => assert_eq!((r.next_seq_no, r.count), (from, count)),
-        other => panic!("expected Retransmission, got {other:?}"),
-    }
-    (0..count).map(|_| s.exec()).collect()
-}
-
 #[test]
 fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
     let dir = journal_dir("down");
@@ -83,14 +66,12 @@ fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
 
     // While no gateway runs: A is half filled by a crossing order (of the sub-account, without
     // self-trade prevention), B is cancelled.
-    rest_post(
-        &h,
+    h.rest_post(
         sub_account_credentials(),
         "/api/v3/trade/place-order",
         r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"sell","orderType":"limit","price":"50000","qty":"0.001","clientOid":"outside-1","stpMode":"none"}"#,
     );
-    rest_post(
-        &h,
+    h.rest_post(
         master_account_credentials(),
         "/api/v3/trade/cancel-order",
         &format!(
@@ -105,7 +86,7 @@ fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
         s.c.next_seq_from_gateway, 5,
         "the two changes were numbered before the strategy came back"
     );
-    let got = retransmitted(&mut s, 3, 2);
+    let got = s.retransmitted(3, 2);
     let fill = got.iter().find(|r| r.cl_ord_id == a).expect("A reported");
     assert_eq!(fill.exec_type, ExecType::PartialFill);
     assert_eq!((fill.cum_qty, fill.leaves_qty), (d("0.001"), d("0.001")));
@@ -190,7 +171,7 @@ fn clordids_journaled_without_a_report_are_taken_over_or_rejected_not_applied() 
         announced = s.c.next_seq_from_gateway;
     }
     assert_eq!(announced, 3, "one New and one Rejected were journaled");
-    let got = retransmitted(&mut s, 1, 2);
+    let got = s.retransmitted(1, 2);
     let taken = got.iter().find(|r| r.cl_ord_id == 7).expect("7 reported");
     assert_eq!(
         (taken.exec_type, taken.ord_status),
@@ -287,8 +268,7 @@ fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once
 
     // While no gateway runs: 21 and 22 (placed in deleted segments) are cancelled.
     for cl in [orders[20], orders[21]] {
-        rest_post(
-            &h,
+        h.rest_post(
             master_account_credentials(),
             "/api/v3/trade/cancel-order",
             &format!(
@@ -309,7 +289,7 @@ fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once
         s.c.next_seq_from_gateway, 53,
         "numbering continues; the two cancels were numbered before the strategy came back"
     );
-    let got = retransmitted(&mut s, 51, 2);
+    let got = s.retransmitted(51, 2);
     let mut cls: Vec<u64> = got.iter().map(|r| r.cl_ord_id).collect();
     cls.sort_unstable();
     assert_eq!(cls, [orders[20], orders[21]]);

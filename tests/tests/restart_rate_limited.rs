@@ -9,18 +9,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use codec::sbe::{ExecType, OrdStatus, Side, TimeInForce};
 use e2e::{
     d, master_account_credentials, master_and_sub_sim_config, settings_for,
-    sub_account_credentials, Harness, Strategy,
+    sub_account_credentials, Harness,
 };
 use gateway::budget::RateConfig;
 use gateway::engine::{EngineSettings, Gateway};
-use gateway::exchange::ws::ExchangeCredentials;
 use gateway::ids::ClientOid;
-use strategy_client::Received;
 
 /// Orders left open by the first gateway: five pages of `unfilled-orders` (100 a page).
 const OPEN: u64 = 450;
@@ -49,40 +47,8 @@ fn journal_dir(test: &str) -> PathBuf {
 /// endpoints: `per_s` requests per second per UID each.
 fn venue(per_s: u32) -> sim::SimConfig {
     let mut cfg = master_and_sub_sim_config();
-    cfg.rate_limits = sim::ratelimit::RateLimitConfig {
-        enabled: true,
-        place_order: 0,
-        place_batch: 0,
-        modify_order: 0,
-        batch_modify_order: 0,
-        cancel_order: 0,
-        cancel_batch: 0,
-        cancel_symbol_order: 0,
-        queries: per_s,
-        account_reads: 0,
-        set_leverage: 0,
-        set_hold_mode: 0,
-        max_open_available: 0,
-        move_positions: 0,
-        move_position_history: 0,
-    };
+    cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
     cfg
-}
-
-fn rest_post(h: &Harness, creds: ExchangeCredentials, path: &str, body: &str) {
-    let rest = h.rest_client(creds);
-    h.rt.block_on(rest.signed_post(path, body, SystemTime::now()))
-        .expect(path);
-}
-
-/// Reads the retransmission of `count` messages from `from` and returns its reports.
-fn retransmitted(s: &mut Strategy, from: u64, count: u32) -> Vec<codec::sbe::ExecutionReport> {
-    s.c.send_retransmit_request(from, count).unwrap();
-    match s.next_message() {
-        Received::Retransmission(r) => assert_eq!((r.next_seq_no, r.count), (from, count)),
-        other => panic!("expected Retransmission, got {other:?}"),
-    }
-    (0..count).map(|_| s.exec()).collect()
 }
 
 /// Places [`OPEN`] resting buys (order `i` at 40000 + i, qty 0.002), stops the gateway, cancels
@@ -119,8 +85,7 @@ fn restart_with_open_orders(test: &str, venue_per_s: u32, restart_rate: RateConf
     }
 
     for cl in &cls[..CANCELLED as usize] {
-        rest_post(
-            &h,
+        h.rest_post(
             master_account_credentials(),
             "/api/v3/trade/cancel-order",
             &format!(
@@ -130,8 +95,7 @@ fn restart_with_open_orders(test: &str, venue_per_s: u32, restart_rate: RateConf
         );
     }
     let top = *cls.last().unwrap();
-    rest_post(
-        &h,
+    h.rest_post(
         sub_account_credentials(),
         "/api/v3/trade/place-order",
         &format!(
@@ -152,7 +116,7 @@ fn restart_with_open_orders(test: &str, venue_per_s: u32, restart_rate: RateConf
         OPEN + CANCELLED + 2,
         "the cancels and the fill were numbered before the strategy came back, once each"
     );
-    let got = retransmitted(&mut s, OPEN + 1, (CANCELLED + 1) as u32);
+    let got = s.retransmitted(OPEN + 1, (CANCELLED + 1) as u32);
     for cl in &cls[..CANCELLED as usize] {
         let r = got
             .iter()
@@ -249,8 +213,7 @@ fn an_open_order_beyond_the_restarts_history_pages_that_ended_is_still_reported_
     if let Some(gw) = h.gw.take() {
         gw.shutdown();
     }
-    rest_post(
-        &h,
+    h.rest_post(
         master_account_credentials(),
         "/api/v3/trade/cancel-order",
         &format!(
@@ -275,7 +238,7 @@ fn an_open_order_beyond_the_restarts_history_pages_that_ended_is_still_reported_
         last + 2,
         "one report: A's cancel"
     );
-    let got = retransmitted(&mut s, last + 1, 1);
+    let got = s.retransmitted(last + 1, 1);
     assert_eq!(
         (got[0].cl_ord_id, got[0].exec_type, got[0].order_id),
         (a, ExecType::Canceled, a_new.order_id)

@@ -273,23 +273,7 @@ impl<'a> Venue<'a> {
 /// trade ops stay unthrottled: the bench places thousands of orders a second).
 fn query_limited_sim(per_s: u32) -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
-    cfg.rate_limits = sim::ratelimit::RateLimitConfig {
-        enabled: true,
-        place_order: 0,
-        place_batch: 0,
-        modify_order: 0,
-        batch_modify_order: 0,
-        cancel_order: 0,
-        cancel_batch: 0,
-        cancel_symbol_order: 0,
-        queries: per_s,
-        account_reads: 0,
-        set_leverage: 0,
-        set_hold_mode: 0,
-        max_open_available: 0,
-        move_positions: 0,
-        move_position_history: 0,
-    };
+    cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
     cfg
 }
 
