@@ -26,7 +26,7 @@ use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
 use crate::metrics::state::{BudgetGauge, MetricsState, PUBLISH_PERIOD};
-use crate::metrics::{now_ns, LegHistograms};
+use crate::metrics::{now_ns, LegHistograms, SnapshotTx};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
@@ -138,7 +138,7 @@ pub(super) fn run(
     started: Instant,
     settings: EngineSettings,
     tracker_tx: Sender<TrackerInput>,
-    metrics_tx: Sender<LegHistograms>,
+    metrics_tx: SnapshotTx,
     ready: std::sync::mpsc::Sender<Result<(SocketAddr, StartupPhases), GatewayError>>,
     stop: oneshot::Receiver<()>,
     exchange_up: Arc<std::sync::atomic::AtomicBool>,
@@ -369,7 +369,7 @@ pub(super) fn run(
                 t.tick().await;
                 loop {
                     t.tick().await;
-                    let _ = tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
+                    tx.send_swap(&mut ctx.legs.borrow_mut());
                 }
             });
         }
@@ -502,7 +502,7 @@ pub(super) fn run(
             });
             out.close();
         }
-        let _ = metrics_tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
+        metrics_tx.send(std::mem::take(&mut *ctx.legs.borrow_mut()));
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();

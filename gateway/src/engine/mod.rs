@@ -99,7 +99,7 @@ impl Gateway {
             Some(addr) => Some(start_metrics_server(addr, &metrics, &reconnects)?),
             None => None,
         };
-        let (metrics_tx, metrics_rx) = crossbeam_channel::unbounded();
+        let (metrics_tx, metrics_rx) = crate::metrics::snapshot_channel();
         let reporter = Reporter::spawn_publishing(
             metrics_rx,
             settings.tracker.report_interval_ms,

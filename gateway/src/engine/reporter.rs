@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, SystemTime};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use crossbeam_channel::RecvTimeoutError;
 
 use crate::metrics::state::MetricsState;
-use crate::metrics::{IntervalLog, LegHistograms};
+use crate::metrics::{IntervalLog, LegHistograms, SnapshotRx};
 
 /// Handle to the reporter thread.
 #[derive(Debug)]
@@ -22,7 +22,7 @@ pub struct Reporter {
 impl Reporter {
     /// Starts the thread. It ends when every sender of `rx` is gone.
     pub fn spawn(
-        rx: Receiver<LegHistograms>,
+        rx: SnapshotRx,
         interval_ms: u64,
         print: bool,
         hlog_path: Option<PathBuf>,
@@ -33,7 +33,7 @@ impl Reporter {
     /// [`Reporter::spawn`], also publishing the whole run's latency summary to `publish`
     /// (the metrics endpoint) after every snapshot it merges.
     pub fn spawn_publishing(
-        rx: Receiver<LegHistograms>,
+        rx: SnapshotRx,
         interval_ms: u64,
         print: bool,
         hlog_path: Option<PathBuf>,
@@ -52,7 +52,7 @@ impl Reporter {
 }
 
 fn run(
-    rx: Receiver<LegHistograms>,
+    rx: SnapshotRx,
     interval_ms: u64,
     print: bool,
     hlog_path: Option<PathBuf>,
@@ -78,6 +78,7 @@ fn run(
                 if let Some(state) = &publish {
                     state.set_legs(&total);
                 }
+                rx.give_back(snapshot);
                 false
             }
             Err(RecvTimeoutError::Timeout) => true,

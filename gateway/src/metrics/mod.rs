@@ -11,6 +11,7 @@ pub use gateway_core::metrics::{histograms, leg};
 pub mod exposition;
 pub mod http;
 pub mod interval_log;
+pub mod snapshots;
 pub mod state;
 
 pub use clock::{now_ns, utc_now_ns};
@@ -20,3 +21,4 @@ pub use histograms::{
 };
 pub use interval_log::{IntervalLog, IntervalLogError};
 pub use leg::Leg;
+pub use snapshots::{snapshot_channel, SnapshotRx, SnapshotTx};
