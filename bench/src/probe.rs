@@ -26,6 +26,22 @@ pub fn rss_bytes(pid: u32) -> u64 {
     proc_status_kib(pid, "VmRSS:") * 1024
 }
 
+/// CPU time process `pid` has used, user + system, ns (`/proc/<pid>/stat` fields 14 and 15,
+/// read at the kernel's 100 Hz tick: 10 ms granularity). `None` when unreadable (the process is
+/// gone).
+pub fn cpu_ns(pid: u32) -> Option<u64> {
+    /// `sysconf(_SC_CLK_TCK)` on Linux: the `/proc` tick is USER_HZ, 100 on every
+    /// architecture Linux supports.
+    const NS_PER_TICK: u64 = 10_000_000;
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let rest = &text[text.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some((utime + stime) * NS_PER_TICK)
+}
+
 /// `GET path` over a plain socket (HTTP/1.1, `Connection: close`): the status code and the
 /// whole response (headers and body).
 ///
@@ -121,5 +137,25 @@ mod tests {
         assert_eq!(dir_bytes(&dir), 42);
         assert_eq!(dir_bytes(&dir.join("none")), 0);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn cpu_ns_counts_this_process_spinning_and_nothing_for_a_gone_one() {
+        let me = std::process::id();
+        let before = cpu_ns(me).expect("own stat");
+        // Spin until the count moves 50 ms (at most 20 s of wall time on a loaded machine):
+        // a field that is not CPU time would not move, or not this far.
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        let mut after = before;
+        while after < before + 50_000_000 && t.elapsed() < Duration::from_secs(20) {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+            after = cpu_ns(me).expect("own stat");
+        }
+        assert!(after >= before + 50_000_000, "{before} -> {after}");
+        assert!(after < before + 25_000_000_000, "{before} -> {after}");
+        assert_eq!(cpu_ns(u32::MAX), None);
     }
 }
