@@ -323,6 +323,8 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             hlog_path: opts.hlog_path.clone(),
             order_capacity: None,
             sim_process: false,
+            // The demo's flow trades (fills, market orders): the full venue.
+            venue: sim::config::VenueMode::Full,
         },
         |s| s.metrics_listen = metrics_listen,
     )?;

@@ -71,6 +71,9 @@ pub struct LoadOptions {
     pub spin_below: Duration,
     /// The tracker's table capacity (`[tracker] order_capacity`); `None`: the default.
     pub order_capacity: Option<usize>,
+    /// The simulator's venue: `Fast` answers every op at once (the gateway is what is
+    /// measured), `Full` matches.
+    pub venue: sim::config::VenueMode,
 }
 
 impl Default for LoadOptions {
@@ -89,6 +92,7 @@ impl Default for LoadOptions {
             pin: false,
             spin_below: Duration::ZERO,
             order_capacity: None,
+            venue: sim::config::VenueMode::Full,
         }
     }
 }
@@ -381,6 +385,7 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         hlog_path: None,
         order_capacity: opts.order_capacity,
         sim_process: false,
+        venue: opts.venue,
     })?;
     let result = (|| {
         let mut sessions = Vec::with_capacity(ids.len());
@@ -465,8 +470,15 @@ fn us(ns: u64) -> f64 {
 /// The header of the step table.
 pub fn print_header(opts: &LoadOptions) {
     println!(
-        "== open-loop load: {} sessions, {:?} arrivals, {:?} per step, bound p99 ≤ {:?}, no loss",
-        opts.sessions, opts.arrivals, opts.step, opts.p99_bound
+        "== open-loop load: {} sessions, {:?} arrivals, {:?} per step, bound p99 ≤ {:?}, no loss, {} venue",
+        opts.sessions,
+        opts.arrivals,
+        opts.step,
+        opts.p99_bound,
+        match opts.venue {
+            sim::config::VenueMode::Full => "full",
+            sim::config::VenueMode::Fast => "fast",
+        }
     );
     println!("   latency from the intended send time to the answer (µs); sender lag = actual − intended send time");
     println!(

@@ -67,6 +67,11 @@ struct Args {
     /// thread.
     #[arg(long)]
     order_capacity: Option<usize>,
+    /// The simulator's venue: `full` (matching, the default) or `fast` (every trade op
+    /// answered at once from the same reply and push shapes, nothing matched: the gateway is
+    /// what is measured).
+    #[arg(long, value_enum, default_value = "full")]
+    venue: sim::config::VenueMode,
     /// Write latency vs throughput (SVG) here, and the percentile distributions at 10/50/90 %
     /// of the maximum next to it (`FILE-percentiles.svg`).
     #[arg(long)]
@@ -102,6 +107,7 @@ fn main() {
         pin: a.pin,
         spin_below: Duration::from_micros(a.spin_below_us),
         order_capacity: a.order_capacity,
+        venue: a.venue,
     };
     bench::load::print_header(&opts);
     match bench::load::run(&opts) {

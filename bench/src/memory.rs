@@ -121,6 +121,7 @@ pub fn run(opts: &MemoryOptions) -> Result<Vec<MemoryRow>, String> {
         hlog_path: None,
         order_capacity: None,
         sim_process: true,
+        venue: sim::config::VenueMode::Full,
     })?;
     let result = (|| {
         let mut sessions = Vec::with_capacity(ids.len());

@@ -38,6 +38,9 @@ pub struct RigOptions {
     /// Run the simulator as its own process (the `bitget-sim` binary next to this one), so
     /// that this process's memory is the gateway's (and its strategy clients').
     pub sim_process: bool,
+    /// Which venue the simulator runs: the full one, or the fast one that answers every trade
+    /// op at once (`sim::config::VenueMode::Fast`: the gateway is measured, not the matching).
+    pub venue: sim::config::VenueMode,
 }
 
 /// Where the simulator runs.
@@ -193,13 +196,14 @@ impl Rig {
         opts: &RigOptions,
         tweak: impl FnOnce(&mut EngineSettings),
     ) -> Result<Rig, String> {
-        let sim_cfg = sim::SimConfig::demo();
+        let mut sim_cfg = sim::SimConfig::demo();
+        sim_cfg.venue = opts.venue;
         let markets = markets(&sim_cfg);
         if markets.is_empty() {
             return Err("the simulator configuration has no liquid symbol".into());
         }
         let sim = if opts.sim_process {
-            SimPlace::Child(SimChild::start()?)
+            SimPlace::Child(SimChild::start_with(Some(&sim_cfg))?)
         } else {
             let rt = sim_runtime()?;
             let sim = rt

@@ -436,6 +436,18 @@ impl Default for LiquidityConfig {
     }
 }
 
+/// Which venue answers the trade ops.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum VenueMode {
+    /// The simulated exchange: matching, balances, positions, history, liquidity.
+    #[default]
+    Full,
+    /// A venue that is never a benchmark's bottleneck: every trade op answered at once with
+    /// the full venue's shapes, no matching, no liquidity source.
+    Fast,
+}
+
 /// The whole simulator configuration.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -466,6 +478,11 @@ pub struct SimConfig {
     /// that a client can be tested against both orders of events.
     #[serde(default = "default_true")]
     pub new_before_fill: bool,
+    /// Which venue answers trade ops: `"full"` (default: matching, balances, positions,
+    /// history) or `"fast"` (every op answered at once from the same renderers, nothing
+    /// matched; for benchmarks: see `sim::venue` `fast`).
+    #[serde(default)]
+    pub venue: VenueMode,
     /// Instruments.
     pub instruments: Vec<InstrumentConfig>,
     /// API accounts.
@@ -573,6 +590,7 @@ impl SimConfig {
             rate_limits: crate::ratelimit::RateLimitConfig::default(),
             faults: crate::faults::FaultsConfig::default(),
             new_before_fill: true,
+            venue: VenueMode::Full,
         }
     }
 

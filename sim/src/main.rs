@@ -3,6 +3,7 @@
 //! ```text
 //! bitget-sim                                   # demo defaults (TLS, ephemeral port)
 //! bitget-sim --config config/sim.example.toml --cert-out /tmp/sim-ca.pem
+//! bitget-sim --venue fast                      # answers every trade op at once (benchmarks)
 //! ```
 
 use std::path::PathBuf;
@@ -29,6 +30,10 @@ struct Args {
     /// Serve plain HTTP / ws:// instead of TLS.
     #[arg(long)]
     no_tls: bool,
+    /// Which venue answers trade ops (overrides the configuration's `venue`): `full` (the
+    /// simulated exchange) or `fast` (answers every op at once, nothing matched; benchmarks).
+    #[arg(long, value_enum)]
+    venue: Option<sim::config::VenueMode>,
 }
 
 #[tokio::main]
@@ -61,6 +66,9 @@ async fn main() -> ExitCode {
     }
     if args.no_tls {
         cfg.tls = false;
+    }
+    if let Some(v) = args.venue {
+        cfg.venue = v;
     }
     let handle = match sim::Sim::start(cfg).await {
         Ok(h) => h,

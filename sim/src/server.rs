@@ -241,7 +241,14 @@ pub(crate) async fn start(
 
     let now = clock.now_ms();
     let venue = Venue::new(&cfg, counters.clone(), now);
-    let liquidity = LiquiditySource::new(&cfg.liquidity, &venue);
+    // The fast venue has no books to fill: no liquidity source and no timer beside the trade
+    // path (below).
+    let fast = cfg.venue == crate::config::VenueMode::Fast;
+    let liquidity = if fast {
+        LiquiditySource::new(&crate::config::LiquidityConfig::default(), &venue)
+    } else {
+        LiquiditySource::new(&cfg.liquidity, &venue)
+    };
     let mut shared = Shared {
         venue,
         liquidity,
@@ -312,7 +319,7 @@ pub(crate) async fn start(
     tasks.push(tokio::spawn(crate::clock::scope(
         clock.clone(),
         async move {
-            if !timer_clock.is_real_time() {
+            if fast || !timer_clock.is_real_time() {
                 let _ = stop.changed().await;
                 return;
             }

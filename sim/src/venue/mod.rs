@@ -47,6 +47,7 @@ use crate::matching::{
 use crate::render::{self, ReplyItem};
 
 mod account_ops;
+mod fast;
 mod history;
 mod moves_ops;
 use history::History;
@@ -133,6 +134,19 @@ enum OpKind {
 /// One processed item: the reply item, and the reject when it failed.
 type ItemResult = Result<ReplyItem, Box<(Reject, ReplyItem)>>;
 
+/// A place item's fields after [`Venue::place_args`] (decimals as sent, checked against the
+/// book's tick and lot).
+struct PlaceArgs {
+    side: Side,
+    order_type: OrderType,
+    qty: Decimal,
+    price: Option<Decimal>,
+    tif: TimeInForce,
+    pos_side: Option<PosSide>,
+    reduce_only: bool,
+    stp_mode: StpMode,
+}
+
 /// Where an open order lives.
 #[derive(Debug, Clone, Copy)]
 struct Loc {
@@ -181,6 +195,8 @@ pub struct Venue {
     mark_overrides: HashMap<usize, Decimal>,
     last_price: HashMap<usize, Decimal>,
     moves: crate::moves::MoveLedger,
+    /// The fast venue's open orders (`venue = "fast"`, [`fast`]); `None`: the full venue.
+    fast: Option<fast::FastBook>,
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -318,6 +334,7 @@ impl Venue {
             mark_overrides: HashMap::new(),
             last_price: HashMap::new(),
             moves: crate::moves::MoveLedger::default(),
+            fast: (cfg.venue == crate::config::VenueMode::Fast).then(fast::FastBook::new),
         }
     }
 
@@ -446,11 +463,26 @@ impl Venue {
                 .any(|a| text(a, "orderId").is_some_and(|s| !s.is_empty())));
         let mut items = Vec::with_capacity(args.len());
         for arg in args {
+            let fast = self.fast.is_some();
             let res = match (kind, category) {
+                (OpKind::Place, Some(c)) if fast => {
+                    self.fast_place_one(channel, owner, c, arg, now_ms, &mut outcome)
+                }
                 (OpKind::Place, Some(c)) => {
                     self.place_one(channel, owner, c, arg, now_ms, &mut outcome)
                 }
+                (OpKind::Modify, _) if fast => {
+                    self.fast_modify_one(owner, category, arg, now_ms, &mut outcome)
+                }
                 (OpKind::Modify, _) => self.modify_one(owner, category, arg, now_ms, &mut outcome),
+                _ if fast => self.fast_cancel_one(
+                    owner,
+                    category,
+                    arg,
+                    client_oid_usable,
+                    now_ms,
+                    &mut outcome,
+                ),
                 _ => self.cancel_one(
                     owner,
                     category,
@@ -485,6 +517,69 @@ impl Venue {
         outcome
     }
 
+    /// The request checks of a place item, shared by the full and the fast venue: the
+    /// fields' formats (side, orderType, qty, price for limits, timeInForce, posSide on
+    /// futures, reduceOnly, stpMode), the `clientOid` pattern of the channel and its
+    /// uniqueness among `owner`'s open orders (`open_oids`: the full or the fast venue's
+    /// index), then the book's tick and lot.
+    fn place_args(
+        &self,
+        channel: Channel,
+        owner: AccountId,
+        bi: usize,
+        arg: &Value,
+        given_oid: Option<&str>,
+        open_oids: &HashMap<(AccountId, String), u64>,
+    ) -> Result<PlaceArgs, Reject> {
+        let futures = self.books.get(bi).is_some_and(|b| b.category.is_futures());
+        let side = enum_field(arg, "side", Side::parse)?.ok_or_else(|| missing("side"))?;
+        let order_type =
+            enum_field(arg, "orderType", OrderType::parse)?.ok_or_else(|| missing("orderType"))?;
+        let qty = decimal_field(arg, "qty")?.ok_or_else(|| missing("qty"))?;
+        let price = match order_type {
+            OrderType::Limit => Some(decimal_field(arg, "price")?.ok_or_else(|| missing("price"))?),
+            OrderType::Market => None,
+        };
+        let tif = enum_field(arg, "timeInForce", TimeInForce::parse)?.unwrap_or(TimeInForce::Gtc);
+        let pos_side = if futures {
+            enum_field(arg, "posSide", PosSide::parse)?
+        } else {
+            None
+        };
+        let reduce_only = enum_field(arg, "reduceOnly", yes_no)?.unwrap_or(false);
+        let stp_mode = enum_field(arg, "stpMode", StpMode::parse)?.unwrap_or(StpMode::CancelMaker);
+        if let Some(c) = given_oid {
+            if !valid_client_oid(channel, c) {
+                return Err(missing("clientOid"));
+            }
+            if open_oids.contains_key(&(owner, c.to_string())) {
+                return Err(Reject::new(25212, "Duplicate clientOid"));
+            }
+        }
+        if let Some(book) = self.book(bi) {
+            // Request checks first (tick, lot, size), then balances and positions.
+            if let Some(p) = price {
+                book.check_price(p)?;
+            }
+            if order_type == OrderType::Limit
+                || !book.spec().market_buy_in_quote
+                || side == Side::Sell
+            {
+                book.check_qty(qty)?;
+            }
+        }
+        Ok(PlaceArgs {
+            side,
+            order_type,
+            qty,
+            price,
+            tif,
+            pos_side,
+            reduce_only,
+            stp_mode,
+        })
+    }
+
     fn place_one(
         &mut self,
         channel: Channel,
@@ -516,47 +611,24 @@ impl Venue {
             let bi = self.book_index(category, &symbol).ok_or_else(|| {
                 Reject::new(25100, format!("trading pair {symbol} does not exist"))
             })?;
-            let side = enum_field(arg, "side", Side::parse)?.ok_or_else(|| missing("side"))?;
-            let order_type = enum_field(arg, "orderType", OrderType::parse)?
-                .ok_or_else(|| missing("orderType"))?;
-            let qty = decimal_field(arg, "qty")?.ok_or_else(|| missing("qty"))?;
-            let price = match order_type {
-                OrderType::Limit => {
-                    Some(decimal_field(arg, "price")?.ok_or_else(|| missing("price"))?)
-                }
-                OrderType::Market => None,
-            };
-            let tif =
-                enum_field(arg, "timeInForce", TimeInForce::parse)?.unwrap_or(TimeInForce::Gtc);
-            let pos_side = if category.is_futures() {
-                enum_field(arg, "posSide", PosSide::parse)?
-            } else {
-                None
-            };
-            let reduce_only = enum_field(arg, "reduceOnly", yes_no)?.unwrap_or(false);
-            let stp_mode =
-                enum_field(arg, "stpMode", StpMode::parse)?.unwrap_or(StpMode::CancelMaker);
-            if let Some(c) = &given_oid {
-                if !valid_client_oid(channel, c) {
-                    return Err(missing("clientOid"));
-                }
-                if self.client_oids.contains_key(&(owner, c.clone())) {
-                    return Err(Reject::new(25212, "Duplicate clientOid"));
-                }
-            }
+            let PlaceArgs {
+                side,
+                order_type,
+                qty,
+                price,
+                tif,
+                pos_side,
+                reduce_only,
+                stp_mode,
+            } = self.place_args(
+                channel,
+                owner,
+                bi,
+                arg,
+                given_oid.as_deref(),
+                &self.client_oids,
+            )?;
             let mut qty = qty;
-            if let Some(book) = self.book(bi) {
-                // Request checks first (tick, lot, size), then balances and positions.
-                if let Some(p) = price {
-                    book.check_price(p)?;
-                }
-                if order_type == OrderType::Limit
-                    || !book.spec().market_buy_in_quote
-                    || side == Side::Sell
-                {
-                    book.check_qty(qty)?;
-                }
-            }
             if let Some(q) = self.entry_check(
                 owner,
                 bi,
