@@ -4,7 +4,9 @@
 //! market orders and crossing post-only orders over several symbols, one request in flight at
 //! a time, and measures each request's round trip (request written → first report for its
 //! ClOrdID). It checks every order's final state against what the flow expects, then the same
-//! run measures a raw TCP relay of the same topology as a baseline.
+//! run measures two baselines: the floor ([`crate::floor`]: the same TLS WebSocket hop to the
+//! same simulator, pre-rendered frames, no protocol work) and a raw TCP relay of the same
+//! topology ([`crate::relay`]).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -30,7 +32,7 @@ pub struct DemoOptions {
     pub idle: IdleStrategy,
     /// Pin the gateway's io thread to core 0 and the tracker to core 1.
     pub pin: bool,
-    /// Round trips of the raw TCP relay baseline (0 skips it).
+    /// Round trips of each baseline, the floor and the raw TCP relay (0 skips them).
     pub relay_round_trips: usize,
     /// HdrHistogram interval log path.
     pub hlog_path: Option<std::path::PathBuf>,
@@ -71,6 +73,12 @@ pub struct DemoOutcome {
     pub legs: LegHistograms,
     /// Round trip of the raw TCP relay baseline (ns).
     pub relay: Option<Histogram<u64>>,
+    /// Round trip of the floor relay ([`crate::floor`]: resting place and cancel alternating
+    /// over the same TLS WebSocket to the same simulator), ns.
+    pub floor: Option<Histogram<u64>>,
+    /// The gateway's round trip of the requests the floor also sends (the resting limit's
+    /// NewOrderSingle and its OrderCancelRequest), ns.
+    pub like_floor: Histogram<u64>,
     /// Orders sent.
     pub orders_sent: usize,
     /// Requests sent (orders, modifies, cancels).
@@ -154,6 +162,8 @@ struct Flow {
     roots: HashMap<u64, u64>,
     reports: HashMap<&'static str, usize>,
     round_trip: Histogram<u64>,
+    /// Round trips of the requests the floor also sends (the resting limit and its cancel).
+    like_floor: Histogram<u64>,
     requests: usize,
 }
 
@@ -190,9 +200,12 @@ impl Flow {
     }
 
     /// Sends one request and waits for the first report about its ClOrdID.
+    /// `like_floor`: the floor sends this kind of request too (its round trip also goes to
+    /// `like_floor`).
     fn request(
         &mut self,
         cl: u64,
+        like_floor: bool,
         send: impl FnOnce(&mut StrategyClient) -> Result<(), strategy_client::ClientError>,
     ) -> Result<(), String> {
         let t0 = Instant::now();
@@ -207,6 +220,9 @@ impl Flow {
                     if self.on_received(r) == Some(cl) {
                         let ns = u64::try_from(t0.elapsed().as_nanos()).unwrap_or(u64::MAX);
                         let _ = self.round_trip.record(ns.max(1));
+                        if like_floor {
+                            let _ = self.like_floor.record(ns.max(1));
+                        }
                         return Ok(());
                     }
                 }
@@ -252,7 +268,8 @@ impl Flow {
             reduce_only: BoolFlag::No,
             stp_mode: StpMode::Default,
         };
-        self.request(cl, |c| c.send_new_order(&msg))?;
+        let like_floor = matches!(expect, Expect::Canceled);
+        self.request(cl, like_floor, |c| c.send_new_order(&msg))?;
         Ok(cl)
     }
 
@@ -271,7 +288,7 @@ impl Flow {
             side: Side::Buy,
             auto_cancel: BoolFlag::No,
         };
-        self.request(cl, |c| c.send_replace(&msg))?;
+        self.request(cl, false, |c| c.send_replace(&msg))?;
         Ok(cl)
     }
 
@@ -287,7 +304,7 @@ impl Flow {
             category: m.category,
             side: Side::Buy,
         };
-        self.request(cl, |c| c.send_cancel(&msg))
+        self.request(cl, true, |c| c.send_cancel(&msg))
     }
 
     /// Reads reports until every order is terminal or nothing arrives for `quiet`.
@@ -340,6 +357,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         roots: HashMap::new(),
         reports: HashMap::new(),
         round_trip: Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string())?,
+        like_floor: Histogram::new_with_bounds(1, 60_000_000_000, 3).map_err(|e| e.to_string())?,
         requests: 0,
     };
     let started = Instant::now();
@@ -421,6 +439,12 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let _ = flow.client.terminate();
+    // The floor runs while the simulator is up, after the flow (one thing at a time).
+    let floor = if opts.relay_round_trips > 0 && result.is_ok() {
+        Some(run_floor(&rig, opts.relay_round_trips)?)
+    } else {
+        None
+    };
     let report = rig.shutdown();
     result?;
 
@@ -445,10 +469,32 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
         unexpected,
         legs,
         relay,
+        floor,
+        like_floor: flow.like_floor,
         orders_sent: flow.orders.len(),
         requests_sent: flow.requests,
         elapsed,
     })
+}
+
+/// `n` round trips of the floor against the rig's simulator (warm-up: a tenth more), with the
+/// demo's resting limit: the first usdt-futures market, at 0.9 × its mid.
+///
+/// Errors: no usdt-futures market, or the floor failed, as text.
+fn run_floor(rig: &Rig, n: usize) -> Result<Histogram<u64>, String> {
+    let m = rig
+        .markets
+        .iter()
+        .find(|m| m.category == codec::sbe::Category::UsdtFutures)
+        .ok_or("no usdt-futures market for the floor")?;
+    let cfg = crate::floor::FloorConfig {
+        ws_private_url: rig.ws_private_url.clone(),
+        ca_pem: rig.ca_pem.clone(),
+        symbol: m.symbol.as_str().to_string(),
+        price: price_at(m, "0.9").to_string(),
+        qty: m.qty.to_string(),
+    };
+    crate::floor::run_floor(&cfg, n, n / 10).map_err(|e| format!("floor: {e}"))
 }
 
 /// `addr` if it can be bound now, else the same IP with port 0 (any free port).
@@ -481,35 +527,57 @@ pub fn print(outcome: &DemoOutcome) {
         println!("  {k:<22} {v:>8}");
     }
     println!("\nLatency per leg (µs):\n{}", outcome.legs.table());
-    if let Some(relay) = &outcome.relay {
-        let rt = outcome.legs.get(Leg::RoundTrip);
+    let rt = outcome.legs.get(Leg::RoundTrip);
+    let pct = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1e3;
+    let mut rows: Vec<(&str, &Histogram<u64>)> = vec![("gateway, every request", rt)];
+    if outcome.floor.is_some() {
+        rows.push(("gateway, place + cancel", &outcome.like_floor));
+    }
+    if let Some(f) = &outcome.floor {
+        rows.push(("floor (TLS WS, pre-rendered)", f));
+    }
+    if let Some(r) = &outcome.relay {
+        rows.push(("raw TCP relay + echo", r));
+    }
+    if rows.len() > 1 {
+        println!("Strategy round trip against the baselines (same topology, same run), µs:");
         println!(
-            "Strategy round trip: gateway path vs raw TCP relay (same topology, same run), µs:"
+            "  {:<30} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "", "count", "p50", "p90", "p99", "p99.9"
         );
-        println!(
-            "  {:<28} {:>9} {:>9} {:>9} {:>9}",
-            "", "p50", "p90", "p99", "p99.9"
-        );
-        for (name, h) in [
-            ("gateway (WS+JSON+TLS+sim)", rt),
-            ("raw TCP relay + echo", relay),
-        ] {
+        for (name, h) in &rows {
             println!(
-                "  {:<28} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
+                "  {:<30} {:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1}",
                 name,
-                h.value_at_quantile(0.5) as f64 / 1e3,
-                h.value_at_quantile(0.9) as f64 / 1e3,
-                h.value_at_quantile(0.99) as f64 / 1e3,
-                h.value_at_quantile(0.999) as f64 / 1e3
+                h.len(),
+                pct(h, 0.5),
+                pct(h, 0.9),
+                pct(h, 0.99),
+                pct(h, 0.999)
             );
         }
-        let ratio =
-            |q: f64| rt.value_at_quantile(q) as f64 / relay.value_at_quantile(q).max(1) as f64;
-        println!(
-            "  ratio gateway / relay: p50 {:.2}x, p99 {:.2}x",
-            ratio(0.5),
-            ratio(0.99)
-        );
+        let ratio = |a: &Histogram<u64>, b: &Histogram<u64>| {
+            let r = |q: f64| a.value_at_quantile(q) as f64 / b.value_at_quantile(q).max(1) as f64;
+            format!(
+                "p50 {:.2}x, p99 {:.2}x, p99.9 {:.2}x",
+                r(0.5),
+                r(0.99),
+                r(0.999)
+            )
+        };
+        if let Some(f) = &outcome.floor {
+            println!(
+                "  ratio gateway (place + cancel) / floor: {}   (the gateway's own cost; goal p50 ≤ 1.15x, p99 ≤ 1.3x)",
+                ratio(&outcome.like_floor, f)
+            );
+            println!("  ratio gateway (every request) / floor: {}", ratio(rt, f));
+        }
+        if let Some(r) = &outcome.relay {
+            println!(
+                "  ratio gateway (every request) / raw relay: {}   (what the gateway, TLS, WebSocket and simulator add)",
+                ratio(rt, r)
+            );
+        }
     }
     if outcome.unexpected.is_empty() {
         println!(
@@ -541,6 +609,9 @@ pub fn plot(outcome: &DemoOutcome, path: &std::path::Path) -> Result<(), String>
     .into_iter()
     .map(|(leg, name)| (name, outcome.legs.get(leg)))
     .collect();
+    if let Some(floor) = &outcome.floor {
+        series.push(("floor round trip (TLS WS, pre-rendered)", floor));
+    }
     if let Some(relay) = &outcome.relay {
         series.push(("raw TCP relay round trip", relay));
     }

@@ -2,6 +2,7 @@
 
 pub mod demo;
 pub mod endurance;
+pub mod floor;
 pub mod hostile;
 pub mod load;
 pub mod memory;

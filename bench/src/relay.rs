@@ -116,14 +116,14 @@ fn write_sofh(out: &mut [u8], total_len: usize) {
 }
 
 /// A frame of `len` bytes: SOFH header then a repeating payload.
-fn make_frame(len: usize) -> Vec<u8> {
+pub(crate) fn make_frame(len: usize) -> Vec<u8> {
     let mut f: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
     write_sofh(&mut f, len);
     f
 }
 
 /// `Ok(None)`: need more bytes; `Ok(Some(len))`: a whole frame of `len` bytes is at the start.
-fn peek_frame(buf: &[u8]) -> io::Result<Option<usize>> {
+pub(crate) fn peek_frame(buf: &[u8]) -> io::Result<Option<usize>> {
     let Some(header) = buf.get(..SOFH_LEN) else {
         return Ok(None);
     };
@@ -168,7 +168,9 @@ fn run_echo(listener: &TcpListener, reply_len: usize) -> io::Result<()> {
     Ok(())
 }
 
-fn run_strategy(
+/// The baseline strategy: `warmup` unrecorded then `n` recorded round trips of a
+/// `request_len`-byte frame through `relay`, one in flight (also the floor's, [`crate::floor`]).
+pub(crate) fn run_strategy(
     relay: SocketAddr,
     request_len: usize,
     n: usize,

@@ -161,6 +161,10 @@ pub struct Rig {
     gw: Gateway,
     /// The instruments the simulator keeps liquid.
     pub markets: Vec<Market>,
+    /// The simulator's private WebSocket URL.
+    pub ws_private_url: String,
+    /// The simulator's CA certificate (PEM).
+    pub ca_pem: String,
 }
 
 /// The simulator's runtime: one worker thread named `sim`.
@@ -198,6 +202,9 @@ impl Rig {
     ) -> Result<Rig, String> {
         let mut sim_cfg = sim::SimConfig::demo();
         sim_cfg.venue = opts.venue;
+        // The floor's own account (the same-run floor, [`crate::floor`]): its pushes never
+        // reach the gateway's connections.
+        crate::floor::add_floor_account(&mut sim_cfg);
         let markets = markets(&sim_cfg);
         if markets.is_empty() {
             return Err("the simulator configuration has no liquid symbol".into());
@@ -211,7 +218,7 @@ impl Rig {
                 .map_err(|e| format!("simulator: {e}"))?;
             SimPlace::InProcess(rt, sim)
         };
-        let (ws_private_url, rest_url, ca_pem) = match &sim {
+        let (ws_private_url, rest_url, ca_pem): (String, String, String) = match &sim {
             SimPlace::InProcess(_, sim) => {
                 (sim.ws_private_url(), sim.rest_url(), sim.ca_cert_pem())
             }
@@ -221,6 +228,7 @@ impl Rig {
                 c.ca_pem.clone(),
             ),
         };
+        let (venue_url, venue_ca) = (ws_private_url.clone(), ca_pem.clone());
         let mut settings = EngineSettings {
             strategy_listen: "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
             max_frame_len: codec::frame::DEFAULT_MAX_FRAME_LEN,
@@ -280,7 +288,13 @@ impl Rig {
         };
         tweak(&mut settings);
         let gw = Gateway::start(settings).map_err(|e| format!("gateway: {e}"))?;
-        Ok(Rig { sim, gw, markets })
+        Ok(Rig {
+            sim,
+            gw,
+            markets,
+            ws_private_url: venue_url,
+            ca_pem: venue_ca,
+        })
     }
 
     /// Connects and establishes session `session_id` (keepalive 1 s; `auto_keepalive`: the

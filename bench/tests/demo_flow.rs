@@ -29,4 +29,13 @@ fn short_demo_ends_every_order_as_expected() {
     let rt = outcome.legs.get(gateway::metrics::Leg::RoundTrip);
     assert_eq!(rt.len() as usize, outcome.requests_sent);
     assert_eq!(outcome.relay.map(|h| h.len()), Some(200));
+    // The floor: the same TLS WebSocket to the same simulator, every round trip back.
+    assert_eq!(outcome.floor.map(|h| h.len()), Some(200));
+    // The gateway's round trips of the requests the floor also sends: a place and a cancel
+    // per resting order (one in three orders of the flow or more).
+    assert!(
+        outcome.like_floor.len() as usize >= 2 * 120 / 4,
+        "{}",
+        outcome.like_floor.len()
+    );
 }
