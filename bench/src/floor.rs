@@ -195,6 +195,248 @@ fn run_relay(listener: TcpListener, cfg: &FloorConfig, ops: Vec<Utf8Bytes>) -> i
     })
 }
 
+/// The open-loop floor (the `load` bench's baseline): `sessions` strategy connections through
+/// one relay thread and one TLS WebSocket to the simulator, any number of requests in flight.
+///
+/// A strategy frame is [`LOAD_FRAME_LEN`] bytes with its session (u16 LE, bytes 6..8) and its
+/// arrival number k (u64 LE, bytes 8..16) after the SOFH header. The relay turns it into a
+/// place (k even, clientOid `f<ss><kkkkkkkkkk>`) or the cancel of arrival k − 1 (k odd), by
+/// writing the digits into a template rendered at start (no formatting on the path), and sends
+/// it; the `order` push for that clientOid is answered with a [`LOAD_REPLY_LEN`]-byte frame to
+/// the session's connection carrying k at the same place.
+#[derive(Debug)]
+pub struct FloorLoad {
+    /// Where the strategy connections go.
+    pub addr: SocketAddr,
+    relay: thread::JoinHandle<io::Result<()>>,
+}
+
+/// Length of an open-loop floor request frame, bytes.
+pub const LOAD_FRAME_LEN: usize = 64;
+/// Length of an open-loop floor answer frame, bytes.
+pub const LOAD_REPLY_LEN: usize = 200;
+
+/// Writes session `s` and arrival `k` into a floor frame (`frame.len() ≥ 16`).
+pub fn stamp(frame: &mut [u8], s: u16, k: u64) {
+    if let Some(dst) = frame.get_mut(6..8) {
+        dst.copy_from_slice(&s.to_le_bytes());
+    }
+    if let Some(dst) = frame.get_mut(8..16) {
+        dst.copy_from_slice(&k.to_le_bytes());
+    }
+}
+
+/// Reads the session and arrival a floor frame carries.
+pub fn stamped(frame: &[u8]) -> Option<(u16, u64)> {
+    let s = u16::from_le_bytes(frame.get(6..8)?.try_into().ok()?);
+    let k = u64::from_le_bytes(frame.get(8..16)?.try_into().ok()?);
+    Some((s, k))
+}
+
+/// A trade op template with fixed-width digit fields to write into.
+struct Template {
+    text: Vec<u8>,
+    /// Offsets of the `id` digits (10), the session digits (2) and the arrival digits (10).
+    id_at: usize,
+    oid_at: usize,
+}
+
+impl Template {
+    fn new(text: String) -> Option<Template> {
+        let id_at = text.find(r#""id":""#)? + 6;
+        let oid_at = text.find(r#""clientOid":"f"#)? + 14;
+        Some(Template {
+            text: text.into_bytes(),
+            id_at,
+            oid_at,
+        })
+    }
+
+    /// The op for session `s`, arrival `k` (the order's clientOid names arrival `order_k`).
+    fn render(&mut self, s: u16, k: u64, order_k: u64) -> Option<Utf8Bytes> {
+        write_digits(self.text.get_mut(self.id_at..self.id_at + 10)?, k);
+        write_digits(
+            self.text.get_mut(self.oid_at..self.oid_at + 2)?,
+            u64::from(s),
+        );
+        write_digits(
+            self.text.get_mut(self.oid_at + 2..self.oid_at + 12)?,
+            order_k,
+        );
+        Utf8Bytes::try_from(self.text.clone()).ok()
+    }
+}
+
+/// Writes `v` as zero-padded decimal digits filling `out` (the low digits when it is wider).
+fn write_digits(out: &mut [u8], mut v: u64) {
+    for b in out.iter_mut().rev() {
+        *b = b'0' + (v % 10) as u8;
+        v /= 10;
+    }
+}
+
+/// Reads the session and arrival from a floor clientOid in a push (`"clientOid":"f<ss><k×10>"`).
+fn push_target(text: &str) -> Option<(u16, u64)> {
+    let at = text.find(r#""clientOid":"f"#)? + 14;
+    let digits = text.get(at..at + 12)?;
+    let s = digits.get(..2)?.parse().ok()?;
+    let k = digits.get(2..)?.parse().ok()?;
+    Some((s, k))
+}
+
+impl FloorLoad {
+    /// Connects the relay to the simulator (login, `order` subscription) and waits for
+    /// `sessions` strategy connections (at most 100) on the returned address.
+    ///
+    /// Errors: TLS or WebSocket set-up, or the listener, as `io::Error`.
+    pub fn start(cfg: &FloorConfig, sessions: usize) -> io::Result<FloorLoad> {
+        if sessions == 0 || sessions > 100 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the floor takes 1 to 100 sessions",
+            ));
+        }
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        let addr = listener.local_addr()?;
+        let place = Template::new(format!(
+            r#"{{"op":"trade","id":"0000000000","category":"usdt-futures","topic":"place-order","args":[{{"symbol":"{}","side":"buy","orderType":"limit","price":"{}","qty":"{}","timeInForce":"gtc","clientOid":"f000000000000"}}]}}"#,
+            cfg.symbol, cfg.price, cfg.qty
+        ))
+        .ok_or_else(|| io::Error::other("place template"))?;
+        let cancel = Template::new(format!(
+            r#"{{"op":"trade","id":"0000000000","category":"usdt-futures","topic":"cancel-order","args":[{{"symbol":"{}","clientOid":"f000000000000"}}]}}"#,
+            cfg.symbol
+        ))
+        .ok_or_else(|| io::Error::other("cancel template"))?;
+        let cfg = cfg.clone();
+        let relay = thread::Builder::new()
+            .name("floor-io".into())
+            .spawn(move || run_load_relay(listener, &cfg, sessions, place, cancel))?;
+        Ok(FloorLoad { addr, relay })
+    }
+
+    /// Waits for the relay to end (after every strategy connection closed).
+    ///
+    /// Errors: the relay's error.
+    pub fn finish(self) -> io::Result<()> {
+        self.relay
+            .join()
+            .map_err(|_| io::Error::other("floor relay thread panicked"))?
+    }
+}
+
+fn run_load_relay(
+    listener: TcpListener,
+    cfg: &FloorConfig,
+    sessions: usize,
+    mut place: Template,
+    mut cancel: Template,
+) -> io::Result<()> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let tls = gateway::exchange::tls::client_config(Some(&cfg.ca_pem))
+            .map_err(|e| io::Error::other(format!("floor TLS: {e}")))?;
+        let (_, key, secret, pass) = FLOOR_ACCOUNT;
+        let creds = ExchangeCredentials {
+            api_key: key.into(),
+            secret: Secret::new(secret),
+            passphrase: Secret::new(pass),
+        };
+        let opts = ConnectOptions {
+            topics: vec!["order".into()],
+            ..ConnectOptions::default()
+        };
+        let ws = connect_private_with(&cfg.ws_private_url, &tls, &creds, SystemTime::now(), &opts)
+            .await
+            .map_err(|e| io::Error::other(format!("floor WebSocket: {e}")))?;
+        let (mut sink, mut source, _early) = ws.split();
+        listener.set_nonblocking(true)?;
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        let mut writers = Vec::with_capacity(sessions);
+        let (ops_tx, mut ops_rx) = tokio::sync::mpsc::unbounded_channel::<(u16, u64)>();
+        let local = tokio::task::LocalSet::new();
+        for _ in 0..sessions {
+            let (conn, _) = listener.accept().await?;
+            conn.set_nodelay(true)?;
+            let (mut r, w) = conn.into_split();
+            writers.push(w);
+            let tx = ops_tx.clone();
+            // Each connection's frames, in order, to the one writer below.
+            local.spawn_local(async move {
+                let mut buf = vec![0u8; 16 * MAX_FRAME_LEN];
+                let mut filled = 0usize;
+                loop {
+                    let got = match r.read(buf.get_mut(filled..).unwrap_or_default()).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => n,
+                    };
+                    filled += got;
+                    let mut start = 0usize;
+                    while let Ok(Some(len)) = peek_frame(buf.get(start..filled).unwrap_or_default()) {
+                        if let Some(sk) = buf.get(start..start + len).and_then(stamped) {
+                            let _ = tx.send(sk);
+                        }
+                        start += len;
+                    }
+                    buf.copy_within(start..filled, 0);
+                    filled -= start;
+                }
+            });
+        }
+        drop(ops_tx);
+        let mut reply = make_frame(LOAD_REPLY_LEN);
+        local
+            .run_until(async move {
+                loop {
+                    tokio::select! {
+                        op = ops_rx.recv() => {
+                            // Every strategy connection closed: the run is over.
+                            let Some((s, k)) = op else { break };
+                            let text = if k % 2 == 0 {
+                                place.render(s, k, k)
+                            } else {
+                                cancel.render(s, k, k - 1)
+                            };
+                            let Some(text) = text else { continue };
+                            sink.send(Message::Text(text))
+                                .await
+                                .map_err(|e| io::Error::other(format!("floor send: {e}")))?;
+                        }
+                        msg = source.next() => {
+                            match msg {
+                                Some(Ok(Message::Text(t))) => {
+                                    let t = t.as_str();
+                                    if !is_order_push(t) {
+                                        continue;
+                                    }
+                                    let Some((s, order_k)) = push_target(t) else { continue };
+                                    // A place's push answers arrival k, a cancel's push k + 1.
+                                    let k = if t.contains(r#""orderStatus":"cancelled""#) {
+                                        order_k + 1
+                                    } else {
+                                        order_k
+                                    };
+                                    if let Some(w) = writers.get_mut(usize::from(s)) {
+                                        stamp(&mut reply, s, k);
+                                        w.write_all(&reply).await?;
+                                    }
+                                }
+                                Some(Ok(_)) => {}
+                                Some(Err(e)) => return Err(io::Error::other(format!("floor read: {e}"))),
+                                None => return Err(io::Error::other("the venue closed the floor's WebSocket")),
+                            }
+                        }
+                    }
+                }
+                let _ = sink.close().await;
+                Ok(())
+            })
+            .await
+    })
+}
+
 /// True for an `order` topic push (`{"action":…,"arg":{…"topic":"order"},"data":[…]}`), not
 /// a trade reply (`{"event":"trade",…}`) or anything else. A prefix check: no parsing on the
 /// path.

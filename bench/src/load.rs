@@ -74,6 +74,10 @@ pub struct LoadOptions {
     /// The simulator's venue: `Fast` answers every op at once (the gateway is what is
     /// measured), `Full` matches.
     pub venue: sim::config::VenueMode,
+    /// After the gateway's steps, run the same rates through the floor
+    /// ([`crate::floor::FloorLoad`]: the same TLS WebSocket to the same simulator, frames
+    /// rendered from templates, no gateway) and print gateway / floor ratios.
+    pub floor: bool,
 }
 
 impl Default for LoadOptions {
@@ -93,6 +97,7 @@ impl Default for LoadOptions {
             spin_below: Duration::ZERO,
             order_capacity: None,
             venue: sim::config::VenueMode::Full,
+            floor: true,
         }
     }
 }
@@ -130,6 +135,9 @@ pub struct LoadOutcome {
     pub max_sustained: u64,
     /// The runs at 10 %, 50 % and 90 % of `max_sustained`.
     pub fractions: Vec<(u32, StepResult)>,
+    /// The floor at the same rates, in the same order (the steps, then the fractions); empty
+    /// when `floor` is off.
+    pub floor: Vec<StepResult>,
 }
 
 /// One session's state shared between the sender and its receiver for one step.
@@ -239,11 +247,7 @@ fn run_step(
     rng: &mut rand_chacha::ChaCha8Rng,
 ) -> Result<StepResult, String> {
     let n = sessions.len();
-    let per_session_rate = rate as f64 / n as f64;
-    let step_ns = opts.step.as_nanos() as f64;
-    // Room for every arrival of the step (Poisson: well above the mean count).
-    let expected = per_session_rate * opts.step.as_secs_f64();
-    let capacity = (expected * 1.5 + 64.0) as usize;
+    let capacity = step_capacity(opts, rate, n);
     let mut shared = Vec::with_capacity(n);
     let mut receivers = Vec::with_capacity(n);
     for s in sessions.iter_mut() {
@@ -264,6 +268,240 @@ fn run_step(
                 .map_err(|e| e.to_string())?,
         );
     }
+    let markets: Vec<Market> = sessions.iter().map(|s| s.market).collect();
+    let senders: Vec<&mut ClientSender> = sessions.iter_mut().map(|s| &mut s.sender).collect();
+    let mut senders = senders;
+    let driven = drive(&shared, opts, rate, epoch, rng, |s, st, k| {
+        let cl = st.base + k as u64;
+        let m = markets[s];
+        let sender = &mut senders[s];
+        if k.is_multiple_of(2) {
+            sender.send_new_order(&limit_buy(
+                cl,
+                m.symbol,
+                m.category,
+                price_at(&m, "0.9"),
+                m.qty,
+            ))
+        } else {
+            sender.send_cancel(&OrderCancelRequest {
+                cl_ord_id: cl,
+                orig_cl_ord_id: cl - 1,
+                transact_time: gateway::metrics::utc_now_ns(),
+                symbol: m.symbol,
+                category: m.category,
+                side: Side::Buy,
+            })
+        }
+        .map_err(|e| format!("send: {e}"))
+    });
+    let mut latency = hist();
+    let (mut answered, mut rejected) = (0u64, 0u64);
+    for (s, r) in sessions.iter_mut().zip(receivers) {
+        let r = r.join().map_err(|_| "a receiver panicked".to_string())?;
+        s.client = Some(r.client);
+        let _ = latency.add(&r.latency);
+        answered += r.answered;
+        rejected += r.rejected;
+    }
+    if let Some(e) = driven.error {
+        return Err(e);
+    }
+    // A keepalive per session between steps (arrivals stop while the results are read).
+    for s in sessions.iter_mut() {
+        s.sender
+            .send_keepalive()
+            .map_err(|e| format!("keepalive: {e}"))?;
+    }
+    Ok(step_result(rate, opts, driven, latency, answered, rejected))
+}
+
+/// One strategy connection to the open-loop floor ([`crate::floor::FloorLoad`]).
+struct FloorSession {
+    stream: std::net::TcpStream,
+    /// The request frame, stamped per arrival.
+    frame: Vec<u8>,
+    /// Arrival number of this step's arrival 0 (even: places and cancels pair up).
+    next_k: u64,
+}
+
+/// Reads the floor's answers of one session until every sent arrival is answered or the drain
+/// deadline passes: the same accounting as [`receive`].
+fn receive_floor(
+    mut stream: std::net::TcpStream,
+    shared: Arc<StepShared>,
+    epoch: Instant,
+) -> (Histogram<u64>, u64) {
+    use std::io::Read;
+    let mut latency = hist();
+    let mut seen = vec![false; shared.intended.len()];
+    let mut answered = 0u64;
+    let mut drain_deadline: Option<Instant> = None;
+    let mut buf = vec![0u8; crate::floor::LOAD_REPLY_LEN];
+    let mut filled = 0usize;
+    let _ = stream.set_read_timeout(Some(Duration::from_millis(20)));
+    loop {
+        match stream.read(buf.get_mut(filled..).unwrap_or_default()) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) => {}
+            Err(_) => break,
+        }
+        if filled == buf.len() {
+            filled = 0;
+            let now = ns_since(epoch);
+            if let Some(k) = crate::floor::stamped(&buf)
+                .and_then(|(_, k)| k.checked_sub(shared.base))
+                .and_then(|k| usize::try_from(k).ok())
+                .filter(|k| *k < seen.len())
+            {
+                let t = shared.intended[k].load(Ordering::Acquire);
+                if !seen[k] && t != 0 {
+                    seen[k] = true;
+                    answered += 1;
+                    let _ = latency.record(now.saturating_sub(t - 1).max(1));
+                }
+            }
+        }
+        if shared.done.load(Ordering::Acquire) {
+            if answered >= shared.sent.load(Ordering::Acquire) {
+                break;
+            }
+            let deadline = *drain_deadline.get_or_insert_with(|| Instant::now() + DRAIN);
+            if Instant::now() >= deadline {
+                break;
+            }
+        }
+    }
+    (latency, answered)
+}
+
+/// Runs one step at `rate` requests/s through the floor (the same arrivals as [`run_step`]).
+fn run_floor_step(
+    sessions: &mut [FloorSession],
+    opts: &LoadOptions,
+    rate: u64,
+    epoch: Instant,
+    rng: &mut rand_chacha::ChaCha8Rng,
+) -> Result<StepResult, String> {
+    let capacity = step_capacity(opts, rate, sessions.len());
+    let mut shared = Vec::with_capacity(sessions.len());
+    let mut receivers = Vec::with_capacity(sessions.len());
+    for s in sessions.iter_mut() {
+        let st = Arc::new(StepShared {
+            base: s.next_k,
+            intended: (0..capacity).map(|_| AtomicU64::new(0)).collect(),
+            sent: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+        });
+        s.next_k += capacity as u64;
+        shared.push(Arc::clone(&st));
+        let stream = s.stream.try_clone().map_err(|e| e.to_string())?;
+        receivers.push(
+            std::thread::Builder::new()
+                .name("floor-recv".into())
+                .spawn(move || receive_floor(stream, st, epoch))
+                .map_err(|e| e.to_string())?,
+        );
+    }
+    let driven = drive(&shared, opts, rate, epoch, rng, |s, st, k| {
+        use std::io::Write;
+        let session = &mut sessions[s];
+        let id = u16::try_from(s).unwrap_or(u16::MAX);
+        crate::floor::stamp(&mut session.frame, id, st.base + k as u64);
+        session
+            .stream
+            .write_all(&session.frame)
+            .map_err(|e| format!("floor send: {e}"))
+    });
+    let mut latency = hist();
+    let mut answered = 0u64;
+    for r in receivers {
+        let (h, a) = r
+            .join()
+            .map_err(|_| "a floor receiver panicked".to_string())?;
+        let _ = latency.add(&h);
+        answered += a;
+    }
+    if let Some(e) = driven.error {
+        return Err(e);
+    }
+    Ok(step_result(rate, opts, driven, latency, answered, 0))
+}
+
+/// Runs the floor at each of `rates` with `opts.sessions` connections against the rig's
+/// simulator (the demo's resting limit on its first usdt-futures market) and prints each step.
+fn run_floor(rig: &Rig, opts: &LoadOptions, rates: &[u64]) -> Result<Vec<StepResult>, String> {
+    let m = rig
+        .markets
+        .iter()
+        .find(|m| m.category == codec::sbe::Category::UsdtFutures)
+        .ok_or("no usdt-futures market for the floor")?;
+    let cfg = crate::floor::FloorConfig {
+        ws_private_url: rig.ws_private_url.clone(),
+        ca_pem: rig.ca_pem.clone(),
+        symbol: m.symbol.as_str().to_string(),
+        price: price_at(m, "0.9").to_string(),
+        qty: m.qty.to_string(),
+    };
+    let floor =
+        crate::floor::FloorLoad::start(&cfg, opts.sessions).map_err(|e| format!("floor: {e}"))?;
+    let mut sessions = Vec::with_capacity(opts.sessions);
+    for _ in 0..opts.sessions {
+        let stream = std::net::TcpStream::connect(floor.addr).map_err(|e| e.to_string())?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        sessions.push(FloorSession {
+            stream,
+            frame: crate::relay::make_frame(crate::floor::LOAD_FRAME_LEN),
+            next_k: 0,
+        });
+    }
+    let epoch = Instant::now();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(opts.seed);
+    let mut steps = Vec::with_capacity(rates.len());
+    for &r in rates {
+        let step = run_floor_step(&mut sessions, opts, r, epoch, &mut rng)?;
+        print_step(&step);
+        steps.push(step);
+    }
+    drop(sessions);
+    floor.finish().map_err(|e| format!("floor: {e}"))?;
+    Ok(steps)
+}
+
+/// What the sender did in one step.
+struct Driven {
+    /// Arrivals sent per session.
+    count: Vec<usize>,
+    /// Actual minus intended send time, ns.
+    lag: Histogram<u64>,
+    elapsed: Duration,
+    /// The send that failed (the step stopped there).
+    error: Option<String>,
+}
+
+/// The open-loop sender of one step, shared by the gateway's sessions and the floor's: every
+/// session's arrivals (constant or Poisson gaps at `rate / sessions` each, over `opts.step`)
+/// sent at their intended times by `send(session, its StepShared, arrival k)`, each intended
+/// time published in the session's [`StepShared`] before the send. Sleeps when the next
+/// arrival is further than `opts.spin_below`, yields otherwise; marks every session done at the
+/// end.
+fn drive(
+    shared: &[Arc<StepShared>],
+    opts: &LoadOptions,
+    rate: u64,
+    epoch: Instant,
+    rng: &mut rand_chacha::ChaCha8Rng,
+    mut send: impl FnMut(usize, &StepShared, usize) -> Result<(), String>,
+) -> Driven {
+    let n = shared.len();
+    let per_session_rate = rate as f64 / n.max(1) as f64;
+    let step_ns = opts.step.as_nanos() as f64;
+    let capacity = shared.first().map_or(0, |s| s.intended.len());
     let mut lag = hist();
     let mut next: Vec<f64> = (0..n)
         .map(|_| gap_ns(opts.arrivals, per_session_rate, rng) * 0.5)
@@ -271,7 +509,7 @@ fn run_step(
     let mut count = vec![0usize; n];
     let start_ns = ns_since(epoch);
     let start = Instant::now();
-    let mut send_error = None;
+    let mut error = None;
     while let Some((s, t)) = next
         .iter()
         .enumerate()
@@ -296,31 +534,10 @@ fn run_step(
         let intended = start_ns + t as u64;
         let st = &shared[s];
         st.intended[k].store(intended + 1, Ordering::Release);
-        let session = &mut sessions[s];
-        let cl = st.base + k as u64;
-        let sent = if k.is_multiple_of(2) {
-            let m = session.market;
-            session.sender.send_new_order(&limit_buy(
-                cl,
-                m.symbol,
-                m.category,
-                price_at(&m, "0.9"),
-                m.qty,
-            ))
-        } else {
-            let m = session.market;
-            session.sender.send_cancel(&OrderCancelRequest {
-                cl_ord_id: cl,
-                orig_cl_ord_id: cl - 1,
-                transact_time: gateway::metrics::utc_now_ns(),
-                symbol: m.symbol,
-                category: m.category,
-                side: Side::Buy,
-            })
-        };
+        let sent = send(s, st, k);
         let _ = lag.record(ns_since(epoch).saturating_sub(intended).max(1));
         if let Err(e) = sent {
-            send_error = Some(format!("send: {e}"));
+            error = Some(e);
             break;
         }
         count[s] += 1;
@@ -328,44 +545,52 @@ fn run_step(
         next[s] = t + gap_ns(opts.arrivals, per_session_rate, rng);
     }
     let elapsed = start.elapsed();
-    for st in &shared {
+    for st in shared {
         st.done.store(true, Ordering::Release);
     }
-    let mut latency = hist();
-    let (mut answered, mut rejected) = (0u64, 0u64);
-    for (s, r) in sessions.iter_mut().zip(receivers) {
-        let r = r.join().map_err(|_| "a receiver panicked".to_string())?;
-        s.client = Some(r.client);
-        let _ = latency.add(&r.latency);
-        answered += r.answered;
-        rejected += r.rejected;
+    Driven {
+        count,
+        lag,
+        elapsed,
+        error,
     }
-    if let Some(e) = send_error {
-        return Err(e);
-    }
-    // A keepalive per session between steps (arrivals stop while the results are read).
-    for s in sessions.iter_mut() {
-        s.sender
-            .send_keepalive()
-            .map_err(|e| format!("keepalive: {e}"))?;
-    }
-    let sent: u64 = count.iter().map(|c| *c as u64).sum();
+}
+
+/// A step's figures from what was sent and answered.
+fn step_result(
+    rate: u64,
+    opts: &LoadOptions,
+    driven: Driven,
+    latency: Histogram<u64>,
+    answered: u64,
+    rejected: u64,
+) -> StepResult {
+    let sent: u64 = driven.count.iter().map(|c| *c as u64).sum();
     let lost = sent.saturating_sub(answered);
     let held = lost == 0
         && rejected == 0
         && sent > 0
         && latency.value_at_quantile(0.99) <= opts.p99_bound.as_nanos() as u64;
-    Ok(StepResult {
+    StepResult {
         rate,
         sent,
-        sent_per_s: sent as f64 / elapsed.as_secs_f64().max(1e-9),
+        sent_per_s: sent as f64 / driven.elapsed.as_secs_f64().max(1e-9),
         answered,
         lost,
         rejected,
         latency,
-        sender_lag: lag,
+        sender_lag: driven.lag,
         held,
-    })
+    }
+}
+
+/// Room for every arrival of a session in one step (Poisson: well above the mean count), even
+/// (the floor pairs a place with its cancel).
+fn step_capacity(opts: &LoadOptions, rate: u64, sessions: usize) -> usize {
+    let per_session_rate = rate as f64 / sessions.max(1) as f64;
+    let expected = per_session_rate * opts.step.as_secs_f64();
+    let c = (expected * 1.5 + 64.0) as usize;
+    c + c % 2
 }
 
 /// Starts the rig, runs the step-up and the fractions, stops the rig.
@@ -453,10 +678,22 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         for c in sessions.iter_mut().filter_map(|s| s.client.as_mut()) {
             let _ = c.terminate();
         }
+        let floor = if opts.floor {
+            let rates: Vec<u64> = steps
+                .iter()
+                .chain(fractions.iter().map(|(_, s)| s))
+                .map(|s| s.rate)
+                .collect();
+            println!("-- the floor at the same rates (same TLS WebSocket hop and simulator, no gateway):");
+            run_floor(&rig, opts, &rates)?
+        } else {
+            Vec::new()
+        };
         Ok(LoadOutcome {
             steps,
             max_sustained,
             fractions,
+            floor,
         })
     })();
     let report = rig.shutdown();
@@ -507,8 +744,48 @@ pub fn print_step(s: &StepResult) {
     );
 }
 
-/// The summary after the table.
+/// The summary after the table: the maximum sustainable rate, then, with the floor, each
+/// rate's gateway / floor ratios.
 pub fn print_summary(o: &LoadOutcome) {
+    print_max(o);
+    if o.floor.is_empty() {
+        return;
+    }
+    println!("gateway / floor at each rate (latency from intended send time; the floor pays the same TLS WebSocket hop and simulator):");
+    println!(
+        "{:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}   {:>7} {:>7} {:>7}",
+        "rate/s",
+        "gw p50",
+        "gw p99",
+        "gw p99.9",
+        "fl p50",
+        "fl p99",
+        "fl p99.9",
+        "p50",
+        "p99",
+        "p99.9"
+    );
+    let gateway = o.steps.iter().chain(o.fractions.iter().map(|(_, s)| s));
+    for (g, f) in gateway.zip(&o.floor) {
+        let q = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q);
+        let ratio = |p: f64| q(&g.latency, p) as f64 / q(&f.latency, p).max(1) as f64;
+        println!(
+            "{:>9} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1} {:>9.1}   {:>6.2}x {:>6.2}x {:>6.2}x",
+            g.rate,
+            us(q(&g.latency, 0.5)),
+            us(q(&g.latency, 0.99)),
+            us(q(&g.latency, 0.999)),
+            us(q(&f.latency, 0.5)),
+            us(q(&f.latency, 0.99)),
+            us(q(&f.latency, 0.999)),
+            ratio(0.5),
+            ratio(0.99),
+            ratio(0.999)
+        );
+    }
+}
+
+fn print_max(o: &LoadOutcome) {
     if o.max_sustained == 0 {
         println!("maximum sustainable rate: none of the rates held");
     } else {

@@ -72,6 +72,10 @@ struct Args {
     /// what is measured).
     #[arg(long, value_enum, default_value = "full")]
     venue: sim::config::VenueMode,
+    /// Skip the floor (the same rates through a relay that pays the same TLS WebSocket hop to
+    /// the same simulator with frames rendered from templates, and the gateway / floor ratios).
+    #[arg(long)]
+    no_floor: bool,
     /// Write latency vs throughput (SVG) here, and the percentile distributions at 10/50/90 %
     /// of the maximum next to it (`FILE-percentiles.svg`).
     #[arg(long)]
@@ -108,6 +112,7 @@ fn main() {
         spin_below: Duration::from_micros(a.spin_below_us),
         order_capacity: a.order_capacity,
         venue: a.venue,
+        floor: !a.no_floor,
     };
     bench::load::print_header(&opts);
     match bench::load::run(&opts) {
