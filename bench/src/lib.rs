@@ -1,5 +1,6 @@
 //! Demo strategy, load generator and same-run baselines for the order gateway.
 
+pub mod burst;
 pub mod demo;
 pub mod endurance;
 pub mod floor;

@@ -297,6 +297,23 @@ impl Rig {
         })
     }
 
+    /// The in-process simulator's counters (`None` with a simulator process).
+    pub fn sim_stats(&self) -> Option<sim::SimStats> {
+        match &self.sim {
+            SimPlace::InProcess(_, sim) => Some(sim.stats()),
+            SimPlace::Child(_) => None,
+        }
+    }
+
+    /// A reader of the in-process simulator's counters another thread can own (`None` with a
+    /// simulator process).
+    pub fn sim_stats_reader(&self) -> Option<sim::StatsReader> {
+        match &self.sim {
+            SimPlace::InProcess(_, sim) => Some(sim.stats_reader()),
+            SimPlace::Child(_) => None,
+        }
+    }
+
     /// Connects and establishes session `session_id` (keepalive 1 s; `auto_keepalive`: the
     /// client sends them from `recv`).
     ///

@@ -206,6 +206,40 @@ impl SimHandle {
 
     /// Counter snapshot.
     pub fn stats(&self) -> SimStats {
+        self.stats_reader().read()
+    }
+
+    /// A reader of the counters that another thread can own (e.g. to watch them while this
+    /// handle stays with its runtime).
+    pub fn stats_reader(&self) -> StatsReader {
+        StatsReader {
+            counters: Arc::clone(&self.counters),
+        }
+    }
+
+    /// Stops accepting, closes every WebSocket connection and the liquidity timer, and waits
+    /// for the tasks (at most about a second).
+    pub async fn shutdown(self) {
+        let running = self.running;
+        let _ = running.shutdown_tx.send(true);
+        running
+            .handle
+            .graceful_shutdown(Some(Duration::from_millis(500)));
+        for t in running.tasks {
+            let _ = tokio::time::timeout(Duration::from_secs(1), t).await;
+        }
+    }
+}
+
+/// A cloneable reader of a simulator's counters ([`SimHandle::stats_reader`]).
+#[derive(Debug, Clone)]
+pub struct StatsReader {
+    counters: Arc<venue::Counters>,
+}
+
+impl StatsReader {
+    /// Counter snapshot.
+    pub fn read(&self) -> SimStats {
         let c = &self.counters;
         let g = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
         SimStats {
@@ -225,19 +259,6 @@ impl SimHandle {
             batch_cancel_ops: g(&c.batch_cancel_ops),
             move_positions_requests: g(&c.move_positions_requests),
             order_info_queries: g(&c.order_info_queries),
-        }
-    }
-
-    /// Stops accepting, closes every WebSocket connection and the liquidity timer, and waits
-    /// for the tasks (at most about a second).
-    pub async fn shutdown(self) {
-        let running = self.running;
-        let _ = running.shutdown_tx.send(true);
-        running
-            .handle
-            .graceful_shutdown(Some(Duration::from_millis(500)));
-        for t in running.tasks {
-            let _ = tokio::time::timeout(Duration::from_secs(1), t).await;
         }
     }
 }

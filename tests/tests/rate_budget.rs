@@ -288,3 +288,52 @@ fn rate_budget_request_lists_every_bucket() {
     }
     assert_eq!(entry(&e, "cancel-order", 5).remaining, 10);
 }
+
+/// A request queued for a token does not hold back the session's reports. Three cancels
+/// arrive in one read with `cancel-order` at 1 per window and the session queueing: the first
+/// goes at once, the others wait a window each. The first one's Canceled report comes while
+/// they wait (before the fix the session's output stayed corked for the whole read, and the
+/// report came after the last cancel was written, 2 windows later).
+#[test]
+fn a_queued_cancel_does_not_hold_back_the_reports_of_the_cancels_sent() {
+    let mut rate = RateConfig::bitget();
+    rate.overrides.cancel_order = Some(1);
+    let h = start(1, |_| {}, rate);
+    let mut q = h.client(2);
+    let (b, resting) = burst(&mut q, 3);
+    assert_eq!(b.new, 3);
+    // One write holding the three cancels: the gateway reads them together.
+    let mut frames = Vec::new();
+    for orig in &resting {
+        let cl = q.next_cl();
+        OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: *orig,
+            transact_time: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+        }
+        .encode_frame(&mut frames);
+    }
+    q.c.send_raw(&frames).unwrap();
+    let mut canceled = 0;
+    while canceled < resting.len() {
+        match q.next_message() {
+            Received::Exec(er) => {
+                assert_eq!(er.exec_type, ExecType::Canceled, "{er:?}");
+                canceled += 1;
+                if canceled == 1 {
+                    assert_eq!(
+                        h.sim().stats().orders_cancelled,
+                        1,
+                        "the first report came while the other cancels waited for tokens"
+                    );
+                }
+            }
+            Received::RateBudgetReport(..) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(h.sim().stats().orders_cancelled, 3);
+}

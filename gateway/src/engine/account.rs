@@ -84,7 +84,7 @@ impl AccountCtx {
         session_id: u64,
         out: &SessionOut,
     ) -> Result<(), NotSent> {
-        let sent = self.write_trade(op, policy, json).await;
+        let sent = self.write_trade(op, policy, json, out).await;
         if matches!(sent, Err(NotSent::Throttled { .. })) {
             self.note_throttled(session_id, out);
         }
@@ -96,6 +96,7 @@ impl AccountCtx {
         op: TradeOp,
         policy: BudgetPolicy,
         json: &[u8],
+        out: &SessionOut,
     ) -> Result<(), NotSent> {
         if !self.is_up() {
             return Err(NotSent::Down);
@@ -120,6 +121,10 @@ impl AccountCtx {
                         return Err(NotSent::Throttled { bucket });
                     }
                     let d = ready_at.saturating_sub(now).max(100_000);
+                    // The request waits for a token: what the session's output holds while
+                    // the io thread works through frames it pipelined (a cork: its answers and
+                    // the tracker's reports) leaves now, not after the wait.
+                    out.uncork();
                     tokio::time::sleep(std::time::Duration::from_nanos(d)).await;
                 }
             }
