@@ -74,6 +74,10 @@ pub struct LoadOptions {
     /// The simulator's venue: `Fast` answers every op at once (the gateway is what is
     /// measured), `Full` matches.
     pub venue: sim::config::VenueMode,
+    /// Pin the sender (the thread that calls [`run`]) to this core, so that it is not moved or
+    /// queued behind the gateway's threads (with cores to spare; on 2 vCPUs it takes one of the
+    /// two from the gateway and the simulator). `None`: not pinned.
+    pub sender_core: Option<usize>,
     /// After the gateway's steps, run the same rates through the floor
     /// ([`crate::floor::FloorLoad`]: the same TLS WebSocket to the same simulator, frames
     /// rendered from templates, no gateway) and print gateway / floor ratios.
@@ -97,6 +101,7 @@ impl Default for LoadOptions {
             spin_below: Duration::ZERO,
             order_capacity: None,
             venue: sim::config::VenueMode::Full,
+            sender_core: None,
             floor: true,
         }
     }
@@ -612,6 +617,14 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         sim_process: false,
         venue: opts.venue,
     })?;
+    if let Some(core) = opts.sender_core {
+        let pinned = core_affinity::get_core_ids()
+            .and_then(|ids| ids.into_iter().find(|c| c.id == core))
+            .is_some_and(core_affinity::set_for_current);
+        if !pinned {
+            eprintln!("load: could not pin the sender to core {core}");
+        }
+    }
     let result = (|| {
         let mut sessions = Vec::with_capacity(ids.len());
         for (i, id) in ids.iter().enumerate() {

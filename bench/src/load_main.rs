@@ -61,6 +61,10 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
+    /// Pin the sender thread to this core (with cores to spare: on 2 vCPUs it takes one from
+    /// the gateway and the simulator).
+    #[arg(long)]
+    sender_core: Option<usize>,
     /// Open orders the gateway's tracker table holds before it first grows (`[tracker]
     /// order_capacity`; default 16384; ended orders are evicted after the retention window,
     /// `[tracker] retention_ms` / `retention_orders`): each growth moves the table on its
@@ -110,6 +114,7 @@ fn main() {
         },
         pin: a.pin,
         spin_below: Duration::from_micros(a.spin_below_us),
+        sender_core: a.sender_core,
         order_capacity: a.order_capacity,
         venue: a.venue,
         floor: !a.no_floor,
