@@ -255,3 +255,69 @@ fn a_restart_after_a_rollover_keeps_the_epoch_and_each_orders_client_oid() {
     assert_eq!(h.sim().stats().repeated_client_oids, 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Found by the soak (seed 20261124, ended orders evicted at once): an order open at the
+/// rollover that ends in the new epoch keeps its ClOrdID used for the rest of that epoch (as
+/// the journal fold has it after a restart), so that a strategy's resend of its NewOrderSingle
+/// (one that got no answer before the rollover) is refused as a duplicate, not placed again
+/// under the new epoch's clientOid. Before the fix, its eviction freed the ClOrdID in the new
+/// epoch: the resend became a second order at the exchange. An order that ended in the old
+/// epoch still frees its ClOrdID in the new one.
+#[test]
+fn an_order_carried_open_and_ended_in_the_new_epoch_keeps_its_cl_ord_id_used() {
+    let h = Harness::start_with(e2e::quiet_sim_config(), |s| {
+        s.tracker.retention = gateway::tracker::Retention {
+            retention_ms: 0,
+            retention_orders: 0,
+            ..gateway::tracker::Retention::default()
+        };
+    });
+    let mut s = Strategy::from_client(connect(&h, 1, 0).unwrap());
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let open = exec(&mut s);
+    assert_eq!((open.cl_ord_id, open.exec_type), (1, ExecType::New));
+    // Order 3 ends in epoch 0 (evicted at once, the last thing before the rollover).
+    s.c.send_new_order(&resting_buy(3)).unwrap();
+    assert_eq!(exec(&mut s).exec_type, ExecType::New);
+    s.c.send_cancel(&cancel(4, 3)).unwrap();
+    assert_eq!(exec(&mut s).exec_type, ExecType::Canceled);
+    // Time for the eviction to reach the session; without it order 3 would still be held and
+    // reported in the new epoch (free then as well).
+    std::thread::sleep(Duration::from_millis(300));
+    s.c.terminate().unwrap();
+    drop(s);
+
+    // Epoch 1: order 1 carried open, then cancelled (ended in epoch 1, evicted at once).
+    let mut s = Strategy::from_client(connect(&h, 1, 1).unwrap());
+    assert_eq!(s.c.session_ver_id(), 1);
+    catch_up(&mut s);
+    let status = exec(&mut s);
+    assert_eq!(
+        (status.cl_ord_id, status.exec_type, status.ord_status),
+        (1, ExecType::OrderStatus, OrdStatus::New)
+    );
+    // Order 3 ended in epoch 0: its ClOrdID is free in epoch 1 (released before the epoch
+    // began, not at epoch 1's first message).
+    s.c.send_new_order(&resting_buy(3)).unwrap();
+    let reused = exec(&mut s);
+    assert_eq!((reused.cl_ord_id, reused.exec_type), (3, ExecType::New));
+    s.c.send_cancel(&cancel(2, 1)).unwrap();
+    let cancelled = exec(&mut s);
+    assert_eq!(
+        (cancelled.cl_ord_id, cancelled.exec_type),
+        (2, ExecType::Canceled)
+    );
+    // Time for the eviction to reach the session (its order entry takes it at its next
+    // message); not an assertion on time: without it the order is still held, a duplicate
+    // anyway.
+    std::thread::sleep(Duration::from_millis(300));
+    s.c.send_new_order(&resting_buy(1)).unwrap();
+    let again = exec(&mut s);
+    assert_eq!(
+        (again.cl_ord_id, again.exec_type, again.ord_rej_reason),
+        (1, ExecType::Rejected, Some(OrdRejReason::DuplicateOrder)),
+        "a resend of the carried order, not a new order"
+    );
+    assert_eq!(exchange_order(&h, ClientOid::in_epoch(1, 1, 1)), None);
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+}

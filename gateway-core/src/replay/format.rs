@@ -223,6 +223,16 @@ pub enum Record {
         /// Root ClOrdID of the evicted order.
         root: u64,
     },
+    /// The session's order entry released the ClOrdIDs of an order the tracker evicted once
+    /// the rollover had reported it, ended before the epoch began: free in the epoch (io
+    /// stream; `OrderEntry::release_ended_before_epoch`). Recordings made before it read
+    /// every release as [`Record::EntryRelease`].
+    EntryReleaseEndedBeforeEpoch {
+        /// SessionID.
+        session_id: u64,
+        /// Root ClOrdID of the evicted order.
+        root: u64,
+    },
 }
 
 impl Record {
@@ -663,6 +673,7 @@ mod tests {
             Record::EntryState { .. } => "EntryState",
             Record::EntryEpochState { .. } => "EntryEpochState",
             Record::EntryRelease { .. } => "EntryRelease",
+            Record::EntryReleaseEndedBeforeEpoch { .. } => "EntryReleaseEndedBeforeEpoch",
         }
     }
 
@@ -728,6 +739,10 @@ mod tests {
                 session_id: 4,
                 root: 1,
             },
+            Record::EntryReleaseEndedBeforeEpoch {
+                session_id: 4,
+                root: 2,
+            },
         ]
     }
 
@@ -745,7 +760,7 @@ mod tests {
     fn every_record_kind_round_trips_and_reads_back_in_order() {
         let recs = every_record();
         let tags: std::collections::BTreeSet<_> = recs.iter().map(record_tag).collect();
-        assert_eq!(tags.len(), 9, "every kind: {tags:?}");
+        assert_eq!(tags.len(), 10, "every kind: {tags:?}");
         let mut file = Vec::new();
         for r in &recs {
             round_trip(r);

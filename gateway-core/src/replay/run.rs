@@ -190,6 +190,11 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
                     e.release(root);
                 }
             }
+            Record::EntryReleaseEndedBeforeEpoch { session_id, root } => {
+                if let Some(e) = r.entries.get_mut(&session_id) {
+                    e.release_ended_before_epoch(root);
+                }
+            }
             Record::OrderEntry {
                 session_id,
                 req_id,

@@ -10,6 +10,18 @@
 //! ClOrdID naming it; they stay used, and a cancel or replace that names them is refused at
 //! entry (TooLateToCancel) without a round trip.
 //!
+//! Across a rollover: the new epoch's ClOrdID space is fresh except for the live ClOrdIDs
+//! (orders still tracked, carried over). A carried order that ends in the new epoch leaves its
+//! ClOrdIDs used for the rest of that epoch ([`ClOrdIds::release`]), as the journal fold has it
+//! after a restart (an order not ended at the epoch record keeps its ClOrdIDs in the epoch's
+//! used set): a strategy that resends, in the new epoch, a NewOrderSingle of the old one that
+//! got no answer before the rollover gets DuplicateOrder, however soon the order ended and left
+//! the tracker (found by the soak: with ended orders evicted at once, the resend of an order
+//! whose reply came just after the rollover reached the exchange again under the new epoch's
+//! clientOid, a second order). Only an order that had ended before the epoch began, reported
+//! OrderStatus by the rollover and evicted then, frees its ClOrdIDs in the new epoch
+//! ([`ClOrdIds::release_ended_before_epoch`]).
+//!
 //! The ClOrdIDs of one order form a chain through the live table (each entry holds the next
 //! ClOrdID of its order), so releasing an order needs no second table and no allocation.
 //!
@@ -71,9 +83,11 @@ impl ClOrdIds {
     }
 
     /// The epoch ends and `epoch` starts (session rollover): the ClOrdID space is fresh except
-    /// for the ClOrdIDs of the orders still tracked, which stay live and reserved until those
-    /// orders leave (a cancel or replace in the new epoch can still name them; a new order
-    /// cannot take them; once released they are free). Returns how many stay reserved.
+    /// for the ClOrdIDs of the orders still tracked, which stay live and reserved (a cancel or
+    /// replace in the new epoch can still name them; a new order cannot take them); once
+    /// released they stay used for the epoch ([`ClOrdIds::release`]), unless the order had
+    /// ended before the rollover ([`ClOrdIds::release_ended_before_epoch`]: free). Returns how
+    /// many stay reserved.
     pub fn new_epoch(&mut self, epoch: u32) -> usize {
         self.epoch = epoch;
         self.used = UsedIds::new();
@@ -172,14 +186,31 @@ impl ClOrdIds {
         self.live.insert(cl, Link { root, next, epoch });
     }
 
-    /// The order of root `root` left the tracker: its ClOrdIDs leave the live table (they
-    /// stay used). Returns how many left.
+    /// The order of root `root` left the tracker: its ClOrdIDs leave the live table and are
+    /// used for the rest of the epoch, also when the order was carried over from an earlier
+    /// epoch (it had not ended at the rollover: a NewOrderSingle naming it in this epoch may be
+    /// a resend of its own, see the module docs). Returns how many left.
     pub fn release(&mut self, root: u64) -> usize {
+        self.release_chain(root, true)
+    }
+
+    /// The order of root `root`, carried over from an earlier epoch and ended before the
+    /// current one began, left the tracker once the rollover reported it (OrderStatus): its
+    /// ClOrdIDs leave the live table and are free in the current epoch (those used in it
+    /// already stay used). Returns how many left.
+    pub fn release_ended_before_epoch(&mut self, root: u64) -> usize {
+        self.release_chain(root, false)
+    }
+
+    fn release_chain(&mut self, root: u64, keep_used: bool) -> usize {
         let mut n = 0;
         let mut at = root;
         while at != 0 {
             match self.live.remove(&at) {
                 Some(l) if l.root == root => {
+                    if keep_used && l.epoch != self.epoch {
+                        self.used.insert(at);
+                    }
                     n += 1;
                     at = l.next;
                 }
@@ -299,9 +330,40 @@ mod tests {
         ids.sent_new(1);
         assert_eq!((ids.named(1), ids.epoch_of(1)), (Named::Live(1), 1));
         assert_eq!(ids.epoch_of(2), 0);
-        // Once the carried order leaves the tracker, its ClOrdIDs are free in the new epoch.
+        // An order that had ended before the rollover (reported OrderStatus, then evicted):
+        // its ClOrdIDs are free in the new epoch.
+        assert_eq!(ids.release_ended_before_epoch(3), 1);
+        assert_eq!(ids.named(3), Named::Unknown);
+        // The carried open order ends in the new epoch and leaves the tracker: its ClOrdIDs
+        // stay used for the rest of the epoch (as the journal fold rebuilds them).
         assert_eq!(ids.release(2), 2);
-        assert!(!ids.is_used(2) && !ids.is_used(4) && ids.is_used(1));
+        assert!(ids.is_used(2) && ids.is_used(4) && ids.is_used(1));
+        assert_eq!([2, 4].map(|c| ids.named(c)), [Named::Ended, Named::Ended]);
+        // And free again in the epoch after (order 1, still tracked, carried in turn).
+        assert_eq!(ids.new_epoch(2), 1);
+        assert!(!ids.is_used(2) && !ids.is_used(4) && !ids.is_used(3));
+        assert_eq!(ids.named(1), Named::Live(1));
+    }
+
+    /// The soak's failure (seed 20261124, ended orders evicted at once): ClOrdID 582 was
+    /// accepted in epoch 1, its reply and fill came after the rollover (numbered in epoch 2),
+    /// it was evicted at once, and the strategy's resend of the NewOrderSingle (no answer seen
+    /// before the rollover) was taken for a new order of epoch 2: placed again under the
+    /// clientOid of epoch 2. It must be a duplicate.
+    #[test]
+    fn a_resend_of_an_order_carried_open_and_evicted_in_the_new_epoch_stays_a_duplicate() {
+        let mut ids = ClOrdIds::restore(1, [], UsedIds::new());
+        ids.use_root(582);
+        ids.sent_new(582);
+        ids.new_epoch(2);
+        assert_eq!(ids.named(582), Named::Live(582), "reserved at the rollover");
+        // Filled in epoch 2, evicted: released.
+        assert_eq!(ids.release(582), 1);
+        assert!(
+            ids.is_used(582),
+            "a resend of 582 in epoch 2 is a duplicate"
+        );
+        assert_eq!(ids.named(582), Named::Ended);
     }
 
     #[test]

@@ -138,15 +138,27 @@ impl OrderEntry {
     }
 
     /// The tracker evicted the order of root `root` (ended, past the retention window): its
-    /// ClOrdIDs stay used but no longer name an order (a cancel or replace naming them gets
-    /// TooLateToCancel at entry). Returns how many ClOrdIDs left the live table.
+    /// ClOrdIDs stay used for the rest of the epoch, also when the order was carried over from
+    /// an earlier one, but no longer name an order (a cancel or replace naming them gets
+    /// TooLateToCancel at entry; a NewOrderSingle, DuplicateOrder). Returns how many ClOrdIDs
+    /// left the live table.
     pub fn release(&mut self, root: u64) -> usize {
         self.ids.release(root)
     }
 
+    /// The tracker evicted the order of root `root` once the rollover reported it: it had
+    /// ended before the current epoch began, and its ClOrdIDs are free in this epoch
+    /// ([`ClOrdIds::release_ended_before_epoch`]).
+    /// Returns how many ClOrdIDs left the live table.
+    pub fn release_ended_before_epoch(&mut self, root: u64) -> usize {
+        self.ids.release_ended_before_epoch(root)
+    }
+
     /// The session's epoch ends and `epoch` starts (session rollover): the ClOrdIDs and
-    /// ListIDs used so far are free again, except the ClOrdIDs of orders still tracked (reserved
-    /// until they leave; cancels and replaces may name them). Returns how many stay reserved.
+    /// ListIDs used so far are free again, except the ClOrdIDs of orders still tracked
+    /// (reserved; cancels and replaces may name them; those of an order that had not ended by
+    /// the rollover stay used for the whole epoch, see [`OrderEntry::release`]). Returns how
+    /// many stay reserved.
     pub fn new_epoch(&mut self, epoch: u32) -> usize {
         self.list_ids = UsedIds::new();
         self.fresh_cl_ord_ids.clear();

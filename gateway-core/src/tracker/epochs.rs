@@ -19,9 +19,11 @@ impl Tracker {
     /// or ended within the retention window) is queued for an OrderStatus report, made by the
     /// next ticks ([`Tracker::on_tick`], at most [`STATUS_PER_TICK`] each, stamped then, from
     /// the order's state then), and each ended one is evicted once reported (its ClOrdID is
-    /// then free in the new epoch): the first messages of the new epoch tell the strategy where
-    /// its orders stand, including how those ended whose last reports of the old epoch it may
-    /// not have received. `_utc_ns` is the input's time (kept for the recorded input).
+    /// then free in the new epoch; one that ends after the rollover keeps its ClOrdIDs used
+    /// for the epoch, [`super::retention::Evicted`]): the first messages of the new epoch
+    /// tell the strategy where its orders stand, including how those ended whose last reports
+    /// of the old epoch it may not have received. `_utc_ns` is the input's time (kept for the
+    /// recorded input).
     pub fn on_epoch(
         &mut self,
         session_id: u64,
@@ -62,14 +64,14 @@ impl Tracker {
         // [`STATUS_PER_TICK`] of them (a rollover of 16 sessions holds tens of thousands of
         // orders; reported at once they stalled the tracker thread 150-220 ms). The queued
         // ended ones stay until reported; the others leave now.
-        let mut held: Vec<u64> = self
+        let mut held: Vec<(u64, bool)> = self
             .orders()
             .filter(|o| o.session_id == session_id)
-            .map(|o| o.root)
+            .map(|o| (o.root, o.is_terminal()))
             .collect();
         held.sort_unstable();
-        for root in held {
-            self.status_due.push((session_id, root));
+        for (root, ended) in held {
+            self.status_due.push((session_id, root), ended);
         }
         self.retire_session(session_id);
     }
@@ -85,7 +87,7 @@ impl Tracker {
         self.reports.origin = Origin::Restart;
         let mut made = false;
         for _ in 0..STATUS_PER_TICK {
-            let Some(key) = self.status_due.pop() else {
+            let Some((key, ended_before)) = self.status_due.pop() else {
                 break;
             };
             let Some(o) = self.order(key.0, key.1) else {
@@ -96,8 +98,11 @@ impl Tracker {
             self.push_report(key, ReportMsg::Exec(er), 0);
             made = true;
             if ended {
-                // Its ClOrdID is free in the new epoch once it has left.
-                self.try_evict(key);
+                // Ended before the rollover: its ClOrdIDs are free in the new epoch once it has
+                // left. One that ended since (carried open, ended in the new epoch) leaves its
+                // ClOrdIDs used for the epoch: a NewOrderSingle naming it may be the strategy's
+                // resend of it (see `crate::session::cl_ord_ids`).
+                self.try_evict_as(key, ended_before);
             }
         }
         self.reports.origin = origin;

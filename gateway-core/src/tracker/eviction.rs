@@ -2,7 +2,7 @@
 //! grow are in `retention`, below the tracker core; this file is the tracker's side of it).
 
 use super::core::Tracker;
-use super::retention::{OrderCounts, Retention, Tombstone};
+use super::retention::{Evicted, OrderCounts, Retention, Tombstone};
 
 impl Tracker {
     /// The retention in force.
@@ -36,10 +36,10 @@ impl Tracker {
         (self.orders_growths(), self.ended.tombstone_growths())
     }
 
-    /// The (SessionID, root ClOrdID) of every order evicted since the last call, oldest first
-    /// (the shell tells each session's order entry, which then releases its ClOrdIDs). Call it
-    /// after each input and tick: the list keeps what is not drained.
-    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, (u64, u64)> {
+    /// Every order evicted since the last call, oldest first (the shell tells each session's
+    /// order entry, which then releases its ClOrdIDs, see [`Evicted`]). Call it after each
+    /// input and tick: the list keeps what is not drained.
+    pub fn drain_evicted(&mut self) -> std::vec::Drain<'_, Evicted> {
         self.ended.evicted.drain(..)
     }
 
@@ -125,6 +125,12 @@ impl Tracker {
     /// Evicts ended order `key` unless something still waits on it (see the module docs);
     /// true when it left (or was not there any more).
     pub(super) fn try_evict(&mut self, key: (u64, u64)) -> bool {
+        self.try_evict_as(key, false)
+    }
+
+    /// [`Tracker::try_evict`], telling the order entry whether the order had ended before
+    /// its session's current epoch began ([`Evicted::ended_before_epoch`]).
+    pub(super) fn try_evict_as(&mut self, key: (u64, u64), ended_before_epoch: bool) -> bool {
         let Some(o) = self.order(key.0, key.1) else {
             return true;
         };
@@ -143,7 +149,11 @@ impl Tracker {
         self.orders_mut().remove(&key);
         self.resolve.restored_written_ms.remove(&key);
         self.ended.bury(key, tomb);
-        self.ended.evicted.push(key);
+        self.ended.evicted.push(Evicted {
+            session_id: key.0,
+            root: key.1,
+            ended_before_epoch,
+        });
         self.stats.evicted += 1;
         true
     }

@@ -40,4 +40,4 @@ pub use self::order::Order;
 pub use self::reconcile::{ApplySummary, ExchangeState, StateSource};
 pub use self::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 pub use self::resolve::{ClockOffset, Deadlines, ResolveRequest, UnknownCause};
-pub use self::retention::{OrderCounts, Retention, Tombstone};
+pub use self::retention::{Evicted, OrderCounts, Retention, Tombstone};

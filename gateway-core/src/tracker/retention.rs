@@ -128,6 +128,23 @@ impl Tombstone {
     }
 }
 
+/// An order the tracker evicted, for its session's order entry
+/// ([`Tracker::drain_evicted`](super::core::Tracker::drain_evicted)), which releases its
+/// ClOrdIDs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    /// SessionID.
+    pub session_id: u64,
+    /// Root ClOrdID.
+    pub root: u64,
+    /// The order had ended before its session's current epoch began, and the rollover
+    /// reported it (OrderStatus) before it left: its ClOrdIDs are free in the new epoch.
+    /// False for every other eviction: the ClOrdIDs stay used for the rest of the epoch, also
+    /// those of an order carried over open that ended in the new epoch (a NewOrderSingle naming
+    /// it may be the strategy's resend of it; see `crate::session::cl_ord_ids`).
+    pub ended_before_epoch: bool,
+}
+
 /// Orders held by the tracker, for the metrics endpoint.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OrderCounts {
@@ -154,8 +171,8 @@ pub(super) struct Ended {
     tomb_fifo: VecDeque<((u64, u64), u64)>,
     /// Burials so far.
     buried: u64,
-    /// Keys evicted since the shell last drained them.
-    pub(super) evicted: Vec<(u64, u64)>,
+    /// Orders evicted since the shell last drained them.
+    pub(super) evicted: Vec<Evicted>,
     /// The latest monotonic ns the tracker was given.
     pub(super) clock_ns: u64,
 }

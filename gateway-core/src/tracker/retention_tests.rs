@@ -14,7 +14,7 @@ use super::core::{ReportMsg, Tracker};
 use super::reconcile::{ExchangeState, StateSource};
 use super::request::{BatchItem, ListDone, NewOrder, RequestKind, SentBatch, SentRequest};
 use super::resolve::{Deadlines, UnknownCause, NOT_APPLIED_TEXT};
-use super::retention::{Retention, Tombstone};
+use super::retention::{Evicted, Retention, Tombstone};
 use super::OrderScope;
 use crate::ids::ClientOid;
 use crate::rest_objects::OpenOrder;
@@ -101,7 +101,7 @@ impl Rig {
     }
 
     fn evicted(&mut self) -> Vec<u64> {
-        self.t.drain_evicted().map(|(_, root)| root).collect()
+        self.t.drain_evicted().map(|e| e.root).collect()
     }
 }
 
@@ -625,7 +625,12 @@ fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
     t.on_tick(T0, 1);
     assert_eq!(t.drain_evicted().count(), 0);
     t.on_tick(T0 + 1_000 * MS, 1);
-    assert_eq!(t.drain_evicted().collect::<Vec<_>>(), vec![(S, 1)]);
+    assert_eq!(
+        t.drain_evicted()
+            .map(|e| (e.session_id, e.root))
+            .collect::<Vec<_>>(),
+        vec![(S, 1)]
+    );
     assert!(t.order(S, 2).is_some());
 }
 
@@ -673,4 +678,39 @@ fn a_rollovers_order_status_reports_are_spread_over_ticks() {
     assert_eq!(r.evicted(), vec![n + 1]);
     r.t.on_tick(T0 + 4 * MS, 9);
     assert!(r.t.drain_reports().next().is_none());
+}
+
+/// The soak's failure (seed 20261124, ended orders evicted at once): an order open at the
+/// rollover that ends in the new epoch leaves with its ClOrdIDs still used in that epoch
+/// (`ended_before_epoch` false: a NewOrderSingle naming it may be the strategy's resend of
+/// it); only one that had ended before the rollover frees them, once reported.
+#[test]
+fn only_an_order_ended_before_the_rollover_frees_its_cl_ord_ids() {
+    for retention in [KEEP, AT_ONCE] {
+        let mut r = Rig::new(retention);
+        // Order 1 ended before the rollover (kept: KEEP), order 2 open across it.
+        r.place_and_fill(1);
+        r.place(2, 2);
+        r.frame(&ack(2, 2));
+        let before: Vec<Evicted> = r.t.drain_evicted().collect();
+        r.t.on_epoch(S, 1, &[], true, 5);
+        // Order 2 fills in the new epoch, before the rollover's OrderStatus of it is made.
+        r.frame(&fill(2, 20));
+        r.t.on_tick(T0 + 2 * MS, 9);
+        r.t.drain_reports().for_each(drop);
+        let after: Vec<Evicted> = r.t.drain_evicted().collect();
+        let ev = |root, ended_before_epoch| Evicted {
+            session_id: S,
+            root,
+            ended_before_epoch,
+        };
+        if retention == KEEP {
+            assert!(before.is_empty());
+            assert_eq!(after, [ev(1, true), ev(2, false)]);
+        } else {
+            // Evicted at once, in the old epoch (its ClOrdID used there).
+            assert_eq!(before, [ev(1, false)]);
+            assert_eq!(after, [ev(2, false)]);
+        }
+    }
 }

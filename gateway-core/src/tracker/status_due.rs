@@ -8,26 +8,27 @@ use std::collections::{HashSet, VecDeque};
 /// well under a millisecond; the tracker takes its inputs between ticks).
 pub const STATUS_PER_TICK: usize = 128;
 
-/// A rollover's OrderStatus reports still to make, oldest first, and the set of their orders.
+/// A rollover's OrderStatus reports still to make, oldest first (each with whether its order
+/// had ended when the rollover queued it), and the set of their orders.
 #[derive(Debug, Default)]
 pub struct StatusDue {
-    queue: VecDeque<(u64, u64)>,
+    queue: VecDeque<((u64, u64), bool)>,
     set: HashSet<(u64, u64)>,
 }
 
 impl StatusDue {
-    /// Queues order `key` (once).
-    pub(super) fn push(&mut self, key: (u64, u64)) {
+    /// Queues order `key` (once); `ended`: it had ended by the rollover.
+    pub(super) fn push(&mut self, key: (u64, u64), ended: bool) {
         if self.set.insert(key) {
-            self.queue.push_back(key);
+            self.queue.push_back((key, ended));
         }
     }
 
-    /// The next order to report.
-    pub(super) fn pop(&mut self) -> Option<(u64, u64)> {
-        let key = self.queue.pop_front()?;
+    /// The next order to report, and whether it had ended by the rollover.
+    pub(super) fn pop(&mut self) -> Option<((u64, u64), bool)> {
+        let (key, ended) = self.queue.pop_front()?;
         self.set.remove(&key);
-        Some(key)
+        Some((key, ended))
     }
 
     /// True when nothing is due.

@@ -75,6 +75,10 @@ pub(super) fn start_epoch(
     let rolled = slot.writer_rolled.take();
     let from = slot.out.epoch();
     if rolled != Some(epoch) {
+        // The orders evicted so far ended in the old epoch: released in it. (When the
+        // writer rolled earlier, at a rollover Terminate, the connection released them then;
+        // those evicted since may have ended in the new epoch.)
+        super::evicted::release_evicted(&slot.out, entry, ctx.record.as_ref(), session_id);
         if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
             tracing::error!(session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
             return Err(NegotiationRejectCode::Unspecified);

@@ -16,6 +16,7 @@ mod conn;
 mod ctx;
 mod epochs;
 mod error;
+mod evicted;
 mod exchange_link;
 mod io;
 mod marks;

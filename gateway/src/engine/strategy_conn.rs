@@ -651,13 +651,8 @@ impl Conn {
         };
         // Orders the tracker evicted since the last message leave the live ClOrdIDs (one
         // atomic load when there are none).
-        let (record, session_id) = (&self.ctx.record, self.fixp.session_id());
-        self.out.take_evicted(|root| {
-            entry.release(root);
-            if let Some(rec) = record {
-                rec.entry_release(session_id, root);
-            }
-        });
+        let session_id = self.fixp.session_id();
+        super::evicted::release_evicted(&self.out, entry, self.ctx.record.as_ref(), session_id);
         if let Some(text) = ops::refused_for_role(self.role, &msg) {
             self.business_reject(&msg, 0, BusinessRejectReason::NotAuthorized, text);
             return;
@@ -809,6 +804,15 @@ impl Conn {
                 .wrapping_add(1)
                 .max(1);
             let now_ms = utc_now_ns() / 1_000_000;
+            // The orders evicted so far ended in the old epoch: released in it.
+            if let Some(entry) = self.entry.as_mut() {
+                super::evicted::release_evicted(
+                    &self.out,
+                    entry,
+                    self.ctx.record.as_ref(),
+                    session_id,
+                );
+            }
             match self.out.terminate_for_rollover(next, now_ms, REASON) {
                 Ok(()) => {
                     super::epochs::note_writer_rolled(&self.ctx, session_id, next);

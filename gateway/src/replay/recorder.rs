@@ -58,9 +58,14 @@ impl RecordTx {
     }
 
     /// Records that session `session_id`'s order entry released the ClOrdIDs of root `root`
-    /// (the tracker evicted the order).
-    pub fn entry_release(&self, session_id: u64, root: u64) {
-        self.send(&Record::EntryRelease { session_id, root });
+    /// (the tracker evicted the order; `ended_before_epoch`: it had ended before the epoch
+    /// began, its ClOrdIDs free).
+    pub fn entry_release(&self, session_id: u64, root: u64, ended_before_epoch: bool) {
+        if ended_before_epoch {
+            self.send(&Record::EntryReleaseEndedBeforeEpoch { session_id, root });
+        } else {
+            self.send(&Record::EntryRelease { session_id, root });
+        }
     }
 
     /// Records one single-order message through order entry and the decision: the message,

@@ -107,9 +107,9 @@ pub struct SessionOut {
     /// Journal bytes encoded but not yet handed to the store (metrics: the journal's lag).
     journal_pending: AtomicU64,
     /// Root ClOrdIDs of this session's orders the tracker has evicted (ended and past the
-    /// retention window), not yet taken by the session's order entry (see
-    /// [`SessionOut::note_evicted`]).
-    evicted: Mutex<Vec<u64>>,
+    /// retention window), each with whether it had ended before the epoch began, not yet taken
+    /// by the session's order entry (see [`SessionOut::note_evicted`]).
+    evicted: Mutex<Vec<(u64, bool)>>,
     /// `evicted` is not empty (checked without the lock on every turn of the io thread).
     has_evicted: AtomicBool,
     /// The journal thread's side of a segmented journal (folds the records written, rolls
@@ -202,23 +202,24 @@ impl SessionOut {
 
     /// The tracker evicted the order of root ClOrdID `root` (ended, past the retention
     /// window): the session's order entry releases its ClOrdIDs at its next turn (they stay
-    /// used for the epoch; a cancel or replace naming them is refused at entry). Called on the
-    /// tracker thread, off the order path.
-    pub fn note_evicted(&self, root: u64) {
-        self.evicted.lock().push(root);
+    /// used for the epoch, unless `ended_before_epoch`: the rollover reported an order that
+    /// had ended before it, see [`gateway_core::tracker::Evicted`]; a cancel or replace naming
+    /// them is refused at entry). Called on the tracker thread, off the order path.
+    pub fn note_evicted(&self, root: u64, ended_before_epoch: bool) {
+        self.evicted.lock().push((root, ended_before_epoch));
         self.has_evicted.store(true, Ordering::Release);
     }
 
-    /// Hands the roots evicted since the last call to `f` (io thread; one atomic load when
-    /// there are none).
-    pub fn take_evicted(&self, mut f: impl FnMut(u64)) {
+    /// Hands the roots evicted since the last call to `f`, each with whether it had ended
+    /// before the epoch began (io thread; one atomic load when there are none).
+    pub fn take_evicted(&self, mut f: impl FnMut(u64, bool)) {
         if !self.has_evicted.load(Ordering::Acquire) {
             return;
         }
         let mut roots = self.evicted.lock();
         self.has_evicted.store(false, Ordering::Relaxed);
-        for root in roots.drain(..) {
-            f(root);
+        for (root, ended_before_epoch) in roots.drain(..) {
+            f(root, ended_before_epoch);
         }
     }
 

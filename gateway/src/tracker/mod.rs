@@ -440,9 +440,9 @@ impl Driver {
     /// Tells each session's order entry the roots of its orders the tracker evicted (it
     /// releases their ClOrdIDs; off the order path: a lock and a push per evicted order).
     fn hand_evicted(&mut self) {
-        for (session_id, root) in self.tracker.drain_evicted() {
-            if let Some(out) = self.sessions.get(&session_id) {
-                out.note_evicted(root);
+        for e in self.tracker.drain_evicted() {
+            if let Some(out) = self.sessions.get(&e.session_id) {
+                out.note_evicted(e.root, e.ended_before_epoch);
             }
         }
     }
