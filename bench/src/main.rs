@@ -21,7 +21,8 @@ struct Args {
     /// Pin the gateway's io thread to core 0 and its tracker to core 1.
     #[arg(long)]
     pin: bool,
-    /// Round trips of the raw TCP relay baseline (0 skips it).
+    /// Round trips of each baseline, the floor (the same TLS WebSocket hop, frames rendered
+    /// before the run) and the raw TCP relay (0 skips both).
     #[arg(long, default_value_t = 20_000)]
     relay: usize,
     /// Write an HdrHistogram interval log (V2) here.
@@ -30,7 +31,7 @@ struct Args {
     /// Print progress and periodic latency tables.
     #[arg(long, short)]
     verbose: bool,
-    /// Write the percentile distribution of every leg and of the raw relay (SVG) here.
+    /// Write the percentile distribution of every leg, the floor and the raw relay (SVG) here.
     #[arg(long)]
     plot: Option<std::path::PathBuf>,
     /// The gateway's metrics endpoint (/metrics, /healthz, /readyz), ip:port; "off" turns it
