@@ -74,6 +74,9 @@ pub struct LoadOptions {
     /// The simulator's venue: `Fast` answers every op at once (the gateway is what is
     /// measured), `Full` matches.
     pub venue: sim::config::VenueMode,
+    /// Private WebSocket connections the gateway opens for the account (`[[account]]
+    /// connections`, ≥ 1; the pool's choice: most rate tokens left, ties to the first).
+    pub connections: usize,
     /// Pin the sender (the thread that calls [`run`]) to this core, so that it is not moved or
     /// queued behind the gateway's threads (with cores to spare; on 2 vCPUs it takes one of the
     /// two from the gateway and the simulator). `None`: not pinned.
@@ -101,6 +104,7 @@ impl Default for LoadOptions {
             spin_below: Duration::ZERO,
             order_capacity: None,
             venue: sim::config::VenueMode::Full,
+            connections: 1,
             sender_core: None,
             floor: true,
         }
@@ -606,17 +610,25 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         return Err("at least one session".into());
     }
     let ids: Vec<u64> = (1..=opts.sessions as u64).map(|i| 100 + i).collect();
-    let rig = Rig::start(&RigOptions {
-        sessions: ids.clone(),
-        idle: opts.idle,
-        pin: opts.pin,
-        report_interval_ms: 60_000,
-        print_reports: false,
-        hlog_path: None,
-        order_capacity: opts.order_capacity,
-        sim_process: false,
-        venue: opts.venue,
-    })?;
+    let connections = opts.connections.max(1);
+    let rig = Rig::start_with(
+        &RigOptions {
+            sessions: ids.clone(),
+            idle: opts.idle,
+            pin: opts.pin,
+            report_interval_ms: 60_000,
+            print_reports: false,
+            hlog_path: None,
+            order_capacity: opts.order_capacity,
+            sim_process: false,
+            venue: opts.venue,
+        },
+        |s| {
+            for a in &mut s.accounts {
+                a.connections = connections;
+            }
+        },
+    )?;
     if let Some(core) = opts.sender_core {
         let pinned = core_affinity::get_core_ids()
             .and_then(|ids| ids.into_iter().find(|c| c.id == core))
@@ -720,7 +732,7 @@ fn us(ns: u64) -> f64 {
 /// The header of the step table.
 pub fn print_header(opts: &LoadOptions) {
     println!(
-        "== open-loop load: {} sessions, {:?} arrivals, {:?} per step, bound p99 ≤ {:?}, no loss, {} venue",
+        "== open-loop load: {} sessions, {:?} arrivals, {:?} per step, bound p99 ≤ {:?}, no loss, {} venue, {} exchange connection(s)",
         opts.sessions,
         opts.arrivals,
         opts.step,
@@ -728,7 +740,8 @@ pub fn print_header(opts: &LoadOptions) {
         match opts.venue {
             sim::config::VenueMode::Full => "full",
             sim::config::VenueMode::Fast => "fast",
-        }
+        },
+        opts.connections.max(1)
     );
     println!("   latency from the intended send time to the answer (µs); sender lag = actual − intended send time");
     println!(

@@ -61,6 +61,12 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
+    /// Private WebSocket connections the gateway opens to the venue. The pool gives each op to
+    /// the connection with the most rate tokens left, ties to the first: with the unlimited
+    /// tier every op takes the first one, so more connections spread ops only under a limited
+    /// tier (`[rate]`).
+    #[arg(long, default_value_t = 1)]
+    connections: usize,
     /// Pin the sender thread to this core (with cores to spare: on 2 vCPUs it takes one from
     /// the gateway and the simulator).
     #[arg(long)]
@@ -115,6 +121,7 @@ fn main() {
         pin: a.pin,
         spin_below: Duration::from_micros(a.spin_below_us),
         sender_core: a.sender_core,
+        connections: a.connections,
         order_capacity: a.order_capacity,
         venue: a.venue,
         floor: !a.no_floor,
