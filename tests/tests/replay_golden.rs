@@ -262,6 +262,8 @@ fn evicting_ended_orders_at_once_changes_no_report() {
             retention_ms: 0,
             retention_orders: 0,
             tombstones: 1_024,
+            // Evicted at once even just after their end (see `gateway_core::tracker::unseen`).
+            unseen_tail_ms: 0,
         };
         s.record = Some(p);
     });

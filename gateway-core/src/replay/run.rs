@@ -282,6 +282,7 @@ impl Replayer {
             }
             RecordedInput::SessionClosed { session_id } => {
                 self.open.remove(&session_id);
+                self.tracker.on_session_closed(session_id);
             }
             RecordedInput::OpenOrders { filter, exchange } => {
                 for v in self.tracker.open_orders(&filter, exchange.as_deref(), utc) {

@@ -126,6 +126,11 @@ pub struct Tracker {
     pub(super) links_down: HashMap<usize, u64>,
     /// Ended orders in the live table, tombstones of evicted ones (see `retention`).
     pub(super) ended: Ended,
+    /// Session → where its strategy is (see `unseen`: ended orders it may not have seen stay).
+    pub(super) presence: HashMap<u64, super::unseen::Presence>,
+    /// How long an ended order stays held after it ended or its strategy connected (ns; see
+    /// `unseen`; [`Retention::unseen_tail_ms`]).
+    pub(super) unseen_tail_ns: u64,
 }
 
 impl Tracker {
@@ -150,6 +155,7 @@ impl Tracker {
             resolve: Resolve::with_capacity(INITIAL_IN_FLIGHT),
             lists: Lists::with_capacity(super::list_state::INITIAL_LISTS),
             ended: Ended::new(retention),
+            unseen_tail_ns: retention.unseen_tail_ms.saturating_mul(1_000_000),
             ..Tracker::default()
         }
     }
@@ -281,6 +287,7 @@ impl Tracker {
     /// A session bound to account `account` was opened (for Account-scope mass actions).
     pub fn on_session_opened(&mut self, session_id: u64, account: usize) {
         self.session_accounts.insert(session_id, account);
+        self.note_connected(session_id);
     }
 
     /// The open orders `filter` selects, as OrderStatus reports; `exchange` (the account's

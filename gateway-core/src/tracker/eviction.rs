@@ -72,7 +72,10 @@ impl Tracker {
             let Some((old, t)) = self.ended.fifo.pop_front() else {
                 break;
             };
-            if !self.try_evict(old) {
+            if self.end_may_be_unseen(old.0, t) {
+                // Its strategy may not have seen its end (see `unseen`): its end time stays.
+                self.ended.fifo.push_back((old, t));
+            } else if !self.try_evict(old) {
                 self.ended.fifo.push_back((old, t.max(now)));
             }
         }
@@ -102,7 +105,10 @@ impl Tracker {
                 break;
             }
             self.ended.fifo.pop_front();
-            if !self.try_evict(key) {
+            if self.end_may_be_unseen(key.0, t) {
+                // Its strategy may not have seen its end (see `unseen`): its end time stays.
+                self.ended.fifo.push_back((key, t));
+            } else if !self.try_evict(key) {
                 self.ended.fifo.push_back((key, now));
             }
         }

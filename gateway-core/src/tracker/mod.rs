@@ -32,6 +32,7 @@ pub mod status_due;
 #[cfg(test)]
 mod tests;
 pub mod unknown;
+pub mod unseen;
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
 pub use self::lists::ListReport;

@@ -46,6 +46,8 @@ impl Tracker {
         unanswered_amends: &[u64],
     ) -> RestoreSummary {
         let mut sum = RestoreSummary::default();
+        // A restart: the session's strategy connects later, if at all (see `unseen`).
+        self.note_away(session_id);
         for er in reports {
             if er.ord_rej_reason == Some(OrdRejReason::DuplicateOrder) {
                 continue;

@@ -87,6 +87,12 @@ pub struct Retention {
     /// Tombstones kept (oldest dropped first); a push for an order whose tombstone was dropped
     /// counts as unknown. 0: none kept.
     pub tombstones: usize,
+    /// An ended order whose end its strategy may not have seen stays, whatever the above, until
+    /// a rollover reports it or its strategy has had this many ms to read it: after the order
+    /// ended while the strategy is connected, or after the strategy connected again (while it
+    /// is away, always; see [`super::unseen`]). 0: held only while its strategy is away.
+    /// Default [`super::unseen::UNSEEN_TAIL_MS`] (5 000).
+    pub unseen_tail_ms: u64,
 }
 
 impl Default for Retention {
@@ -95,6 +101,7 @@ impl Default for Retention {
             retention_ms: DEFAULT_RETENTION_MS,
             retention_orders: DEFAULT_RETENTION_ORDERS,
             tombstones: DEFAULT_TOMBSTONES,
+            unseen_tail_ms: super::unseen::UNSEEN_TAIL_MS,
         }
     }
 }

@@ -36,6 +36,13 @@ const AT_ONCE: Retention = Retention {
     retention_ms: 0,
     retention_orders: 0,
     tombstones: 1_024,
+    unseen_tail_ms: 0,
+};
+
+/// Evicts at once the ended orders their strategy has seen (see `unseen`).
+const HOLD_UNSEEN: Retention = Retention {
+    unseen_tail_ms: super::unseen::UNSEEN_TAIL_MS,
+    ..AT_ONCE
 };
 
 /// Keeps every ended order of these tests.
@@ -43,6 +50,7 @@ const KEEP: Retention = Retention {
     retention_ms: u64::MAX / 2_000_000,
     retention_orders: 1 << 16,
     tombstones: 1_024,
+    unseen_tail_ms: 0,
 };
 
 struct Rig {
@@ -217,6 +225,7 @@ fn the_oldest_ended_order_leaves_when_one_more_than_the_count_ends() {
         retention_ms: 3_600_000,
         retention_orders: 2,
         tombstones: 16,
+        unseen_tail_ms: 0,
     });
     r.place_and_fill(1);
     r.place_and_fill(2);
@@ -251,6 +260,7 @@ fn an_ended_order_leaves_once_retention_ms_passed_on_the_tick() {
         retention_ms: 1_000,
         retention_orders: 100,
         tombstones: 16,
+        unseen_tail_ms: 0,
     });
     r.place(1, 1);
     r.frame_at(T0, &ack(1, 1));
@@ -533,6 +543,7 @@ fn the_live_table_stays_bounded_and_never_grows_over_100_000_orders() {
         retention_ms: 60_000,
         retention_orders: 1_000,
         tombstones: 4_000,
+        unseen_tail_ms: 0,
     };
     let mut r = Rig::with_capacity(1_000, retention);
     let caps = r.t.table_capacities();
@@ -561,6 +572,7 @@ fn tombstones_are_kept_by_count_oldest_dropped_first() {
         retention_ms: 60_000,
         retention_orders: 0,
         tombstones: 3,
+        unseen_tail_ms: 0,
     });
     for cl in 1..=5 {
         r.place_and_fill(cl);
@@ -585,6 +597,7 @@ fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
             retention_ms: 1_000,
             retention_orders: 100,
             tombstones: 16,
+            unseen_tail_ms: 0,
         },
     );
     t.on_session_opened(S, 0);
@@ -619,6 +632,8 @@ fn restored_ended_orders_are_retained_and_evicted_like_the_others() {
         er(1, ExecType::Canceled, OrdStatus::Canceled),
     ];
     t.restore_session(S, &roots, &reports, &HashMap::new(), &[]);
+    // Its strategy connects again (held while it is away: see `unseen`).
+    t.on_session_opened(S, 0);
     let c = t.order_counts();
     assert_eq!((c.open, c.ended), (1, 1));
     // Its window starts at the first tick (the restore had no clock).
@@ -713,4 +728,89 @@ fn only_an_order_ended_before_the_rollover_frees_its_cl_ord_ids() {
             assert_eq!(after, [ev(2, false)]);
         }
     }
+}
+
+/// The OrderStatus reports (ClOrdID, OrdStatus) among `out`.
+fn order_status(out: &[ReportMsg]) -> Vec<(u64, OrdStatus)> {
+    out.iter()
+        .filter_map(|m| match m {
+            ReportMsg::Exec(er) if er.exec_type == ExecType::OrderStatus => {
+                Some((er.cl_ord_id, er.ord_status))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// The soak's lost report (retention 0): an order's Fill was numbered just before a scheduled
+/// rollover's Terminate and never read by the strategy (the connection ended with it unread);
+/// the order had left the tracker at once, so the new epoch said nothing about it. Now an order
+/// whose end the strategy may not have seen stays until a rollover reports it (see `unseen`).
+#[test]
+fn an_order_ended_just_before_its_strategy_left_is_reported_by_the_new_epoch() {
+    let mut r = Rig::new(HOLD_UNSEEN);
+    r.t.on_session_opened(S, 0);
+    r.place_and_fill(1);
+    r.t.on_tick(T0 + 2 * MS, 1);
+    assert_eq!(
+        r.evicted(),
+        Vec::<u64>::new(),
+        "held: its Fill may be unread"
+    );
+    // The connection ends (a rollover's Terminate, or a drop); the session rolls later.
+    r.t.on_session_closed(S);
+    r.t.on_tick(T0 + 60_000 * MS, 2);
+    assert_eq!(
+        r.evicted(),
+        Vec::<u64>::new(),
+        "held while its strategy is away"
+    );
+    r.t.on_epoch(S, 1, &[], true, 5);
+    r.t.on_tick(T0 + 60_001 * MS, 9);
+    let out: Vec<ReportMsg> = r.t.drain_reports().map(|m| m.msg).collect();
+    assert_eq!(order_status(&out), [(1, OrdStatus::Filled)]);
+    let ev: Vec<Evicted> = r.t.drain_evicted().collect();
+    assert_eq!(
+        ev,
+        [Evicted {
+            session_id: S,
+            root: 1,
+            ended_before_epoch: true
+        }]
+    );
+}
+
+/// An order that ended while its strategy was connected leaves once the unseen tail has passed
+/// (the retention then applies as before); one that ended while its strategy was away leaves
+/// once the strategy has been back that long (it catches up with RetransmitRequests).
+#[test]
+fn held_orders_leave_once_their_strategy_has_had_the_tail_to_read_their_end() {
+    let tail = super::unseen::UNSEEN_TAIL_MS * MS;
+    let mut r = Rig::new(HOLD_UNSEEN);
+    r.t.on_tick(T0, 1);
+    r.t.on_session_opened(S, 0);
+    r.place_and_fill(1);
+    r.t.on_tick(T0 + MS + tail - 1, 2);
+    assert_eq!(r.evicted(), Vec::<u64>::new());
+    r.t.on_tick(T0 + MS + tail, 3);
+    assert_eq!(r.evicted(), [1]);
+    // Order 2 is open when the strategy leaves and fills while it is away.
+    r.place(2, 2);
+    r.frame_at(T0 + MS + tail, &ack(2, 2));
+    r.t.on_session_closed(S);
+    let t1 = T0 + 2 * tail;
+    r.frame_at(t1, &fill(2, 20));
+    r.t.on_tick(t1 + 10 * tail, 4);
+    assert_eq!(r.evicted(), Vec::<u64>::new(), "away: held");
+    let back = t1 + 10 * tail;
+    r.t.on_session_opened(S, 0);
+    r.t.on_tick(back + tail - 1, 5);
+    assert_eq!(r.evicted(), Vec::<u64>::new(), "back: catching up");
+    r.t.on_tick(back + tail, 6);
+    assert_eq!(r.evicted(), [2]);
+    // Nothing held: a rollover now reports no ended order.
+    r.t.on_epoch(S, 1, &[], true, 7);
+    r.t.on_tick(back + tail + MS, 8);
+    let out: Vec<ReportMsg> = r.t.drain_reports().map(|m| m.msg).collect();
+    assert_eq!(order_status(&out), []);
 }

@@ -93,6 +93,12 @@ pub struct TrackerConfig {
     /// Evicted orders still recognised by a tombstone (oldest forgotten first; a push for a
     /// forgotten one counts as unknown). 1 to 67108864. Default 65536.
     pub tombstones: Option<usize>,
+    /// An ended order whose end its strategy may not have seen stays, whatever the retention,
+    /// until a session rollover reports it (OrderStatus) or the strategy has had this many ms
+    /// to read it: after the order ended while the strategy is connected, or after the strategy
+    /// connected again; while the strategy is away, always. 0: only while it is away. Default
+    /// 5000.
+    pub unseen_tail_ms: Option<u64>,
 }
 
 /// Most `[tracker] retention_orders` (16 Mi: ~6.7 GB of table slots).
@@ -109,6 +115,7 @@ impl TrackerConfig {
             retention_ms: self.retention_ms.unwrap_or(d.retention_ms),
             retention_orders: self.retention_orders.unwrap_or(d.retention_orders),
             tombstones: self.tombstones.unwrap_or(d.tombstones),
+            unseen_tail_ms: self.unseen_tail_ms.unwrap_or(d.unseen_tail_ms),
         }
     }
 }

@@ -463,8 +463,10 @@ fn retention_of_ended_orders() {
         ),
         (60_000, 16_384, 65_536)
     );
-    let cfg =
-        with("[tracker]\nretention_ms = 250\nretention_orders = 0\ntombstones = 10").expect("ok");
+    let cfg = with(
+        "[tracker]\nretention_ms = 250\nretention_orders = 0\ntombstones = 10\nunseen_tail_ms = 0",
+    )
+    .expect("ok");
     let s = crate::engine::EngineSettings::from_config(&cfg).expect("settings");
     assert_eq!(
         s.tracker.retention,
@@ -472,6 +474,7 @@ fn retention_of_ended_orders() {
             retention_ms: 250,
             retention_orders: 0,
             tombstones: 10,
+            unseen_tail_ms: 0,
         }
     );
     for bad in [

@@ -430,6 +430,7 @@ impl Driver {
                 // The session's writer outlives the connection (recoverable flow): reports
                 // keep going to it, numbered and journaled, for retransmission on reconnect.
                 tracing::debug!(session_id, "tracker: session detached, reports journaled");
+                self.tracker.on_session_closed(session_id);
             }
             TrackerInput::Shutdown => return false,
         }
