@@ -4,6 +4,12 @@
 use super::core::Tracker;
 use super::retention::{Evicted, OrderCounts, Retention, Tombstone};
 
+/// Most ended orders held for their strategy (see `unseen`) that one pass of the ended FIFO
+/// (an input's end, a tick) moves to the back before it stops (64): a strategy away with
+/// thousands of ended orders held would otherwise make every input walk them all. The orders
+/// behind them leave at later passes (the FIFO holds more meanwhile).
+const HELD_PER_PASS: usize = 64;
+
 impl Tracker {
     /// The retention in force.
     pub fn retention(&self) -> Retention {
@@ -67,7 +73,8 @@ impl Tracker {
         }
         self.reports.ended = ended;
         let mut tries = self.ended.fifo.len().saturating_sub(cap);
-        while tries > 0 && self.ended.fifo.len() > cap {
+        let mut held = 0;
+        while tries > 0 && self.ended.fifo.len() > cap && held < HELD_PER_PASS {
             tries -= 1;
             let Some((old, t)) = self.ended.fifo.pop_front() else {
                 break;
@@ -75,6 +82,7 @@ impl Tracker {
             if self.end_may_be_unseen(old.0, t) {
                 // Its strategy may not have seen its end (see `unseen`): its end time stays.
                 self.ended.fifo.push_back((old, t));
+                held += 1;
             } else if !self.try_evict(old) {
                 self.ended.fifo.push_back((old, t.max(now)));
             }
@@ -96,7 +104,8 @@ impl Tracker {
             e.1 = now;
         }
         let mut tries = self.ended.fifo.len();
-        while tries > 0 {
+        let mut held = 0;
+        while tries > 0 && held < HELD_PER_PASS {
             tries -= 1;
             let Some(&(key, t)) = self.ended.fifo.front() else {
                 break;
@@ -108,6 +117,7 @@ impl Tracker {
             if self.end_may_be_unseen(key.0, t) {
                 // Its strategy may not have seen its end (see `unseen`): its end time stays.
                 self.ended.fifo.push_back((key, t));
+                held += 1;
             } else if !self.try_evict(key) {
                 self.ended.fifo.push_back((key, now));
             }

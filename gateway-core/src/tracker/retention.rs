@@ -15,7 +15,9 @@
 //!   or more leave (time). An order something still waits on stays (it goes back to the end of
 //!   the FIFO with a fresh time): a request of it whose reply has not come (its reply could
 //!   otherwise be answered twice, e.g. a cancel whose Canceled push came before its reply), an
-//!   unresolved unknown outcome (`resolve`), a mass cancel awaiting its terminal report (`mass`).
+//!   unresolved unknown outcome (`resolve`), a mass cancel awaiting its terminal report (`mass`),
+//!   an end its strategy may not have seen (`unseen`: kept for a rollover's OrderStatus, with its
+//!   end time, at most [`HELD_PER_PASS`](super::eviction) moved per pass).
 //! - **What stays.** A [`Tombstone`] per evicted order, in a table bounded by count
 //!   (`tombstones`, FIFO): current ClOrdID, OrderID, final OrdStatus and CumQty, the epoch of
 //!   its clientOid, no heap. A late or

@@ -14,14 +14,20 @@
 //!
 //! So an ended order stays in the live table (whatever the retention) while its end may be
 //! unseen: while its session's strategy is away (its connection closed, or the gateway
-//! restarted, until a strategy connects again), for [`UNSEEN_TAIL_MS`] after a strategy
-//! connects (it catches up on what it missed with RetransmitRequests), and for
-//! [`UNSEEN_TAIL_MS`] (`[tracker] unseen_tail_ms`) after the order ended while one is connected (what its socket may still
-//! hold when the connection ends; the connection's end then makes the session away). A
-//! rollover reports every held order and evicts the ended ones once reported; otherwise they
-//! leave by retention once seen. Sessions never opened (the tracker was not told of a strategy
-//! connection) are not held. The time is the tracker's clock (the inputs' monotonic ns), so a
-//! replay holds the same orders.
+//! restarted, until a strategy connects again), for `unseen_tail_ms` ([`UNSEEN_TAIL_MS`] by
+//! default) after a strategy connects (it catches up on what it missed with
+//! RetransmitRequests), and for `unseen_tail_ms` after the order ended while one is connected
+//! (what its socket may still hold when the connection ends; the connection's end then makes
+//! the session away). A rollover reports every held order and evicts the ended ones once
+//! reported; otherwise they leave by retention once seen. Sessions never opened (the tracker
+//! was not told of a strategy connection) are not held. The time is the tracker's clock (the
+//! inputs' monotonic ns) and presence comes from recorded inputs (SessionOpened,
+//! SessionClosed, Restore), so a replay decides the same.
+//!
+//! Not covered: a report a connected strategy had not read `unseen_tail_ms` after it was
+//! numbered and that the connection's end then lost (such a strategy is cut off for its
+//! backlog long before). With `rollover = "none"` the hold is not needed (the whole epoch can
+//! be retransmitted) but costs only the orders that ended while their strategy was away.
 
 use super::core::Tracker;
 #[cfg(doc)]
