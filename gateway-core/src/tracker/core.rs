@@ -131,6 +131,10 @@ pub struct Tracker {
     /// How long an ended order stays held after it ended or its strategy connected (ns; see
     /// `unseen`; [`Retention::unseen_tail_ms`]).
     pub(super) unseen_tail_ns: u64,
+    /// Orders whose final report the shell wrote after their session's writer had started the
+    /// next epoch (a scheduled rollover's Terminate ends the writer's epoch before the tracker
+    /// learns it): at that rollover they count as ended in the new epoch (see `epochs`).
+    pub(super) ended_in_next_epoch: std::collections::HashSet<(u64, u64)>,
 }
 
 impl Tracker {

@@ -64,11 +64,19 @@ impl Tracker {
         // [`STATUS_PER_TICK`] of them (a rollover of 16 sessions holds tens of thousands of
         // orders; reported at once they stalled the tracker thread 150-220 ms). The queued
         // ended ones stay until reported; the others leave now.
+        // An order whose end was numbered in the new epoch (its writer had rolled at the
+        // Terminate) did not end before it: its ClOrdIDs stay used (a resend of it may come
+        // before the strategy reads its end).
+        let next = &self.ended_in_next_epoch;
         let mut held: Vec<(u64, bool)> = self
             .orders()
             .filter(|o| o.session_id == session_id)
-            .map(|o| (o.root, o.is_terminal()))
+            .map(|o| {
+                let ended = o.is_terminal() && !next.contains(&(session_id, o.root));
+                (o.root, ended)
+            })
             .collect();
+        self.ended_in_next_epoch.retain(|k| k.0 != session_id);
         held.sort_unstable();
         for (root, ended) in held {
             self.status_due.push((session_id, root), ended);
@@ -108,6 +116,17 @@ impl Tracker {
         self.reports.origin = origin;
         made
     }
+    /// The shell wrote the final report of order (`session_id`, `root`) to a writer in epoch
+    /// `writer_epoch`: above the session's epoch here (its writer ended the epoch at a
+    /// scheduled rollover's Terminate, and the tracker has not been told yet), the order ended
+    /// in the new epoch, and the rollover keeps its ClOrdIDs used ([`Tracker::on_epoch`]).
+    pub fn note_end_written(&mut self, session_id: u64, root: u64, writer_epoch: u32) {
+        let epoch = self.session_epochs.get(&session_id).copied().unwrap_or(0);
+        if writer_epoch > epoch {
+            self.ended_in_next_epoch.insert((session_id, root));
+        }
+    }
+
     /// The clientOid of order (`session_id`, `root`): the epoch it was placed in (the
     /// session's current one when the order is not known).
     pub(super) fn client_oid_of(&self, session_id: u64, root: u64) -> ClientOid {

@@ -518,6 +518,7 @@ impl MassCancels {
         let m = self.masses.remove(&mass_id)?;
         Some(Report {
             session_id: m.session_id,
+            root: 0,
             msg: ReportMsg::MassCancel(m.ready?),
             cause_t_read_ns: t_read_ns,
             origin: Origin::MassAction,

@@ -31,6 +31,8 @@ pub enum ReportMsg {
 pub struct Report {
     /// Destination session.
     pub session_id: u64,
+    /// Root ClOrdID of the order it is about (0: none, a mass cancel's report).
+    pub root: u64,
     /// The message.
     pub msg: ReportMsg,
     /// Monotonic read time of the exchange frame that caused it (for the "push read →
@@ -75,6 +77,7 @@ impl Reports {
         }
         self.list.push(Report {
             session_id: key.0,
+            root: key.1,
             msg,
             cause_t_read_ns: t_read_ns,
             origin: self.origin,

@@ -814,3 +814,33 @@ fn held_orders_leave_once_their_strategy_has_had_the_tail_to_read_their_end() {
     let out: Vec<ReportMsg> = r.t.drain_reports().map(|m| m.msg).collect();
     assert_eq!(order_status(&out), []);
 }
+
+/// The soak, with ended orders held for their strategy (seed 10): order 970 was accepted just
+/// before a scheduled rollover's Terminate and filled right after it, its New and Fill numbered
+/// in the new epoch (the writer ends its epoch at the Terminate; the tracker learns the epoch
+/// when the connection has ended). Still held at the rollover, it was taken for an order ended
+/// before it and freed its ClOrdID, and the strategy's resend (it had not read the Fill yet)
+/// was placed again. An order whose final report was written in the next epoch keeps its
+/// ClOrdIDs used.
+#[test]
+fn an_order_whose_end_was_numbered_in_the_new_epoch_keeps_its_cl_ord_ids_used() {
+    let mut r = Rig::new(HOLD_UNSEEN);
+    r.place_and_fill(1);
+    r.place_and_fill(2);
+    // Order 1's Filled went out in epoch 0; order 2's after the writer had started epoch 1.
+    r.t.note_end_written(S, 1, 0);
+    r.t.note_end_written(S, 2, 1);
+    r.t.on_session_closed(S);
+    r.t.on_epoch(S, 1, &[], true, 5);
+    r.t.on_tick(T0 + 2 * MS, 9);
+    let out: Vec<ReportMsg> = r.t.drain_reports().map(|m| m.msg).collect();
+    assert_eq!(
+        order_status(&out),
+        [(1, OrdStatus::Filled), (2, OrdStatus::Filled)]
+    );
+    let ev: Vec<(u64, bool)> =
+        r.t.drain_evicted()
+            .map(|e| (e.root, e.ended_before_epoch))
+            .collect();
+    assert_eq!(ev, [(1, true), (2, false)]);
+}

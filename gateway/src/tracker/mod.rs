@@ -277,6 +277,9 @@ struct Driver {
     resolve_tx: Option<ResolveSender>,
     /// The metrics endpoint's state: reports are counted there.
     observe: Option<Arc<MetricsState>>,
+    /// Orders whose final report was just written, with the epoch of the writer it went to
+    /// (told to the tracker after the reports are written; reused, no allocation once warm).
+    ends_written: Vec<(u64, u64, u32)>,
 }
 
 impl Driver {
@@ -501,6 +504,14 @@ impl Driver {
                 rec.report(report.session_id, encode);
             }
             let written = out.send(Flow::Application(report.origin), now_ns(), encode);
+            if let ReportMsg::Exec(er) = &report.msg {
+                if gateway_core::tracker::order::is_final(er.ord_status) {
+                    // Read after the write: a Terminate in between errs on the safe side
+                    // (counted as ended in the new epoch: its ClOrdIDs stay used).
+                    self.ends_written
+                        .push((report.session_id, report.root, out.epoch()));
+                }
+            }
             if routing::is_drop_copied(&report.msg) {
                 for copy in self.routing.drop_copies(report.session_id) {
                     copy.send(Flow::Application(Origin::DropCopy), now_ns(), encode);
@@ -512,6 +523,9 @@ impl Driver {
                     now_ns().saturating_sub(report.cause_t_read_ns),
                 );
             }
+        }
+        for (session_id, root, epoch) in self.ends_written.drain(..) {
+            self.tracker.note_end_written(session_id, root, epoch);
         }
         for list in self.tracker.drain_list_reports() {
             if let Some(out) = self.sessions.get(&list.session_id) {
@@ -582,6 +596,7 @@ fn run(
         risk: risk.map(|book| risk_feed::RiskFeed::with_capacity(book, cfg.order_capacity)),
         recorder,
         observe,
+        ends_written: Vec::with_capacity(64),
     };
     let publish_ns =
         u64::try_from(crate::metrics::state::PUBLISH_PERIOD.as_nanos()).unwrap_or(u64::MAX);
