@@ -127,7 +127,7 @@ pub struct Tracker {
     /// Ended orders in the live table, tombstones of evicted ones (see `retention`).
     pub(super) ended: Ended,
     /// Session → where its strategy is (see `unseen`: ended orders it may not have seen stay).
-    pub(super) presence: HashMap<u64, super::unseen::Presence>,
+    pub(super) presence: HashMap<u64, super::retention::Presence>,
     /// How long an ended order stays held after it ended or its strategy connected (ns; see
     /// `unseen`; [`Retention::unseen_tail_ms`]).
     pub(super) unseen_tail_ns: u64,

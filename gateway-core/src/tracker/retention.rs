@@ -17,7 +17,7 @@
 //!   otherwise be answered twice, e.g. a cancel whose Canceled push came before its reply), an
 //!   unresolved unknown outcome (`resolve`), a mass cancel awaiting its terminal report (`mass`),
 //!   an end its strategy may not have seen (`unseen`: kept for a rollover's OrderStatus, with its
-//!   end time, at most [`HELD_PER_PASS`](super::eviction) moved per pass).
+//!   end time, at most `HELD_PER_PASS` moved per pass, in `eviction`).
 //! - **What stays.** A [`Tombstone`] per evicted order, in a table bounded by count
 //!   (`tombstones`, FIFO): current ClOrdID, OrderID, final OrdStatus and CumQty, the epoch of
 //!   its clientOid, no heap. A late or
@@ -76,6 +76,24 @@ pub const DEFAULT_RETENTION_ORDERS: usize = 1 << 14;
 /// over a minute after its order left the table.
 pub const DEFAULT_TOMBSTONES: usize = 1 << 16;
 
+/// Default `[tracker] unseen_tail_ms` ([`Retention::unseen_tail_ms`]): how long an ended
+/// order stays held after it ended while its strategy is connected, or after its strategy
+/// connected again (5 s): the last messages a connection may hold unread when it
+/// ends (a rollover's drain grace is 1 s), and the time a strategy that connects takes to ask
+/// for what it missed (a scheduled rollover waits 1 s for it). Longer than most strategies
+/// need; only a `[tracker] retention_ms` below it makes a difference.
+pub const UNSEEN_TAIL_MS: u64 = 5_000;
+
+/// Where a session's strategy is, as the tracker knows it (see `unseen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Presence {
+    /// Connected since this monotonic ns (the tracker's clock then).
+    Connected { since_ns: u64 },
+    /// Its connection ended, or the gateway restarted: what is numbered now it reads later, if
+    /// it comes back in this epoch.
+    Away,
+}
+
 /// How long ended orders stay in full and how many are remembered afterwards
 /// (`[tracker] retention_ms`, `retention_orders`, `tombstones`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,8 +110,8 @@ pub struct Retention {
     /// An ended order whose end its strategy may not have seen stays, whatever the above, until
     /// a rollover reports it or its strategy has had this many ms to read it: after the order
     /// ended while the strategy is connected, or after the strategy connected again (while it
-    /// is away, always; see [`super::unseen`]). 0: held only while its strategy is away.
-    /// Default [`super::unseen::UNSEEN_TAIL_MS`] (5 000).
+    /// is away, always; see `unseen`). 0: held only while its strategy is away. Default
+    /// [`UNSEEN_TAIL_MS`] (5 000).
     pub unseen_tail_ms: u64,
 }
 
@@ -103,7 +121,7 @@ impl Default for Retention {
             retention_ms: DEFAULT_RETENTION_MS,
             retention_orders: DEFAULT_RETENTION_ORDERS,
             tombstones: DEFAULT_TOMBSTONES,
-            unseen_tail_ms: super::unseen::UNSEEN_TAIL_MS,
+            unseen_tail_ms: UNSEEN_TAIL_MS,
         }
     }
 }

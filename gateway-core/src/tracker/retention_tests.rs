@@ -41,7 +41,7 @@ const AT_ONCE: Retention = Retention {
 
 /// Evicts at once the ended orders their strategy has seen (see `unseen`).
 const HOLD_UNSEEN: Retention = Retention {
-    unseen_tail_ms: super::unseen::UNSEEN_TAIL_MS,
+    unseen_tail_ms: super::retention::UNSEEN_TAIL_MS,
     ..AT_ONCE
 };
 
@@ -785,7 +785,7 @@ fn an_order_ended_just_before_its_strategy_left_is_reported_by_the_new_epoch() {
 /// once the strategy has been back that long (it catches up with RetransmitRequests).
 #[test]
 fn held_orders_leave_once_their_strategy_has_had_the_tail_to_read_their_end() {
-    let tail = super::unseen::UNSEEN_TAIL_MS * MS;
+    let tail = super::retention::UNSEEN_TAIL_MS * MS;
     let mut r = Rig::new(HOLD_UNSEEN);
     r.t.on_tick(T0, 1);
     r.t.on_session_opened(S, 0);

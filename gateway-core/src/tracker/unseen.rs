@@ -30,26 +30,9 @@
 //! be retransmitted) but costs only the orders that ended while their strategy was away.
 
 use super::core::Tracker;
+use super::retention::Presence;
 #[cfg(doc)]
-use super::retention::Retention;
-
-/// Default `[tracker] unseen_tail_ms` ([`Retention::unseen_tail_ms`]): how long an ended
-/// order stays held after it ended while its strategy is connected, or after its strategy
-/// connected again (5 s): the last messages a connection may hold unread when it
-/// ends (a rollover's drain grace is 1 s), and the time a strategy that connects takes to ask
-/// for what it missed (a scheduled rollover waits 1 s for it). Longer than most strategies
-/// need; only a `[tracker] retention_ms` below it makes a difference.
-pub const UNSEEN_TAIL_MS: u64 = 5_000;
-
-/// Where a session's strategy is, as the tracker knows it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Presence {
-    /// Connected since this monotonic ns (the tracker's clock then).
-    Connected { since_ns: u64 },
-    /// Its connection ended, or the gateway restarted: what is numbered now it reads later, if
-    /// it comes back in this epoch.
-    Away,
-}
+use super::retention::{Retention, UNSEEN_TAIL_MS};
 
 impl Tracker {
     /// A strategy connection of session `session_id` ended (the session's reports go on being
