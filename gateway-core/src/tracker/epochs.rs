@@ -67,12 +67,26 @@ impl Tracker {
         // An order whose end was numbered in the new epoch (its writer had rolled at the
         // Terminate) did not end before it: its ClOrdIDs stay used (a resend of it may come
         // before the strategy reads its end).
+        // Nor did one whose end the strategy may not have read before it left (see `unseen`):
+        // reported OrderStatus, but its ClOrdIDs stay used, since the strategy may resend it
+        // before it reads that report.
+        let ended_at: std::collections::HashMap<u64, u64> = self
+            .ended
+            .fifo
+            .iter()
+            .filter(|(k, _)| k.0 == session_id)
+            .map(|&(k, t)| (k.1, t))
+            .collect();
+        let now = self.ended.clock_ns;
         let next = &self.ended_in_next_epoch;
         let mut held: Vec<(u64, bool)> = self
             .orders()
             .filter(|o| o.session_id == session_id)
             .map(|o| {
-                let ended = o.is_terminal() && !next.contains(&(session_id, o.root));
+                let t = ended_at.get(&o.root).copied().unwrap_or(now);
+                let ended = o.is_terminal()
+                    && !next.contains(&(session_id, o.root))
+                    && !self.end_unseen_at_rollover(session_id, t);
                 (o.root, ended)
             })
             .collect();

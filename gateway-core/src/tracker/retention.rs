@@ -89,9 +89,9 @@ pub const UNSEEN_TAIL_MS: u64 = 5_000;
 pub(super) enum Presence {
     /// Connected since this monotonic ns (the tracker's clock then).
     Connected { since_ns: u64 },
-    /// Its connection ended, or the gateway restarted: what is numbered now it reads later, if
-    /// it comes back in this epoch.
-    Away,
+    /// Its connection ended, or the gateway restarted, at this monotonic ns (the tracker's
+    /// clock then): what is numbered now it reads later, if it comes back in this epoch.
+    Away { since_ns: u64 },
 }
 
 /// How long ended orders stay in full and how many are remembered afterwards

@@ -39,7 +39,9 @@ impl Tracker {
     /// numbered and journaled; its strategy has not seen them): its ended orders are held until
     /// it is back ([`UNSEEN_TAIL_MS`] after) or a rollover reports them.
     pub fn on_session_closed(&mut self, session_id: u64) {
-        self.presence.insert(session_id, Presence::Away);
+        let since_ns = self.ended.clock_ns;
+        self.presence
+            .insert(session_id, Presence::Away { since_ns });
     }
 
     /// Session `session_id`'s strategy connected (established) at the tracker's clock.
@@ -51,7 +53,9 @@ impl Tracker {
 
     /// Session `session_id` was restored at start-up: its strategy is not connected yet.
     pub(super) fn note_away(&mut self, session_id: u64) {
-        self.presence.insert(session_id, Presence::Away);
+        let since_ns = self.ended.clock_ns;
+        self.presence
+            .insert(session_id, Presence::Away { since_ns });
     }
 
     /// True when the end of an order of session `session_id` that ended at monotonic ns
@@ -62,10 +66,28 @@ impl Tracker {
         }
         match self.presence.get(&session_id) {
             None => false,
-            Some(Presence::Away) => true,
+            Some(Presence::Away { .. }) => true,
             Some(&Presence::Connected { since_ns }) => {
                 self.ended.clock_ns < ended_ns.max(since_ns).saturating_add(self.unseen_tail_ns)
             }
+        }
+    }
+
+    /// At a rollover of session `session_id`, whose strategy left at the end of the old epoch:
+    /// true when the end of its order that ended at monotonic ns `ended_ns` (at the latest; 0:
+    /// unknown, restored) may not have been read before the strategy left (it ended within
+    /// `unseen_tail_ms` of the connection's end, or after it). Such an order keeps its
+    /// ClOrdIDs used in the new epoch: the strategy may resend it before it reads the new
+    /// epoch's OrderStatus of it.
+    pub(super) fn end_unseen_at_rollover(&self, session_id: u64, ended_ns: u64) -> bool {
+        match self.presence.get(&session_id) {
+            Some(&Presence::Away { since_ns }) => {
+                ended_ns.saturating_add(self.unseen_tail_ns) > since_ns
+            }
+            Some(&Presence::Connected { since_ns }) => {
+                ended_ns.max(since_ns).saturating_add(self.unseen_tail_ns) > self.ended.clock_ns
+            }
+            None => false,
         }
     }
 }
