@@ -19,8 +19,10 @@
 //! RetransmitRequests), and for `unseen_tail_ms` after the order ended while one is connected
 //! (what its socket may still hold when the connection ends; the connection's end then makes
 //! the session away). A rollover reports every held order and evicts the ended ones once
-//! reported; otherwise they leave by retention once seen. Sessions never opened (the tracker
-//! was not told of a strategy connection) are not held. The time is the tracker's clock (the
+//! reported, those whose end may be unread keeping their ClOrdIDs used in the new epoch (a
+//! resend of one may come before the strategy reads its OrderStatus); otherwise they leave by
+//! retention once seen. Sessions never opened (the tracker was not told of a strategy
+//! connection) are not held. The time is the tracker's clock (the
 //! inputs' monotonic ns) and presence comes from recorded inputs (SessionOpened,
 //! SessionClosed, Restore), so a replay decides the same.
 //!
