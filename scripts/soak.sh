@@ -3,7 +3,7 @@
 # exchange, strategy and process faults; prints the counts and exits 1 on any lost, repeated or
 # duplicated order. Options go to the `soak` binary (`--help`); `--release` builds optimised.
 # Default: 20 000 orders, 110 exchange connection drops, 8 strategy drops, one SIGKILL.
-# `--sweep full` runs 15 configurations (sessions 1-16, windows 1-64, one symbol or all; three
+# `--sweep full` runs 16 configurations (sessions 1-16, windows 1-64, one symbol or all; four
 # with session rollovers and ended orders evicted at once), `--sweep short` the two of the test
 # command (the second with rollovers and eviction). `--rollover-every 3s`, `--retention-ms N`,
 # `--retention-orders N` set the gateway's [strategy] rollover and [tracker] retention.

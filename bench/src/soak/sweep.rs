@@ -14,9 +14,10 @@ use super::{SoakOptions, SoakOutcome};
 /// Which set of configurations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum SweepSize {
-    /// 15 configurations, about 33 000 orders (`./scripts/soak.sh --release --sweep full`); the
-    /// last three with session rollovers every 3-5 s and ended orders evicted at once (or
-    /// after 50 ms / beyond 16).
+    /// 16 configurations, about 36 000 orders (`./scripts/soak.sh --release --sweep full`); the
+    /// last four with session rollovers every 2-5 s and ended orders evicted at once (or
+    /// after 50 ms / beyond 16); the last, 16 × 64 with a rollover every 2 s, is the one that
+    /// found an order placed twice and a report lost across a rollover (issue 23).
     Full,
     /// 2 configurations for the test command: 4 × 16, and 8 × 32 with a session rollover
     /// every 8 s and ended orders evicted at once.
@@ -31,7 +32,7 @@ type Config = (u64, usize, usize, usize, u64, u64, Option<(u64, u64)>);
 /// eviction (tombstones).
 const EVICT_AT_ONCE: Option<(u64, u64)> = Some((0, 0));
 
-const FULL: [Config; 15] = [
+const FULL: [Config; 16] = [
     (101, 1, 1, 0, 600, 0, None),
     (102, 1, 64, 1, 3_000, 0, None),
     (103, 2, 8, 0, 1_500, 0, None),
@@ -47,6 +48,7 @@ const FULL: [Config; 15] = [
     (113, 4, 16, 0, 2_000, 3, EVICT_AT_ONCE),
     (114, 1, 64, 1, 3_000, 4, EVICT_AT_ONCE),
     (115, 16, 32, 0, 3_000, 5, Some((50, 16))),
+    (116, 16, 64, 0, 3_000, 2, EVICT_AT_ONCE),
 ];
 
 /// Configurations run without the gateway SIGKILL + restart (indexes into the set): run 14 of
