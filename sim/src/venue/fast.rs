@@ -19,7 +19,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{bump, missing, text, Channel, ItemResult, PlaceArgs, TradeOutcome, Venue};
+use super::trade::{ItemResult, PlaceArgs, PlaceStart};
+use super::{bump, missing, text, Channel, TradeOutcome, Venue};
 use crate::config::Category;
 use crate::matching::{
     AccountId, CancelReason, Order, OrderStatus, OrderType, Reject, TimeInForce,
@@ -74,28 +75,13 @@ impl Venue {
         now_ms: u64,
         outcome: &mut TradeOutcome,
     ) -> ItemResult {
-        bump(&self.counters.orders_received);
-        let given_oid = text(arg, "clientOid").filter(|s| !s.is_empty());
-        if let Some(c) = &given_oid {
-            if !self.seen_client_oids.insert(owner, c) {
-                bump(&self.counters.repeated_client_oids);
-            }
-        }
-        let symbol = text(arg, "symbol").unwrap_or_default();
-        let fail_item = ReplyItem {
-            symbol: Some(symbol.clone()),
-            order_id: String::new(),
-            client_oid: given_oid.clone().unwrap_or_default(),
-            c_time_ms: None,
-            result: None,
-        };
+        let PlaceStart {
+            given_oid,
+            symbol,
+            fail_item,
+        } = self.place_start(owner, arg);
         let res = (|| -> Result<ReplyItem, Reject> {
-            if symbol.is_empty() {
-                return Err(missing("symbol"));
-            }
-            let bi = self.book_index(category, &symbol).ok_or_else(|| {
-                Reject::new(25100, format!("trading pair {symbol} does not exist"))
-            })?;
+            let bi = self.place_book(category, &symbol)?;
             let a: PlaceArgs = self.place_args(
                 channel,
                 owner,
