@@ -482,18 +482,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
 ///
 /// Errors: no usdt-futures market, or the floor failed, as text.
 fn run_floor(rig: &Rig, n: usize) -> Result<Histogram<u64>, String> {
-    let m = rig
-        .markets
-        .iter()
-        .find(|m| m.category == codec::sbe::Category::UsdtFutures)
-        .ok_or("no usdt-futures market for the floor")?;
-    let cfg = crate::floor::FloorConfig {
-        ws_private_url: rig.ws_private_url.clone(),
-        ca_pem: rig.ca_pem.clone(),
-        symbol: m.symbol.as_str().to_string(),
-        price: price_at(m, "0.9").to_string(),
-        qty: m.qty.to_string(),
-    };
+    let cfg = crate::floor::FloorConfig::for_rig(rig)?;
     crate::floor::run_floor(&cfg, n, n / 10).map_err(|e| format!("floor: {e}"))
 }
 

@@ -67,6 +67,27 @@ pub struct FloorConfig {
     pub qty: String,
 }
 
+impl FloorConfig {
+    /// The floor against a rig's simulator, trading the demo's resting limit: the first
+    /// usdt-futures market, at 0.9 × its mid, the market's order size.
+    ///
+    /// Errors: the rig has no usdt-futures market.
+    pub fn for_rig(rig: &crate::rig::Rig) -> Result<FloorConfig, String> {
+        let m = rig
+            .markets
+            .iter()
+            .find(|m| m.category == codec::sbe::Category::UsdtFutures)
+            .ok_or("no usdt-futures market for the floor")?;
+        Ok(FloorConfig {
+            ws_private_url: rig.ws_private_url.clone(),
+            ca_pem: rig.ca_pem.clone(),
+            symbol: m.symbol.as_str().to_string(),
+            price: crate::rig::price_at(m, "0.9").to_string(),
+            qty: m.qty.to_string(),
+        })
+    }
+}
+
 /// The trade ops of a run, rendered before it: op `i` (from 0) places `fl<i>` when `i` is
 /// even and cancels `fl<i-1>` when it is odd. Request ids are `i + 1`.
 pub fn render_ops(cfg: &FloorConfig, count: usize) -> Vec<Utf8Bytes> {
@@ -125,22 +146,7 @@ fn run_relay(listener: TcpListener, cfg: &FloorConfig, ops: Vec<Utf8Bytes>) -> i
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let tls = gateway::exchange::tls::client_config(Some(&cfg.ca_pem))
-            .map_err(|e| io::Error::other(format!("floor TLS: {e}")))?;
-        let (_, key, secret, pass) = FLOOR_ACCOUNT;
-        let creds = ExchangeCredentials {
-            api_key: key.into(),
-            secret: Secret::new(secret),
-            passphrase: Secret::new(pass),
-        };
-        let opts = ConnectOptions {
-            topics: vec!["order".into()],
-            ..ConnectOptions::default()
-        };
-        let ws = connect_private_with(&cfg.ws_private_url, &tls, &creds, SystemTime::now(), &opts)
-            .await
-            .map_err(|e| io::Error::other(format!("floor WebSocket: {e}")))?;
-        let (mut sink, mut source, _early) = ws.split();
+        let (mut sink, mut source) = connect_venue(cfg).await?;
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let (strategy, _): (tokio::net::TcpStream, SocketAddr) = listener.accept().await?;
@@ -336,22 +342,7 @@ fn run_load_relay(
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let tls = gateway::exchange::tls::client_config(Some(&cfg.ca_pem))
-            .map_err(|e| io::Error::other(format!("floor TLS: {e}")))?;
-        let (_, key, secret, pass) = FLOOR_ACCOUNT;
-        let creds = ExchangeCredentials {
-            api_key: key.into(),
-            secret: Secret::new(secret),
-            passphrase: Secret::new(pass),
-        };
-        let opts = ConnectOptions {
-            topics: vec!["order".into()],
-            ..ConnectOptions::default()
-        };
-        let ws = connect_private_with(&cfg.ws_private_url, &tls, &creds, SystemTime::now(), &opts)
-            .await
-            .map_err(|e| io::Error::other(format!("floor WebSocket: {e}")))?;
-        let (mut sink, mut source, _early) = ws.split();
+        let (mut sink, mut source) = connect_venue(cfg).await?;
         listener.set_nonblocking(true)?;
         let listener = tokio::net::TcpListener::from_std(listener)?;
         let mut writers = Vec::with_capacity(sessions);
@@ -435,6 +426,35 @@ fn run_load_relay(
             })
             .await
     })
+}
+
+/// The relay's WebSocket to the venue: TLS with the simulator's CA, logged in as
+/// [`FLOOR_ACCOUNT`], subscribed to `order` (what the gateway's primary link does).
+///
+/// Errors: TLS set-up, connect, login or subscribe, as `io::Error`.
+async fn connect_venue(
+    cfg: &FloorConfig,
+) -> io::Result<(
+    gateway::exchange::ws::WsSink,
+    gateway::exchange::ws::WsSource,
+)> {
+    let tls = gateway::exchange::tls::client_config(Some(&cfg.ca_pem))
+        .map_err(|e| io::Error::other(format!("floor TLS: {e}")))?;
+    let (_, key, secret, pass) = FLOOR_ACCOUNT;
+    let creds = ExchangeCredentials {
+        api_key: key.into(),
+        secret: Secret::new(secret),
+        passphrase: Secret::new(pass),
+    };
+    let opts = ConnectOptions {
+        topics: vec!["order".into()],
+        ..ConnectOptions::default()
+    };
+    let ws = connect_private_with(&cfg.ws_private_url, &tls, &creds, SystemTime::now(), &opts)
+        .await
+        .map_err(|e| io::Error::other(format!("floor WebSocket: {e}")))?;
+    let (sink, source, _early) = ws.split();
+    Ok((sink, source))
 }
 
 /// True for an `order` topic push (`{"action":…,"arg":{…"topic":"order"},"data":[…]}`), not

@@ -187,10 +187,7 @@ fn ns_since(epoch: Instant) -> u64 {
 
 /// Reads answers until every sent arrival is answered or the drain deadline passes.
 fn receive(mut client: StrategyClient, shared: Arc<StepShared>, epoch: Instant) -> ReceiverResult {
-    let mut latency = hist();
-    let mut seen = vec![false; shared.intended.len()];
-    let (mut answered, mut rejected) = (0u64, 0u64);
-    let mut drain_deadline: Option<Instant> = None;
+    let mut tally = Tally::new(&shared);
     loop {
         let got = client.recv(Duration::from_millis(20));
         let now = ns_since(epoch);
@@ -204,34 +201,72 @@ fn receive(mut client: StrategyClient, shared: Arc<StepShared>, epoch: Instant) 
             Ok(Some(_)) | Ok(None) => (0, false),
             Err(_) => break,
         };
-        if let Some(k) = cl
-            .checked_sub(shared.base)
-            .and_then(|k| usize::try_from(k).ok())
-            .filter(|k| *k < seen.len())
-        {
-            let t = shared.intended[k].load(Ordering::Acquire);
-            if !seen[k] && t != 0 {
-                seen[k] = true;
-                answered += 1;
-                rejected += u64::from(refused);
-                let _ = latency.record(now.saturating_sub(t - 1).max(1));
-            }
-        }
-        if shared.done.load(Ordering::Acquire) {
-            if answered >= shared.sent.load(Ordering::Acquire) {
-                break;
-            }
-            let deadline = *drain_deadline.get_or_insert_with(|| Instant::now() + DRAIN);
-            if Instant::now() >= deadline {
-                break;
-            }
+        tally.answer(&shared, cl, refused, now);
+        if tally.finished(&shared) {
+            break;
         }
     }
     ReceiverResult {
         client,
-        latency,
-        answered,
-        rejected,
+        latency: tally.latency,
+        answered: tally.answered,
+        rejected: tally.rejected,
+    }
+}
+
+/// One session's answers in one step, shared by the gateway's receivers and the floor's: the
+/// first answer to each arrival counts, timed from its intended send time.
+struct Tally {
+    latency: Histogram<u64>,
+    seen: Vec<bool>,
+    answered: u64,
+    rejected: u64,
+    drain_deadline: Option<Instant>,
+}
+
+impl Tally {
+    fn new(shared: &StepShared) -> Tally {
+        Tally {
+            latency: hist(),
+            seen: vec![false; shared.intended.len()],
+            answered: 0,
+            rejected: 0,
+            drain_deadline: None,
+        }
+    }
+
+    /// An answer to arrival `id − shared.base` read at `now_ns` (since the run's epoch); ids
+    /// outside the step, unsent arrivals and repeated answers are ignored.
+    fn answer(&mut self, shared: &StepShared, id: u64, refused: bool, now_ns: u64) {
+        let Some(k) = id
+            .checked_sub(shared.base)
+            .and_then(|k| usize::try_from(k).ok())
+            .filter(|k| *k < self.seen.len())
+        else {
+            return;
+        };
+        let t = shared.intended[k].load(Ordering::Acquire);
+        if !self.seen[k] && t != 0 {
+            self.seen[k] = true;
+            self.answered += 1;
+            self.rejected += u64::from(refused);
+            let _ = self.latency.record(now_ns.saturating_sub(t - 1).max(1));
+        }
+    }
+
+    /// True once the sender is done and every sent arrival is answered, or [`DRAIN`] has
+    /// passed since the sender was seen done.
+    fn finished(&mut self, shared: &StepShared) -> bool {
+        if !shared.done.load(Ordering::Acquire) {
+            return false;
+        }
+        if self.answered >= shared.sent.load(Ordering::Acquire) {
+            return true;
+        }
+        let deadline = *self
+            .drain_deadline
+            .get_or_insert_with(|| Instant::now() + DRAIN);
+        Instant::now() >= deadline
     }
 }
 
@@ -342,10 +377,7 @@ fn receive_floor(
     epoch: Instant,
 ) -> (Histogram<u64>, u64) {
     use std::io::Read;
-    let mut latency = hist();
-    let mut seen = vec![false; shared.intended.len()];
-    let mut answered = 0u64;
-    let mut drain_deadline: Option<Instant> = None;
+    let mut tally = Tally::new(&shared);
     let mut buf = vec![0u8; crate::floor::LOAD_REPLY_LEN];
     let mut filled = 0usize;
     let _ = stream.set_read_timeout(Some(Duration::from_millis(20)));
@@ -362,31 +394,15 @@ fn receive_floor(
         }
         if filled == buf.len() {
             filled = 0;
-            let now = ns_since(epoch);
-            if let Some(k) = crate::floor::stamped(&buf)
-                .and_then(|(_, k)| k.checked_sub(shared.base))
-                .and_then(|k| usize::try_from(k).ok())
-                .filter(|k| *k < seen.len())
-            {
-                let t = shared.intended[k].load(Ordering::Acquire);
-                if !seen[k] && t != 0 {
-                    seen[k] = true;
-                    answered += 1;
-                    let _ = latency.record(now.saturating_sub(t - 1).max(1));
-                }
+            if let Some((_, k)) = crate::floor::stamped(&buf) {
+                tally.answer(&shared, k, false, ns_since(epoch));
             }
         }
-        if shared.done.load(Ordering::Acquire) {
-            if answered >= shared.sent.load(Ordering::Acquire) {
-                break;
-            }
-            let deadline = *drain_deadline.get_or_insert_with(|| Instant::now() + DRAIN);
-            if Instant::now() >= deadline {
-                break;
-            }
+        if tally.finished(&shared) {
+            break;
         }
     }
-    (latency, answered)
+    (tally.latency, tally.answered)
 }
 
 /// Runs one step at `rate` requests/s through the floor (the same arrivals as [`run_step`]).
@@ -445,18 +461,7 @@ fn run_floor_step(
 /// Runs the floor at each of `rates` with `opts.sessions` connections against the rig's
 /// simulator (the demo's resting limit on its first usdt-futures market) and prints each step.
 fn run_floor(rig: &Rig, opts: &LoadOptions, rates: &[u64]) -> Result<Vec<StepResult>, String> {
-    let m = rig
-        .markets
-        .iter()
-        .find(|m| m.category == codec::sbe::Category::UsdtFutures)
-        .ok_or("no usdt-futures market for the floor")?;
-    let cfg = crate::floor::FloorConfig {
-        ws_private_url: rig.ws_private_url.clone(),
-        ca_pem: rig.ca_pem.clone(),
-        symbol: m.symbol.as_str().to_string(),
-        price: price_at(m, "0.9").to_string(),
-        qty: m.qty.to_string(),
-    };
+    let cfg = crate::floor::FloorConfig::for_rig(rig)?;
     let floor =
         crate::floor::FloorLoad::start(&cfg, opts.sessions).map_err(|e| format!("floor: {e}"))?;
     let mut sessions = Vec::with_capacity(opts.sessions);
