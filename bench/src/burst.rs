@@ -97,6 +97,7 @@ pub fn run(scenario: Scenario, orders: usize) -> Result<BurstResult, String> {
             sessions: vec![session_id],
             idle: IdleStrategy::Park,
             pin: false,
+            placement: Default::default(),
             report_interval_ms: 600_000,
             print_reports: false,
             hlog_path: None,

@@ -32,6 +32,8 @@ pub struct DemoOptions {
     pub idle: IdleStrategy,
     /// Pin the gateway's io thread to core 0 and the tracker to core 1.
     pub pin: bool,
+    /// Where the gateway's tracker runs (`[tracker] placement`).
+    pub placement: gateway::tracker::port::TrackerPlacement,
     /// Round trips of each baseline, the floor and the raw TCP relay (0 skips them).
     pub relay_round_trips: usize,
     /// HdrHistogram interval log path.
@@ -51,6 +53,7 @@ impl Default for DemoOptions {
             orders: 10_000,
             idle: IdleStrategy::Park,
             pin: false,
+            placement: Default::default(),
             relay_round_trips: 20_000,
             hlog_path: None,
             verbose: false,
@@ -335,6 +338,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             sessions: vec![session_id],
             idle: opts.idle,
             pin: opts.pin,
+            placement: opts.placement,
             report_interval_ms: if opts.verbose { 2_000 } else { 1_000 },
             print_reports: opts.verbose,
             hlog_path: opts.hlog_path.clone(),

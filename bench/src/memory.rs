@@ -116,6 +116,7 @@ pub fn run(opts: &MemoryOptions) -> Result<Vec<MemoryRow>, String> {
         sessions: ids.clone(),
         idle: opts.idle,
         pin: false,
+        placement: Default::default(),
         report_interval_ms: 600_000,
         print_reports: false,
         hlog_path: None,

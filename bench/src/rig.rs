@@ -14,6 +14,7 @@ use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::idle::IdleStrategy;
 use gateway::session::fixp::SessionLimits;
+use gateway::tracker::port::TrackerPlacement;
 use gateway::tracker::TrackerThreadConfig;
 use strategy_client::{ClientOptions, StrategyClient};
 
@@ -26,6 +27,8 @@ pub struct RigOptions {
     pub idle: IdleStrategy,
     /// Pin the gateway's io thread to core 0 and its tracker to core 1.
     pub pin: bool,
+    /// Where the gateway's tracker runs (`[tracker] placement`).
+    pub placement: TrackerPlacement,
     /// Tracker report interval (ms) for periodic tables.
     pub report_interval_ms: u64,
     /// Print every report the tracker writes.
@@ -270,6 +273,7 @@ impl Rig {
             tracker: TrackerThreadConfig {
                 core: opts.pin.then_some(1),
                 idle: opts.idle,
+                placement: opts.placement,
                 report_interval_ms: opts.report_interval_ms,
                 order_capacity: opts
                     .order_capacity

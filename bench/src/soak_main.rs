@@ -67,6 +67,10 @@ struct Args {
     /// `[tracker] retention_orders` of the gateway (ended orders kept in full at most).
     #[arg(long)]
     retention_orders: Option<u64>,
+    /// `[tracker] placement = "own_thread"` (the tracker on its own thread behind a queue)
+    /// instead of the default, on the io thread. A sweep puts every other run there anyway.
+    #[arg(long)]
+    own_tracker_thread: bool,
 }
 
 /// Seconds from `N` or `Ns`.
@@ -106,6 +110,7 @@ fn main() {
         rollover_every_s: args.rollover_every.unwrap_or(0),
         retention_ms: args.retention_ms,
         retention_orders: args.retention_orders,
+        own_tracker_thread: args.own_tracker_thread,
     };
     if let Some(size) = args.sweep {
         let passed = bench::soak::sweep::run(size, &opts, args.sweep_seed_offset);

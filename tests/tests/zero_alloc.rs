@@ -21,6 +21,7 @@ use codec::sbe::{
     TimeInForce,
 };
 use e2e::{d, Harness, Strategy};
+use gateway::tracker::port::TrackerPlacement;
 
 /// Threads whose allocations are counted, by name (Linux keeps 15 bytes).
 const ROLES: [&[u8]; 2] = [b"bgw-io", b"bgw-tracker"];
@@ -228,14 +229,16 @@ fn measure(h: &Harness, transport: &str) -> Measured {
 
 /// Plain WebSocket to the simulator: nothing on the path may allocate, the gateway's own code
 /// end to end (frame read, FIXP, decision, JSON, WebSocket framing; JSON parse, tracker,
-/// ExecutionReport).
-#[test]
-fn the_order_path_allocates_nothing_in_steady_state() {
+/// ExecutionReport), with the tracker on `placement`.
+fn plain_ws_allocates_nothing(placement: TrackerPlacement) {
     let mut cfg = e2e::quiet_sim_config();
     cfg.tls = false;
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let h = Harness::start_with(cfg, |s| s.exchange.extra_ca_pem = None);
-    let m = measure(&h, "ws://");
+    let h = Harness::start_with(cfg, |s| {
+        s.exchange.extra_ca_pem = None;
+        s.tracker.placement = placement;
+    });
+    let m = measure(&h, &format!("ws://, tracker {placement:?}"));
     // Nothing per order (300 cycles: one allocation per request or report would be 1 500 or
     // more). A buffer may reach a new high-water mark once in the window on a loaded machine:
     // tungstenite's read buffer (8 KiB, `WS_READ_BUFFER`) doubles when a stalled io thread
@@ -249,24 +252,41 @@ fn the_order_path_allocates_nothing_in_steady_state() {
     );
 }
 
-/// Over TLS (as to Bitget): the tracker still allocates nothing; on the io thread only rustls's
-/// record layer allocates, at most one buffer per TLS record each way (0.23's buffered
-/// connection copies each received record into a new `Vec`, and its `MessageEncrypter`
-/// returns each sealed record as a new buffer), so at most one per WebSocket frame.
+/// The tracker's work (JSON parse, order state, ExecutionReport) on the io thread (the
+/// default placement): that thread still allocates nothing per order.
+#[test]
+fn the_order_path_allocates_nothing_in_steady_state() {
+    plain_ws_allocates_nothing(TrackerPlacement::IoThread);
+}
+
+/// The tracker on its own thread behind the queue: neither thread allocates per order.
+#[test]
+fn the_order_path_allocates_nothing_with_the_tracker_on_its_own_thread() {
+    plain_ws_allocates_nothing(TrackerPlacement::OwnThread);
+}
+
+/// Over TLS (as to Bitget), the tracker on its own thread so that its count is its own: the
+/// tracker still allocates nothing; on the io thread only rustls's record layer allocates, at
+/// most one buffer per TLS record each way (0.23's buffered connection copies each received
+/// record into a new `Vec`, and its `MessageEncrypter` returns each sealed record as a new
+/// buffer), so at most one per WebSocket frame. With the tracker on the io thread the same
+/// bound holds for the io thread's count, which then includes the tracker's work.
 #[test]
 fn over_tls_only_the_record_layer_allocates() {
-    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let h = Harness::quiet();
-    let m = measure(&h, "wss://");
-    assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
-    // Plus a keepalive `ping` and its `pong` (two records, every 20 s) if one falls in the
-    // window on a slow machine, and 2 % for frames that arrive split over two TLS records
-    // (measured 19.04-19.19 allocations per cycle of 19 frames, 19.23 on a loaded machine).
-    let frames = MEASURED * FRAMES_PER_CYCLE;
-    let bound = (frames + frames / 50 + 2 * 4) as u64;
-    assert!(
-        m.counts[0] <= bound,
-        "io thread: more than one allocation per TLS record ({bound}):\n{}",
-        m.report
-    );
+    for placement in [TrackerPlacement::OwnThread, TrackerPlacement::IoThread] {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let h = Harness::start_with(e2e::quiet_sim_config(), |s| s.tracker.placement = placement);
+        let m = measure(&h, &format!("wss://, tracker {placement:?}"));
+        assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
+        // Plus a keepalive `ping` and its `pong` (two records, every 20 s) if one falls in the
+        // window on a slow machine, and 2 % for frames that arrive split over two TLS records
+        // (measured 19.04-19.19 allocations per cycle of 19 frames, 19.23 on a loaded machine).
+        let frames = MEASURED * FRAMES_PER_CYCLE;
+        let bound = (frames + frames / 50 + 2 * 4) as u64;
+        assert!(
+            m.counts[0] <= bound,
+            "io thread: more than one allocation per TLS record ({bound}):\n{}",
+            m.report
+        );
+    }
 }

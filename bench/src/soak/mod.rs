@@ -65,6 +65,9 @@ pub struct SoakOptions {
     /// `[tracker] retention_orders` (ended orders kept in full at most; `None` = the default,
     /// 16 384).
     pub retention_orders: Option<u64>,
+    /// `[tracker] placement = "own_thread"`: the tracker on its own thread behind a queue,
+    /// not on the io thread (the default).
+    pub own_tracker_thread: bool,
 }
 
 /// What the run counted.
@@ -158,8 +161,11 @@ fn gateway_config(
     ));
     s.push_str("[rate]\ntier = \"unlimited\"\n\n[risk]\nmark_refresh_ms = 0\n\n");
     s.push_str("[metrics]\nreport_interval_ms = 60000\nlisten = \"127.0.0.1:0\"\n\n");
-    if opts.retention_ms.is_some() || opts.retention_orders.is_some() {
+    if opts.retention_ms.is_some() || opts.retention_orders.is_some() || opts.own_tracker_thread {
         s.push_str("[tracker]\n");
+        if opts.own_tracker_thread {
+            s.push_str("placement = \"own_thread\"\n");
+        }
         if let Some(ms) = opts.retention_ms {
             s.push_str(&format!("retention_ms = {ms}\n"));
         }

@@ -89,6 +89,9 @@ pub fn configurations(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> 
                 rollover_every_s: rollover,
                 retention_ms: retention.map(|r| r.0),
                 retention_orders: retention.map(|r| r.1),
+                // Every other run puts the tracker on its own thread: both placements are
+                // soaked.
+                own_tracker_thread: base.own_tracker_thread || i % 2 == 1,
                 ..base.clone()
             },
         )
@@ -114,6 +117,11 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
     if let (Some(ms), Some(n)) = (o.retention_ms, o.retention_orders) {
         head.push_str(&format!(", retention {ms} ms / {n} orders"));
     }
+    head.push_str(if o.own_tracker_thread {
+        ", tracker thread"
+    } else {
+        ", tracker on io"
+    });
     match r {
         Err(e) => format!("{head}: could not run: {e}"),
         Ok(out) => {

@@ -72,6 +72,11 @@ pub struct TrackerConfig {
     pub core: Option<usize>,
     /// Idle strategy: `"spin"`, `"spin_yield"` or `"park"`. Default `"park"`.
     pub idle: IdleStrategy,
+    /// Where the tracker runs: `"own_thread"` (its own thread, fed through a queue: each
+    /// hand-off may wake it) or `"io_thread"` (on the io thread, where each input is made: no
+    /// hand-off; `core` and `idle` above then do not apply, `[io]`'s do). Default
+    /// `"io_thread"`.
+    pub placement: crate::tracker::port::TrackerPlacement,
     /// A trade op without reply after this many ms has an unknown outcome (the order is
     /// queried by clientOid, never resent). Default 5000.
     pub reply_timeout_ms: Option<u64>,

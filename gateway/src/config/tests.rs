@@ -116,6 +116,7 @@ fn example_file_documents_every_field() {
         "locale",
         "core",
         "idle",
+        "placement",
         "report_interval_ms",
         "hlog_path",
         "account",
@@ -424,7 +425,17 @@ fn idle_and_categories() {
     assert_eq!(cfg.exchange.categories, vec!["SPOT", "USDT-FUTURES"]);
     let cfg = with("[tracker]\ncore = 1\nidle = \"spin_yield\"\n[io]\ncore = 0").expect("ok");
     assert_eq!(cfg.tracker.idle, IdleStrategy::SpinYield);
+    assert_eq!(
+        cfg.tracker.placement,
+        crate::tracker::port::TrackerPlacement::IoThread
+    );
     assert_eq!((cfg.tracker.core, cfg.io.core), (Some(1), Some(0)));
+    let cfg = with("[tracker]\nplacement = \"own_thread\"").expect("ok");
+    assert_eq!(
+        cfg.tracker.placement,
+        crate::tracker::port::TrackerPlacement::OwnThread
+    );
+    assert!(with("[tracker]\nplacement = \"elsewhere\"").is_err());
 }
 
 #[test]

@@ -8,7 +8,6 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use codec::sbe::Category;
-use crossbeam_channel::Sender;
 
 use super::account::AccountCtx;
 use super::settings::MoveSettings;
@@ -19,7 +18,7 @@ use crate::pretrade::InstrumentTable;
 use crate::risk::RiskBook;
 use crate::session::fixp::SessionLimits;
 use crate::session::out::SessionOut;
-use crate::tracker::TrackerInput;
+use crate::tracker::port::TrackerTx;
 use crate::types::SessionGrant;
 
 /// State shared by the io thread's tasks (single-threaded: `Rc`, `Cell`, `RefCell`).
@@ -39,7 +38,7 @@ pub(super) struct IoCtx {
     pub(super) instruments: InstrumentTable,
     /// The exchange accounts, by index (sessions are bound to one).
     pub(super) accounts: Vec<AccountCtx>,
-    pub(super) tracker_tx: Sender<TrackerInput>,
+    pub(super) tracker_tx: TrackerTx,
     pub(super) legs: RefCell<LegHistograms>,
     /// Pre-trade risk state (shared with the tracker).
     pub(super) risk: Arc<RiskBook>,

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
-use crossbeam_channel::Sender;
 use futures_util::{SinkExt, StreamExt};
 use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 
@@ -19,6 +18,7 @@ use crate::exchange::silence::SilenceWatch;
 use crate::exchange::ws::{ControlReply, WsSink, WsSource};
 use crate::metrics::now_ns;
 use crate::tracker::frame_pool::FramePool;
+use crate::tracker::port::TrackerTx;
 use crate::tracker::TrackerInput;
 
 /// Bitget's service-upgrade notice code: the socket will be dropped soon (reference §1, §2).
@@ -190,12 +190,7 @@ impl ExchangeLink {
     /// Reads the socket until it closes or the link fails: `pong` feeds the keepalive, a
     /// `30033` notice marks the link down, every other text frame goes to the tracker with its
     /// read time. Every frame feeds the silence watch.
-    pub async fn read_loop(
-        &self,
-        mut source: WsSource,
-        early: Vec<Message>,
-        tracker: Sender<TrackerInput>,
-    ) {
+    pub async fn read_loop(&self, mut source: WsSource, early: Vec<Message>, tracker: TrackerTx) {
         for m in early {
             self.on_message(m, &tracker);
         }
@@ -218,7 +213,7 @@ impl ExchangeLink {
         self.down(LinkDown::Closed);
     }
 
-    fn on_message(&self, m: Message, tracker: &Sender<TrackerInput>) {
+    fn on_message(&self, m: Message, tracker: &TrackerTx) {
         let t_read_ns = now_ns();
         let mut w = self.silence.get();
         w.on_frame(t_read_ns);

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use codec::sbe::{Category, Symbol, Terminate, TerminationCode, Text};
-use crossbeam_channel::Sender;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
@@ -30,7 +29,8 @@ use crate::metrics::{now_ns, LegHistograms, SnapshotTx};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
-use crate::tracker::TrackerInput;
+use crate::tracker::port::{InlineTracker, TrackerSetup, TrackerTx};
+use crate::tracker::{TrackerInput, TrackerSummary};
 use gateway_core::admission::{
     admit, AcceptBackoff, Admission, AdmissionCounters, LogEvery, TrimAfterBurst, LOG_INTERVAL_MS,
 };
@@ -137,7 +137,49 @@ async fn connect_exchange(
 pub(super) fn run(
     started: Instant,
     settings: EngineSettings,
-    tracker_tx: Sender<TrackerInput>,
+    tracker_setup: TrackerSetup,
+    metrics_tx: SnapshotTx,
+    ready: std::sync::mpsc::Sender<Result<(SocketAddr, StartupPhases), GatewayError>>,
+    stop: oneshot::Receiver<()>,
+    exchange_up: Arc<std::sync::atomic::AtomicBool>,
+    risk: Arc<RiskBook>,
+    record: Option<crate::replay::RecordTx>,
+    resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
+    reconnects: Arc<ReconnectCounters>,
+    metrics: Arc<MetricsState>,
+    admission: Arc<AdmissionCounters>,
+) -> Option<TrackerSummary> {
+    let (tracker_tx, inline) = match tracker_setup {
+        TrackerSetup::Thread(tx) => (TrackerTx::Thread(tx), None),
+        TrackerSetup::Inline(driver) => {
+            let t = InlineTracker::new(*driver);
+            (TrackerTx::Inline(Rc::clone(&t)), Some(t))
+        }
+    };
+    run_io(
+        started,
+        settings,
+        tracker_tx,
+        metrics_tx,
+        ready,
+        stop,
+        exchange_up,
+        risk,
+        record,
+        resolve_rx,
+        reconnects,
+        metrics,
+        admission,
+    );
+    // The io thread ran the tracker: what it ends with (the queue's thread hands its own).
+    inline.and_then(|t| t.finish())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_io(
+    started: Instant,
+    settings: EngineSettings,
+    tracker_tx: TrackerTx,
     metrics_tx: SnapshotTx,
     ready: std::sync::mpsc::Sender<Result<(SocketAddr, StartupPhases), GatewayError>>,
     stop: oneshot::Receiver<()>,
@@ -195,6 +237,10 @@ pub(super) fn run(
     };
     phases.journal_ms = clock.lap();
     local.block_on(&rt, async move {
+        if let TrackerTx::Inline(t) = &tracker_tx {
+            // The inline tracker's idle work, as often as its own thread would do it parked.
+            tokio::task::spawn_local(Rc::clone(t).run_idle(crate::idle::PARK_TIMEOUT));
+        }
         let (instruments, connected) =
             match connect_exchange(&settings, &risk, &mut phases, &mut clock).await {
                 Ok(v) => v,

@@ -10,6 +10,10 @@
 //!                      ▼
 //!                  strategy
 //! ```
+//!
+//! The tracker's step runs where `[tracker] placement` says (`crate::tracker::port`): on the
+//! io thread itself, called where each `Sent` and `Frame` is made (the default: no hand-off,
+//! no wake-up), or on its own thread behind a queue, as drawn.
 
 mod account;
 mod conn;
@@ -68,7 +72,8 @@ pub struct Gateway {
     strategy_addr: SocketAddr,
     exchange_up: Arc<AtomicBool>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
-    io: Option<JoinHandle<()>>,
+    /// The io thread; it hands back the tracker's summary when it ran the tracker.
+    io: Option<JoinHandle<Option<TrackerSummary>>>,
     tracker: Option<TrackerHandle>,
     reporter: Option<Reporter>,
     risk: Arc<crate::risk::RiskBook>,
@@ -119,7 +124,7 @@ impl Gateway {
             None => None,
         };
         let record_tx = recorder.as_ref().and_then(crate::replay::Recorder::tx);
-        let tracker = tracker::spawn_observed(
+        let (tracker, tracker_setup) = tracker::start(
             settings.tracker,
             Some(metrics_tx.clone()),
             Some(Arc::clone(&risk)),
@@ -130,7 +135,6 @@ impl Gateway {
         let gw_risk = Arc::clone(&risk);
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel();
-        let tracker_tx = tracker.tx.clone();
         let exchange_up = Arc::new(AtomicBool::new(false));
         let up = Arc::clone(&exchange_up);
         let io_reconnects = Arc::clone(&reconnects);
@@ -141,7 +145,7 @@ impl Gateway {
                 io::run(
                     started,
                     settings,
-                    tracker_tx,
+                    tracker_setup,
                     metrics_tx,
                     ready_tx,
                     stop_rx,
@@ -159,7 +163,7 @@ impl Gateway {
             exchange_up,
             stop: Some(stop_tx),
             io: Some(io),
-            tracker: Some(tracker),
+            tracker,
             reporter: Some(reporter),
             risk: gw_risk,
             reconnects,
@@ -247,10 +251,12 @@ impl Gateway {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
-        if let Some(io) = self.io.take() {
-            let _ = io.join();
-        }
-        let summary = self.tracker.take().and_then(TrackerHandle::shutdown);
+        let inline = self.io.take().and_then(|io| io.join().ok().flatten());
+        let summary = self
+            .tracker
+            .take()
+            .and_then(TrackerHandle::shutdown)
+            .or(inline);
         let mut legs = self
             .reporter
             .take()

@@ -247,6 +247,7 @@ impl EngineSettings {
             tracker: TrackerThreadConfig {
                 core: cfg.tracker.core,
                 idle: cfg.tracker.idle,
+                placement: cfg.tracker.placement,
                 report_interval_ms: cfg.metrics.report_interval_ms,
                 deadlines: crate::tracker::Deadlines {
                     reply_timeout_ms: cfg
