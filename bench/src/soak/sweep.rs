@@ -91,7 +91,7 @@ pub fn configurations(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> 
                 retention_orders: retention.map(|r| r.1),
                 // Every other run puts the tracker on its own thread: both placements are
                 // soaked.
-                own_tracker_thread: base.own_tracker_thread || i % 2 == 1,
+                own_tracker_thread: base.own_tracker_thread || i % 2 == 0,
                 ..base.clone()
             },
         )
