@@ -65,10 +65,11 @@ struct Args {
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
     spin_below_us: u64,
-    /// Private WebSocket connections the gateway opens to the venue. The pool gives each op to
-    /// the connection with the most rate tokens left, ties to the first: with the unlimited
-    /// tier every op takes the first one, so more connections spread ops only under a limited
-    /// tier (`[rate]`).
+    /// Private WebSocket connections the gateway opens to the venue. New orders spread over
+    /// them (the one with the most rate tokens left, ties in turn: on the unlimited tier of
+    /// this bench, round robin); an order's modify and cancel follow it to the connection its
+    /// place went on (`gateway_core::budget`). All of them are served by the gateway's one io
+    /// thread.
     #[arg(long, default_value_t = 1)]
     connections: usize,
     /// Pin the sender thread to this core (with cores to spare: on 2 vCPUs it takes one from

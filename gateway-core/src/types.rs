@@ -23,6 +23,12 @@ impl TradeOp {
     pub fn is_cancel(self) -> bool {
         matches!(self, TradeOp::Cancel | TradeOp::BatchCancel)
     }
+
+    /// True for the ops that create orders (`place-order`, `batch-place`): the rate budget
+    /// spreads them over the account's connections; the other ops follow their order's.
+    pub fn is_new(self) -> bool {
+        matches!(self, TradeOp::Place | TradeOp::BatchPlace)
+    }
 }
 
 /// What a session does when the budget has no token: refuse at once, or wait up to a deadline.

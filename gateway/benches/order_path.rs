@@ -266,7 +266,7 @@ impl IoThread {
             } => {
                 // Written: as the io thread, a placed order is live from here.
                 if matches!(kind, gateway::tracker::RequestKind::New(_)) {
-                    entry.sent_new(root);
+                    entry.sent_new(root, Some(0));
                 }
                 black_box((root, reserved));
             }

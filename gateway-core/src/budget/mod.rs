@@ -5,6 +5,21 @@
 //! endpoint buckets, so a burst of new orders never starves them. The signed query endpoints
 //! (order-info, unfilled-orders, history-orders, fills) have their own budget
 //! ([`queries::QueryBudget`]), paced rather than refused.
+//!
+//! The budget also chooses the connection of each trade op ([`AccountBudget::acquire`]):
+//!
+//! - **New orders spread** (place-order, batch-place): the usable connection with the most
+//!   tokens left (new orders leave each connection's cancel reserve); ties, which is every
+//!   choice on the unlimited tier, go round robin: to the first tied connection at or after
+//!   the one after the pool's last choice. On a limited tier the tokens decide and the
+//!   connections stay level; on the unlimited tier the orders take the connections in turn.
+//! - **An order's later ops follow it** (modify, cancel, and their batch forms when every
+//!   item's order went on one connection): they go on the connection its place went on while
+//!   that connection is up and has a token for them, so a cancel can never overtake its own
+//!   place on another connection (the venue would answer "order does not exist"). When that
+//!   connection is down or out of tokens, or the order's connection is not known (restored
+//!   from a journal, a batch of orders of several connections, mass cancels), the op takes
+//!   the pool's choice as a new order does.
 
 pub mod config;
 pub mod queries;
@@ -99,6 +114,10 @@ pub struct AccountBudget {
     endpoints: [Window; 6],
     conns: Vec<Window>,
     cancel_reserve: u32,
+    /// Where the pool's next tie-break starts (the connection after its last choice).
+    next: usize,
+    /// Trade ops taken per connection since start, by endpoint ([`ENDPOINTS`] order).
+    sent: Vec<[u64; 6]>,
 }
 
 impl AccountBudget {
@@ -113,18 +132,26 @@ impl AccountBudget {
         }
         AccountBudget {
             endpoints: limits.endpoints.map(w),
+            sent: vec![[0; 6]; conns.len()],
             conns,
             cancel_reserve: limits.cancel_reserve,
+            next: 0,
         }
     }
 
-    /// Takes the tokens for `op` at `now` and returns the connection to write on: the usable
-    /// one (`up(n)`) with the most tokens left, first one on ties. New orders leave the cancel
-    /// reserve of each connection. Takes nothing when blocked.
+    /// Takes the tokens for `op` at `now` and returns the connection (index in the pool) to
+    /// write on, among the usable ones (`up(n)`). `order_conn`: for a modify or cancel (single
+    /// or batch), the connection the order's place went on, if known (ignored for new
+    /// orders). The choice (module doc): an order's later op stays on `order_conn` while it is
+    /// up and has a token; otherwise, and for new orders, the connection with the most tokens
+    /// left, ties round robin. New orders and modifies leave the cancel reserve of each
+    /// connection. Takes nothing when blocked: `Err` names the empty bucket and when it has a
+    /// token (`ready_at` = `u64::MAX` when no connection is usable).
     pub fn acquire(
         &mut self,
         op: TradeOp,
         now: u64,
+        order_conn: Option<usize>,
         up: impl Fn(usize) -> bool,
     ) -> Result<usize, Blocked> {
         let ix = endpoint_index(op);
@@ -141,12 +168,52 @@ impl AccountBudget {
         } else {
             self.cancel_reserve
         };
+        let follow = order_conn.filter(|&c| {
+            !op.is_new()
+                && up(c)
+                && self
+                    .conns
+                    .get_mut(c)
+                    .is_some_and(|w| w.can_take(now, reserve))
+        });
+        let n = match follow {
+            Some(c) => c,
+            None => {
+                let n = self.pool_choice(now, reserve, &up)?;
+                self.next = n.saturating_add(1);
+                n
+            }
+        };
+        self.endpoints[ix].take(now);
+        if let Some(c) = self.conns.get_mut(n) {
+            c.take(now);
+        }
+        if let Some(s) = self.sent.get_mut(n) {
+            s[ix] = s[ix].saturating_add(1);
+        }
+        Ok(n)
+    }
+
+    /// The usable connection that can take a token above `reserve` with the most tokens left;
+    /// ties to the first at or after `self.next` (round robin). Takes nothing.
+    fn pool_choice(
+        &mut self,
+        now: u64,
+        reserve: u32,
+        up: &impl Fn(usize) -> bool,
+    ) -> Result<usize, Blocked> {
+        let len = self.conns.len();
+        let start = if self.next < len { self.next } else { 0 };
         let mut best: Option<(usize, u32)> = None;
         let mut ready_at = u64::MAX;
-        for (n, c) in self.conns.iter_mut().enumerate() {
+        for k in 0..len {
+            let n = (start + k) % len;
             if !up(n) {
                 continue;
             }
+            let Some(c) = self.conns.get_mut(n) else {
+                continue;
+            };
             if c.can_take(now, reserve) {
                 let left = c.remaining(now);
                 if best.is_none_or(|(_, b)| left > b) {
@@ -156,19 +223,17 @@ impl AccountBudget {
                 ready_at = ready_at.min(c.ready_at(now, reserve));
             }
         }
-        match best {
-            Some((n, _)) => {
-                ep.take(now);
-                if let Some(c) = self.conns.get_mut(n) {
-                    c.take(now);
-                }
-                Ok(n)
-            }
-            None => Err(Blocked {
-                bucket: CONNECTION_BUCKET,
-                ready_at,
-            }),
-        }
+        best.map(|(n, _)| n).ok_or(Blocked {
+            bucket: CONNECTION_BUCKET,
+            ready_at,
+        })
+    }
+
+    /// Trade ops written on each connection since start (index = connection), by endpoint in
+    /// [`ENDPOINTS`] order (place-order, batch-place, modify-order, batch-modify,
+    /// cancel-order, batch-cancel); pings and start-up frames are not counted.
+    pub fn sent_per_connection(&self) -> &[[u64; 6]] {
+        &self.sent
     }
 
     /// Takes a token of connection `conn` for a `ping` (which may use the cancel reserve);
@@ -236,19 +301,19 @@ mod tests {
     fn place_order_bucket_binds_and_names_itself() {
         let mut b = AccountBudget::new(&limits(0, 10, 10), 1, 0);
         for _ in 0..10 {
-            assert_eq!(b.acquire(TradeOp::Place, 0, |_| true), Ok(0));
+            assert_eq!(b.acquire(TradeOp::Place, 0, None, |_| true), Ok(0));
         }
         assert_eq!(
-            b.acquire(TradeOp::Place, 1, |_| true),
+            b.acquire(TradeOp::Place, 1, None, |_| true),
             Err(Blocked {
                 bucket: "place-order",
                 ready_at: S
             })
         );
         // Cancels and modifies have their own buckets.
-        assert_eq!(b.acquire(TradeOp::Cancel, 1, |_| true), Ok(0));
-        assert_eq!(b.acquire(TradeOp::Modify, 1, |_| true), Ok(0));
-        assert_eq!(b.acquire(TradeOp::Place, S, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Cancel, 1, None, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Modify, 1, None, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Place, S, None, |_| true), Ok(0));
     }
 
     #[test]
@@ -256,17 +321,18 @@ mod tests {
         // One connection of 10 frames, 2 already used by login + subscribe.
         let mut b = AccountBudget::new(&limits(10, 100, 100), 1, 0);
         let mut placed = 0;
-        while b.acquire(TradeOp::Place, 0, |_| true).is_ok() {
+        while b.acquire(TradeOp::Place, 0, None, |_| true).is_ok() {
             placed += 1;
         }
         assert_eq!(placed, 6);
         assert_eq!(
-            b.acquire(TradeOp::Place, 0, |_| true).map_err(|e| e.bucket),
+            b.acquire(TradeOp::Place, 0, None, |_| true)
+                .map_err(|e| e.bucket),
             Err(CONNECTION_BUCKET)
         );
-        assert_eq!(b.acquire(TradeOp::Cancel, 0, |_| true), Ok(0));
-        assert_eq!(b.acquire(TradeOp::BatchCancel, 0, |_| true), Ok(0));
-        assert!(b.acquire(TradeOp::Cancel, 0, |_| true).is_err());
+        assert_eq!(b.acquire(TradeOp::Cancel, 0, None, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::BatchCancel, 0, None, |_| true), Ok(0));
+        assert!(b.acquire(TradeOp::Cancel, 0, None, |_| true).is_err());
         // The ping waits for a token too.
         assert_eq!(b.acquire_ping(0, 0), Err(S));
         assert_eq!(b.acquire_ping(0, S), Ok(()));
@@ -276,29 +342,133 @@ mod tests {
     fn pool_spreads_over_connections_and_skips_down_ones() {
         let mut b = AccountBudget::new(&limits(10, 100, 100), 2, 0);
         let mut per = [0; 2];
-        while let Ok(n) = b.acquire(TradeOp::Place, 0, |_| true) {
+        while let Ok(n) = b.acquire(TradeOp::Place, 0, None, |_| true) {
             per[n] += 1;
         }
         // Connection 0 lost 2 frames to login + subscribe, connection 1 one to login.
         assert_eq!(per, [6, 7]);
         let mut b = AccountBudget::new(&limits(10, 100, 100), 2, 0);
         for _ in 0..7 {
-            assert_eq!(b.acquire(TradeOp::Place, 0, |n| n == 1), Ok(1));
+            assert_eq!(b.acquire(TradeOp::Place, 0, None, |n| n == 1), Ok(1));
         }
-        assert!(b.acquire(TradeOp::Place, 0, |n| n == 1).is_err());
-        assert_eq!(b.acquire(TradeOp::Place, 0, |_| true), Ok(0));
+        assert!(b.acquire(TradeOp::Place, 0, None, |n| n == 1).is_err());
+        assert_eq!(b.acquire(TradeOp::Place, 0, None, |_| true), Ok(0));
+    }
+
+    /// The unlimited tier (every bucket 0 = unlimited): every connection ties.
+    fn unlimited() -> Limits {
+        Limits {
+            connection: 0,
+            endpoints: [0; 6],
+            cancel_reserve: 2,
+            window_ns: S,
+        }
+    }
+
+    #[test]
+    fn new_orders_spread_round_robin_on_the_unlimited_tier() {
+        let mut b = AccountBudget::new(&unlimited(), 3, 0);
+        let mut got = Vec::new();
+        for (t, op) in [
+            TradeOp::Place,
+            TradeOp::Place,
+            TradeOp::BatchPlace,
+            TradeOp::Place,
+            TradeOp::BatchPlace,
+            TradeOp::Place,
+            TradeOp::Place,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            // A new order's `order_conn` means nothing: it spreads anyway.
+            got.push(b.acquire(op, t as u64, Some(0), |_| true).unwrap());
+        }
+        assert_eq!(got, [0, 1, 2, 0, 1, 2, 0]);
+        // A down connection is skipped and the turn goes on after the one chosen.
+        assert_eq!(b.acquire(TradeOp::Place, 10, None, |n| n != 1), Ok(2));
+        assert_eq!(b.acquire(TradeOp::Place, 11, None, |_| true), Ok(0));
+        let placed: Vec<u64> = b
+            .sent_per_connection()
+            .iter()
+            .map(|s| s[0] + s[1])
+            .collect();
+        assert_eq!(placed, [4, 2, 3]);
+    }
+
+    #[test]
+    fn an_orders_cancel_and_modify_stay_on_its_connection() {
+        let mut b = AccountBudget::new(&unlimited(), 2, 0);
+        let a = b.acquire(TradeOp::Place, 0, None, |_| true).unwrap();
+        let c = b.acquire(TradeOp::Place, 1, None, |_| true).unwrap();
+        assert_eq!((a, c), (0, 1));
+        // Each order's later ops follow its place, whatever the turn says; following does
+        // not move the turn of new orders.
+        for (t, op) in [TradeOp::Modify, TradeOp::Cancel, TradeOp::BatchCancel]
+            .into_iter()
+            .enumerate()
+        {
+            let t = 10 + 2 * t as u64;
+            assert_eq!(b.acquire(op, t, Some(c), |_| true), Ok(c));
+            assert_eq!(b.acquire(op, t + 1, Some(c), |_| true), Ok(c));
+            assert_eq!(b.acquire(op, t + 1, Some(a), |_| true), Ok(a));
+        }
+        assert_eq!(
+            b.acquire(TradeOp::BatchModify, 20, Some(1), |_| true),
+            Ok(1)
+        );
+        assert_eq!(b.acquire(TradeOp::Place, 21, None, |_| true), Ok(0));
+        let sent = b.sent_per_connection();
+        // Per round, one op of order `a` on connection 0 and two of order `c` on 1.
+        assert_eq!((sent[0][4], sent[1][4]), (1, 2));
+        assert_eq!((sent[0][2], sent[1][2]), (1, 2));
+    }
+
+    #[test]
+    fn an_orders_ops_fall_back_to_the_pool_when_its_connection_cannot_take_them() {
+        // Down: the cancel takes the pool's choice.
+        let mut b = AccountBudget::new(&unlimited(), 2, 0);
+        assert_eq!(b.acquire(TradeOp::Place, 0, None, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Cancel, 1, Some(0), |n| n != 0), Ok(1));
+        // A connection the pool does not have (a stale index) is no connection.
+        assert_eq!(b.acquire(TradeOp::Cancel, 2, Some(7), |_| true), Ok(0));
+        assert_eq!(
+            b.acquire(TradeOp::Cancel, 3, Some(1), |_| false),
+            Err(Blocked {
+                bucket: CONNECTION_BUCKET,
+                ready_at: u64::MAX
+            })
+        );
+
+        // Limited tier: 10 frames per connection, 2 of them a cancel reserve.
+        let mut b = AccountBudget::new(&limits(10, 100, 100), 2, 0);
+        let mut on0 = 0;
+        while on0 < 6 {
+            if b.acquire(TradeOp::Place, 0, None, |_| true) == Ok(0) {
+                on0 += 1;
+            }
+        }
+        // Connection 0 is down to its cancel reserve: a cancel of its order still goes on it
+        // (though connection 1 has more tokens), a modify (which leaves the reserve) moves.
+        // (Connection 1 placed 6 of its 9 frames left: 3 left, to connection 0's 2.)
+        assert_eq!(b.sent_per_connection()[1][0], 6);
+        assert_eq!(b.acquire(TradeOp::Cancel, 1, Some(0), |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Modify, 1, Some(0), |_| true), Ok(1));
+        assert_eq!(b.acquire(TradeOp::Cancel, 1, Some(0), |_| true), Ok(0));
+        // Reserve spent: the next cancel of that order falls back to connection 1.
+        assert_eq!(b.acquire(TradeOp::Cancel, 1, Some(0), |_| true), Ok(1));
     }
 
     #[test]
     fn queue_deadline_against_ready_time() {
         let mut b = AccountBudget::new(&limits(0, 2, 10), 1, 0);
-        b.acquire(TradeOp::Place, 0, |_| true).unwrap();
-        b.acquire(TradeOp::Place, 100, |_| true).unwrap();
-        let blocked = b.acquire(TradeOp::Place, 200, |_| true).unwrap_err();
+        b.acquire(TradeOp::Place, 0, None, |_| true).unwrap();
+        b.acquire(TradeOp::Place, 100, None, |_| true).unwrap();
+        let blocked = b.acquire(TradeOp::Place, 200, None, |_| true).unwrap_err();
         assert_eq!(blocked.ready_at, S);
         assert!(in_time(200, S, blocked.ready_at));
         assert!(!in_time(200, S / 2, blocked.ready_at));
-        assert_eq!(b.acquire(TradeOp::Place, S, |_| true), Ok(0));
+        assert_eq!(b.acquire(TradeOp::Place, S, None, |_| true), Ok(0));
     }
 
     #[test]
@@ -311,7 +481,7 @@ mod tests {
     #[test]
     fn report_lists_every_bucket() {
         let mut b = AccountBudget::new(&limits(10, 10, 10), 2, 0);
-        b.acquire(TradeOp::Place, 0, |_| true).unwrap();
+        b.acquire(TradeOp::Place, 0, None, |_| true).unwrap();
         let all: Vec<BucketState> = b.buckets(10).collect();
         assert_eq!(all.len(), 8);
         assert_eq!(all[0].name, "place-order");

@@ -382,7 +382,7 @@ impl Replayer {
         {
             // Written to the exchange (a refusal after entry is recorded with it): as the io
             // thread, the order is live from here.
-            entry.sent_new(*root);
+            entry.sent_new(*root, None);
         }
         Some(entry_result(&msg, &outcome, &self.json, refusal, utc))
     }

@@ -49,13 +49,16 @@ pub enum Named {
     Unknown,
 }
 
-/// A live ClOrdID: the root of its order, the epoch the order was placed in, and the next
-/// ClOrdID of the same order's chain (0: none; ClOrdID 0 is never used).
+/// A live ClOrdID: the root of its order, the epoch the order was placed in, the next
+/// ClOrdID of the same order's chain (0: none; ClOrdID 0 is never used), and the exchange
+/// connection (index in the account's pool) its place-order was written on (`None`: not
+/// known, e.g. restored from a journal). The connection fits the struct's padding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Link {
     root: u64,
     next: u64,
     epoch: u32,
+    conn: Option<u8>,
 }
 
 /// The used and live ClOrdIDs of one session's epoch.
@@ -120,6 +123,7 @@ impl ClOrdIds {
                 root,
                 next: 0,
                 epoch: order_epoch,
+                conn: None,
             };
             if cl == root {
                 ids.live.get_or_insert(root, head);
@@ -154,18 +158,27 @@ impl ClOrdIds {
         self.used.insert(cl);
     }
 
-    /// The place-order of root `root` was written: the order is live.
-    pub fn sent_new(&mut self, root: u64) {
+    /// The place-order of root `root` was written, on exchange connection `conn` of the
+    /// account's pool (`None`: not known): the order is live.
+    pub fn sent_new(&mut self, root: u64, conn: Option<usize>) {
         self.used.insert(root);
         let epoch = self.epoch;
+        let conn = conn.and_then(|c| u8::try_from(c).ok());
         self.live.get_or_insert(
             root,
             Link {
                 root,
                 next: 0,
                 epoch,
+                conn,
             },
         );
+    }
+
+    /// The exchange connection the place-order of live order `root` was written on, if known
+    /// (its cancels and replaces go there: `gateway_core::budget`).
+    pub fn conn_of(&self, root: u64) -> Option<usize> {
+        self.live.get(&root).and_then(|l| l.conn).map(usize::from)
     }
 
     /// Cancel or replace ClOrdID `cl` names the live order of `root`: used, and live until
@@ -182,8 +195,16 @@ impl ClOrdIds {
             return;
         };
         let next = std::mem::replace(&mut head.next, cl);
-        let epoch = head.epoch;
-        self.live.insert(cl, Link { root, next, epoch });
+        let (epoch, conn) = (head.epoch, head.conn);
+        self.live.insert(
+            cl,
+            Link {
+                root,
+                next,
+                epoch,
+                conn,
+            },
+        );
     }
 
     /// The order of root `root` left the tracker: its ClOrdIDs leave the live table and are
@@ -262,15 +283,33 @@ mod tests {
     }
 
     #[test]
+    fn an_orders_connection_is_remembered_until_it_is_released() {
+        let mut ids = ClOrdIds::new();
+        ids.use_root(1);
+        ids.sent_new(1, Some(3));
+        ids.use_amend(2, 1);
+        ids.use_root(5);
+        ids.sent_new(5, None);
+        assert_eq!(ids.conn_of(1), Some(3));
+        assert_eq!(ids.conn_of(5), None);
+        // An index no u8 holds is not known rather than wrong.
+        ids.use_root(6);
+        ids.sent_new(6, Some(300));
+        assert_eq!(ids.conn_of(6), None);
+        ids.release(1);
+        assert_eq!(ids.conn_of(1), None);
+    }
+
+    #[test]
     fn an_order_is_live_from_its_send_until_released_and_stays_used() {
         let mut ids = ClOrdIds::new();
         ids.use_root(1);
         assert_eq!(ids.named(1), Named::Ended, "used, never sent");
-        ids.sent_new(1);
+        ids.sent_new(1, None);
         ids.use_amend(2, 1);
         ids.use_amend(3, 1);
         ids.use_root(4);
-        ids.sent_new(4);
+        ids.sent_new(4, None);
         ids.use_amend(5, 4);
         assert_eq!(
             [1, 2, 3, 5].map(|c| ids.named(c)),
@@ -318,7 +357,7 @@ mod tests {
         let mut ids = ClOrdIds::new();
         for root in [1, 2, 3] {
             ids.use_root(root);
-            ids.sent_new(root);
+            ids.sent_new(root, None);
         }
         ids.use_amend(4, 2);
         ids.release(1);
@@ -327,7 +366,7 @@ mod tests {
         assert_eq!((ids.named(4), ids.epoch_of(2)), (Named::Live(2), 0));
         assert!(ids.is_used(2) && ids.is_used(4) && !ids.is_used(1));
         ids.use_root(1);
-        ids.sent_new(1);
+        ids.sent_new(1, None);
         assert_eq!((ids.named(1), ids.epoch_of(1)), (Named::Live(1), 1));
         assert_eq!(ids.epoch_of(2), 0);
         // An order that had ended before the rollover (reported OrderStatus, then evicted):
@@ -354,7 +393,7 @@ mod tests {
     fn a_resend_of_an_order_carried_open_and_evicted_in_the_new_epoch_stays_a_duplicate() {
         let mut ids = ClOrdIds::restore(1, [], UsedIds::new());
         ids.use_root(582);
-        ids.sent_new(582);
+        ids.sent_new(582, None);
         ids.new_epoch(2);
         assert_eq!(ids.named(582), Named::Live(582), "reserved at the rollover");
         // Filled in epoch 2, evicted: released.
@@ -372,7 +411,7 @@ mod tests {
         let cap = ids.live.capacity();
         for root in (1..2_000_000u64).step_by(2) {
             ids.use_root(root);
-            ids.sent_new(root);
+            ids.sent_new(root, None);
             ids.use_amend(root + 1, root);
             if root > 1_000 {
                 ids.release(root - 1_000);

@@ -132,9 +132,17 @@ impl OrderEntry {
 
     /// The place-order of root `root` was written to the exchange (single or list item): the
     /// tracker holds the order from now on, so cancels and replaces may name it until it is
-    /// evicted ([`OrderEntry::release`]).
-    pub fn sent_new(&mut self, root: u64) {
-        self.ids.sent_new(root);
+    /// evicted ([`OrderEntry::release`]). `conn`: the exchange connection (index in the
+    /// account's pool) it was written on, where the order's later ops go
+    /// ([`OrderEntry::conn_of`]); `None` when not known (replay).
+    pub fn sent_new(&mut self, root: u64, conn: Option<usize>) {
+        self.ids.sent_new(root, conn);
+    }
+
+    /// The exchange connection the place-order of live order `root` was written on, if known:
+    /// what its cancels and replaces pass to `gateway_core::budget::AccountBudget::acquire`.
+    pub fn conn_of(&self, root: u64) -> Option<usize> {
+        self.ids.conn_of(root)
     }
 
     /// The tracker evicted the order of root `root` (ended, past the retention window): its
@@ -545,7 +553,7 @@ mod tests {
             run(&mut entry, |b| order(7).encode_frame(b)).0,
             EntryOutcome::Send { root: 7, .. }
         ));
-        entry.sent_new(7);
+        entry.sent_new(7, None);
         assert!(matches!(
             run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
             EntryOutcome::Send { root: 7, .. }

@@ -73,18 +73,24 @@ impl AccountCtx {
 
     /// Writes one trade op of `session_id` on a connection of the pool, once the rate budget
     /// allows it under `policy`: the one send of every order-carrying request (single orders,
-    /// list batches, mass-cancel chunks). `Err` means nothing was written: the request was not
-    /// applied (answer it with `decision::Refusal::not_sent`); a throttled session is also sent
-    /// an unasked RateBudgetReport on `out` ([`AccountCtx::note_throttled`]).
+    /// list batches, mass-cancel chunks). The budget chooses the connection
+    /// (`gateway_core::budget::AccountBudget::acquire`): new orders spread over the pool; a
+    /// modify or cancel goes on `order_conn`, the connection its order's place went on
+    /// (`OrderEntry::conn_of`), while that one can take it. `Ok(n)`: written on connection `n`
+    /// (what `OrderEntry::sent_new` keeps for a new order). `Err` means nothing was written:
+    /// the request was not applied (answer it with `decision::Refusal::not_sent`); a throttled
+    /// session is also sent an unasked RateBudgetReport on `out`
+    /// ([`AccountCtx::note_throttled`]).
     pub(super) async fn send_trade(
         &self,
         op: TradeOp,
+        order_conn: Option<usize>,
         policy: BudgetPolicy,
         json: &[u8],
         session_id: u64,
         out: &SessionOut,
-    ) -> Result<(), NotSent> {
-        let sent = self.write_trade(op, policy, json, out).await;
+    ) -> Result<usize, NotSent> {
+        let sent = self.write_trade(op, order_conn, policy, json, out).await;
         if matches!(sent, Err(NotSent::Throttled { .. })) {
             self.note_throttled(session_id, out);
         }
@@ -94,17 +100,18 @@ impl AccountCtx {
     async fn write_trade(
         &self,
         op: TradeOp,
+        order_conn: Option<usize>,
         policy: BudgetPolicy,
         json: &[u8],
         out: &SessionOut,
-    ) -> Result<(), NotSent> {
+    ) -> Result<usize, NotSent> {
         if !self.is_up() {
             return Err(NotSent::Down);
         }
         let start = now_ns();
         let n = loop {
             let now = now_ns();
-            let got = self.budget.borrow_mut().acquire(op, now, |n| {
+            let got = self.budget.borrow_mut().acquire(op, now, order_conn, |n| {
                 self.links.get(n).is_some_and(ExchangeLink::is_up)
             });
             match got {
@@ -133,7 +140,7 @@ impl AccountCtx {
             return Err(NotSent::Down);
         };
         if link.send_text(json).await {
-            Ok(())
+            Ok(n)
         } else {
             Err(NotSent::WriteFailed)
         }

@@ -24,7 +24,7 @@ use super::strategy_conn::{self, OpenConns};
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
-use crate::metrics::state::{BudgetGauge, MetricsState, PUBLISH_PERIOD};
+use crate::metrics::state::{BudgetGauge, ConnOps, MetricsState, PUBLISH_PERIOD};
 use crate::metrics::{now_ns, LegHistograms, SnapshotTx};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
@@ -603,7 +603,8 @@ async fn trim_after_bursts(conns: Rc<OpenConns>) {
 }
 
 /// Every [`PUBLISH_PERIOD`], copies for the metrics endpoint what only the io thread can read:
-/// the established sessions, each account's rate-budget buckets and the journal byte counts.
+/// the established sessions, each account's rate-budget buckets and trade ops per connection,
+/// and the journal byte counts.
 /// A task of its own, off the order path (a few µs per period).
 async fn publish_metrics(ctx: Rc<IoCtx>) {
     let mut t = tokio::time::interval(PUBLISH_PERIOD);
@@ -622,6 +623,22 @@ async fn publish_metrics(ctx: Rc<IoCtx>) {
                     limit: b.limit,
                     remaining: b.remaining,
                 }));
+            }
+        });
+        m.set_conn_ops(|list| {
+            for acc in &ctx.accounts {
+                let budget = acc.budget.borrow();
+                list.extend(
+                    budget
+                        .sent_per_connection()
+                        .iter()
+                        .enumerate()
+                        .map(|(conn, ops)| ConnOps {
+                            account: acc.ix,
+                            conn,
+                            ops: *ops,
+                        }),
+                );
             }
         });
         let (mut written, mut pending) = (0u64, 0u64);

@@ -229,6 +229,12 @@ impl Gateway {
         self.reconnects.snapshot()
     }
 
+    /// Trade ops written per exchange connection of each account, as the io thread last
+    /// published them (every `PUBLISH_PERIOD`, 200 ms; `bgw_exchange_trade_ops_total`).
+    pub fn exchange_trade_ops(&self) -> Vec<crate::metrics::state::ConnOps> {
+        self.metrics.conn_ops()
+    }
+
     /// Where the metrics endpoint listens (`None`: `[metrics] listen` is off).
     pub fn metrics_addr(&self) -> Option<SocketAddr> {
         self.metrics_server.as_ref().map(MetricsServer::addr)

@@ -736,8 +736,22 @@ impl Conn {
                 return;
             }
         };
+        // A modify or cancel goes where its order's place went (one lookup in the table
+        // order entry just read); a new order spreads.
+        let order_conn = if op.is_new() {
+            None
+        } else {
+            entry.conn_of(root)
+        };
         let sent = account
-            .send_trade(op, self.budget, &self.json, session_id, &self.out)
+            .send_trade(
+                op,
+                order_conn,
+                self.budget,
+                &self.json,
+                session_id,
+                &self.out,
+            )
             .await;
         match sent {
             Err(why) => {
@@ -749,10 +763,10 @@ impl Conn {
                     }
                 }
             }
-            Ok(()) => {
+            Ok(on) => {
                 let t_written = now_ns();
                 if matches!(kind, RequestKind::New(_)) {
-                    entry.sent_new(root);
+                    entry.sent_new(root, Some(on));
                 }
                 self.ctx
                     .legs

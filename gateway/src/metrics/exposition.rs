@@ -266,6 +266,26 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         GAUGE,
         per_bucket(&|b| b.limit),
     ));
+    let ops: Vec<Metric> = state
+        .conn_ops()
+        .iter()
+        .flat_map(|c| {
+            let conn = c.conn.to_string();
+            let account = state.account_name(c.account);
+            gateway_core::budget::ENDPOINTS
+                .iter()
+                .zip(c.ops)
+                .map(move |((op, _), n)| {
+                    counter(&[("account", account), ("conn", &conn), ("op", op)], n)
+                })
+        })
+        .collect();
+    out.push(family(
+        "bgw_exchange_trade_ops_total",
+        "Trade ops written per private WebSocket connection of the account (conn 0 carries the subscriptions), by op: new orders spread over the connections, an order's modifies and cancels follow its place.",
+        COUNTER,
+        ops,
+    ));
 
     let t = state.tracker();
     out.push(family(

@@ -45,6 +45,18 @@ pub struct BudgetGauge {
     pub remaining: u32,
 }
 
+/// Trade ops written on one exchange connection since start, as last published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnOps {
+    /// Account index (names: [`MetricsState::links`]).
+    pub account: usize,
+    /// Connection index in the account's pool (0 carries the subscriptions).
+    pub conn: usize,
+    /// Ops by endpoint, in `gateway_core::budget::ENDPOINTS` order (place-order, batch-place,
+    /// modify-order, batch-modify, cancel-order, batch-cancel).
+    pub ops: [u64; 6],
+}
+
 /// Whole-run latency of one leg: [`Percentiles`] (ns) plus the sum of all samples.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LegSummary {
@@ -101,6 +113,7 @@ pub struct MetricsState {
     journal_pending: AtomicU64,
     tracker: TrackerCell,
     budget: Mutex<Vec<BudgetGauge>>,
+    conn_ops: Mutex<Vec<ConnOps>>,
     legs: Mutex<[LegSummary; Leg::COUNT]>,
     /// Strategy connections refused and failed accepts (bumped by the accept loop).
     pub admission: Arc<gateway_core::admission::AdmissionCounters>,
@@ -125,6 +138,7 @@ impl MetricsState {
             journal_pending: AtomicU64::new(0),
             tracker: TrackerCell::default(),
             budget: Mutex::new(Vec::new()),
+            conn_ops: Mutex::new(Vec::new()),
             legs: Mutex::new([LegSummary::default(); Leg::COUNT]),
             admission: Arc::default(),
         }
@@ -278,6 +292,19 @@ impl MetricsState {
     /// The rate-budget buckets as last published.
     pub fn budget(&self) -> Vec<BudgetGauge> {
         self.budget.lock().clone()
+    }
+
+    /// Publishes the trade ops written per exchange connection: `fill` rewrites the list in
+    /// place (cleared first; its capacity stays, as [`MetricsState::set_budget`]'s).
+    pub fn set_conn_ops(&self, fill: impl FnOnce(&mut Vec<ConnOps>)) {
+        let mut list = self.conn_ops.lock();
+        list.clear();
+        fill(&mut list);
+    }
+
+    /// The trade ops per exchange connection as last published.
+    pub fn conn_ops(&self) -> Vec<ConnOps> {
+        self.conn_ops.lock().clone()
     }
 
     /// Publishes the whole run's latency histograms (summarised here, on the caller's thread).

@@ -153,20 +153,33 @@ async fn run_list(
         if let Some(entry) = conn.entry.as_ref() {
             entry.write_batch(&mut conn.json, req_id, category, &chunk);
         }
+        // A batch of modifies or cancels goes where its orders' places went when they all
+        // went on one connection; otherwise (and for new orders) where the pool chooses.
+        let order_conn = match conn.entry.as_ref() {
+            Some(entry) if !op.is_new() => one_conn(chunk.iter().map(|i| entry.conn_of(i.root))),
+            _ => None,
+        };
         let sent = match account {
             Some(acc) => {
-                acc.send_trade(op, conn.budget, &conn.json, session_id, &conn.out)
-                    .await
+                acc.send_trade(
+                    op,
+                    order_conn,
+                    conn.budget,
+                    &conn.json,
+                    session_id,
+                    &conn.out,
+                )
+                .await
             }
             None => Err(NotSent::Down),
         };
         match sent {
-            Ok(()) => {
+            Ok(on) => {
                 batches_sent += 1;
                 if let Some(entry) = conn.entry.as_mut() {
                     for i in &chunk {
                         if matches!(i.kind, RequestKind::New(_)) {
-                            entry.sent_new(i.root);
+                            entry.sent_new(i.root, Some(on));
                         }
                     }
                 }
@@ -200,4 +213,25 @@ async fn run_list(
         batches_sent,
         refused,
     }));
+}
+
+/// The one connection every item's order went on (`None` when any is not known or two
+/// differ): where a batch of modifies or cancels goes.
+fn one_conn(mut conns: impl Iterator<Item = Option<usize>>) -> Option<usize> {
+    let first = conns.next()??;
+    conns.all(|c| c == Some(first)).then_some(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_conn;
+
+    #[test]
+    fn a_batch_follows_its_orders_only_when_they_share_a_connection() {
+        assert_eq!(one_conn([Some(1), Some(1)].into_iter()), Some(1));
+        assert_eq!(one_conn([Some(1), Some(0)].into_iter()), None);
+        assert_eq!(one_conn([Some(1), None].into_iter()), None);
+        assert_eq!(one_conn([None, Some(1)].into_iter()), None);
+        assert_eq!(one_conn(std::iter::empty()), None);
+    }
 }

@@ -132,7 +132,7 @@ fn spawn_mass_cancel(
                     req_id,
                 }));
             if let Err(why) = acc
-                .send_trade(TradeOp::BatchCancel, budget, &json, session_id, &out)
+                .send_trade(TradeOp::BatchCancel, None, budget, &json, session_id, &out)
                 .await
             {
                 let _ = ctx
