@@ -150,6 +150,9 @@ pub struct LoadOutcome {
     /// The floor at the same rates, in the same order (the steps, then the fractions); empty
     /// when `floor` is off.
     pub floor: Vec<StepResult>,
+    /// Trade ops the gateway wrote on each exchange connection over the whole run (places and
+    /// cancels; `Gateway::exchange_trade_ops`).
+    pub conn_ops: Vec<gateway::metrics::state::ConnOps>,
 }
 
 /// One session's state shared between the sender and its receiver for one step.
@@ -722,6 +725,9 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
         for c in sessions.iter_mut().filter_map(|s| s.client.as_mut()) {
             let _ = c.terminate();
         }
+        // Every request was answered: the counts are final once the io thread published them.
+        std::thread::sleep(2 * gateway::metrics::state::PUBLISH_PERIOD);
+        let conn_ops = rig.gateway().exchange_trade_ops();
         let floor = if opts.floor {
             let rates: Vec<u64> = steps
                 .iter()
@@ -738,6 +744,7 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
             max_sustained,
             fractions,
             floor,
+            conn_ops,
         })
     })();
     let report = rig.shutdown();
@@ -746,6 +753,18 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
 
 fn us(ns: u64) -> f64 {
     ns as f64 / 1_000.0
+}
+
+/// One line: the places and cancels the gateway wrote on each exchange connection.
+fn print_conn_ops(ops: &[gateway::metrics::state::ConnOps]) {
+    let per: Vec<String> = ops
+        .iter()
+        .map(|c| format!("#{} {} / {}", c.conn, c.ops[0], c.ops[4]))
+        .collect();
+    println!(
+        "trade ops per exchange connection (place-order / cancel-order): {}",
+        per.join(", ")
+    );
 }
 
 /// The header of the step table.
@@ -793,6 +812,7 @@ pub fn print_step(s: &StepResult) {
 /// rate's gateway / floor ratios.
 pub fn print_summary(o: &LoadOutcome) {
     print_max(o);
+    print_conn_ops(&o.conn_ops);
     if o.floor.is_empty() {
         return;
     }
