@@ -77,7 +77,8 @@ pub struct LoadOptions {
     /// measured), `Full` matches.
     pub venue: sim::config::VenueMode,
     /// Private WebSocket connections the gateway opens for the account (`[[account]]
-    /// connections`, ≥ 1; the pool's choice: most rate tokens left, ties to the first).
+    /// connections`, ≥ 1; new orders spread over them, an order's later ops follow its place: see
+    /// `gateway_core::budget::AccountBudget::acquire`).
     pub connections: usize,
     /// Pin the sender (the thread that calls [`run`]) to this core, so that it is not moved or
     /// queued behind the gateway's threads (with cores to spare; on 2 vCPUs it takes one of the
