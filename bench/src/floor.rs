@@ -6,7 +6,7 @@
 //! SOFH frame (64 bytes, about a NewOrderSingle) and waits for one back (200 bytes, about an
 //! ExecutionReport), one request in flight, as [`crate::relay`]'s strategy does. The relay
 //! runs like the gateway's io thread (one thread, a tokio current-thread runtime), logged in
-//! to the simulator's private WebSocket with its own account ([`FLOOR_ACCOUNT`]) and
+//! to the simulator's private WebSocket with its own account ([`crate::rig::FLOOR_ACCOUNT`]) and
 //! subscribed to the `order` topic. For the k-th strategy frame it sends the k-th of a list
 //! of trade ops rendered before the run (no encoding on the path: a resting limit buy far below
 //! the market, then its cancel by clientOid, alternating, as the `load` bench's sessions do),
@@ -29,28 +29,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tungstenite::{Message, Utf8Bytes};
 
 use crate::relay::{make_frame, peek_frame, run_strategy, MAX_FRAME_LEN};
-
-/// The simulator account the floor trades on (UID, API key, secret, passphrase): not the
-/// gateway's, so neither sees the other's pushes. [`add_floor_account`] adds it.
-pub const FLOOR_ACCOUNT: (&str, &str, &str, &str) =
-    ("1000000077", "bg_floor_key", "floor-secret", "floor-pass");
-
-/// Adds [`FLOOR_ACCOUNT`] to a simulator configuration: a copy of its first account (the same
-/// balances) under the floor's UID and key.
-pub fn add_floor_account(cfg: &mut sim::SimConfig) {
-    let Some(first) = cfg.accounts.first() else {
-        return;
-    };
-    let (uid, key, secret, pass) = FLOOR_ACCOUNT;
-    let mut a = first.clone();
-    a.uid = uid.into();
-    a.api_key = key.into();
-    a.secret = secret.into();
-    a.passphrase = pass.into();
-    a.api_keys.clear();
-    a.master_uid = None;
-    cfg.accounts.push(a);
-}
+use crate::rig::FLOOR_ACCOUNT;
 
 /// Where the floor's relay connects, and what it trades.
 #[derive(Debug, Clone)]
@@ -514,7 +493,7 @@ mod tests {
             let mut sim_cfg = sim::SimConfig::demo();
             sim_cfg.liquidity.symbols.clear();
             sim_cfg.venue = venue;
-            add_floor_account(&mut sim_cfg);
+            crate::rig::add_floor_account(&mut sim_cfg);
             let rt = crate::rig::sim_runtime().expect("runtime");
             let sim = rt.block_on(sim::Sim::start(sim_cfg)).expect("simulator");
             let cfg = FloorConfig {

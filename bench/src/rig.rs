@@ -46,6 +46,28 @@ pub struct RigOptions {
     pub venue: sim::config::VenueMode,
 }
 
+/// The simulator account the floor ([`crate::floor`]) trades on (UID, API key, secret, passphrase): not the
+/// gateway's, so neither sees the other's pushes. [`add_floor_account`] adds it.
+pub const FLOOR_ACCOUNT: (&str, &str, &str, &str) =
+    ("1000000077", "bg_floor_key", "floor-secret", "floor-pass");
+
+/// Adds [`FLOOR_ACCOUNT`] to a simulator configuration: a copy of its first account (the same
+/// balances) under the floor's UID and key.
+pub fn add_floor_account(cfg: &mut sim::SimConfig) {
+    let Some(first) = cfg.accounts.first() else {
+        return;
+    };
+    let (uid, key, secret, pass) = FLOOR_ACCOUNT;
+    let mut a = first.clone();
+    a.uid = uid.into();
+    a.api_key = key.into();
+    a.secret = secret.into();
+    a.passphrase = pass.into();
+    a.api_keys.clear();
+    a.master_uid = None;
+    cfg.accounts.push(a);
+}
+
 /// Where the simulator runs.
 enum SimPlace {
     /// On its own runtime in this process.
@@ -207,7 +229,7 @@ impl Rig {
         sim_cfg.venue = opts.venue;
         // The floor's own account (the same-run floor, [`crate::floor`]): its pushes never
         // reach the gateway's connections.
-        crate::floor::add_floor_account(&mut sim_cfg);
+        add_floor_account(&mut sim_cfg);
         let markets = markets(&sim_cfg);
         if markets.is_empty() {
             return Err("the simulator configuration has no liquid symbol".into());
