@@ -59,8 +59,8 @@ struct Args {
     pin: bool,
     /// Where the gateway's tracker runs: on its own thread (each hand-off may wake it) or on
     /// the io thread (no hand-off): `[tracker] placement`.
-    #[arg(long, value_enum, default_value_t = TrackerArg::IoThread)]
-    tracker: TrackerArg,
+    #[arg(long, value_enum, default_value_t = bench::rig::TrackerArg::IoThread)]
+    tracker: bench::rig::TrackerArg,
     /// The sender spins through gaps shorter than this (µs) instead of sleeping; 0 = always
     /// sleep (its lateness shows as `lag`).
     #[arg(long, default_value_t = 0)]
@@ -149,24 +149,6 @@ fn main() {
         Err(e) => {
             eprintln!("load failed: {e}");
             std::process::exit(2);
-        }
-    }
-}
-
-/// `--tracker`: where the gateway's tracker runs.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum TrackerArg {
-    /// Its own thread, fed through a queue.
-    OwnThread,
-    /// The io thread, where each input is made.
-    IoThread,
-}
-
-impl TrackerArg {
-    fn placement(self) -> gateway::tracker::port::TrackerPlacement {
-        match self {
-            TrackerArg::OwnThread => gateway::tracker::port::TrackerPlacement::OwnThread,
-            TrackerArg::IoThread => gateway::tracker::port::TrackerPlacement::IoThread,
         }
     }
 }

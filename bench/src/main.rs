@@ -23,8 +23,8 @@ struct Args {
     pin: bool,
     /// Where the gateway's tracker runs: on its own thread (each hand-off may wake it) or on
     /// the io thread (no hand-off): `[tracker] placement`.
-    #[arg(long, value_enum, default_value_t = TrackerArg::IoThread)]
-    tracker: TrackerArg,
+    #[arg(long, value_enum, default_value_t = bench::rig::TrackerArg::IoThread)]
+    tracker: bench::rig::TrackerArg,
     /// Round trips of each baseline, the floor (the same TLS WebSocket hop, frames rendered
     /// before the run) and the raw TCP relay (0 skips both).
     #[arg(long, default_value_t = 20_000)]
@@ -91,24 +91,6 @@ fn main() {
         Err(e) => {
             eprintln!("demo failed: {e}");
             std::process::exit(2);
-        }
-    }
-}
-
-/// `--tracker`: where the gateway's tracker runs.
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum TrackerArg {
-    /// Its own thread, fed through a queue.
-    OwnThread,
-    /// The io thread, where each input is made.
-    IoThread,
-}
-
-impl TrackerArg {
-    fn placement(self) -> gateway::tracker::port::TrackerPlacement {
-        match self {
-            TrackerArg::OwnThread => gateway::tracker::port::TrackerPlacement::OwnThread,
-            TrackerArg::IoThread => gateway::tracker::port::TrackerPlacement::IoThread,
         }
     }
 }

@@ -68,6 +68,26 @@ pub fn add_floor_account(cfg: &mut sim::SimConfig) {
     cfg.accounts.push(a);
 }
 
+/// `--tracker` of the demo and `load`: where the gateway's tracker runs
+/// (`[tracker] placement`).
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum TrackerArg {
+    /// Its own thread, fed through a queue.
+    OwnThread,
+    /// The io thread, where each input is made.
+    IoThread,
+}
+
+impl TrackerArg {
+    /// The placement it names.
+    pub fn placement(self) -> TrackerPlacement {
+        match self {
+            TrackerArg::OwnThread => TrackerPlacement::OwnThread,
+            TrackerArg::IoThread => TrackerPlacement::IoThread,
+        }
+    }
+}
+
 /// Where the simulator runs.
 enum SimPlace {
     /// On its own runtime in this process.

@@ -29,7 +29,7 @@ use crate::metrics::{now_ns, LegHistograms, SnapshotTx};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
 use crate::session::out::Flow;
-use crate::tracker::port::{InlineTracker, TrackerSetup, TrackerTx};
+use crate::tracker::port::{TrackerSetup, TrackerTx};
 use crate::tracker::{TrackerInput, TrackerSummary};
 use gateway_core::admission::{
     admit, AcceptBackoff, Admission, AdmissionCounters, LogEvery, TrimAfterBurst, LOG_INTERVAL_MS,
@@ -149,48 +149,7 @@ pub(super) fn run(
     metrics: Arc<MetricsState>,
     admission: Arc<AdmissionCounters>,
 ) -> Option<TrackerSummary> {
-    let (tracker_tx, inline) = match tracker_setup {
-        TrackerSetup::Thread(tx) => (TrackerTx::Thread(tx), None),
-        TrackerSetup::Inline(driver) => {
-            let t = InlineTracker::new(*driver);
-            (TrackerTx::Inline(Rc::clone(&t)), Some(t))
-        }
-    };
-    run_io(
-        started,
-        settings,
-        tracker_tx,
-        metrics_tx,
-        ready,
-        stop,
-        exchange_up,
-        risk,
-        record,
-        resolve_rx,
-        reconnects,
-        metrics,
-        admission,
-    );
-    // The io thread ran the tracker: what it ends with (the queue's thread hands its own).
-    inline.and_then(|t| t.finish())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_io(
-    started: Instant,
-    settings: EngineSettings,
-    tracker_tx: TrackerTx,
-    metrics_tx: SnapshotTx,
-    ready: std::sync::mpsc::Sender<Result<(SocketAddr, StartupPhases), GatewayError>>,
-    stop: oneshot::Receiver<()>,
-    exchange_up: Arc<std::sync::atomic::AtomicBool>,
-    risk: Arc<RiskBook>,
-    record: Option<crate::replay::RecordTx>,
-    resolve_rx: tokio::sync::mpsc::UnboundedReceiver<crate::tracker::ResolveRequest>,
-    reconnects: Arc<ReconnectCounters>,
-    metrics: Arc<MetricsState>,
-    admission: Arc<AdmissionCounters>,
-) {
+    let (tracker_tx, inline) = tracker_setup.into_tx();
     if let Some(core) = settings.io_core {
         if !core_affinity::set_for_current(core_affinity::CoreId { id: core }) {
             tracing::warn!(core, "io thread: could not pin to core");
@@ -206,7 +165,7 @@ fn run_io(
         Ok(rt) => rt,
         Err(e) => {
             let _ = ready.send(Err(GatewayError::Io(e)));
-            return;
+            return None;
         }
     };
     let local = tokio::task::LocalSet::new();
@@ -225,14 +184,14 @@ fn run_io(
         Ok(v) => v,
         Err(e) => {
             let _ = ready.send(Err(e.into()));
-            return;
+            return None;
         }
     };
     let journal = match crate::journal::JournalThread::start(registry) {
         Ok(j) => j,
         Err(e) => {
             let _ = ready.send(Err(GatewayError::Io(e)));
-            return;
+            return None;
         }
     };
     phases.journal_ms = clock.lap();
@@ -552,6 +511,8 @@ fn run_io(
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();
+    // The io thread ran the tracker: what it ends with (the queue's thread hands its own).
+    inline.and_then(|t| t.finish())
 }
 
 /// Connections the kernel queues for the strategy listener before `accept` (capped by

@@ -62,6 +62,20 @@ pub(crate) enum TrackerSetup {
     Inline(Box<Driver>),
 }
 
+impl TrackerSetup {
+    /// The io thread's handle to the tracker, and the inline tracker when the io thread runs it
+    /// (whose [`InlineTracker::finish`] gives the summary at the end).
+    pub(crate) fn into_tx(self) -> (TrackerTx, Option<Rc<InlineTracker>>) {
+        match self {
+            TrackerSetup::Thread(tx) => (TrackerTx::Thread(tx), None),
+            TrackerSetup::Inline(driver) => {
+                let t = InlineTracker::new(*driver);
+                (TrackerTx::Inline(Rc::clone(&t)), Some(t))
+            }
+        }
+    }
+}
+
 /// The tracker run by the io thread: its [`Driver`], stepped synchronously by
 /// [`InlineTracker::send`] and ticked by [`InlineTracker::run_idle`].
 pub struct InlineTracker {
