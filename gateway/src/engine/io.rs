@@ -511,6 +511,10 @@ pub(super) fn run(
     });
     // Whatever the sessions' writers still buffer goes to the journal files.
     journal.stop();
+    // The tasks go first (with the LocalSet and the runtime): they hold the recorder's senders,
+    // whose thread the tracker's recorder joins when it finishes.
+    drop(local);
+    drop(rt);
     // The io thread ran the tracker: what it ends with (the queue's thread hands its own).
     inline.and_then(|t| t.finish())
 }
