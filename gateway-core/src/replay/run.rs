@@ -1,15 +1,19 @@
-//! Replay: a fresh [`Tracker`] fed the recorded inputs with the recorded times; every frame it
-//! makes is compared byte for byte with the recorded one.
+//! Replay: a fresh [`Tracker`] fed the recorded inputs with the recorded times, through the
+//! same [`TrackerDrive`] as the tracker thread; every frame it makes is compared byte for byte
+//! with the recorded one.
 
 use std::collections::{HashMap, HashSet};
-
-use codec::json::JsonParser;
 
 use super::{body, entry_result, records, Record, RecordedInput, ReplayError};
 use crate::decision::Refusal;
 use crate::pretrade::InstrumentTable;
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
-use crate::tracker::{frames, Deadlines, RequestKind, Tracker};
+use crate::tracker::retention::Evicted;
+use crate::tracker::routing::AccountUpdate;
+use crate::tracker::{
+    frames, Deadlines, ListReport, Report, RequestKind, ResolveRequest, Tracker, TrackerDrive,
+    TrackerSink,
+};
 
 /// One output of the tracker: a frame for a session, or one order of an open-orders answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -117,10 +121,8 @@ impl std::fmt::Display for ReplayReport {
 pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
     let body = body(file)?;
     let mut r = Replayer {
-        tracker: Tracker::new(),
-        parser: JsonParser::new(),
-        open: HashSet::new(),
-        made: Vec::new(),
+        drive: TrackerDrive::new(Tracker::new(), None),
+        out: Made::default(),
         instruments: InstrumentTable::default(),
         entries: HashMap::new(),
         json: Vec::new(),
@@ -229,12 +231,8 @@ pub fn replay_bytes(file: &[u8]) -> Result<ReplayReport, ReplayError> {
 }
 
 struct Replayer {
-    tracker: Tracker,
-    parser: JsonParser,
-    /// Sessions open at this point (reports to closed sessions are not written, so not
-    /// recorded).
-    open: HashSet<u64>,
-    made: Vec<Output>,
+    drive: TrackerDrive,
+    out: Made,
     instruments: InstrumentTable,
     entries: HashMap<u64, OrderEntry>,
     json: Vec<u8>,
@@ -254,58 +252,107 @@ fn entry_text(sent: bool, out: &[u8]) -> String {
     }
 }
 
+/// The replay's [`TrackerSink`]: the frames the tracker makes for the sessions open at this
+/// point, as the tracker thread writes (and records) them.
+#[derive(Default)]
+struct Made {
+    /// Sessions open at this point (reports to closed sessions are not written, so not
+    /// recorded).
+    open: HashSet<u64>,
+    /// What the current input made.
+    made: Vec<Output>,
+}
+
+impl TrackerSink for Made {
+    /// The report's frame when its session is open. Its writer's epoch is not in the
+    /// recording: 0 is never above the tracker's epoch of the session, so no end is taken for
+    /// one written in a later epoch (that changes only which ClOrdIDs an eviction frees, and
+    /// the order entries replay their releases from their own records).
+    fn write_report(&mut self, report: &Report) -> Option<u32> {
+        if !self.open.contains(&report.session_id) {
+            return None;
+        }
+        let mut frame = Vec::new();
+        frames::encode_report(&report.msg, &mut frame);
+        self.made.push(Output {
+            session_id: report.session_id,
+            root: None,
+            frame,
+        });
+        Some(0)
+    }
+
+    fn write_list_status(&mut self, list: &ListReport, utc_ns: u64) {
+        if !self.open.contains(&list.session_id) {
+            return;
+        }
+        let n = frames::list_status_frame_count(list);
+        for i in 0..n {
+            let mut frame = Vec::new();
+            frames::encode_list_status(list, utc_ns, i, n, &mut frame);
+            self.made.push(Output {
+                session_id: list.session_id,
+                root: None,
+                frame,
+            });
+        }
+    }
+
+    /// Not recorded.
+    fn account_update(&mut self, _account: usize, _update: &AccountUpdate) {}
+
+    /// The resolver's answers are in the recording (its ExchangeState inputs).
+    fn resolve(&mut self, _request: ResolveRequest) {}
+
+    /// Evictions change nothing the sessions see (see `tracker::retention`); the shell hands
+    /// them to the order entries, which the replay rebuilds from its own stream.
+    fn evicted(&mut self, _evicted: Evicted) {}
+}
+
 impl Replayer {
     /// Feeds one input as the tracker thread's driver does; false when it was skipped.
     fn step(&mut self, utc: u64, input: RecordedInput) -> bool {
+        let (drive, out) = (&mut self.drive, &mut self.out);
         match input {
-            RecordedInput::Sent(req) => self.tracker.on_sent(req),
-            RecordedInput::SentBatch(b) => self.tracker.on_sent_batch(b),
-            RecordedInput::ListDone(d) => {
-                self.tracker.on_list_done(d);
-                self.drain(utc);
-            }
+            RecordedInput::Sent(req) => drive.on_sent(out, req),
+            RecordedInput::SentBatch(b) => drive.on_sent_batch(out, b),
+            RecordedInput::ListDone(d) => drive.on_list_done(out, d, utc),
             RecordedInput::Frame {
-                text, t_read_ns, ..
-            } => {
-                if let Ok(inbound) = self.parser.parse(&text) {
-                    self.tracker.on_inbound(t_read_ns, utc, &inbound);
-                }
-                self.drain(utc);
-            }
+                account,
+                text,
+                t_read_ns,
+            } => drive.on_frame(out, account, &text, t_read_ns, utc),
             RecordedInput::SessionOpened {
                 session_id,
                 account,
                 ..
             } => {
-                self.tracker.on_session_opened(session_id, account);
-                self.open.insert(session_id);
+                out.open.insert(session_id);
+                drive.on_session_opened(out, session_id, account);
             }
             RecordedInput::SessionClosed { session_id } => {
-                self.open.remove(&session_id);
-                self.tracker.on_session_closed(session_id);
+                out.open.remove(&session_id);
+                drive.on_session_closed(out, session_id);
             }
             RecordedInput::OpenOrders { filter, exchange } => {
-                for v in self.tracker.open_orders(&filter, exchange.as_deref(), utc) {
-                    let mut frame = Vec::new();
-                    v.report.encode_frame(&mut frame);
-                    self.made.push(Output {
-                        session_id: v.session_id,
-                        root: Some(v.root),
-                        frame,
-                    });
-                }
+                drive.open_orders(out, &filter, exchange.as_deref(), utc, |out, views| {
+                    for v in views {
+                        let mut frame = Vec::new();
+                        v.report.encode_frame(&mut frame);
+                        out.made.push(Output {
+                            session_id: v.session_id,
+                            root: Some(v.root),
+                            frame,
+                        });
+                    }
+                });
             }
-            RecordedInput::MassCancel(ev) => {
-                self.tracker.on_mass_cancel(ev, utc);
-                self.drain(utc);
-            }
+            RecordedInput::MassCancel(ev) => drive.on_mass_cancel(out, ev, utc),
             RecordedInput::ExchangeState { state, t_read_ns } => {
-                // As the driver: the state applied, then the unknown outcomes it settles.
-                self.tracker.on_exchange_state(t_read_ns, utc, &state);
-                self.drain(utc);
+                drive.on_exchange_state(out, t_read_ns, utc, &state, |_, _| {});
             }
-            RecordedInput::LinkDown { account, t_ns } => self.tracker.on_link_down(account, t_ns),
-            RecordedInput::LinkUp { account, t_ns } => self.tracker.on_link_up(account, t_ns),
+            RecordedInput::LinkDown { account, t_ns } => drive.on_link_down(out, account, t_ns),
+            RecordedInput::LinkUp { account, t_ns } => drive.on_link_up(out, account, t_ns),
             RecordedInput::Restore {
                 session_id,
                 roots,
@@ -315,7 +362,8 @@ impl Replayer {
             } => {
                 let roots: HashMap<u64, u64> = roots.into_iter().collect();
                 let since: HashMap<u64, u64> = unanswered_since_ms.into_iter().collect();
-                self.tracker.restore_session(
+                drive.on_restore(
+                    out,
                     session_id,
                     &roots,
                     &reports,
@@ -328,28 +376,20 @@ impl Replayer {
                 reply_timeout_ms,
                 push_deadline_ms,
             } => {
-                self.tracker.set_deadlines(Deadlines {
+                drive.set_deadlines(Deadlines {
                     reply_timeout_ms,
                     push_deadline_ms,
                 });
-                self.tracker.on_tick(now_ns, utc);
-                self.drain(utc);
+                drive.on_tick(out, now_ns, utc);
             }
             RecordedInput::Epoch {
                 session_id,
                 epoch,
                 order_epochs,
                 started,
-            } => {
-                self.tracker
-                    .on_epoch(session_id, epoch, &order_epochs, started, utc);
-                self.drain(utc);
-            }
+            } => drive.on_epoch(out, session_id, epoch, &order_epochs, started, utc),
             RecordedInput::Skipped => return false,
         }
-        // Evictions change nothing the sessions see (see `tracker::retention`); the shell
-        // hands them to the order entries, which the replay rebuilds from its own stream.
-        self.tracker.drain_evicted().for_each(drop);
         true
     }
 
@@ -387,40 +427,10 @@ impl Replayer {
         Some(entry_result(&msg, &outcome, &self.json, refusal, utc))
     }
 
-    fn drain(&mut self, utc: u64) {
-        for report in self.tracker.drain_reports() {
-            if !self.open.contains(&report.session_id) {
-                continue;
-            }
-            let mut frame = Vec::new();
-            frames::encode_report(&report.msg, &mut frame);
-            self.made.push(Output {
-                session_id: report.session_id,
-                root: None,
-                frame,
-            });
-        }
-        for list in self.tracker.drain_list_reports() {
-            if !self.open.contains(&list.session_id) {
-                continue;
-            }
-            let n = frames::list_status_frame_count(&list);
-            for i in 0..n {
-                let mut frame = Vec::new();
-                frames::encode_list_status(&list, utc, i, n, &mut frame);
-                self.made.push(Output {
-                    session_id: list.session_id,
-                    root: None,
-                    frame,
-                });
-            }
-        }
-    }
-
     fn compare(&mut self, report: &mut ReplayReport, expected: &[Output]) {
         let input_index = report.inputs.saturating_sub(1);
         report.outputs += expected.len() as u64;
-        let made = std::mem::take(&mut self.made);
+        let made = std::mem::take(&mut self.out.made);
         if made.as_slice() != expected {
             report.mismatched_inputs += 1;
             if report.first_mismatch.is_none() {

@@ -2,11 +2,16 @@
 //! ops written (`on_sent`), the exchange's frames (`on_inbound`), REST state
 //! (`apply_exchange_state`) and ticks, each with its times as arguments, and queues the
 //! ExecutionReports, OrderCancelRejects and ListStatus it produces for the shell to drain and
-//! write. The thread that runs it is the shell's (`gateway::tracker`).
+//! write. [`TrackerDrive`] runs it input by input as its thread does, handing what it produced
+//! to a [`TrackerSink`] in a fixed order; the thread that runs it is the shell's
+//! (`gateway::tracker`).
 
 #[cfg(test)]
 mod answer_tests;
 pub mod core;
+pub mod drive;
+#[cfg(test)]
+mod drive_tests;
 mod epochs;
 mod eviction;
 pub mod exchange_state;
@@ -28,6 +33,7 @@ pub mod retention;
 #[cfg(test)]
 mod retention_tests;
 pub mod risk_feed;
+pub mod routing;
 pub mod status_due;
 #[cfg(test)]
 mod tests;
@@ -35,6 +41,7 @@ pub mod unknown;
 pub mod unseen;
 
 pub use self::core::{Report, ReportMsg, Tracker, TrackerStats, OUTCOME_UNKNOWN_CODES};
+pub use self::drive::{TrackerDrive, TrackerSink};
 pub use self::lists::ListReport;
 pub use self::mass::{MassCancelEvent, OrderFilter, OrderScope, OrderView};
 pub use self::order::Order;

@@ -9,16 +9,19 @@
 //!
 //! Where the tracker runs is `[tracker] placement` ([`port`]): by default the io thread runs
 //! the same step ([`driver`]) where it would have queued the input, with no hand-off; on its
-//! own thread ([`start`] spawns it) it takes its inputs from the queue.
+//! own thread ([`start`] spawns it) it takes its inputs from the queue. Either way the step is
+//! the core's [`TrackerDrive`] (the sequence of calls and hand-overs), handing its outputs to
+//! the sessions' writers through [`sink`].
 
 pub use gateway_core::tracker::{
-    core, frames, mass, order, reconcile, request, resolve, restore, retention, risk_feed,
+    core, drive, frames, mass, order, reconcile, request, resolve, restore, retention, risk_feed,
+    routing,
 };
 mod driver;
 pub mod frame_pool;
 mod input;
 pub mod port;
-pub mod routing;
+mod sink;
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -34,7 +37,7 @@ pub use gateway_core::tracker::{
     ApplySummary, BatchItem, ClockOffset, Deadlines, ExchangeState, ListDone, ListReport,
     MassCancelEvent, NewOrder, Order, OrderFilter, OrderScope, OrderView, Report, ReportMsg,
     RequestKind, ResolveRequest, Retention, SentBatch, SentRequest, StateSource, Tracker,
-    TrackerStats, UnknownCause, OUTCOME_UNKNOWN_CODES,
+    TrackerDrive, TrackerSink, TrackerStats, UnknownCause, OUTCOME_UNKNOWN_CODES,
 };
 pub(crate) use input::recorded;
 pub use input::{ResolveSender, TrackerInput, TrackerSummary, TrackerThreadConfig};

@@ -1,31 +1,40 @@
-//! Routing by account on the tracker thread: which sessions belong to which account and role,
-//! the drop copies of every ExecutionReport / OrderCancelReject, and the `position` / `account`
-//! pushes turned into PositionReport (PosReqID 0) and AccountBalanceReport (one per coin) for
-//! every session of the account the push came from.
+//! Routing by account on the tracker's thread: which sessions belong to which account and
+//! role ([`Routing`], generic over the shell's writer so that the gateway and the
+//! deterministic simulator route alike), the drop copies of every ExecutionReport /
+//! OrderCancelReject ([`is_drop_copied`]), and the `position` / `account` pushes turned into
+//! PositionReport (PosReqID 0) and AccountBalanceReport (one per coin) for every session of the
+//! account the push came from ([`account_updates`]).
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::BTreeMap;
 
 use codec::json::{CoinPush, Inbound, PositionPush};
 use codec::sbe::{AccountBalanceReport, Category, ExecType, HoldMode, PositionReport, Symbol};
 
-use super::ReportMsg;
-
-use crate::session::out::SessionOut;
+use super::report::ReportMsg;
 use crate::types::SessionRole;
 
 /// One open session as the router knows it.
 #[derive(Debug)]
-struct Route {
+struct Route<W> {
     account: usize,
     role: SessionRole,
-    out: Arc<SessionOut>,
+    out: W,
 }
 
-/// Sessions by id with their account and role.
-#[derive(Debug, Default)]
-pub struct Routing {
-    sessions: HashMap<u64, Route>,
+/// Sessions by id with their account, role and writer `W` (the shell's
+/// `Arc<SessionOut>`; whatever a simulator writes to). Kept in SessionID order, so that the
+/// drop copies and account updates of one report go out in the same order on every run.
+#[derive(Debug)]
+pub struct Routing<W> {
+    sessions: BTreeMap<u64, Route<W>>,
+}
+
+impl<W> Default for Routing<W> {
+    fn default() -> Self {
+        Routing {
+            sessions: BTreeMap::new(),
+        }
+    }
 }
 
 /// A position or balance update for the sessions of one account.
@@ -47,26 +56,21 @@ impl AccountUpdate {
     }
 }
 
-impl Routing {
-    /// A session was established on `account` with `role`.
-    pub fn open(
-        &mut self,
-        session_id: u64,
-        account: usize,
-        role: SessionRole,
-        out: Arc<SessionOut>,
-    ) {
+impl<W> Routing<W> {
+    /// A session was established on `account` with `role`; its messages go to `out`.
+    pub fn open(&mut self, session_id: u64, account: usize, role: SessionRole, out: W) {
         self.sessions
             .insert(session_id, Route { account, role, out });
     }
 
-    /// A session ended.
+    /// A session is gone (nothing is routed to it any more).
     pub fn close(&mut self, session_id: u64) {
         self.sessions.remove(&session_id);
     }
 
-    /// The drop-copy sessions of the account `session_id` trades on (not the session itself).
-    pub fn drop_copies(&self, session_id: u64) -> impl Iterator<Item = &Arc<SessionOut>> {
+    /// The writers of the drop-copy sessions of the account `session_id` trades on (not the
+    /// session itself), in SessionID order.
+    pub fn drop_copies(&self, session_id: u64) -> impl Iterator<Item = &W> {
         let account = self.sessions.get(&session_id).map(|r| r.account);
         self.sessions.iter().filter_map(move |(id, r)| {
             (Some(r.account) == account && r.role == SessionRole::DropCopy && *id != session_id)
@@ -74,8 +78,8 @@ impl Routing {
         })
     }
 
-    /// Every session (any role) of `account`.
-    pub fn account_sessions(&self, account: usize) -> impl Iterator<Item = &Arc<SessionOut>> {
+    /// The writers of every session (any role) of `account`, in SessionID order.
+    pub fn account_sessions(&self, account: usize) -> impl Iterator<Item = &W> {
         self.sessions
             .values()
             .filter(move |r| r.account == account)
@@ -245,35 +249,32 @@ mod tests {
 
     #[test]
     fn routes_by_account_and_role() {
-        let out = || {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            let s = std::net::TcpStream::connect(l.local_addr().unwrap()).unwrap();
-            Arc::new(SessionOut::new(Arc::new(s), 0))
-        };
+        // Writers named by a letter; opened out of SessionID order.
         let mut r = Routing::default();
-        let (t1, dc1, t2, dc2) = (out(), out(), out(), out());
-        r.open(1, 0, SessionRole::Trading, Arc::clone(&t1));
-        r.open(2, 0, SessionRole::DropCopy, Arc::clone(&dc1));
-        r.open(3, 1, SessionRole::Trading, Arc::clone(&t2));
-        r.open(4, 1, SessionRole::DropCopy, Arc::clone(&dc2));
-        r.open(5, 0, SessionRole::Operator, out());
-        let copies: Vec<_> = r.drop_copies(1).collect();
-        assert_eq!(copies.len(), 1);
-        assert!(Arc::ptr_eq(copies[0], &dc1));
-        let copies: Vec<_> = r.drop_copies(3).collect();
-        assert_eq!(copies.len(), 1);
-        assert!(Arc::ptr_eq(copies[0], &dc2));
+        r.open(5, 0, SessionRole::Operator, 'e');
+        r.open(3, 1, SessionRole::Trading, 'c');
+        r.open(1, 0, SessionRole::Trading, 'a');
+        r.open(6, 0, SessionRole::DropCopy, 'f');
+        r.open(2, 0, SessionRole::DropCopy, 'b');
+        r.open(4, 1, SessionRole::DropCopy, 'd');
+        let copies: String = r.drop_copies(1).collect();
         assert_eq!(
-            r.drop_copies(2).count(),
-            0,
+            copies, "bf",
+            "both drop copies of account 0, in SessionID order"
+        );
+        let copies: String = r.drop_copies(3).collect();
+        assert_eq!(copies, "d");
+        assert_eq!(
+            r.drop_copies(2).collect::<String>(),
+            "f",
             "a drop copy is not copied to itself"
         );
         assert_eq!(r.drop_copies(99).count(), 0);
-        assert_eq!(r.account_sessions(0).count(), 3);
-        assert_eq!(r.account_sessions(1).count(), 2);
+        assert_eq!(r.account_sessions(0).collect::<String>(), "abef");
+        assert_eq!(r.account_sessions(1).collect::<String>(), "cd");
         r.close(2);
-        assert_eq!(r.drop_copies(1).count(), 0);
-        assert_eq!(r.account_sessions(0).count(), 2);
+        assert_eq!(r.drop_copies(1).collect::<String>(), "f");
+        assert_eq!(r.account_sessions(0).collect::<String>(), "aef");
 
         let pos = position_report(
             &PositionPush {
