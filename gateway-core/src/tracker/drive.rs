@@ -13,9 +13,8 @@
 //!
 //! What every method hands over, in this order (a method hands only the parts its input can
 //! produce, listed on it):
-//! - Reports ([`TrackerDrive::write_reports`]): each queued [`Report`], oldest first, is first
-//!   given to the risk feed ([`RiskFeed::on_report`]), then to [`TrackerSink::write_report`];
-//!   when the sink wrote it (returned the epoch of the writer it went to) and it is an
+//! - Reports: each queued [`Report`], oldest first, is first given to the risk feed
+//!   ([`RiskFeed::on_report`]), then to [`TrackerSink::write_report`]; when the sink wrote it (returned the epoch of the writer it went to) and it is an
 //!   ExecutionReport with a final OrdStatus, the order's end is noted to the tracker
 //!   ([`Tracker::note_end_written`]) with that epoch, once every report of the batch was
 //!   written. Then the list reports ([`TrackerSink::write_list_status`]).

@@ -11,7 +11,7 @@
 //! the same step ([`driver`]) where it would have queued the input, with no hand-off; on its
 //! own thread ([`start`] spawns it) it takes its inputs from the queue. Either way the step is
 //! the core's [`TrackerDrive`] (the sequence of calls and hand-overs), handing its outputs to
-//! the sessions' writers through [`sink`].
+//! the sessions' writers through `sink.rs` (`SessionSink`).
 
 pub use gateway_core::tracker::{
     core, drive, frames, mass, order, reconcile, request, resolve, restore, retention, risk_feed,
