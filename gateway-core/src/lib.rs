@@ -21,6 +21,7 @@ pub mod moves;
 pub mod pretrade;
 pub mod recovery;
 pub mod replay;
+pub mod resolver;
 pub mod rest_objects;
 pub mod risk;
 pub mod session;

@@ -14,9 +14,7 @@ use crate::exchange::{rest_history, rest_orders};
 use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};
 use gateway_core::recovery::EndedBeforeRestart;
 
-/// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
-/// days (reference §7); reconciliation never looks further back than this, in ms.
-pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
+pub use gateway_core::rest_objects::MAX_LOOKBACK_MS;
 
 /// Queries account `ix`'s open orders, its finished orders of every category it trades and its
 /// fills since `since_ms` (UTC ms, clamped to [`MAX_LOOKBACK_MS`]), hands them to the tracker
