@@ -30,7 +30,7 @@ enum Job {
         until_ns: u64,
     },
     /// Settles the requests taken at the end of a gathering.
-    Batch(Batch),
+    Batch(Box<Batch>),
 }
 
 /// The requests taken at the end of a gathering, being settled: the sweep (if any) first,
@@ -240,7 +240,7 @@ impl Worker {
         } else {
             batch.singles.extend(listed);
         }
-        self.job = Job::Batch(batch);
+        self.job = Job::Batch(Box::new(batch));
         self.next_single(now_ns);
     }
 

@@ -176,7 +176,7 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 /// before the window always was: the result stays exact, and the restart stays bounded by
 /// the open orders' pages. The price: after a long outage in which many of the journal's
 /// open orders created within the window ended (more than these pages hold), those beyond
-/// them are queried one by one after the start (10/s, `engine::resolve`) instead of being read
+/// them are queried one by one after the start (10/s, `gateway_core::resolver`) instead of being read
 /// 100 a page. The fills are not cut so (a fill left out would be made up from the order's
 /// quantities, without its ExecID and price).
 pub const RESTART_HISTORY_PAGES: usize = 20;
