@@ -39,12 +39,13 @@
 //!   account's query budget in the shell (`crate::budget::queries`).
 //!
 //! Files: `rules.rs` the constants, `query.rs` what is asked and answered, `pending.rs` a
-//! queued request and the merge, `sweep.rs` one sweep, `worker.rs` one account's worker; this
-//! file the [`Resolver`] over every account.
+//! queued request and the merge, `sweep.rs` one sweep, `single.rs` one order queried on its
+//! own, `worker.rs` one account's worker; this file the [`Resolver`] over every account.
 
 mod pending;
 pub mod query;
 pub mod rules;
+mod single;
 mod sweep;
 #[cfg(test)]
 mod tests;

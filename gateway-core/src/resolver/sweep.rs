@@ -9,9 +9,9 @@ use std::collections::{HashMap, HashSet};
 use codec::sbe::Category;
 
 use super::pending::Pending;
-use super::query::QueryKind;
-use super::rules::cut;
-use crate::rest_objects::{ExchangeFill, OpenOrder};
+use super::query::{Answer, QueryKind};
+use super::rules::{cut, MAX_ATTEMPTS, NS_PER_MS, RETRY_BACKOFF_MS};
+use crate::rest_objects::{ExchangeFill, OpenOrder, MAX_LOOKBACK_MS};
 use crate::tracker::{ClockOffset, ExchangeState, StateSource};
 
 /// Where a sweep stands: the query it waits to make next.
@@ -41,13 +41,13 @@ pub(crate) struct Sweep {
     /// The requests it settles (moved out when the lists are read).
     pub items: Vec<Pending>,
     /// Its next query.
-    pub step: SweepStep,
+    step: SweepStep,
     /// `startTime` of the lists, UTC ms (exchange clock).
-    pub since_ms: u64,
+    since_ms: u64,
     /// Gateway UTC ms when `since_ms` was computed (the log's offset bound is judged there).
-    pub lists_utc_ms: u64,
+    lists_utc_ms: u64,
     /// Monotonic ns it started at (for the log).
-    pub started_ns: u64,
+    started_ns: u64,
     /// Orders listed so far by clientOid (open orders replace history entries).
     by_oid: HashMap<String, OpenOrder>,
     /// No order list was cut at the pager's limit.
@@ -55,7 +55,7 @@ pub(crate) struct Sweep {
     /// The fills list was not cut.
     complete_fills: bool,
     /// What it found (filled in when the lists are read).
-    pub state: ExchangeState,
+    state: ExchangeState,
     /// Figures for the log line: places among the items, requests left to query one by one.
     places: usize,
     one_by_one: usize,
@@ -109,7 +109,7 @@ impl Sweep {
     /// Computes the lists' `startTime` at gateway UTC `utc_ms`: the earliest
     /// [`ClockOffset::list_since_ms`] of the items' write times; the next query is the first
     /// list.
-    pub fn begin_lists(&mut self, offset: &ClockOffset, categories: &[Category], utc_ms: u64) {
+    fn begin_lists(&mut self, offset: &ClockOffset, categories: &[Category], utc_ms: u64) {
         self.lists_utc_ms = utc_ms;
         self.since_ms = self
             .items
@@ -153,7 +153,7 @@ impl Sweep {
     }
 
     /// Takes one order list (history of one category, or the open orders).
-    pub fn add_orders(&mut self, list: Vec<OpenOrder>) {
+    fn add_orders(&mut self, list: Vec<OpenOrder>) {
         self.complete_orders &= !cut(list.len());
         self.by_oid
             .extend(list.into_iter().map(|o| (o.client_oid.clone(), o)));
@@ -161,7 +161,7 @@ impl Sweep {
 
     /// The newest `updatedTime` of the orders listed, ms (0 when none): it was past on the
     /// exchange's clock when the lists were read ([`ClockOffset::sample`]).
-    pub fn newest_updated_ms(&self) -> u64 {
+    fn newest_updated_ms(&self) -> u64 {
         self.by_oid
             .values()
             .map(|o| o.updated_time_ms)
@@ -175,7 +175,7 @@ impl Sweep {
     /// listed → asked again at `now_ns + grace_ns` (once), then the state's `not_found`.
     /// The next step is the found orders' own fills ([`SweepStep::OrderFills`] from
     /// `order_fills_since_ms`, UTC ms) when the fills list was cut, else done.
-    pub fn settle(
+    fn settle(
         &mut self,
         mut fills: Vec<ExchangeFill>,
         now_ns: u64,
@@ -221,7 +221,7 @@ impl Sweep {
 
     /// Moves [`SweepStep::OrderFills`] past the found orders that show no executed quantity
     /// (no fills to ask for).
-    pub fn skip_unfilled(&mut self) {
+    fn skip_unfilled(&mut self) {
         if let SweepStep::OrderFills { next, .. } = &mut self.step {
             while self
                 .state
@@ -239,8 +239,95 @@ impl Sweep {
         matches!(self.step, SweepStep::OrderFills { next, .. } if next >= self.state.orders.len())
     }
 
+    /// Takes the answer to its query (of the kind [`Sweep::query`] expects, or
+    /// [`Answer::Failed`]) at monotonic `now_ns`, gateway UTC `utc_ms`, sampling `offset`
+    /// (server time; the lists' newest `updatedTime`); `grace_ns`: how long a place not
+    /// listed waits to be asked again. A failed server time or order fills query only leaves
+    /// the offset unbounded or the order without fills. Errors: a list failed: the items to
+    /// queue again, each due after [`RETRY_BACKOFF_MS`], one by one from [`MAX_ATTEMPTS`] / 2
+    /// failures on (the sweep is over).
+    pub fn on_answer(
+        &mut self,
+        offset: &mut ClockOffset,
+        categories: &[Category],
+        answer: Answer,
+        now_ns: u64,
+        utc_ms: u64,
+        grace_ns: u64,
+    ) -> Result<Settled, Vec<Pending>> {
+        let account = self.state.account;
+        match (self.step, answer) {
+            (SweepStep::ServerTime, answer) => {
+                match answer {
+                    Answer::ServerTime(server_ms) => offset.sample(server_ms, utc_ms),
+                    Answer::Failed(e) => {
+                        tracing::warn!(account, error = %e, "resolve: server time query failed")
+                    }
+                    _ => {}
+                }
+                self.begin_lists(offset, categories, utc_ms);
+            }
+            (SweepStep::History(i), Answer::Orders(list)) => {
+                self.add_orders(list);
+                self.step = if i + 1 < categories.len() {
+                    SweepStep::History(i + 1)
+                } else {
+                    SweepStep::Open
+                };
+            }
+            (SweepStep::Open, Answer::Orders(list)) => {
+                self.add_orders(list);
+                self.step = SweepStep::Fills;
+            }
+            (SweepStep::Fills, Answer::Fills(fills)) => {
+                offset.sample(self.newest_updated_ms(), utc_ms);
+                let since_ms = utc_ms.saturating_sub(MAX_LOOKBACK_MS);
+                return Ok(self.settle(fills, now_ns, grace_ns, since_ms));
+            }
+            (SweepStep::OrderFills { next, since_ms }, answer) => {
+                match answer {
+                    Answer::Fills(fills) => self.state.fills.extend(fills),
+                    Answer::Failed(e) => {
+                        let oid = self.state.orders.get(next).map(|o| o.client_oid.as_str());
+                        tracing::warn!(account, client_oid = oid, error = %e, "resolve: fills query failed");
+                    }
+                    _ => {}
+                }
+                self.step = SweepStep::OrderFills {
+                    next: next + 1,
+                    since_ms,
+                };
+                self.skip_unfilled();
+            }
+            (_, answer) => {
+                let e = match answer {
+                    Answer::Failed(e) => e,
+                    _ => "answer of another kind than the list".to_owned(),
+                };
+                tracing::warn!(account, error = %e, orders = self.items.len(), "resolve: listing the account failed, retrying");
+                let retry_ns = now_ns + RETRY_BACKOFF_MS * NS_PER_MS;
+                let mut again = std::mem::take(&mut self.items);
+                for p in &mut again {
+                    p.attempts += 1;
+                    p.single = p.attempts >= MAX_ATTEMPTS / 2;
+                    p.due_ns = retry_ns;
+                }
+                return Err(again);
+            }
+        }
+        Ok(Settled::default())
+    }
+
+    /// Once [`Sweep::done`]: its state for the tracker (`None` when it found nothing and
+    /// settled nothing as not found), logged at monotonic `now_ns` with `offset`'s bound.
+    pub fn finish(&mut self, offset: &ClockOffset, now_ns: u64) -> Option<ExchangeState> {
+        self.log_settled(offset, now_ns);
+        Some(std::mem::take(&mut self.state))
+            .filter(|s| !s.orders.is_empty() || !s.not_found.is_empty())
+    }
+
     /// Logs the settled sweep (one line) at monotonic `now_ns`, with `offset`'s bound.
-    pub fn log_settled(&self, offset: &ClockOffset, now_ns: u64) {
+    fn log_settled(&self, offset: &ClockOffset, now_ns: u64) {
         tracing::info!(
             account = self.state.account,
             found = self.state.orders.len(),

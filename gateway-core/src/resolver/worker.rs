@@ -12,12 +12,10 @@ use codec::sbe::Category;
 
 use super::pending::{merge_by_order, Pending};
 use super::query::{Answer, QueryKind};
-use super::rules::{
-    GATHER_MS, MAX_ATTEMPTS, NS_PER_MS, QUERY_INTERVAL_MS, RETRY_BACKOFF_MS, SWEEP_MIN,
-};
-use super::sweep::{Sweep, SweepStep};
-use crate::rest_objects::{ExchangeFill, OpenOrder, MAX_LOOKBACK_MS};
-use crate::tracker::{ClockOffset, ExchangeState, StateSource};
+use super::rules::{GATHER_MS, NS_PER_MS, QUERY_INTERVAL_MS, SWEEP_MIN};
+use super::single::{Single, SingleNext};
+use super::sweep::Sweep;
+use crate::tracker::{ClockOffset, ExchangeState};
 
 /// What a worker does.
 #[derive(Debug)]
@@ -43,31 +41,6 @@ struct Batch {
     single: Option<Single>,
     /// The orders to query one by one after it.
     singles: VecDeque<Pending>,
-}
-
-/// One order queried on its own.
-#[derive(Debug)]
-struct Single {
-    /// Its request.
-    p: Pending,
-    /// Found, with an executed quantity: its fills are asked next (since UTC ms).
-    found: Option<(OpenOrder, u64)>,
-}
-
-impl Single {
-    /// Its current query.
-    fn query(&self) -> QueryKind {
-        match &self.found {
-            None => QueryKind::OrderInfo {
-                client_oid: self.p.req.client_oid,
-            },
-            Some((o, since_ms)) => QueryKind::Fills {
-                category: Some(o.category),
-                order_id: Some(o.order_id),
-                since_ms: *since_ms,
-            },
-        }
-    }
 }
 
 /// One account's worker.
@@ -105,27 +78,6 @@ fn answers(kind: &QueryKind, answer: &Answer) -> bool {
             | (QueryKind::Fills { .. }, Answer::Fills(_))
             | (QueryKind::OrderInfo { .. }, Answer::Order(_))
     )
-}
-
-/// The state of one order queried on its own (`None`: not found).
-fn single_state(
-    account: usize,
-    order: Option<OpenOrder>,
-    fills: Vec<ExchangeFill>,
-    oid: &str,
-) -> ExchangeState {
-    let not_found = if order.is_none() {
-        vec![oid.to_owned()]
-    } else {
-        Vec::new()
-    };
-    ExchangeState {
-        account,
-        orders: order.into_iter().collect(),
-        fills,
-        not_found,
-        source: StateSource::Resolution,
-    }
 }
 
 impl Worker {
@@ -254,7 +206,7 @@ impl Worker {
             return;
         }
         match b.singles.pop_front() {
-            Some(p) => b.single = Some(Single { p, found: None }),
+            Some(p) => b.single = Some(Single::new(p)),
             None => {
                 self.job = Job::Idle;
                 self.ready_ns = now_ns;
@@ -290,178 +242,48 @@ impl Worker {
             return None;
         };
         let out = if let Some(sweep) = &mut b.sweep {
-            let failed = Self::sweep_answer(
-                sweep,
+            match sweep.on_answer(
                 &mut self.offset,
                 &self.categories,
-                &mut self.queue,
-                &mut b.singles,
                 answer,
                 now_ns,
                 utc_ms,
                 grace_ns,
-            );
-            if let Some(e) = failed {
-                tracing::warn!(account = self.account, error = %e, orders = sweep.items.len(), "resolve: listing the account failed, retrying");
-                let retry_ns = now_ns + RETRY_BACKOFF_MS * NS_PER_MS;
-                for mut p in std::mem::take(&mut sweep.items) {
-                    p.attempts += 1;
-                    p.single = p.attempts >= MAX_ATTEMPTS / 2;
-                    p.due_ns = retry_ns;
-                    self.queue.push(p);
+            ) {
+                Err(again) => {
+                    self.queue.extend(again);
+                    b.sweep = None;
+                    None
                 }
-                b.sweep = None;
-                None
-            } else if sweep.done() {
-                sweep.log_settled(&self.offset, now_ns);
-                let state = std::mem::take(&mut sweep.state);
-                b.sweep = None;
-                Some(state).filter(|s| !s.orders.is_empty() || !s.not_found.is_empty())
-            } else {
-                None
+                Ok(settled) => {
+                    self.queue.extend(settled.again);
+                    b.singles.extend(settled.single);
+                    if sweep.done() {
+                        let out = sweep.finish(&self.offset, now_ns);
+                        b.sweep = None;
+                        out
+                    } else {
+                        None
+                    }
+                }
             }
         } else if let Some(single) = b.single.take() {
-            let (out, again) =
-                Self::single_answer(self.account, single, answer, now_ns, utc_ms, grace_ns);
-            match again {
-                Some(Again::Queue(p)) => self.queue.push(p),
-                Some(Again::Fills(s)) => b.single = Some(s),
-                None => {}
+            match single.on_answer(answer, now_ns, utc_ms, grace_ns) {
+                SingleNext::Settled(state) => Some(state),
+                SingleNext::Fills(s) => {
+                    b.single = Some(s);
+                    None
+                }
+                SingleNext::Again(p) => {
+                    self.queue.push(p);
+                    None
+                }
+                SingleNext::GivenUp => None,
             }
-            out
         } else {
             None
         };
         self.next_single(now_ns);
         out
     }
-
-    /// A sweep's answer: advances its step; returns the error text when the listing failed
-    /// (the caller requeues its items).
-    #[allow(clippy::too_many_arguments)]
-    fn sweep_answer(
-        sweep: &mut Sweep,
-        offset: &mut ClockOffset,
-        categories: &[Category],
-        queue: &mut Vec<Pending>,
-        singles: &mut VecDeque<Pending>,
-        answer: Answer,
-        now_ns: u64,
-        utc_ms: u64,
-        grace_ns: u64,
-    ) -> Option<String> {
-        match (sweep.step, answer) {
-            (SweepStep::ServerTime, answer) => {
-                match answer {
-                    Answer::ServerTime(server_ms) => offset.sample(server_ms, utc_ms),
-                    Answer::Failed(e) => {
-                        tracing::warn!(account = sweep.state.account, error = %e, "resolve: server time query failed")
-                    }
-                    _ => {}
-                }
-                sweep.begin_lists(offset, categories, utc_ms);
-            }
-            (SweepStep::History(i), Answer::Orders(list)) => {
-                sweep.add_orders(list);
-                sweep.step = if i + 1 < categories.len() {
-                    SweepStep::History(i + 1)
-                } else {
-                    SweepStep::Open
-                };
-            }
-            (SweepStep::Open, Answer::Orders(list)) => {
-                sweep.add_orders(list);
-                sweep.step = SweepStep::Fills;
-            }
-            (SweepStep::Fills, Answer::Fills(fills)) => {
-                offset.sample(sweep.newest_updated_ms(), utc_ms);
-                let settled = sweep.settle(
-                    fills,
-                    now_ns,
-                    grace_ns,
-                    utc_ms.saturating_sub(MAX_LOOKBACK_MS),
-                );
-                queue.extend(settled.again);
-                singles.extend(settled.single);
-            }
-            (SweepStep::OrderFills { next, since_ms }, answer) => {
-                match answer {
-                    Answer::Fills(fills) => sweep.state.fills.extend(fills),
-                    Answer::Failed(e) => {
-                        let oid = sweep.state.orders.get(next).map(|o| o.client_oid.as_str());
-                        tracing::warn!(account = sweep.state.account, client_oid = oid, error = %e, "resolve: fills query failed");
-                    }
-                    _ => {}
-                }
-                sweep.step = SweepStep::OrderFills {
-                    next: next + 1,
-                    since_ms,
-                };
-                sweep.skip_unfilled();
-            }
-            (_, Answer::Failed(e)) => return Some(e),
-            (_, _) => return Some("answer of another kind than the list".to_owned()),
-        }
-        None
-    }
-
-    /// An order's answer: the state when it is settled, and what follows (queued again, or
-    /// its fills asked next).
-    fn single_answer(
-        account: usize,
-        mut s: Single,
-        answer: Answer,
-        now_ns: u64,
-        utc_ms: u64,
-        grace_ns: u64,
-    ) -> (Option<ExchangeState>, Option<Again>) {
-        let oid = s.p.req.client_oid;
-        let oid = oid.as_str();
-        if let Some((order, _)) = s.found.take() {
-            let fills = match answer {
-                Answer::Fills(fills) => fills,
-                Answer::Failed(e) => {
-                    tracing::warn!(account, client_oid = oid, error = %e, "resolve: fills query failed");
-                    Vec::new()
-                }
-                _ => Vec::new(),
-            };
-            return (Some(single_state(account, Some(order), fills, oid)), None);
-        }
-        match answer {
-            Answer::Order(Some(order)) if order.cum_qty.is_zero() => (
-                Some(single_state(account, Some(order), Vec::new(), oid)),
-                None,
-            ),
-            Answer::Order(Some(order)) => {
-                s.found = Some((order, utc_ms.saturating_sub(MAX_LOOKBACK_MS)));
-                (None, Some(Again::Fills(s)))
-            }
-            Answer::Order(None) if s.p.req.place && !s.p.asked_again => {
-                s.p.asked_again = true;
-                s.p.due_ns = now_ns.saturating_add(grace_ns);
-                (None, Some(Again::Queue(s.p)))
-            }
-            Answer::Order(None) => (Some(single_state(account, None, Vec::new(), oid)), None),
-            Answer::Failed(e) => {
-                s.p.attempts += 1;
-                if s.p.attempts >= MAX_ATTEMPTS {
-                    tracing::error!(account, client_oid = oid, error = %e, "resolve: giving up on querying the order; left unresolved");
-                    return (None, None);
-                }
-                tracing::warn!(account, client_oid = oid, error = %e, "resolve: order query failed, retrying");
-                s.p.due_ns = now_ns + RETRY_BACKOFF_MS * NS_PER_MS * u64::from(s.p.attempts);
-                (None, Some(Again::Queue(s.p)))
-            }
-            _ => (None, None),
-        }
-    }
-}
-
-/// What follows an order's answer that did not settle it.
-enum Again {
-    /// Back into the queue (not found yet, or failed), due at its `due_ns`.
-    Queue(Pending),
-    /// Found with an executed quantity: its fills next.
-    Fills(Single),
 }
