@@ -56,8 +56,9 @@ pub(crate) struct Sweep {
     complete_fills: bool,
     /// What it found (filled in when the lists are read).
     state: ExchangeState,
-    /// Figures for the log line: places among the items, requests left to query one by one.
+    /// Places among the items (for the log line).
     places: usize,
+    /// Requests the lists left to query one by one (for the log line).
     one_by_one: usize,
 }
 
