@@ -649,3 +649,13 @@ fn a_request_for_an_unknown_account_is_dropped() {
     assert_eq!((r.pending(), r.next_wake_ns()), (0, None));
     assert_eq!(answer(&mut r, 3, Answer::Order(None), 0), None);
 }
+
+#[test]
+fn the_figures_docs_behaviour_md_states_hold() {
+    // "when four or more are due at once ... lists the account instead"; "Queries are paced
+    // at 10/s per account (half the 20/s/UID quota)"; a place not found "again after
+    // 2 × push_deadline_ms" is the shell's grace.
+    assert_eq!(SWEEP_MIN, 4);
+    assert_eq!(1_000 / QUERY_INTERVAL_MS, 10);
+    assert_eq!((GATHER_MS, RETRY_BACKOFF_MS, MAX_ATTEMPTS), (10, 250, 10));
+}
