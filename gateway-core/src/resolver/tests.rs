@@ -659,3 +659,19 @@ fn the_figures_docs_behaviour_md_states_hold() {
     assert_eq!(1_000 / QUERY_INTERVAL_MS, 10);
     assert_eq!((GATHER_MS, RETRY_BACKOFF_MS, MAX_ATTEMPTS), (10, 250, 10));
 }
+
+#[test]
+fn a_late_poll_keeps_the_accounts_slots_where_they_were() {
+    let mut r = resolver(1);
+    for n in 1..=3 {
+        r.push(place(n), 0);
+    }
+    assert_eq!(poll(&mut r, GATHER), Some(info(0, 1)));
+    answer(&mut r, 0, Answer::Order(Some(order(1, "0"))), GATHER + MS);
+    // The driver wakes 50 ms after the slot: the query goes then, the next slot stays one
+    // interval after the missed one.
+    let late = GATHER + INTERVAL + 50 * MS;
+    assert_eq!(poll(&mut r, late), Some(info(0, 2)));
+    answer(&mut r, 0, Answer::Order(Some(order(2, "0"))), late + MS);
+    assert_eq!(r.next_wake_ns(), Some(GATHER + 2 * INTERVAL));
+}
