@@ -1,6 +1,7 @@
 //! Every decision of the order gateway, without I/O: the FIXP session, order and batch entry,
 //! pre-trade instrument checks, the risk check and book, the rate budget, ids, the order
-//! tracker (ExecutionReports from the exchange's replies, pushes and REST state), the journal
+//! tracker (ExecutionReports from the exchange's replies, pushes and REST state), the resolver
+//! of unknown outcomes (which REST queries to make, when), the journal
 //! record format and the types the roles share.
 //!
 //! No async runtime, no sockets, no threads, no clocks: every time is an argument (`now_ns`
@@ -21,6 +22,7 @@ pub mod moves;
 pub mod pretrade;
 pub mod recovery;
 pub mod replay;
+pub mod resolver;
 pub mod rest_objects;
 pub mod risk;
 pub mod session;

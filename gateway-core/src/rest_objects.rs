@@ -6,6 +6,19 @@
 use codec::sbe::{Category, OrdStatus, OrdType, Side, Symbol, TimeInForce};
 use codec::Decimal;
 
+/// Objects per page the gateway asks for in a cursor-paged list (`unfilled-orders`,
+/// `history-orders`, `fills`: `limit`, the maximum; reference §7).
+pub const PAGE_LIMIT: usize = 100;
+
+/// Pages read at most of one list (10 000 objects, newest first): a list this long may have
+/// been cut.
+pub const MAX_PAGES: usize = 100;
+
+/// How far back the gateway's history and fills queries look at most, ms: the oldest
+/// `startTime` the history queries accept is 90 days back and a span is at most 30 days
+/// (reference §7).
+pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
+
 /// One open order as the exchange lists it (REST order object, reference §7).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OpenOrder {

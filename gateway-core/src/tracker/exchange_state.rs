@@ -6,7 +6,7 @@ use crate::rest_objects::{ExchangeFill, OpenOrder};
 
 /// The exchange's view of some orders of one account (from `unfilled-orders`, `history-orders`,
 /// `order-info` and `fills`).
-#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ExchangeState {
     /// Index of the account queried.
     pub account: usize,

@@ -14,9 +14,7 @@ use crate::exchange::{rest_history, rest_orders};
 use crate::tracker::{ApplySummary, ExchangeState, StateSource, TrackerInput};
 use gateway_core::recovery::EndedBeforeRestart;
 
-/// The oldest `startTime` the history queries accept is 90 days back and a span is at most 30
-/// days (reference §7); reconciliation never looks further back than this, in ms.
-pub const MAX_LOOKBACK_MS: u64 = 29 * 24 * 3600 * 1000;
+pub use gateway_core::rest_objects::MAX_LOOKBACK_MS;
 
 /// Queries account `ix`'s open orders, its finished orders of every category it trades and its
 /// fills since `since_ms` (UTC ms, clamped to [`MAX_LOOKBACK_MS`]), hands them to the tracker
@@ -178,7 +176,7 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 /// before the window always was: the result stays exact, and the restart stays bounded by
 /// the open orders' pages. The price: after a long outage in which many of the journal's
 /// open orders created within the window ended (more than these pages hold), those beyond
-/// them are queried one by one after the start (10/s, `engine::resolve`) instead of being read
+/// them are queried one by one after the start (10/s, `gateway_core::resolver`) instead of being read
 /// 100 a page. The fills are not cut so (a fill left out would be made up from the order's
 /// quantities, without its ExecID and price).
 pub const RESTART_HISTORY_PAGES: usize = 20;

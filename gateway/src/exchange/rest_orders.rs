@@ -14,13 +14,7 @@ use gateway_core::budget::QueryEndpoint;
 /// Path of the open-orders query.
 pub const UNFILLED_ORDERS_PATH: &str = QueryEndpoint::UnfilledOrders.path();
 
-/// Orders per page asked for (the maximum).
-pub const PAGE_LIMIT: usize = 100;
-
-/// Pages read at most by [`unfilled_orders`] (10 000 orders).
-pub const MAX_PAGES: usize = 100;
-
-pub use gateway_core::rest_objects::OpenOrder;
+pub use gateway_core::rest_objects::{OpenOrder, MAX_PAGES, PAGE_LIMIT};
 
 /// A string field (`""` when absent or not a string).
 pub(super) fn text<'a>(v: &'a Value, key: &str) -> &'a str {
