@@ -1,0 +1,156 @@
+//! Which faults a run injects and how often (drawn from its seed, FoundationDB's BUGGIFY way:
+//! each kind is switched on or off per run, then fires at its rate when on), and what it
+//! injected, by kind.
+
+use crate::rng::SimRng;
+
+/// The kinds of fault, as counted and printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Fault {
+    /// The exchange WebSocket dropped: frames in flight either way lost.
+    LinkDrop,
+    /// A trade op applied, its reply never sent (the gateway's reply timeout runs out).
+    ReplyLost,
+    /// A trade op applied, its reply `40010` (outcome unknown to the gateway).
+    Reply40010Applied,
+    /// A trade op not applied, its reply `40010`.
+    Reply40010NotApplied,
+    /// The order pushes of an op sent before its reply.
+    PushBeforeReply,
+    /// A WebSocket frame held back far longer than usual (a stall).
+    FrameStall,
+    /// A REST query answered with an error.
+    RestError,
+    /// A REST query answered late (past the usual latency).
+    RestSlow,
+    /// The gateway's clock jumped forward.
+    ClockJump,
+}
+
+impl Fault {
+    /// Every kind, in print order.
+    pub const ALL: [Fault; 9] = [
+        Fault::LinkDrop,
+        Fault::ReplyLost,
+        Fault::Reply40010Applied,
+        Fault::Reply40010NotApplied,
+        Fault::PushBeforeReply,
+        Fault::FrameStall,
+        Fault::RestError,
+        Fault::RestSlow,
+        Fault::ClockJump,
+    ];
+
+    /// Name as printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::LinkDrop => "link_drop",
+            Fault::ReplyLost => "reply_lost",
+            Fault::Reply40010Applied => "40010_applied",
+            Fault::Reply40010NotApplied => "40010_not_applied",
+            Fault::PushBeforeReply => "push_before_reply",
+            Fault::FrameStall => "frame_stall",
+            Fault::RestError => "rest_error",
+            Fault::RestSlow => "rest_slow",
+            Fault::ClockJump => "clock_jump",
+        }
+    }
+}
+
+/// Rates of one run: the probability of each fault per chance it has (per frame, per op, per
+/// query; link drops and clock jumps per millisecond of simulated time).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FaultPlan {
+    rates: [f64; Fault::ALL.len()],
+}
+
+impl FaultPlan {
+    /// No faults.
+    pub fn none() -> Self {
+        FaultPlan::default()
+    }
+
+    /// The plan of a run: each kind on with probability one half, at a rate drawn between a
+    /// tenth and the whole of its ceiling.
+    pub fn draw(rng: &mut SimRng) -> Self {
+        let mut plan = FaultPlan::default();
+        for (i, f) in Fault::ALL.iter().enumerate() {
+            if rng.chance(0.5) {
+                let ceiling = match f {
+                    Fault::LinkDrop => 0.002,
+                    Fault::ClockJump => 0.0005,
+                    Fault::ReplyLost | Fault::Reply40010Applied | Fault::Reply40010NotApplied => {
+                        0.05
+                    }
+                    Fault::PushBeforeReply => 0.5,
+                    Fault::FrameStall => 0.02,
+                    Fault::RestError | Fault::RestSlow => 0.2,
+                };
+                let scale = rng.between(10, 100) as f64 / 100.0;
+                plan.rates[i] = ceiling * scale;
+            }
+        }
+        plan
+    }
+
+    /// The same plan with every rate multiplied by `k` (clamped to 1).
+    pub fn scaled(mut self, k: f64) -> Self {
+        for r in &mut self.rates {
+            *r = (*r * k).min(1.0);
+        }
+        self
+    }
+
+    /// The rate of `f`.
+    pub fn rate(&self, f: Fault) -> f64 {
+        Fault::ALL
+            .iter()
+            .position(|x| *x == f)
+            .map_or(0.0, |i| self.rates[i])
+    }
+
+    /// The kinds switched on.
+    pub fn enabled(&self) -> Vec<Fault> {
+        Fault::ALL
+            .iter()
+            .copied()
+            .filter(|f| self.rate(*f) > 0.0)
+            .collect()
+    }
+}
+
+/// Faults injected, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FaultCounts(pub [u64; Fault::ALL.len()]);
+
+impl FaultCounts {
+    /// Counts one `f`.
+    pub fn add(&mut self, f: Fault) {
+        if let Some(i) = Fault::ALL.iter().position(|x| *x == f) {
+            self.0[i] += 1;
+        }
+    }
+
+    /// Adds `other`'s counts.
+    pub fn merge(&mut self, other: &FaultCounts) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+
+    /// Σ over kinds.
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+
+    /// `kind=count` pairs of the kinds that fired.
+    pub fn describe(&self) -> String {
+        Fault::ALL
+            .iter()
+            .zip(self.0)
+            .filter(|(_, n)| *n > 0)
+            .map(|(f, n)| format!("{}={n}", f.name()))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}

@@ -1,0 +1,511 @@
+//! The gateway's side of a run: the real gateway-core components, called the way the shell's
+//! io thread and tracker call them (`gateway::engine::strategy_conn`, `gateway::tracker::driver`,
+//! `gateway::engine::resolve` and `reconnect`): the FIXP session per strategy, order entry and
+//! the decision (`decide_single`), the risk book and its feed, the tracker fed every trade op
+//! written, every exchange frame read, the REST states and its ticks. What the shell does with
+//! sockets is here a [`Wire`] call the world turns into a scheduled delivery.
+//!
+//! The tracker runs inside the core's [`TrackerDrive`] (the sequence the tracker thread runs)
+//! with a [`TrackerSink`] that numbers and writes the reports to the sessions' flows, as the
+//! shell's `gateway::tracker::sink` does. The single-order path below is the io thread's
+//! (`strategy_conn::on_single_order`): still glue here, the decision itself is the core's.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use codec::frame::SOFH_LEN;
+use codec::sbe::{self, Category, Message, NegotiationRejectCode};
+use gateway_core::decision::single::{decide_single, Decided, Verdict};
+use gateway_core::decision::{not_sent, Accepted, AccountGate, NotSent};
+use gateway_core::pretrade::{InstrumentRules, InstrumentTable};
+use gateway_core::risk::{RiskBook, RiskSettings};
+use gateway_core::session::fixp::{
+    version_asked, Authorizer, FixpSession, SessionAction, SessionLimits, SessionReply,
+    VersionAsked,
+};
+use gateway_core::session::order_entry::OrderEntry;
+use gateway_core::tracker::risk_feed::RiskFeed;
+use gateway_core::tracker::routing::AccountUpdate;
+use gateway_core::tracker::{
+    frames, Deadlines, Evicted, ExchangeState, ListReport, Report, RequestKind, ResolveRequest,
+    Retention, SentRequest, Tracker, TrackerDrive, TrackerSink,
+};
+use gateway_core::types::SessionGrant;
+
+/// Where the gateway's output goes (the world schedules its delivery).
+pub trait Wire {
+    /// A frame for strategy session `session` (index); `seq` is its sequence number when it is
+    /// an application message (0: a session message).
+    fn to_strategy(&mut self, session: usize, seq: u64, frame: Vec<u8>);
+    /// A trade op for the exchange WebSocket.
+    fn to_venue(&mut self, text: Vec<u8>);
+    /// An order of unknown outcome to query.
+    fn resolve(&mut self, req: ResolveRequest);
+}
+
+/// The exchange link as the gateway sees it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Link {
+    /// Connected and reconciled: requests are taken (the account gate).
+    pub up: bool,
+    /// A connection is open (frames flow), reconciled or not.
+    pub connected: bool,
+    /// UTC ms of the first drop not yet reconciled.
+    pub down_since_ms: Option<u64>,
+}
+
+struct Gate<'a>(&'a Link);
+
+impl AccountGate for Gate<'_> {
+    fn name(&self) -> &str {
+        "dst"
+    }
+    fn trades(&self, category: Category) -> bool {
+        category == Category::UsdtFutures
+    }
+    fn is_up(&self) -> bool {
+        self.0.up
+    }
+}
+
+/// One strategy session's gateway state: its FIXP state machine, order entry and the
+/// recoverable flow's numbering (its journal kept for retransmission).
+#[derive(Debug)]
+struct Session {
+    grant: SessionGrant,
+    fixp: FixpSession,
+    entry: Option<OrderEntry>,
+    /// Sequence number of the next application message.
+    next_seq: u64,
+    /// Application frames numbered so far (index = seq − 1).
+    journal: Vec<Vec<u8>>,
+    last_write_ns: u64,
+    active: bool,
+}
+
+struct Auth<'a> {
+    grant: &'a SessionGrant,
+    active: bool,
+}
+
+impl Authorizer for Auth<'_> {
+    fn authorize(
+        &mut self,
+        session_id: u64,
+        credentials: &str,
+        session_ver_id: u64,
+    ) -> Result<u32, NegotiationRejectCode> {
+        if session_id != self.grant.session_id || credentials != self.grant.credentials {
+            return Err(NegotiationRejectCode::Credentials);
+        }
+        if self.active {
+            return Err(NegotiationRejectCode::DuplicateId);
+        }
+        match version_asked(0, session_ver_id) {
+            VersionAsked::Resume(e) | VersionAsked::Start(e) => Ok(e),
+            VersionAsked::Refuse(_) => Err(NegotiationRejectCode::StaleSessionVersion),
+        }
+    }
+}
+
+/// The gateway.
+pub struct Gateway {
+    sessions: Vec<Session>,
+    instruments: InstrumentTable,
+    risk: Arc<RiskBook>,
+    drive: TrackerDrive,
+    /// The exchange link.
+    pub link: Link,
+    next_req_id: u64,
+    json: Vec<u8>,
+    /// clientOid of each place op written → (session index, root), to check that none is sent
+    /// twice and to find each order at the venue at the end.
+    pub placed: BTreeMap<String, (usize, u64)>,
+    /// Place ops that named a clientOid already placed.
+    pub repeated_client_oids: Vec<String>,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").field("link", &self.link).finish()
+    }
+}
+
+/// SessionID of strategy `i`.
+pub fn session_id_of(i: usize) -> u64 {
+    100 + i as u64
+}
+
+/// Credentials of strategy `i`.
+pub fn credentials_of(i: usize) -> String {
+    format!("dst-secret-{i}")
+}
+
+impl Gateway {
+    /// A gateway for `sessions` strategy sessions on one account, instruments `rules`,
+    /// connected and reconciled (link up).
+    pub fn new(sessions: usize, rules: Vec<InstrumentRules>, now_ns: u64) -> Gateway {
+        let grants: Vec<SessionGrant> = (0..sessions)
+            .map(|i| SessionGrant {
+                session_id: session_id_of(i),
+                credentials: credentials_of(i),
+                ..SessionGrant::default()
+            })
+            .collect();
+        let risk = Arc::new(RiskBook::new(&grants, 1, &RiskSettings::default()));
+        let mut drive = TrackerDrive::new(
+            Tracker::with_retention(1024, Retention::default()),
+            Some(RiskFeed::with_capacity(Arc::clone(&risk), 1024)),
+        );
+        drive.set_deadlines(Deadlines::default());
+        Gateway {
+            sessions: grants
+                .into_iter()
+                .map(|grant| Session {
+                    grant,
+                    fixp: FixpSession::new(now_ns, SessionLimits::default()),
+                    entry: None,
+                    next_seq: 1,
+                    journal: Vec::new(),
+                    last_write_ns: now_ns,
+                    active: false,
+                })
+                .collect(),
+            instruments: InstrumentTable::new(rules),
+            risk,
+            drive,
+            link: Link {
+                up: true,
+                connected: true,
+                down_since_ms: None,
+            },
+            next_req_id: 0,
+            json: Vec::with_capacity(1024),
+            placed: BTreeMap::new(),
+            repeated_client_oids: Vec::new(),
+        }
+    }
+
+    /// The tracker (for end-of-run checks).
+    pub fn tracker(&self) -> &Tracker {
+        self.drive.tracker()
+    }
+
+    /// The risk book.
+    pub fn risk(&self) -> &RiskBook {
+        &self.risk
+    }
+
+    /// Writes a session message (not numbered) to session `i`.
+    fn write_session(&mut self, i: usize, reply: &SessionReply, now_ns: u64, w: &mut impl Wire) {
+        let mut b = Vec::with_capacity(128);
+        reply.encode_frame(&mut b);
+        if let SessionReply::BusinessMessageReject(_) = reply {
+            return self.write_app(i, b, now_ns, w);
+        }
+        if let Some(s) = self.sessions.get_mut(i) {
+            s.last_write_ns = now_ns;
+        }
+        w.to_strategy(i, 0, b);
+    }
+
+    /// Numbers, journals and writes an application frame to session `i`.
+    fn write_app(&mut self, i: usize, frame: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
+        write_app(&mut self.sessions, i, frame, now_ns, w);
+    }
+
+    /// A frame from strategy session `i`, read at `now_ns`.
+    pub fn on_strategy_frame(
+        &mut self,
+        i: usize,
+        bytes: &[u8],
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        let payload = bytes.get(SOFH_LEN..).unwrap_or(&[]);
+        let Some(s) = self.sessions.get_mut(i) else {
+            return;
+        };
+        let action = match sbe::decode(payload) {
+            Ok(msg) => {
+                let mut auth = Auth {
+                    grant: &s.grant,
+                    active: s.active,
+                };
+                s.fixp.on_message(now_ns, msg, s.next_seq, &mut auth)
+            }
+            Err(e) => s
+                .fixp
+                .on_undecodable_payload(now_ns, payload, &e.to_string()),
+        };
+        match action {
+            SessionAction::None => {}
+            SessionAction::Send(reply) => {
+                match reply {
+                    SessionReply::NegotiationResponse(_) => s.active = true,
+                    SessionReply::EstablishmentAck(ack) => {
+                        let session_id = s.grant.session_id;
+                        let ack = codec::sbe::EstablishmentAck {
+                            next_seq_no: s.next_seq,
+                            ..ack
+                        };
+                        if s.entry.is_none() {
+                            s.entry = Some(OrderEntry::new(session_id));
+                        }
+                        let account = s.grant.account;
+                        self.write_session(i, &SessionReply::EstablishmentAck(ack), now_ns, w);
+                        let (drive, mut sink) = self.drive(now_ns, w);
+                        drive.on_session_opened(&mut sink, session_id, account);
+                        return;
+                    }
+                    _ => {}
+                }
+                self.write_session(i, &reply, now_ns, w);
+            }
+            SessionAction::SendAndClose(reply) => self.write_session(i, &reply, now_ns, w),
+            SessionAction::Application(msg) => {
+                self.on_application(i, msg, now_ns, utc_ns, w);
+            }
+            SessionAction::Retransmit(_) => {}
+        }
+    }
+
+    /// The single-order path, as `strategy_conn::on_single_order`: decision, then the write
+    /// and the tracker's `Sent`, or the answer.
+    fn on_application(
+        &mut self,
+        i: usize,
+        msg: Message<'_>,
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        if !matches!(
+            msg,
+            Message::NewOrderSingle(_)
+                | Message::OrderCancelRequest(_)
+                | Message::OrderCancelReplaceRequest(_)
+        ) {
+            return;
+        }
+        self.next_req_id += 1;
+        let req_id = self.next_req_id;
+        let link = self.link;
+        let Some(s) = self.sessions.get_mut(i) else {
+            return;
+        };
+        let session_id = s.grant.session_id;
+        let Some(entry) = s.entry.as_mut() else {
+            return;
+        };
+        self.json.clear();
+        let Some(Decided {
+            outcome: _,
+            verdict,
+        }) = decide_single(
+            entry,
+            &msg,
+            &self.instruments,
+            &Gate(&link),
+            &self.risk,
+            session_id,
+            req_id,
+            &mut self.json,
+            utc_ns,
+        )
+        else {
+            return;
+        };
+        entry.take_fresh(|_, _| {});
+        let (root, kind, reserved) = match verdict {
+            Verdict::Send {
+                root,
+                kind,
+                reserved,
+                ..
+            } => (root, kind, reserved),
+            Verdict::Answer { report, .. } => {
+                let mut b = Vec::with_capacity(256);
+                frames::encode_report(&report, &mut b);
+                return self.write_app(i, b, now_ns, w);
+            }
+        };
+        if !link.connected {
+            // The write fails on a closed connection: the link is down from here on.
+            if let Some(req) = Accepted::of_message(&msg, &kind) {
+                let items = not_sent([(req, reserved)], NotSent::WriteFailed, &self.risk, utc_ns);
+                for item in items {
+                    let mut b = Vec::with_capacity(256);
+                    frames::encode_report(&item.report, &mut b);
+                    self.write_app(i, b, now_ns, w);
+                }
+            }
+            return;
+        }
+        if matches!(kind, RequestKind::New(_)) {
+            entry.sent_new(root, Some(0));
+            if let Some(oid) = client_oid_of(&self.json) {
+                if self.placed.insert(oid.clone(), (i, root)).is_some() {
+                    self.repeated_client_oids.push(oid);
+                }
+            }
+        }
+        w.to_venue(self.json.clone());
+        let sent = SentRequest {
+            req_id,
+            session_id,
+            root,
+            kind,
+            t_read_ns: now_ns,
+            t_written_ns: now_ns,
+        };
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_sent(&mut sink, sent);
+    }
+
+    /// The tracker's drive and its sink over the sessions' flows and the wire, at `now_ns`.
+    fn drive<'a, W: Wire>(
+        &'a mut self,
+        now_ns: u64,
+        w: &'a mut W,
+    ) -> (&'a mut TrackerDrive, Sink<'a, W>) {
+        (
+            &mut self.drive,
+            Sink {
+                sessions: &mut self.sessions,
+                w,
+                now_ns,
+            },
+        )
+    }
+
+    /// A frame from the exchange WebSocket, read at `now_ns`.
+    pub fn on_exchange_frame(&mut self, text: &[u8], now_ns: u64, utc_ns: u64, w: &mut impl Wire) {
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_frame(&mut sink, 0, text, now_ns, utc_ns);
+    }
+
+    /// The tracker's tick (the shell's idle work every millisecond).
+    pub fn tick(&mut self, now_ns: u64, utc_ns: u64, w: &mut impl Wire) {
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_tick(&mut sink, now_ns, utc_ns);
+    }
+
+    /// Session timers (keepalive, handshake deadline), as the io thread's 20 ms timer.
+    pub fn session_timers(&mut self, now_ns: u64, w: &mut impl Wire) {
+        for i in 0..self.sessions.len() {
+            let s = &mut self.sessions[i];
+            let action = s.fixp.on_timer(now_ns, s.last_write_ns, s.next_seq);
+            match action {
+                SessionAction::Send(reply) | SessionAction::SendAndClose(reply) => {
+                    self.write_session(i, &reply, now_ns, w)
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The link dropped (noticed at `now_ns`): requests are answered NotApplied until it is
+    /// back and reconciled; what was in flight is unknown.
+    pub fn on_link_down(&mut self, now_ns: u64, utc_ms: u64, w: &mut impl Wire) {
+        self.link.up = false;
+        self.link.connected = false;
+        self.link.down_since_ms.get_or_insert(utc_ms);
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_link_down(&mut sink, 0, now_ns);
+    }
+
+    /// A new connection is open (not yet reconciled).
+    pub fn on_link_connected(&mut self) {
+        self.link.connected = true;
+    }
+
+    /// An exchange state (reconciliation's lists or a resolution's answer) applied.
+    pub fn on_exchange_state(
+        &mut self,
+        state: &ExchangeState,
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_exchange_state(&mut sink, now_ns, utc_ns, state, |_, _| {});
+    }
+
+    /// Reconciled after a reconnect: the link is up.
+    pub fn on_link_up(&mut self, now_ns: u64, w: &mut impl Wire) {
+        self.link.up = true;
+        self.link.down_since_ms = None;
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_link_up(&mut sink, 0, now_ns);
+    }
+}
+
+/// Numbers, journals and writes an application frame to session `i` of `sessions`.
+fn write_app(sessions: &mut [Session], i: usize, frame: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
+    let Some(s) = sessions.get_mut(i) else {
+        return;
+    };
+    let seq = s.next_seq;
+    s.next_seq += 1;
+    s.journal.push(frame.clone());
+    s.last_write_ns = now_ns;
+    w.to_strategy(i, seq, frame);
+}
+
+/// What the tracker produces, handed to the sessions' flows and the wire (the shell's
+/// `gateway::tracker::sink` over `SessionOut`s).
+struct Sink<'a, W> {
+    sessions: &'a mut Vec<Session>,
+    w: &'a mut W,
+    now_ns: u64,
+}
+
+impl<W> Sink<'_, W> {
+    fn index_of(&self, session_id: u64) -> Option<usize> {
+        self.sessions
+            .iter()
+            .position(|s| s.grant.session_id == session_id)
+    }
+}
+
+impl<W: Wire> TrackerSink for Sink<'_, W> {
+    fn write_report(&mut self, report: &Report) -> Option<u32> {
+        let i = self.index_of(report.session_id)?;
+        let mut b = Vec::with_capacity(256);
+        frames::encode_report(&report.msg, &mut b);
+        write_app(self.sessions, i, b, self.now_ns, self.w);
+        Some(0)
+    }
+
+    fn write_list_status(&mut self, _list: &ListReport, _utc_ns: u64) {}
+
+    fn account_update(&mut self, _account: usize, _update: &AccountUpdate) {}
+
+    fn resolve(&mut self, request: ResolveRequest) {
+        self.w.resolve(request);
+    }
+
+    fn evicted(&mut self, e: Evicted) {
+        let Some(i) = self.index_of(e.session_id) else {
+            return;
+        };
+        if let Some(entry) = self.sessions[i].entry.as_mut() {
+            if e.ended_before_epoch {
+                entry.release_ended_before_epoch(e.root);
+            } else {
+                entry.release(e.root);
+            }
+        }
+    }
+}
+
+/// The `clientOid` of a place op's JSON (`"clientOid":"…"`).
+fn client_oid_of(json: &[u8]) -> Option<String> {
+    let key = b"\"clientOid\":\"";
+    let at = json.windows(key.len()).position(|w| w == key)? + key.len();
+    let rest = json.get(at..)?;
+    let end = rest.iter().position(|b| *b == b'"')?;
+    String::from_utf8(rest.get(..end)?.to_vec()).ok()
+}

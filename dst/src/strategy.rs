@@ -1,0 +1,567 @@
+//! A simulated strategy session: it negotiates and establishes over the real FIXP messages,
+//! sends NewOrderSingles, OrderCancelRequests and OrderCancelReplaceRequests within a window,
+//! keeps alive, and keeps its own view of every order from the reports alone. The view is
+//! checked on every message it receives (the per-step invariants): sequence numbers gapless,
+//! no report for a ClOrdID it never sent, no second New, no ExecID twice, nothing after a
+//! terminal report, CumQty = Σ LastQty, every cancel and replace answered at most once.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use codec::frame::SOFH_LEN;
+use codec::sbe::{
+    self, BoolFlag, Category, Establish, ExecType, FlowType, Message, Negotiate, NewOrderSingle,
+    OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Sequence, Side,
+    StpMode, Symbol, Text, TimeInForce,
+};
+use codec::Decimal;
+
+use crate::check::Violations;
+use crate::rng::SimRng;
+
+/// Keepalive interval the strategy asks for, ms.
+pub const KEEPALIVE_MS: u32 = 1_000;
+
+/// What the strategy knows of one order (from the reports only).
+#[derive(Debug, Clone)]
+pub struct OrderView {
+    /// Side.
+    pub side: Side,
+    /// The ClOrdID the order answers to now (changes with Replaced).
+    pub cl_current: u64,
+    /// OrdStatus of the last report (PendingNew before any).
+    pub status: OrdStatus,
+    /// CumQty of the last report.
+    pub cum_qty: Decimal,
+    /// Σ LastQty of the fills reported.
+    pub filled: Decimal,
+    /// ExecIDs of the fills reported.
+    pub exec_ids: BTreeSet<u64>,
+    /// An ExecutionReport New was received.
+    pub got_new: bool,
+    /// Any report was received.
+    pub answered: bool,
+    /// When the NewOrderSingle was sent, ns.
+    pub sent_ns: u64,
+    /// The last cancel sent for it in the wind-down, ns (0: none).
+    pub wind_down_cancel_ns: u64,
+    /// Order quantity.
+    pub qty: Decimal,
+}
+
+impl OrderView {
+    /// Filled, cancelled or rejected.
+    pub fn terminal(&self) -> bool {
+        gateway_core::tracker::order::is_final(self.status)
+    }
+}
+
+/// A cancel or replace sent and not yet answered.
+#[derive(Debug, Clone, Copy)]
+struct Amend {
+    root: u64,
+    sent_ns: u64,
+}
+
+/// One strategy session.
+#[derive(Debug)]
+pub struct Strategy {
+    /// SessionID.
+    pub session_id: u64,
+    /// Credentials it negotiates with.
+    credentials: String,
+    /// Requests it may have unanswered at once.
+    window: usize,
+    /// NewOrderSingles still to send.
+    orders_left: u64,
+    next_cl: u64,
+    /// Session established (EstablishmentAck received).
+    pub established: bool,
+    /// Sequence number the next application message from the gateway must carry.
+    next_seq: u64,
+    /// Orders by root ClOrdID.
+    pub orders: BTreeMap<u64, OrderView>,
+    /// ClOrdID → root.
+    roots: BTreeMap<u64, u64>,
+    /// Cancels and replaces unanswered, by their ClOrdID.
+    amends: BTreeMap<u64, Amend>,
+    /// Cancels and replaces answered.
+    amends_answered: BTreeSet<u64>,
+    /// Cancels and replaces sent.
+    pub amends_sent: u64,
+    /// NewOrderSingles sent.
+    pub orders_sent: u64,
+    /// Reports received.
+    pub reports: u64,
+    /// Instrument: prices are integers × 10^`price_exp`.
+    price_exp: i8,
+    mid_units: i64,
+    /// Time of its last message to the gateway, ns.
+    pub last_sent_ns: u64,
+}
+
+fn frame(encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
+    let mut b = Vec::with_capacity(128);
+    encode(&mut b);
+    b
+}
+
+impl Strategy {
+    /// A session that will send `orders` NewOrderSingles, at most `window` requests unanswered.
+    pub fn new(
+        session_id: u64,
+        credentials: &str,
+        window: usize,
+        orders: u64,
+        price_exp: i8,
+    ) -> Self {
+        Strategy {
+            session_id,
+            credentials: credentials.to_owned(),
+            window: window.max(1),
+            orders_left: orders,
+            next_cl: 0,
+            established: false,
+            next_seq: 1,
+            orders: BTreeMap::new(),
+            roots: BTreeMap::new(),
+            amends: BTreeMap::new(),
+            amends_answered: BTreeSet::new(),
+            amends_sent: 0,
+            orders_sent: 0,
+            reports: 0,
+            price_exp,
+            mid_units: 60_000 * 10i64.pow(u32::from(price_exp.unsigned_abs())),
+            last_sent_ns: 0,
+        }
+    }
+
+    /// The Negotiate that opens the session.
+    pub fn negotiate(&mut self, now_ns: u64, utc_ns: u64) -> Vec<u8> {
+        self.last_sent_ns = now_ns;
+        frame(|b| {
+            Negotiate {
+                session_id: self.session_id,
+                timestamp: utc_ns,
+                client_flow: FlowType::Idempotent,
+                credentials: Text::new(&self.credentials),
+                session_ver_id: 0,
+            }
+            .encode_frame(b)
+        })
+    }
+
+    /// Requests unanswered (orders without any report, cancels and replaces).
+    pub fn outstanding(&self) -> usize {
+        self.orders.values().filter(|o| !o.answered).count() + self.amends.len()
+    }
+
+    /// NewOrderSingles still to send.
+    pub fn orders_left(&self) -> u64 {
+        self.orders_left
+    }
+
+    /// Orders still open (New or PartiallyFilled, or unanswered).
+    pub fn open_orders(&self) -> usize {
+        self.orders.values().filter(|o| !o.terminal()).count()
+    }
+
+    /// The next request, if the window allows one: a NewOrderSingle (a limit order around the
+    /// mid, GTC or IOC, some crossing the ladder), a cancel or a replace of a resting order.
+    pub fn act(&mut self, rng: &mut SimRng, now_ns: u64, utc_ns: u64) -> Option<Vec<u8>> {
+        if !self.established || self.outstanding() >= self.window {
+            return None;
+        }
+        let roll = rng.between(0, 99);
+        let resting: Vec<u64> = self
+            .orders
+            .iter()
+            .filter(|(_, o)| o.got_new && !o.terminal())
+            .map(|(r, _)| *r)
+            .collect();
+        let busy: BTreeSet<u64> = self.amends.values().map(|a| a.root).collect();
+        let free: Vec<u64> = resting.into_iter().filter(|r| !busy.contains(r)).collect();
+        if roll < 25 && !free.is_empty() {
+            let root = free[rng.index(free.len())];
+            return Some(self.cancel(root, now_ns, utc_ns));
+        }
+        if roll < 40 && !free.is_empty() {
+            let root = free[rng.index(free.len())];
+            return self.replace(root, rng, now_ns, utc_ns);
+        }
+        if self.orders_left == 0 {
+            return None;
+        }
+        self.orders_left -= 1;
+        self.new_order(rng, now_ns, utc_ns)
+    }
+
+    fn price(&self, rng: &mut SimRng) -> Option<Decimal> {
+        let off = rng.between(0, 24) as i64 - 12;
+        Decimal::new(self.mid_units + off, self.price_exp).ok()
+    }
+
+    fn new_order(&mut self, rng: &mut SimRng, now_ns: u64, utc_ns: u64) -> Option<Vec<u8>> {
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        let side = if rng.chance(0.5) {
+            Side::Buy
+        } else {
+            Side::Sell
+        };
+        let tif = if rng.chance(0.7) {
+            TimeInForce::Gtc
+        } else {
+            TimeInForce::Ioc
+        };
+        let qty = Decimal::new(rng.between(10, 80) as i64, -4).ok()?;
+        let msg = NewOrderSingle {
+            cl_ord_id: cl,
+            transact_time: utc_ns,
+            price: Some(self.price(rng)?),
+            order_qty: qty,
+            symbol: Symbol::new(crate::exchange::SYMBOL).ok()?,
+            category: Category::UsdtFutures,
+            side,
+            ord_type: OrdType::Limit,
+            time_in_force: tif,
+            pos_side: PosSide::None,
+            reduce_only: BoolFlag::No,
+            stp_mode: StpMode::Default,
+        };
+        self.roots.insert(cl, cl);
+        self.orders.insert(
+            cl,
+            OrderView {
+                side,
+                cl_current: cl,
+                status: OrdStatus::PendingNew,
+                cum_qty: Decimal::ZERO,
+                filled: Decimal::ZERO,
+                exec_ids: BTreeSet::new(),
+                got_new: false,
+                answered: false,
+                sent_ns: now_ns,
+                wind_down_cancel_ns: 0,
+                qty,
+            },
+        );
+        self.orders_sent += 1;
+        self.last_sent_ns = now_ns;
+        Some(frame(|b| msg.encode_frame(b)))
+    }
+
+    /// An OrderCancelRequest for order `root`.
+    pub fn cancel(&mut self, root: u64, now_ns: u64, utc_ns: u64) -> Vec<u8> {
+        let (orig, side) = self
+            .orders
+            .get(&root)
+            .map_or((root, Side::Buy), |o| (o.cl_current, o.side));
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        self.amends.insert(
+            cl,
+            Amend {
+                root,
+                sent_ns: now_ns,
+            },
+        );
+        self.amends_sent += 1;
+        self.last_sent_ns = now_ns;
+        let msg = OrderCancelRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: utc_ns,
+            symbol: Symbol::new(crate::exchange::SYMBOL).unwrap_or_default(),
+            category: Category::UsdtFutures,
+            side,
+        };
+        frame(|b| msg.encode_frame(b))
+    }
+
+    fn replace(
+        &mut self,
+        root: u64,
+        rng: &mut SimRng,
+        now_ns: u64,
+        utc_ns: u64,
+    ) -> Option<Vec<u8>> {
+        let (orig, side, qty) = self
+            .orders
+            .get(&root)
+            .map(|o| (o.cl_current, o.side, o.qty))?;
+        let price = self.price(rng)?;
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.roots.insert(cl, root);
+        self.amends.insert(
+            cl,
+            Amend {
+                root,
+                sent_ns: now_ns,
+            },
+        );
+        self.amends_sent += 1;
+        self.last_sent_ns = now_ns;
+        let msg = OrderCancelReplaceRequest {
+            cl_ord_id: cl,
+            orig_cl_ord_id: orig,
+            transact_time: utc_ns,
+            price: Some(price),
+            order_qty: Some(qty),
+            symbol: Symbol::new(crate::exchange::SYMBOL).ok()?,
+            category: Category::UsdtFutures,
+            side,
+            auto_cancel: BoolFlag::No,
+        };
+        Some(frame(|b| msg.encode_frame(b)))
+    }
+
+    /// A Sequence (keepalive) when the strategy has been silent for half its interval.
+    pub fn keepalive(&mut self, now_ns: u64) -> Option<Vec<u8>> {
+        let half = u64::from(KEEPALIVE_MS) * 1_000_000 / 2;
+        if !self.established || now_ns.saturating_sub(self.last_sent_ns) < half {
+            return None;
+        }
+        self.last_sent_ns = now_ns;
+        Some(frame(|b| {
+            Sequence {
+                next_seq_no: self.next_cl + 1,
+            }
+            .encode_frame(b)
+        }))
+    }
+
+    /// The wind-down: a cancel for each open order whose last wind-down cancel is older than
+    /// `retry_ns` and that has no cancel or replace in flight.
+    pub fn wind_down(&mut self, now_ns: u64, utc_ns: u64, retry_ns: u64) -> Vec<Vec<u8>> {
+        let busy: BTreeSet<u64> = self.amends.values().map(|a| a.root).collect();
+        let due: Vec<u64> = self
+            .orders
+            .iter()
+            .filter(|(r, o)| {
+                o.got_new
+                    && !o.terminal()
+                    && !busy.contains(r)
+                    && (o.wind_down_cancel_ns == 0
+                        || now_ns.saturating_sub(o.wind_down_cancel_ns) >= retry_ns)
+            })
+            .map(|(r, _)| *r)
+            .collect();
+        let mut out = Vec::new();
+        for root in due {
+            if let Some(o) = self.orders.get_mut(&root) {
+                o.wind_down_cancel_ns = now_ns;
+            }
+            out.push(self.cancel(root, now_ns, utc_ns));
+        }
+        out
+    }
+
+    /// What is still unanswered: orders without any report and cancels / replaces, each with
+    /// its root and the time it was sent.
+    pub fn unanswered(&self) -> Vec<(u64, u64, &'static str)> {
+        let mut v: Vec<(u64, u64, &'static str)> = self
+            .orders
+            .iter()
+            .filter(|(_, o)| !o.answered)
+            .map(|(r, o)| (*r, o.sent_ns, "NewOrderSingle"))
+            .collect();
+        v.extend(
+            self.amends
+                .values()
+                .map(|a| (a.root, a.sent_ns, "cancel/replace")),
+        );
+        v
+    }
+
+    /// Takes one frame from the gateway; `seq` is the sequence number the gateway gave it (0
+    /// for a session message). Replies to the handshake go to `reply`.
+    pub fn on_frame(
+        &mut self,
+        bytes: &[u8],
+        seq: u64,
+        now_ns: u64,
+        utc_ns: u64,
+        v: &mut Violations,
+        reply: &mut Vec<Vec<u8>>,
+    ) {
+        let sid = self.session_id;
+        let Ok(msg) = sbe::decode(bytes.get(SOFH_LEN..).unwrap_or(&[])) else {
+            v.add(
+                now_ns,
+                "undecodable frame",
+                sid,
+                0,
+                format!("{} bytes", bytes.len()),
+            );
+            return;
+        };
+        if seq != 0 {
+            if seq != self.next_seq {
+                v.add(
+                    now_ns,
+                    "sequence gap",
+                    sid,
+                    0,
+                    format!("got {seq}, expected {}", self.next_seq),
+                );
+            }
+            self.next_seq = seq + 1;
+        }
+        match msg {
+            Message::NegotiationResponse(_) => {
+                self.last_sent_ns = now_ns;
+                reply.push(frame(|b| {
+                    Establish {
+                        session_id: sid,
+                        timestamp: utc_ns,
+                        keepalive_interval: KEEPALIVE_MS,
+                        next_seq_no: 1,
+                    }
+                    .encode_frame(b)
+                }));
+            }
+            Message::EstablishmentAck(a) => {
+                self.next_seq = a.next_seq_no();
+                self.established = true;
+            }
+            Message::NegotiationReject(_)
+            | Message::EstablishmentReject(_)
+            | Message::Terminate(_) => {
+                v.add(now_ns, "session ended", sid, 0, format!("{msg:?}"));
+                self.established = false;
+            }
+            Message::ExecutionReport(m) => self.on_exec(m.to_owned(), now_ns, v),
+            Message::OrderCancelReject(m) => {
+                self.reports += 1;
+                let r = m.to_owned();
+                self.answer_amend(r.cl_ord_id, now_ns, v, "OrderCancelReject");
+            }
+            Message::BusinessMessageReject(m) => {
+                v.add(
+                    now_ns,
+                    "business reject",
+                    sid,
+                    0,
+                    format!("{:?}", m.to_owned()),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn answer_amend(&mut self, cl: u64, now_ns: u64, v: &mut Violations, what: &str) {
+        let root = self.roots.get(&cl).copied().unwrap_or(0);
+        if self.amends.remove(&cl).is_some() {
+            self.amends_answered.insert(cl);
+        } else if self.amends_answered.contains(&cl) {
+            v.add(
+                now_ns,
+                "cancel/replace answered twice",
+                self.session_id,
+                root,
+                format!("{what} for ClOrdID {cl}"),
+            );
+        } else {
+            v.add(
+                now_ns,
+                "answer to no request",
+                self.session_id,
+                root,
+                format!("{what} for ClOrdID {cl}"),
+            );
+        }
+    }
+
+    fn on_exec(&mut self, er: codec::sbe::ExecutionReport, now_ns: u64, v: &mut Violations) {
+        self.reports += 1;
+        let sid = self.session_id;
+        let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
+            v.add(now_ns, "unknown ClOrdID", sid, 0, format!("{er:?}"));
+            return;
+        };
+        let is_amend = er.cl_ord_id != root;
+        let answers_amend = is_amend
+            && matches!(
+                er.exec_type,
+                ExecType::Canceled | ExecType::Replaced | ExecType::Rejected
+            )
+            && self.amends.contains_key(&er.cl_ord_id);
+        if er.exec_type == ExecType::Replaced && self.amends_answered.contains(&er.cl_ord_id) {
+            v.add(
+                now_ns,
+                "cancel/replace answered twice",
+                sid,
+                root,
+                format!("a second Replaced for ClOrdID {}", er.cl_ord_id),
+            );
+            return;
+        }
+        let Some(o) = self.orders.get_mut(&root) else {
+            v.add(now_ns, "unknown ClOrdID", sid, root, format!("{er:?}"));
+            return;
+        };
+        if o.terminal() {
+            v.add(
+                now_ns,
+                "report after terminal",
+                sid,
+                root,
+                format!(
+                    "{:?} {:?} (was {:?})",
+                    er.exec_type, er.ord_status, o.status
+                ),
+            );
+            return;
+        }
+        o.answered = true;
+        match er.exec_type {
+            ExecType::New if o.got_new => {
+                v.add(
+                    now_ns,
+                    "second New",
+                    sid,
+                    root,
+                    format!("ClOrdID {}", er.cl_ord_id),
+                );
+                return;
+            }
+            ExecType::New => o.got_new = true,
+            ExecType::PartialFill | ExecType::Fill => {
+                if er.exec_id != 0 && !o.exec_ids.insert(er.exec_id) {
+                    v.add(
+                        now_ns,
+                        "repeated ExecID",
+                        sid,
+                        root,
+                        format!("ExecID {}", er.exec_id),
+                    );
+                    return;
+                }
+                let last = er.last_qty.unwrap_or(Decimal::ZERO);
+                o.filled = o.filled.checked_add(last).unwrap_or(o.filled);
+                if er.cum_qty != o.filled {
+                    v.add(
+                        now_ns,
+                        "CumQty is not the sum of LastQty",
+                        sid,
+                        root,
+                        format!("CumQty {} Σ LastQty {}", er.cum_qty, o.filled),
+                    );
+                }
+                // A fill also acknowledges the order.
+                o.got_new = true;
+            }
+            ExecType::Replaced => o.cl_current = er.cl_ord_id,
+            _ => {}
+        }
+        if er.ord_status != OrdStatus::Rejected || !is_amend {
+            o.status = er.ord_status;
+            o.cum_qty = er.cum_qty;
+        }
+        if answers_amend {
+            self.answer_amend(er.cl_ord_id, now_ns, v, "ExecutionReport");
+        }
+    }
+}

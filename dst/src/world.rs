@@ -1,0 +1,749 @@
+//! One run: the strategies, the gateway and the exchange under one seeded scheduler, faults
+//! drawn from the seed, the invariants checked on every message and at the end.
+//!
+//! Phases: the strategies establish and send their orders while faults fire; once every order
+//! is sent, faults stop and the strategies cancel what is still open until nothing is; the
+//! run then compares every order as its strategy saw it with the venue's own record. A
+//! request still unanswered [`LIVENESS_NS`] after the faults stopped is a liveness violation.
+
+use codec::sbe::OrdStatus;
+use gateway_core::ids::ClientOid;
+use gateway_core::pretrade::InstrumentRules;
+use gateway_core::resolver::{Answer, Query, QueryKind, Resolver};
+use gateway_core::tracker::{Deadlines, ExchangeState, ResolveRequest, StateSource};
+
+use crate::check::Violations;
+use crate::exchange::{Exchange, ACCOUNT};
+use crate::faults::{Fault, FaultCounts, FaultPlan};
+use crate::gateway::{credentials_of, session_id_of, Gateway, Wire};
+use crate::rng::SimRng;
+use crate::sched::Scheduler;
+use crate::strategy::Strategy;
+use crate::trace::Trace;
+
+/// UTC of the run's start (2026-01-01T00:00:00Z), ns: every run starts at the same date.
+pub const EPOCH_UTC_NS: u64 = 1_767_225_600_000_000_000;
+
+/// How long after the faults stop every request must be answered and every order closed, ns
+/// (simulated): the reply timeout (5 s), the resolver's grace (6 s) and its retries fit.
+pub const LIVENESS_NS: u64 = 60_000_000_000;
+
+/// Longest fault phase, ns (simulated): a run whose strategies cannot send their orders by
+/// then (their windows held by requests never answered) has its faults stopped here, and
+/// the liveness bound runs from this point.
+pub const FAULT_PHASE_MAX_NS: u64 = 300_000_000_000;
+
+const MS: u64 = 1_000_000;
+const US: u64 = 1_000;
+
+/// The shape of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct RunConfig {
+    /// The seed.
+    pub seed: u64,
+    /// NewOrderSingles per strategy session.
+    pub orders_per_session: u64,
+    /// Strategy sessions (0: drawn from the seed, 1..=3).
+    pub sessions: usize,
+    /// Requests a session may have unanswered (0: drawn, 1..=16).
+    pub window: usize,
+    /// Inject faults (off: the same run with none).
+    pub faults: bool,
+    /// Keep every event as a line (for a replay).
+    pub keep_trace: bool,
+}
+
+impl RunConfig {
+    /// The default shape for `seed`.
+    pub fn new(seed: u64) -> Self {
+        RunConfig {
+            seed,
+            orders_per_session: 40,
+            sessions: 0,
+            window: 0,
+            faults: true,
+            keep_trace: false,
+        }
+    }
+}
+
+/// What one run did and found.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// The seed.
+    pub seed: u64,
+    /// Hash of the event trace (16 hex digits).
+    pub trace_hash: String,
+    /// Events run.
+    pub events: u64,
+    /// NewOrderSingles sent.
+    pub orders: u64,
+    /// Cancels and replaces sent.
+    pub amends: u64,
+    /// Faults injected, by kind.
+    pub faults: FaultCounts,
+    /// Broken invariants.
+    pub violations: Violations,
+    /// Simulated time, ns.
+    pub sim_ns: u64,
+    /// Strategy sessions and window of the run.
+    pub sessions: usize,
+    /// Window of the run.
+    pub window: usize,
+    /// The trace's lines (when kept).
+    pub lines: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Ev {
+    StrategyAct(usize),
+    Keepalive,
+    ToGateway(usize, Vec<u8>),
+    ToStrategy(usize, u64, Vec<u8>),
+    ToVenue(u64, Vec<u8>),
+    FromVenue(u64, String),
+    TrackerTick,
+    SessionTimers,
+    LinkDrop,
+    LinkDetect(u64),
+    Reconnect,
+    Reconciled(u64),
+    ResolverWake,
+    RestAnswer(Query),
+    ClockJump,
+    WindDown,
+}
+
+#[derive(Default)]
+struct Outbox {
+    to_strategy: Vec<(usize, u64, Vec<u8>)>,
+    to_venue: Vec<Vec<u8>>,
+    resolve: Vec<ResolveRequest>,
+}
+
+impl Wire for Outbox {
+    fn to_strategy(&mut self, session: usize, seq: u64, frame: Vec<u8>) {
+        self.to_strategy.push((session, seq, frame));
+    }
+    fn to_venue(&mut self, text: Vec<u8>) {
+        self.to_venue.push(text);
+    }
+    fn resolve(&mut self, req: ResolveRequest) {
+        self.resolve.push(req);
+    }
+}
+
+struct World {
+    sched: Scheduler<Ev>,
+    rng: SimRng,
+    plan: FaultPlan,
+    faults_on: bool,
+    counts: FaultCounts,
+    trace: Trace,
+    v: Violations,
+    exchange: Exchange,
+    gw: Gateway,
+    strategies: Vec<Strategy>,
+    /// Connection generation at the venue (a drop starts a new one) and the gateway's.
+    venue_gen: u64,
+    gw_gen: u64,
+    /// FIFO delivery: the time the last frame of each direction arrives.
+    to_venue_at: u64,
+    from_venue_at: u64,
+    to_gw_at: Vec<u64>,
+    to_strat_at: Vec<u64>,
+    /// The gateway's clock offset (clock jumps), ns.
+    utc_offset_ns: u64,
+    /// The core's resolver of unknown outcomes (the shell's `engine::resolve` drives the same).
+    resolver: Resolver,
+    /// When the resolver's next wake-up is scheduled (`u64::MAX`: none).
+    resolver_wake_ns: u64,
+    faults_end_ns: Option<u64>,
+    done: bool,
+}
+
+/// Runs one seed.
+pub fn run(cfg: RunConfig) -> RunResult {
+    let mut rng = SimRng::new(cfg.seed);
+    let plan = if cfg.faults {
+        FaultPlan::draw(&mut rng)
+    } else {
+        FaultPlan::none()
+    };
+    let sessions = if cfg.sessions == 0 {
+        1 + rng.index(3)
+    } else {
+        cfg.sessions
+    };
+    let window = if cfg.window == 0 {
+        1 + rng.index(16)
+    } else {
+        cfg.window
+    };
+    let exchange = Exchange::new(EPOCH_UTC_NS / MS);
+    let rules: Vec<InstrumentRules> = exchange
+        .venue()
+        .instruments()
+        .iter()
+        .filter_map(|i| {
+            let json = sim::instrument_json(i);
+            let v: serde_json::Value = serde_json::from_str(&json).ok()?;
+            let inst = gateway::exchange::rest::parse_instrument(&v).ok()?;
+            gateway::engine::rules_from_instrument(&inst)
+        })
+        .collect();
+    let price_exp = exchange.price_exp();
+    let strategies = (0..sessions)
+        .map(|i| {
+            Strategy::new(
+                session_id_of(i),
+                &credentials_of(i),
+                window,
+                cfg.orders_per_session,
+                price_exp,
+            )
+        })
+        .collect();
+    let trace = if cfg.keep_trace {
+        Trace::default().keep_lines()
+    } else {
+        Trace::default()
+    };
+    let mut w = World {
+        sched: Scheduler::default(),
+        rng,
+        plan,
+        faults_on: cfg.faults,
+        counts: FaultCounts::default(),
+        trace,
+        v: Violations::default(),
+        exchange,
+        gw: Gateway::new(sessions, rules, 0),
+        strategies,
+        venue_gen: 0,
+        gw_gen: 0,
+        to_venue_at: 0,
+        from_venue_at: 0,
+        to_gw_at: vec![0; sessions],
+        to_strat_at: vec![0; sessions],
+        utc_offset_ns: 0,
+        resolver: Resolver::new(
+            vec![vec![codec::sbe::Category::UsdtFutures]],
+            2 * Deadlines::default().push_deadline_ms,
+        ),
+        resolver_wake_ns: u64::MAX,
+        faults_end_ns: None,
+        done: false,
+    };
+    w.start();
+    while !w.done {
+        let Some((t, ev)) = w.sched.pop() else {
+            break;
+        };
+        w.step(t, ev);
+        if w.faults_end_ns.is_none() && t > FAULT_PHASE_MAX_NS {
+            w.end_faults();
+        }
+        if w.faults_end_ns.is_some_and(|end| t > end + LIVENESS_NS) {
+            w.liveness_failed(t);
+            break;
+        }
+    }
+    w.finish();
+    let orders = w.strategies.iter().map(|s| s.orders_sent).sum();
+    let amends = w.strategies.iter().map(|s| s.amends_sent).sum();
+    RunResult {
+        seed: cfg.seed,
+        trace_hash: w.trace.hash_hex(),
+        events: w.trace.events(),
+        orders,
+        amends,
+        faults: w.counts,
+        violations: w.v,
+        sim_ns: w.sched.now_ns(),
+        sessions,
+        window,
+        lines: w.trace.lines().to_vec(),
+    }
+}
+
+impl World {
+    fn utc_ns(&self) -> u64 {
+        EPOCH_UTC_NS + self.sched.now_ns() + self.utc_offset_ns
+    }
+
+    fn venue_ms(&self) -> u64 {
+        (EPOCH_UTC_NS + self.sched.now_ns()) / MS
+    }
+
+    fn fault(&mut self, f: Fault) -> bool {
+        if self.faults_on && self.rng.chance(self.plan.rate(f)) {
+            self.counts.add(f);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn start(&mut self) {
+        for i in 0..self.strategies.len() {
+            let (now, utc) = (self.sched.now_ns(), self.utc_ns());
+            let f = self.strategies[i].negotiate(now, utc);
+            self.send_to_gateway(i, f);
+            let d = self.rng.between(0, MS);
+            self.sched.after(d, Ev::StrategyAct(i));
+        }
+        self.sched.after(MS, Ev::TrackerTick);
+        self.sched.after(20 * MS, Ev::SessionTimers);
+        self.sched.after(200 * MS, Ev::Keepalive);
+        self.sched.after(MS, Ev::LinkDrop);
+        self.sched.after(MS, Ev::ClockJump);
+    }
+
+    fn send_to_gateway(&mut self, i: usize, frame: Vec<u8>) {
+        let d = self.rng.between(5 * US, 30 * US);
+        let at = (self.sched.now_ns() + d).max(self.to_gw_at[i]);
+        self.to_gw_at[i] = at;
+        self.sched.at(at, Ev::ToGateway(i, frame));
+    }
+
+    fn flush(&mut self, out: Outbox) {
+        for (i, seq, frame) in out.to_strategy {
+            let d = self.rng.between(5 * US, 30 * US);
+            let at = (self.sched.now_ns() + d).max(self.to_strat_at[i]);
+            self.to_strat_at[i] = at;
+            self.sched.at(at, Ev::ToStrategy(i, seq, frame));
+        }
+        for text in out.to_venue {
+            let mut d = self.rng.between(20 * US, 200 * US);
+            if self.fault(Fault::FrameStall) {
+                d += self.rng.between(5 * MS, 50 * MS);
+            }
+            let at = (self.sched.now_ns() + d).max(self.to_venue_at);
+            self.to_venue_at = at;
+            self.sched.at(at, Ev::ToVenue(self.gw_gen, text));
+        }
+        if !out.resolve.is_empty() {
+            let now = self.sched.now_ns();
+            for req in out.resolve {
+                self.resolver.push(req, now);
+            }
+            self.pump_resolver();
+        }
+    }
+
+    /// Runs the queries the resolver names now (each answered after a REST latency) and
+    /// schedules its next wake-up.
+    fn pump_resolver(&mut self) {
+        let (now, utc_ms) = (self.sched.now_ns(), self.utc_ns() / MS);
+        while let Some(q) = self.resolver.poll(now, utc_ms) {
+            let d = self.rest_latency();
+            self.sched.after(d, Ev::RestAnswer(q));
+        }
+        if let Some(at) = self.resolver.next_wake_ns() {
+            if at < self.resolver_wake_ns || self.resolver_wake_ns <= now {
+                self.resolver_wake_ns = at;
+                self.sched.at(at, Ev::ResolverWake);
+            }
+        }
+    }
+
+    /// The venue answers a resolver's query (or fails it).
+    fn rest_answer(&mut self, q: Query) {
+        let t = self.sched.now_ns();
+        let answer = if self.fault(Fault::RestError) {
+            Answer::Failed("simulated REST error".into())
+        } else {
+            let ex = &self.exchange;
+            match q.kind {
+                QueryKind::ServerTime => Answer::ServerTime(self.venue_ms()),
+                QueryKind::HistoryOrders { category, since_ms } => {
+                    Answer::Orders(ex.history_orders(category, since_ms))
+                }
+                QueryKind::OpenOrders => Answer::Orders(ex.open_orders()),
+                QueryKind::Fills {
+                    category,
+                    order_id,
+                    since_ms,
+                } => Answer::Fills(ex.fills(category, order_id, since_ms)),
+                QueryKind::OrderInfo { client_oid } => {
+                    Answer::Order(ex.order_info(client_oid.as_str()))
+                }
+            }
+        };
+        self.trace
+            .event(t, "resolver answer", format!("{q:?} {answer:?}").as_bytes());
+        let utc = self.utc_ns();
+        if let Some(state) = self.resolver.on_answer(q.account, answer, t, utc / MS) {
+            let mut out = Outbox::default();
+            self.gw.on_exchange_state(&state, t, utc, &mut out);
+            self.flush(out);
+        }
+        self.pump_resolver();
+    }
+
+    fn venue_sends(&mut self, text: String) {
+        let mut d = self.rng.between(20 * US, 200 * US);
+        if self.fault(Fault::FrameStall) {
+            d += self.rng.between(5 * MS, 50 * MS);
+        }
+        let at = (self.sched.now_ns() + d).max(self.from_venue_at);
+        self.from_venue_at = at;
+        self.sched.at(at, Ev::FromVenue(self.venue_gen, text));
+    }
+
+    fn step(&mut self, t: u64, ev: Ev) {
+        let now = t;
+        match ev {
+            Ev::StrategyAct(i) => {
+                let utc = self.utc_ns();
+                let sent = {
+                    let World {
+                        strategies, rng, ..
+                    } = self;
+                    strategies[i].act(rng, now, utc)
+                };
+                if let Some(f) = sent {
+                    self.trace.event(t, &format!("s{i} strategy sends"), &f);
+                    self.send_to_gateway(i, f);
+                }
+                if self.strategies[i].orders_left() > 0 {
+                    let d = self.rng.between(20 * US, 2 * MS);
+                    self.sched.after(d, Ev::StrategyAct(i));
+                } else {
+                    self.maybe_end_faults();
+                }
+            }
+            Ev::Keepalive => {
+                for i in 0..self.strategies.len() {
+                    if let Some(f) = self.strategies[i].keepalive(now) {
+                        self.send_to_gateway(i, f);
+                    }
+                }
+                self.sched.after(200 * MS, Ev::Keepalive);
+            }
+            Ev::ToGateway(i, frame) => {
+                self.trace.event(t, &format!("s{i} gateway reads"), &frame);
+                let utc = self.utc_ns();
+                let mut out = Outbox::default();
+                self.gw.on_strategy_frame(i, &frame, now, utc, &mut out);
+                self.flush(out);
+            }
+            Ev::ToStrategy(i, seq, frame) => {
+                self.trace
+                    .event(t, &format!("s{i} strategy reads #{seq}"), &frame);
+                let utc = self.utc_ns();
+                let mut replies = Vec::new();
+                self.strategies[i].on_frame(&frame, seq, now, utc, &mut self.v, &mut replies);
+                for r in replies {
+                    self.send_to_gateway(i, r);
+                }
+            }
+            Ev::ToVenue(gen, text) => {
+                if gen != self.venue_gen {
+                    self.trace.event(t, "lost to venue", &text);
+                    return;
+                }
+                self.trace.event(t, "venue reads", &text);
+                self.venue_trade(&text);
+            }
+            Ev::FromVenue(gen, text) => {
+                if gen != self.gw_gen || !self.gw.link.connected {
+                    self.trace.event(t, "lost from venue", text.as_bytes());
+                    return;
+                }
+                self.trace.event(t, "gateway reads venue", text.as_bytes());
+                let utc = self.utc_ns();
+                let mut out = Outbox::default();
+                self.gw
+                    .on_exchange_frame(text.as_bytes(), now, utc, &mut out);
+                self.flush(out);
+            }
+            Ev::TrackerTick => {
+                let utc = self.utc_ns();
+                let mut out = Outbox::default();
+                self.gw.tick(now, utc, &mut out);
+                self.flush(out);
+                self.sched.after(MS, Ev::TrackerTick);
+            }
+            Ev::SessionTimers => {
+                let mut out = Outbox::default();
+                self.gw.session_timers(now, &mut out);
+                self.flush(out);
+                self.sched.after(20 * MS, Ev::SessionTimers);
+            }
+            Ev::LinkDrop => {
+                if self.fault(Fault::LinkDrop) && self.gw_gen == self.venue_gen {
+                    self.trace.event(t, "fault: link drop", b"");
+                    let old = self.venue_gen;
+                    self.venue_gen += 1;
+                    let d = self.rng.between(0, 100 * MS);
+                    self.sched.after(d, Ev::LinkDetect(old));
+                }
+                if self.faults_on {
+                    self.sched.after(MS, Ev::LinkDrop);
+                }
+            }
+            Ev::LinkDetect(gen) => {
+                if self.gw.link.connected && self.gw_gen == gen {
+                    self.trace.event(t, "gateway: link down", b"");
+                    let utc_ms = self.utc_ns() / MS;
+                    let mut out = Outbox::default();
+                    self.gw.on_link_down(now, utc_ms, &mut out);
+                    self.flush(out);
+                    let d = self.rng.between(100 * MS, 1_000 * MS);
+                    self.sched.after(d, Ev::Reconnect);
+                }
+            }
+            Ev::Reconnect => {
+                self.trace.event(t, "gateway: reconnected", b"");
+                self.gw_gen = self.venue_gen;
+                self.gw.on_link_connected();
+                let d = self.rest_latency();
+                self.sched.after(d, Ev::Reconciled(self.gw_gen));
+            }
+            Ev::Reconciled(gen) => {
+                if gen != self.venue_gen || gen != self.gw_gen {
+                    // Dropped again while reconciling: its detection reconnects.
+                    return;
+                }
+                if self.fault(Fault::RestError) {
+                    let d = self.rng.between(50 * MS, 500 * MS);
+                    self.sched.after(d, Ev::Reconciled(gen));
+                    return;
+                }
+                let since = self
+                    .gw
+                    .link
+                    .down_since_ms
+                    .unwrap_or(0)
+                    .saturating_sub(5_000);
+                let (orders, fills) = self.exchange.lists(since);
+                let state = ExchangeState {
+                    account: 0,
+                    orders,
+                    fills,
+                    not_found: Vec::new(),
+                    source: StateSource::Reconnect,
+                };
+                self.trace
+                    .event(t, "gateway: reconciled", format!("{state:?}").as_bytes());
+                let utc = self.utc_ns();
+                let mut out = Outbox::default();
+                self.gw.on_exchange_state(&state, now, utc, &mut out);
+                self.gw.on_link_up(now, &mut out);
+                self.flush(out);
+            }
+            Ev::ResolverWake => {
+                if self.resolver_wake_ns <= t {
+                    self.resolver_wake_ns = u64::MAX;
+                }
+                self.pump_resolver();
+            }
+            Ev::RestAnswer(q) => self.rest_answer(q),
+            Ev::ClockJump => {
+                if self.fault(Fault::ClockJump) {
+                    let j = self.rng.between(100 * MS, 2_000 * MS);
+                    self.utc_offset_ns += j;
+                    self.trace.event(t, "fault: clock jump", &j.to_le_bytes());
+                }
+                if self.faults_on {
+                    self.sched.after(MS, Ev::ClockJump);
+                }
+            }
+            Ev::WindDown => self.wind_down(),
+        }
+    }
+
+    fn rest_latency(&mut self) -> u64 {
+        let mut d = self.rng.between(MS, 10 * MS);
+        if self.fault(Fault::RestSlow) {
+            d += self.rng.between(100 * MS, 2_000 * MS);
+        }
+        d
+    }
+
+    /// The venue takes a trade op: applied or not, its reply (maybe lost or `40010`) and its
+    /// pushes (maybe before the reply).
+    fn venue_trade(&mut self, text: &[u8]) {
+        let now_ms = self.venue_ms();
+        let Ok(s) = std::str::from_utf8(text) else {
+            return;
+        };
+        let id_raw = serde_json::from_str::<serde_json::Value>(s)
+            .ok()
+            .and_then(|v| v.get("id").map(|id| id.to_string()))
+            .unwrap_or_else(|| "\"\"".into());
+        if self.fault(Fault::Reply40010NotApplied) {
+            let reply = sim::render::trade_error(&id_raw, 40010, "Request timed out");
+            self.venue_sends(reply);
+            return;
+        }
+        let Some(answer) = self.exchange.trade(s, now_ms) else {
+            return;
+        };
+        let mut reply = Some(answer.reply);
+        if self.fault(Fault::ReplyLost) {
+            reply = None;
+        } else if self.fault(Fault::Reply40010Applied) {
+            reply = Some(sim::render::trade_error(
+                &id_raw,
+                40010,
+                "Request timed out",
+            ));
+        }
+        let pushes_first = self.fault(Fault::PushBeforeReply);
+        if !pushes_first {
+            if let Some(r) = reply.take() {
+                self.venue_sends(r);
+            }
+        }
+        for p in answer.pushes {
+            self.venue_sends(p);
+        }
+        if let Some(r) = reply {
+            self.venue_sends(r);
+        }
+        for p in std::mem::take(&mut self.exchange.spontaneous) {
+            self.venue_sends(p);
+        }
+    }
+
+    /// Once every strategy has sent its orders: faults stop and the wind-down begins.
+    fn maybe_end_faults(&mut self) {
+        if self.faults_end_ns.is_some() || self.strategies.iter().any(|s| s.orders_left() > 0) {
+            return;
+        }
+        self.end_faults();
+    }
+
+    /// Faults stop now; the wind-down begins.
+    fn end_faults(&mut self) {
+        self.faults_on = false;
+        self.faults_end_ns = Some(self.sched.now_ns());
+        self.trace.event(self.sched.now_ns(), "faults end", b"");
+        self.sched.after(50 * MS, Ev::WindDown);
+    }
+
+    /// Cancels what is still open, every 200 ms, until nothing is open or unanswered.
+    fn wind_down(&mut self) {
+        let (now, utc) = (self.sched.now_ns(), self.utc_ns());
+        let quiet = self
+            .strategies
+            .iter()
+            .all(|s| s.open_orders() == 0 && s.outstanding() == 0);
+        if quiet
+            && self.gw.link.up
+            && self.gw.tracker().unresolved() == 0
+            && self.resolver.pending() == 0
+        {
+            self.done = true;
+            return;
+        }
+        for i in 0..self.strategies.len() {
+            for f in self.strategies[i].wind_down(now, utc, 1_000 * MS) {
+                self.send_to_gateway(i, f);
+            }
+        }
+        self.sched.after(200 * MS, Ev::WindDown);
+    }
+
+    fn liveness_failed(&mut self, t: u64) {
+        for s in &self.strategies {
+            for (root, sent_ns, what) in s.unanswered() {
+                self.v.add(
+                    t,
+                    "liveness: unanswered",
+                    s.session_id,
+                    root,
+                    format!("{what} sent at {:.3} ms", sent_ns as f64 / 1e6),
+                );
+            }
+            for (root, o) in &s.orders {
+                if !o.terminal() && o.answered {
+                    self.v.add(
+                        t,
+                        "liveness: order not closed",
+                        s.session_id,
+                        *root,
+                        format!("{:?} cum {}", o.status, o.cum_qty),
+                    );
+                }
+            }
+        }
+        if self.v.is_empty() {
+            self.v.add(
+                t,
+                "liveness: no quiet",
+                0,
+                0,
+                format!(
+                    "link up {}, unresolved {}",
+                    self.gw.link.up,
+                    self.gw.tracker().unresolved()
+                ),
+            );
+        }
+    }
+
+    /// The end-of-run invariants: every order as its strategy saw it against the venue's
+    /// record; no clientOid sent twice; risk reservations back to zero.
+    fn finish(&mut self) {
+        let t = self.sched.now_ns();
+        for oid in &self.gw.repeated_client_oids {
+            self.v
+                .add(t, "clientOid sent twice", 0, 0, format!("clientOid {oid}"));
+        }
+        for s in &self.strategies {
+            for (root, o) in &s.orders {
+                let oid = ClientOid::in_epoch(s.session_id, 0, *root);
+                match self.exchange.order_info(oid.as_str()) {
+                    Some(x) => {
+                        if x.cum_qty != o.cum_qty || x.cum_qty != o.filled {
+                            self.v.add(
+                                t,
+                                "CumQty differs from the venue's cumExecQty",
+                                s.session_id,
+                                *root,
+                                format!(
+                                    "venue {} strategy CumQty {} Σ LastQty {}",
+                                    x.cum_qty, o.cum_qty, o.filled
+                                ),
+                            );
+                        }
+                        if self.done && x.status != o.status {
+                            self.v.add(
+                                t,
+                                "OrdStatus differs from the venue's",
+                                s.session_id,
+                                *root,
+                                format!("venue {:?} strategy {:?}", x.status, o.status),
+                            );
+                        }
+                    }
+                    None if o.answered && o.status != OrdStatus::Rejected => self.v.add(
+                        t,
+                        "order the venue does not have",
+                        s.session_id,
+                        *root,
+                        format!("strategy {:?} cum {}", o.status, o.cum_qty),
+                    ),
+                    None => {}
+                }
+            }
+            if self.done {
+                let open = self.gw.risk().session_open_orders(s.session_id);
+                if open != 0 {
+                    self.v.add(
+                        t,
+                        "risk reservations left",
+                        s.session_id,
+                        0,
+                        format!("{open} open orders counted with none open"),
+                    );
+                }
+            }
+        }
+        let _ = ACCOUNT;
+    }
+}
