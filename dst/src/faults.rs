@@ -19,6 +19,10 @@ pub enum Fault {
     PushBeforeReply,
     /// A WebSocket frame held back far longer than usual (a stall).
     FrameStall,
+    /// A push delivered twice (a venue that repeats itself after a resubscribe).
+    PushDuplicated,
+    /// The pushes of one op delivered in another order (the `order` and `fill` topics race).
+    PushesReordered,
     /// A REST query answered with an error.
     RestError,
     /// A REST query answered late (past the usual latency).
@@ -29,13 +33,15 @@ pub enum Fault {
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 9] = [
+    pub const ALL: [Fault; 11] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
         Fault::Reply40010NotApplied,
         Fault::PushBeforeReply,
         Fault::FrameStall,
+        Fault::PushDuplicated,
+        Fault::PushesReordered,
         Fault::RestError,
         Fault::RestSlow,
         Fault::ClockJump,
@@ -50,6 +56,8 @@ impl Fault {
             Fault::Reply40010NotApplied => "40010_not_applied",
             Fault::PushBeforeReply => "push_before_reply",
             Fault::FrameStall => "frame_stall",
+            Fault::PushDuplicated => "push_duplicated",
+            Fault::PushesReordered => "pushes_reordered",
             Fault::RestError => "rest_error",
             Fault::RestSlow => "rest_slow",
             Fault::ClockJump => "clock_jump",
@@ -83,7 +91,8 @@ impl FaultPlan {
                         0.05
                     }
                     Fault::PushBeforeReply => 0.5,
-                    Fault::FrameStall => 0.02,
+                    Fault::FrameStall | Fault::PushDuplicated => 0.02,
+                    Fault::PushesReordered => 0.2,
                     Fault::RestError | Fault::RestSlow => 0.2,
                 };
                 let scale = rng.between(10, 100) as f64 / 100.0;

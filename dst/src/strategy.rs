@@ -178,8 +178,14 @@ impl Strategy {
             .filter(|(_, o)| o.got_new && !o.terminal())
             .map(|(r, _)| *r)
             .collect();
+        // Mostly one cancel or replace per order at a time; now and then a second while the
+        // first is in flight (what a strategy chasing the market does).
         let busy: BTreeSet<u64> = self.amends.values().map(|a| a.root).collect();
-        let free: Vec<u64> = resting.into_iter().filter(|r| !busy.contains(r)).collect();
+        let stack = rng.chance(0.15);
+        let free: Vec<u64> = resting
+            .into_iter()
+            .filter(|r| stack || !busy.contains(r))
+            .collect();
         if roll < 25 && !free.is_empty() {
             let root = free[rng.index(free.len())];
             return Some(self.cancel(root, now_ns, utc_ns));

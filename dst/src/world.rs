@@ -598,7 +598,14 @@ impl World {
                 self.venue_sends(r);
             }
         }
-        for p in answer.pushes {
+        let mut pushes = answer.pushes;
+        if pushes.len() > 1 && self.fault(Fault::PushesReordered) {
+            pushes.reverse();
+        }
+        for p in pushes {
+            if self.fault(Fault::PushDuplicated) {
+                self.venue_sends(p.clone());
+            }
             self.venue_sends(p);
         }
         if let Some(r) = reply {

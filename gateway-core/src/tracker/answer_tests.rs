@@ -143,6 +143,36 @@ fn an_unknown_second_cancel_of_an_order_cancelled_by_the_first_is_too_late() {
     assert!(r.resolve(&[(&oid(10), "cancelled")], &[]).is_empty());
 }
 
+/// Found by the deterministic simulation (dst seed 1145): the first cancel's outcome is unknown
+/// (`40010`, not applied), the second is accepted, then the Canceled push comes. The push is the
+/// accepted cancel's: it answers 22; the resolution of 21 then finds the order ended and answers
+/// it TooLateToCancel. Before the fix the push answered 21 (the oldest), 22's reply had already
+/// come, and 22 was never answered.
+#[test]
+fn the_canceled_push_answers_the_accepted_cancel_not_an_older_unknown_one() {
+    let mut r = Rig::new();
+    r.sent(1, 10, new_kind(10));
+    r.frame(&ack(1, 10));
+    r.sent(2, 10, RequestKind::Cancel { cl_ord_id: 21 });
+    r.frame(r#"{"code":"40010","msg":"Request timed out","id":"2","event":"error"}"#);
+    r.sent(3, 10, RequestKind::Cancel { cl_ord_id: 22 });
+    assert!(r.frame(&cancel_ok(3, 10)).is_empty());
+    let out = r.frame(&push(10, "cancelled"));
+    assert_eq!(answers(&out), vec![(22, "Canceled".to_owned())]);
+    let out = r.resolve(&[(&oid(10), "cancelled")], &[]);
+    assert_eq!(
+        answers(&out),
+        vec![(21, format!("Reject {:?} 0", CxlRejReason::TooLateToCancel))]
+    );
+    assert!(r.resolve(&[(&oid(10), "cancelled")], &[]).is_empty());
+    assert!(r
+        .t
+        .order(super::resolve_tests::S, 10)
+        .unwrap()
+        .pending_cancels
+        .is_empty());
+}
+
 /// A cancel answered "Order does not exist" for an order open here: if no push ends the order
 /// within the push deadline it is queried; if one does, it is not.
 #[test]

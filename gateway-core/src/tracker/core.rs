@@ -419,9 +419,7 @@ impl Tracker {
             }
             RequestKind::Cancel { cl_ord_id } => {
                 if let Some(o) = self.orders.get_mut(&key) {
-                    if !o.cancel_pending(cl_ord_id) {
-                        o.pending_cancels.push(cl_ord_id);
-                    }
+                    o.add_cancel(cl_ord_id);
                 }
             }
         }
@@ -626,6 +624,9 @@ impl Tracker {
                 }
             }
             RequestKind::Cancel { cl_ord_id } => {
+                if code == 0 {
+                    order.accept_cancel(cl_ord_id);
+                }
                 // Refused, or still unanswered once the order ended another way (a fill).
                 let answer = code != 0 || order.is_terminal();
                 if answer && order.take_cancel(cl_ord_id) {

@@ -31,6 +31,16 @@ pub struct PendingReplace {
     pub accepted: bool,
 }
 
+/// A cancel sent and not yet answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PendingCancel {
+    /// ClOrdID of the OrderCancelRequest.
+    pub cl_ord_id: u64,
+    /// The exchange accepted it (reply code 0): the Canceled push that follows is its answer,
+    /// and nothing else will answer it if the order ends another way.
+    pub accepted: bool,
+}
+
 /// Whether an order showing `price` and `qty` (an order push, or the exchange's order object)
 /// shows a modify that asked for `asked_price` (`None`: unchanged) and `asked_qty`. The order
 /// push and the resolution of an unknown modify both decide with it.
@@ -122,9 +132,9 @@ pub struct Order {
     /// Modifies sent and not yet answered, oldest first (a strategy may send another before
     /// the first is answered; each gets exactly one answer).
     pub pending_replaces: SmallVec<[PendingReplace; 2]>,
-    /// ClOrdIDs of the cancels sent and not yet answered, oldest first (the Canceled report
-    /// answers the oldest; each later one gets its own answer).
-    pub pending_cancels: SmallVec<[u64; 2]>,
+    /// The cancels sent and not yet answered, oldest first (the Canceled report answers the
+    /// oldest accepted one, else the oldest; each other one gets its own answer).
+    pub pending_cancels: SmallVec<[PendingCancel; 2]>,
     /// A terminal state the exchange reported before all its fills arrived.
     pub held_terminal: Option<HeldTerminal>,
     /// The epoch of the clientOid its pushes carry (`session:epoch:root`; 0 for the two-part
@@ -146,14 +156,49 @@ impl Order {
 
     /// Whether cancel `cl_ord_id` is sent and not yet answered.
     pub fn cancel_pending(&self, cl_ord_id: u64) -> bool {
-        self.pending_cancels.contains(&cl_ord_id)
+        self.pending_cancels
+            .iter()
+            .any(|c| c.cl_ord_id == cl_ord_id)
+    }
+
+    /// Adds cancel `cl_ord_id` to the unanswered ones (once).
+    pub fn add_cancel(&mut self, cl_ord_id: u64) {
+        if !self.cancel_pending(cl_ord_id) {
+            self.pending_cancels.push(PendingCancel {
+                cl_ord_id,
+                accepted: false,
+            });
+        }
+    }
+
+    /// Marks cancel `cl_ord_id` accepted by the exchange.
+    pub fn accept_cancel(&mut self, cl_ord_id: u64) {
+        for c in self.pending_cancels.iter_mut() {
+            if c.cl_ord_id == cl_ord_id {
+                c.accepted = true;
+            }
+        }
     }
 
     /// Removes cancel `cl_ord_id` from the unanswered ones; true when it was there.
     pub fn take_cancel(&mut self, cl_ord_id: u64) -> bool {
         let before = self.pending_cancels.len();
-        self.pending_cancels.retain(|c| *c != cl_ord_id);
+        self.pending_cancels.retain(|c| c.cl_ord_id != cl_ord_id);
         self.pending_cancels.len() != before
+    }
+
+    /// Takes the cancel a Canceled report answers: the oldest the exchange accepted (the one it
+    /// applied), else the oldest unanswered (its outcome is then settled by the report).
+    pub fn take_cancel_for_canceled(&mut self) -> Option<u64> {
+        if self.pending_cancels.is_empty() {
+            return None;
+        }
+        let ix = self
+            .pending_cancels
+            .iter()
+            .position(|c| c.accepted)
+            .unwrap_or(0);
+        Some(self.pending_cancels.remove(ix).cl_ord_id)
     }
 
     /// Modify `cl_ord_id`, while sent and not yet answered.

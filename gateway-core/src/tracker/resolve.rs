@@ -407,7 +407,8 @@ impl Tracker {
                         applied += 1;
                         continue;
                     }
-                    let first = order.pending_cancels.first() == Some(&cl_ord_id);
+                    let first =
+                        order.pending_cancels.first().map(|c| c.cl_ord_id) == Some(cl_ord_id);
                     if first
                         && !order.is_terminal()
                         && found.is_some_and(|v| v.status == OrdStatus::Canceled)

@@ -185,9 +185,7 @@ impl Tracker {
             let Some(o) = self.orders_mut().get_mut(&(session_id, root)) else {
                 continue;
             };
-            if !o.cancel_pending(cl) {
-                o.pending_cancels.push(cl);
-            }
+            o.add_cancel(cl);
             sum.unanswered += 1;
             let kind = RequestKind::Cancel { cl_ord_id: cl };
             self.mark_unknown(session_id, root, kind, UnknownCause::Restart);

@@ -95,10 +95,9 @@ impl Tracker {
         order.status = OrdStatus::Canceled;
         let orig = order.cl_ord_id;
         let mut er = exec_report(order, ExecType::Canceled, utc_ns);
-        if !order.pending_cancels.is_empty() {
-            // The oldest cancel is the one the exchange applied; a later one gets its own
-            // answer (its reply, or its resolution).
-            let cancel_id = order.pending_cancels.remove(0);
+        if let Some(cancel_id) = order.take_cancel_for_canceled() {
+            // The cancel the exchange accepted is the one it applied (else the oldest); another
+            // gets its own answer (its reply, its resolution, or below once its reply came).
             er.cl_ord_id = cancel_id;
             er.orig_cl_ord_id = orig;
         }
@@ -108,8 +107,9 @@ impl Tracker {
     }
 
     /// The order has just ended: each modify the exchange had accepted but no order update
-    /// showed gets OrderCancelReject TooLateToCancel (nothing else will answer it). Modifies
-    /// and cancels not yet replied to are answered by their reply.
+    /// showed, and each cancel the exchange had accepted that the end did not answer, gets
+    /// OrderCancelReject TooLateToCancel (their replies came: nothing else will answer them).
+    /// Modifies and cancels not yet replied to are answered by their reply or resolution.
     fn answer_after_end(
         order: &mut Order,
         reports: &mut Reports,
@@ -127,6 +127,20 @@ impl Tracker {
                 CxlRejResponseTo::OrderCancelReplaceRequest,
                 0,
                 "order ended before the modification was shown",
+                utc_ns,
+                t_read_ns,
+            );
+        }
+        while let Some(ix) = order.pending_cancels.iter().position(|c| c.accepted) {
+            let pc = order.pending_cancels.remove(ix);
+            push_cancel_reject(
+                reports,
+                stats,
+                order,
+                pc.cl_ord_id,
+                CxlRejResponseTo::OrderCancelRequest,
+                0,
+                "order ended before the cancel was shown",
                 utc_ns,
                 t_read_ns,
             );
