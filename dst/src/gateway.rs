@@ -15,6 +15,9 @@ use std::sync::Arc;
 
 use codec::frame::SOFH_LEN;
 use codec::sbe::{self, Category, Message, NegotiationRejectCode};
+use gateway_core::decision::mass::{
+    mass_cancel_filter, plan_mass_cancel, MassCancel, MassDecision,
+};
 use gateway_core::decision::single::{decide_single, Decided, Verdict};
 use gateway_core::decision::{not_sent, Accepted, AccountGate, NotSent};
 use gateway_core::pretrade::{InstrumentRules, InstrumentTable};
@@ -27,8 +30,8 @@ use gateway_core::session::order_entry::OrderEntry;
 use gateway_core::tracker::risk_feed::RiskFeed;
 use gateway_core::tracker::routing::AccountUpdate;
 use gateway_core::tracker::{
-    frames, Deadlines, Evicted, ExchangeState, ListReport, Report, RequestKind, ResolveRequest,
-    Retention, SentRequest, Tracker, TrackerDrive, TrackerSink,
+    frames, Deadlines, Evicted, ExchangeState, ListReport, MassCancelEvent, Report, RequestKind,
+    ResolveRequest, Retention, SentRequest, Tracker, TrackerDrive, TrackerSink,
 };
 use gateway_core::types::SessionGrant;
 
@@ -281,6 +284,10 @@ impl Gateway {
         utc_ns: u64,
         w: &mut impl Wire,
     ) {
+        if let Message::OrderMassCancelRequest(m) = &msg {
+            let req = MassCancel::of_request(m);
+            return self.mass_cancel(i, req, now_ns, utc_ns, w);
+        }
         if !matches!(
             msg,
             Message::NewOrderSingle(_)
@@ -362,6 +369,78 @@ impl Gateway {
         };
         let (drive, mut sink) = self.drive(now_ns, w);
         drive.on_sent(&mut sink, sent);
+    }
+
+    /// An OrderMassCancelRequest, as `gateway::engine::ops::mass`: the decision's filter, the
+    /// tracker's open orders it selects, the plan, then the tracker told of the mass cancel and
+    /// of each `batch-cancel` op before it is written (or not sent: the link is down).
+    fn mass_cancel(
+        &mut self,
+        i: usize,
+        req: MassCancel,
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        let Some(s) = self.sessions.get(i) else {
+            return;
+        };
+        let (session_id, account) = (s.grant.session_id, s.grant.account);
+        let filter = match mass_cancel_filter(&req, session_id, account, &self.instruments, utc_ns)
+        {
+            Ok(f) => f,
+            Err(report) => {
+                let mut b = Vec::with_capacity(128);
+                report.encode_frame(&mut b);
+                return self.write_app(i, b, now_ns, w);
+            }
+        };
+        let mut views = Vec::new();
+        {
+            let (drive, mut sink) = self.drive(now_ns, w);
+            drive.open_orders(&mut sink, &filter, None, utc_ns, |_, v| views = v);
+        }
+        let link = self.link;
+        let chunks = match plan_mass_cancel(&req, &views, &Gate(&link), utc_ns) {
+            MassDecision::Answer(report) => {
+                let mut b = Vec::with_capacity(128);
+                report.encode_frame(&mut b);
+                return self.write_app(i, b, now_ns, w);
+            }
+            MassDecision::Send(chunks) => chunks,
+        };
+        self.next_req_id += 1;
+        let mass_id = self.next_req_id;
+        let start = MassCancelEvent::Start {
+            mass_id,
+            session_id,
+            cl_ord_id: req.cl_ord_id,
+            request_type: req.request_type,
+            chunks: u32::try_from(chunks.len()).unwrap_or(u32::MAX),
+        };
+        {
+            let (drive, mut sink) = self.drive(now_ns, w);
+            drive.on_mass_cancel(&mut sink, start, utc_ns);
+        }
+        for chunk in &chunks {
+            self.next_req_id += 1;
+            let req_id = self.next_req_id;
+            let mut json = Vec::with_capacity(1024);
+            chunk.write_json(&mut json, req_id);
+            let connected = self.link.connected;
+            let (drive, mut sink) = self.drive(now_ns, w);
+            drive.on_mass_cancel(
+                &mut sink,
+                MassCancelEvent::Chunk { mass_id, req_id },
+                utc_ns,
+            );
+            if connected {
+                sink.w.to_venue(json);
+            } else {
+                let text = codec::sbe::Text::new(NotSent::WriteFailed.text());
+                drive.on_mass_cancel(&mut sink, MassCancelEvent::NotSent { req_id, text }, utc_ns);
+            }
+        }
     }
 
     /// The tracker's drive and its sink over the sessions' flows and the wire, at `now_ns`.

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use codec::frame::SOFH_LEN;
 use codec::sbe::{
-    self, BoolFlag, Category, Establish, ExecType, FlowType, Message, Negotiate, NewOrderSingle,
-    OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest, PosSide, Sequence, Side,
-    StpMode, Symbol, Text, TimeInForce,
+    self, BoolFlag, Category, Establish, ExecType, FlowType, MassCancelRequestType, Message,
+    Negotiate, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
+    OrderMassCancelRequest, PosSide, Sequence, Side, StpMode, Symbol, Text, TimeInForce,
 };
 use codec::Decimal;
 
@@ -86,6 +86,11 @@ pub struct Strategy {
     amends: BTreeMap<u64, Amend>,
     /// Cancels and replaces answered.
     amends_answered: BTreeSet<u64>,
+    /// OrderMassCancelRequests unanswered (ClOrdID → sent ns), and those answered.
+    mass_open: BTreeMap<u64, u64>,
+    mass_answered: BTreeSet<u64>,
+    /// OrderMassCancelRequests sent.
+    pub mass_sent: u64,
     /// Cancels and replaces sent.
     pub amends_sent: u64,
     /// NewOrderSingles sent.
@@ -126,6 +131,9 @@ impl Strategy {
             roots: BTreeMap::new(),
             amends: BTreeMap::new(),
             amends_answered: BTreeSet::new(),
+            mass_open: BTreeMap::new(),
+            mass_answered: BTreeSet::new(),
+            mass_sent: 0,
             amends_sent: 0,
             orders_sent: 0,
             reports: 0,
@@ -152,7 +160,9 @@ impl Strategy {
 
     /// Requests unanswered (orders without any report, cancels and replaces).
     pub fn outstanding(&self) -> usize {
-        self.orders.values().filter(|o| !o.answered).count() + self.amends.len()
+        self.orders.values().filter(|o| !o.answered).count()
+            + self.amends.len()
+            + self.mass_open.len()
     }
 
     /// NewOrderSingles still to send.
@@ -186,6 +196,9 @@ impl Strategy {
             .into_iter()
             .filter(|r| stack || !busy.contains(r))
             .collect();
+        if roll < 2 && self.mass_open.is_empty() {
+            return Some(self.mass_cancel(rng, now_ns, utc_ns));
+        }
         if roll < 25 && !free.is_empty() {
             let root = free[rng.index(free.len())];
             return Some(self.cancel(root, now_ns, utc_ns));
@@ -323,6 +336,29 @@ impl Strategy {
         Some(frame(|b| msg.encode_frame(b)))
     }
 
+    /// An OrderMassCancelRequest of this session's orders (now and then of one side).
+    fn mass_cancel(&mut self, rng: &mut SimRng, now_ns: u64, utc_ns: u64) -> Vec<u8> {
+        self.next_cl += 1;
+        let cl = self.next_cl;
+        self.mass_open.insert(cl, now_ns);
+        self.mass_sent += 1;
+        self.last_sent_ns = now_ns;
+        let side = rng.chance(0.3);
+        let msg = OrderMassCancelRequest {
+            cl_ord_id: cl,
+            transact_time: utc_ns,
+            symbol: Symbol::default(),
+            mass_cancel_request_type: if side {
+                MassCancelRequestType::Side
+            } else {
+                MassCancelRequestType::Session
+            },
+            category: Some(Category::UsdtFutures),
+            side: side.then_some(Side::Buy),
+        };
+        frame(|b| msg.encode_frame(b))
+    }
+
     /// A Sequence (keepalive) when the strategy has been silent for half its interval.
     pub fn keepalive(&mut self, now_ns: u64) -> Option<Vec<u8>> {
         let half = u64::from(KEEPALIVE_MS) * 1_000_000 / 2;
@@ -377,6 +413,11 @@ impl Strategy {
             self.amends
                 .values()
                 .map(|a| (a.root, a.sent_ns, "cancel/replace")),
+        );
+        v.extend(
+            self.mass_open
+                .values()
+                .map(|t| (0, *t, "OrderMassCancelRequest")),
         );
         v
     }
@@ -443,6 +484,26 @@ impl Strategy {
                 self.reports += 1;
                 let r = m.to_owned();
                 self.answer_amend(r.cl_ord_id, now_ns, v, "OrderCancelReject");
+            }
+            Message::OrderMassCancelReport(m) => {
+                self.reports += 1;
+                let cl = m.cl_ord_id();
+                if self.mass_open.remove(&cl).is_some() {
+                    self.mass_answered.insert(cl);
+                } else {
+                    let what = if self.mass_answered.contains(&cl) {
+                        "mass cancel answered twice"
+                    } else {
+                        "answer to no request"
+                    };
+                    v.add(
+                        now_ns,
+                        what,
+                        sid,
+                        0,
+                        format!("OrderMassCancelReport ClOrdID {cl}"),
+                    );
+                }
             }
             Message::BusinessMessageReject(m) => {
                 v.add(
