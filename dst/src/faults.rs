@@ -29,11 +29,14 @@ pub enum Fault {
     RestSlow,
     /// The gateway's clock jumped forward.
     ClockJump,
+    /// A strategy's connection dropped (no Terminate): cancel on disconnect, then it connects
+    /// again, asks for what it missed and sends again what was unanswered.
+    StrategyDrop,
 }
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 11] = [
+    pub const ALL: [Fault; 12] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
@@ -45,6 +48,7 @@ impl Fault {
         Fault::RestError,
         Fault::RestSlow,
         Fault::ClockJump,
+        Fault::StrategyDrop,
     ];
 
     /// Name as printed.
@@ -61,6 +65,7 @@ impl Fault {
             Fault::RestError => "rest_error",
             Fault::RestSlow => "rest_slow",
             Fault::ClockJump => "clock_jump",
+            Fault::StrategyDrop => "strategy_drop",
         }
     }
 }
@@ -87,6 +92,7 @@ impl FaultPlan {
                 let ceiling = match f {
                     Fault::LinkDrop => 0.002,
                     Fault::ClockJump => 0.0005,
+                    Fault::StrategyDrop => 0.01,
                     Fault::ReplyLost | Fault::Reply40010Applied | Fault::Reply40010NotApplied => {
                         0.05
                     }

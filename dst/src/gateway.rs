@@ -83,7 +83,17 @@ struct Session {
     /// Application frames numbered so far (index = seq − 1).
     journal: Vec<Vec<u8>>,
     last_write_ns: u64,
+    /// Negotiated on the current connection (the shell's `active` set).
     active: bool,
+    /// A connection is attached: frames are written to it (else only numbered and journaled,
+    /// for retransmission).
+    connected: bool,
+    /// Established on the current connection (bound to the session).
+    bound: bool,
+    /// The strategy sent Terminate on the current connection (no cancel on disconnect).
+    strategy_terminated: bool,
+    /// The inbound numbering kept across connections.
+    next_in_seq: u64,
 }
 
 struct Auth<'a> {
@@ -126,6 +136,8 @@ pub struct Gateway {
     pub placed: BTreeMap<String, (usize, u64)>,
     /// Place ops that named a clientOid already placed.
     pub repeated_client_oids: Vec<String>,
+    /// Sessions whose connection the gateway ended (Terminate sent), for the world to close.
+    closed: Vec<usize>,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -172,6 +184,10 @@ impl Gateway {
                     journal: Vec::new(),
                     last_write_ns: now_ns,
                     active: false,
+                    connected: true,
+                    bound: false,
+                    strategy_terminated: false,
+                    next_in_seq: 1,
                 })
                 .collect(),
             instruments: InstrumentTable::new(rules),
@@ -186,7 +202,13 @@ impl Gateway {
             json: Vec::with_capacity(1024),
             placed: BTreeMap::new(),
             repeated_client_oids: Vec::new(),
+            closed: Vec::new(),
         }
+    }
+
+    /// Sessions whose connection the gateway ended since the last call.
+    pub fn take_closed(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.closed)
     }
 
     /// The tracker (for end-of-run checks).
@@ -208,8 +230,10 @@ impl Gateway {
         }
         if let Some(s) = self.sessions.get_mut(i) {
             s.last_write_ns = now_ns;
+            if s.connected {
+                w.to_strategy(i, 0, b);
+            }
         }
-        w.to_strategy(i, 0, b);
     }
 
     /// Numbers, journals and writes an application frame to session `i`.
@@ -232,6 +256,9 @@ impl Gateway {
         };
         let action = match sbe::decode(payload) {
             Ok(msg) => {
+                if matches!(msg, Message::Terminate(_)) {
+                    s.strategy_terminated = true;
+                }
                 let mut auth = Auth {
                     grant: &s.grant,
                     active: s.active,
@@ -246,8 +273,12 @@ impl Gateway {
             SessionAction::None => {}
             SessionAction::Send(reply) => {
                 match reply {
-                    SessionReply::NegotiationResponse(_) => s.active = true,
+                    SessionReply::NegotiationResponse(_) => {
+                        s.active = true;
+                        s.fixp.set_next_in_seq(s.next_in_seq);
+                    }
                     SessionReply::EstablishmentAck(ack) => {
+                        s.bound = true;
                         let session_id = s.grant.session_id;
                         let ack = codec::sbe::EstablishmentAck {
                             next_seq_no: s.next_seq,
@@ -266,11 +297,135 @@ impl Gateway {
                 }
                 self.write_session(i, &reply, now_ns, w);
             }
-            SessionAction::SendAndClose(reply) => self.write_session(i, &reply, now_ns, w),
+            SessionAction::SendAndClose(reply) => {
+                self.write_session(i, &reply, now_ns, w);
+                self.closed.push(i);
+            }
             SessionAction::Application(msg) => {
                 self.on_application(i, msg, now_ns, utc_ns, w);
             }
-            SessionAction::Retransmit(_) => {}
+            SessionAction::Retransmit(req) => self.retransmit(i, &req, now_ns, w),
+        }
+        if let Some(gap) = self.sessions[i].fixp.take_not_applied() {
+            let mut b = Vec::with_capacity(64);
+            gap.encode_frame(&mut b);
+            self.write_frame(i, b, now_ns, w);
+        }
+    }
+
+    /// Writes a session-flow frame (not numbered) to session `i`'s connection.
+    fn write_frame(&mut self, i: usize, b: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
+        if let Some(s) = self.sessions.get_mut(i) {
+            s.last_write_ns = now_ns;
+            if s.connected {
+                w.to_strategy(i, 0, b);
+            }
+        }
+    }
+
+    /// A RetransmitRequest, as `SessionOut::retransmit`: Retransmission, the original frames
+    /// from the journal, then a Sequence with the live next number; RetransmitReject when the
+    /// session, the count or the range is wrong.
+    fn retransmit(
+        &mut self,
+        i: usize,
+        req: &codec::sbe::RetransmitRequest,
+        now_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        use codec::sbe::{Retransmission, RetransmitReject, RetransmitRejectCode, Text};
+        let Some(s) = self.sessions.get(i) else {
+            return;
+        };
+        let (session_id, next) = (s.grant.session_id, s.next_seq);
+        let end = req.from_seq_no.saturating_add(u64::from(req.count));
+        let code = if req.session_id != session_id {
+            Some(RetransmitRejectCode::InvalidSession)
+        } else if req.count > 10_000 {
+            Some(RetransmitRejectCode::RequestLimitExceeded)
+        } else if req.count == 0 || req.from_seq_no == 0 || end > next {
+            Some(RetransmitRejectCode::OutOfRange)
+        } else {
+            None
+        };
+        if let Some(code) = code {
+            let mut b = Vec::new();
+            RetransmitReject {
+                session_id,
+                request_timestamp: req.timestamp,
+                code,
+                reason: Text::new("refused"),
+            }
+            .encode_frame(&mut b);
+            return self.write_frame(i, b, now_ns, w);
+        }
+        let mut b = Vec::new();
+        Retransmission {
+            session_id,
+            request_timestamp: req.timestamp,
+            next_seq_no: req.from_seq_no,
+            count: req.count,
+        }
+        .encode_frame(&mut b);
+        self.write_frame(i, b, now_ns, w);
+        for seq in req.from_seq_no..end {
+            let frame = self.sessions[i]
+                .journal
+                .get(usize::try_from(seq - 1).unwrap_or(usize::MAX))
+                .cloned();
+            if let Some(f) = frame {
+                if self.sessions[i].connected {
+                    w.to_strategy(i, seq, f);
+                }
+            }
+        }
+        let mut b = Vec::new();
+        codec::sbe::Sequence { next_seq_no: next }.encode_frame(&mut b);
+        self.write_frame(i, b, now_ns, w);
+    }
+
+    /// A new connection of strategy `i` (a fresh FIXP state machine, as each accepted
+    /// connection gets).
+    pub fn on_strategy_connect(&mut self, i: usize, now_ns: u64) {
+        if let Some(s) = self.sessions.get_mut(i) {
+            s.fixp = FixpSession::new(now_ns, SessionLimits::default());
+            s.connected = true;
+            s.bound = false;
+            s.active = false;
+            s.strategy_terminated = false;
+        }
+    }
+
+    /// Strategy `i`'s connection ended, as `Conn::close`: the session keeps its numbering and
+    /// order entry; the tracker is told; without a Terminate from the strategy its open orders
+    /// are cancelled (cancel on disconnect, a mass cancel of scope Session).
+    pub fn on_strategy_disconnect(
+        &mut self,
+        i: usize,
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        let Some(s) = self.sessions.get_mut(i) else {
+            return;
+        };
+        if !s.connected {
+            return;
+        }
+        let (was_bound, registered, terminated) = (s.bound, s.active, s.strategy_terminated);
+        if was_bound {
+            s.next_in_seq = s.fixp.next_in_seq();
+        }
+        s.connected = false;
+        s.bound = false;
+        s.active = false;
+        let (session_id, cod) = (s.grant.session_id, s.grant.cancel_on_disconnect);
+        if registered {
+            let (drive, mut sink) = self.drive(now_ns, w);
+            drive.on_session_closed(&mut sink, session_id);
+        }
+        if was_bound && !terminated && cod {
+            self.mass_cancel(i, MassCancel::on_disconnect(), now_ns, utc_ns, w);
         }
     }
 
@@ -407,6 +562,7 @@ impl Gateway {
                 report.encode_frame(&mut b);
                 return self.write_app(i, b, now_ns, w);
             }
+            MassDecision::Nothing => return,
             MassDecision::Send(chunks) => chunks,
         };
         self.next_req_id += 1;
@@ -475,10 +631,15 @@ impl Gateway {
     pub fn session_timers(&mut self, now_ns: u64, w: &mut impl Wire) {
         for i in 0..self.sessions.len() {
             let s = &mut self.sessions[i];
+            if !s.connected {
+                continue;
+            }
             let action = s.fixp.on_timer(now_ns, s.last_write_ns, s.next_seq);
             match action {
-                SessionAction::Send(reply) | SessionAction::SendAndClose(reply) => {
-                    self.write_session(i, &reply, now_ns, w)
+                SessionAction::Send(reply) => self.write_session(i, &reply, now_ns, w),
+                SessionAction::SendAndClose(reply) => {
+                    self.write_session(i, &reply, now_ns, w);
+                    self.closed.push(i);
                 }
                 _ => {}
             }
@@ -530,7 +691,9 @@ fn write_app(sessions: &mut [Session], i: usize, frame: Vec<u8>, now_ns: u64, w:
     s.next_seq += 1;
     s.journal.push(frame.clone());
     s.last_write_ns = now_ns;
-    w.to_strategy(i, seq, frame);
+    if s.connected {
+        w.to_strategy(i, seq, frame);
+    }
 }
 
 /// What the tracker produces, handed to the sessions' flows and the wire (the shell's

@@ -11,7 +11,8 @@ use codec::frame::SOFH_LEN;
 use codec::sbe::{
     self, BoolFlag, Category, Establish, ExecType, FlowType, MassCancelRequestType, Message,
     Negotiate, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
-    OrderMassCancelRequest, PosSide, Sequence, Side, StpMode, Symbol, Text, TimeInForce,
+    OrderMassCancelRequest, PosSide, RetransmitRequest, Sequence, Side, StpMode, Symbol, Text,
+    TimeInForce,
 };
 use codec::Decimal;
 
@@ -46,6 +47,9 @@ pub struct OrderView {
     pub wind_down_cancel_ns: u64,
     /// Order quantity.
     pub qty: Decimal,
+    /// The NewOrderSingle as sent (sent again, the same ClOrdID, after a reconnect while
+    /// unanswered).
+    frame: Vec<u8>,
 }
 
 impl OrderView {
@@ -56,10 +60,12 @@ impl OrderView {
 }
 
 /// A cancel or replace sent and not yet answered.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct Amend {
     root: u64,
     sent_ns: u64,
+    /// The request as sent (sent again after a reconnect while unanswered).
+    frame: Vec<u8>,
 }
 
 /// One strategy session.
@@ -76,8 +82,24 @@ pub struct Strategy {
     next_cl: u64,
     /// Session established (EstablishmentAck received).
     pub established: bool,
-    /// Sequence number the next application message from the gateway must carry.
-    next_seq: u64,
+    /// Highest sequence number of the gateway's flow processed (in order).
+    processed: u64,
+    /// Application messages received ahead of a gap (a retransmission fills it), by number.
+    ahead: BTreeMap<u64, Vec<u8>>,
+    /// After a reconnect: the unanswered requests are sent again once everything up to this
+    /// number is processed.
+    resend_after: Option<u64>,
+    /// Application messages sent (FIXP implicit numbering of the idempotent flow).
+    out_seq: u64,
+    /// Mass cancels sent before a disconnect and not answered (they may never have arrived;
+    /// an answer is taken once, none is not a violation).
+    mass_maybe: BTreeSet<u64>,
+    /// Messages received again with a number already processed (overlapping retransmission).
+    pub seq_duplicates: u64,
+    /// Disconnects and re-establishments.
+    pub reconnects: u64,
+    /// Requests sent again after a reconnect.
+    pub resent: u64,
     /// Orders by root ClOrdID.
     pub orders: BTreeMap<u64, OrderView>,
     /// ClOrdID → root.
@@ -126,7 +148,14 @@ impl Strategy {
             orders_left: orders,
             next_cl: 0,
             established: false,
-            next_seq: 1,
+            processed: 0,
+            ahead: BTreeMap::new(),
+            resend_after: None,
+            out_seq: 0,
+            mass_maybe: BTreeSet::new(),
+            seq_duplicates: 0,
+            reconnects: 0,
+            resent: 0,
             orders: BTreeMap::new(),
             roots: BTreeMap::new(),
             amends: BTreeMap::new(),
@@ -262,11 +291,17 @@ impl Strategy {
                 sent_ns: now_ns,
                 wind_down_cancel_ns: 0,
                 qty,
+                frame: Vec::new(),
             },
         );
         self.orders_sent += 1;
         self.last_sent_ns = now_ns;
-        Some(frame(|b| msg.encode_frame(b)))
+        self.out_seq += 1;
+        let f = frame(|b| msg.encode_frame(b));
+        if let Some(o) = self.orders.get_mut(&cl) {
+            o.frame = f.clone();
+        }
+        Some(f)
     }
 
     /// An OrderCancelRequest for order `root`.
@@ -278,15 +313,9 @@ impl Strategy {
         self.next_cl += 1;
         let cl = self.next_cl;
         self.roots.insert(cl, root);
-        self.amends.insert(
-            cl,
-            Amend {
-                root,
-                sent_ns: now_ns,
-            },
-        );
         self.amends_sent += 1;
         self.last_sent_ns = now_ns;
+        self.out_seq += 1;
         let msg = OrderCancelRequest {
             cl_ord_id: cl,
             orig_cl_ord_id: orig,
@@ -295,7 +324,16 @@ impl Strategy {
             category: Category::UsdtFutures,
             side,
         };
-        frame(|b| msg.encode_frame(b))
+        let f = frame(|b| msg.encode_frame(b));
+        self.amends.insert(
+            cl,
+            Amend {
+                root,
+                sent_ns: now_ns,
+                frame: f.clone(),
+            },
+        );
+        f
     }
 
     fn replace(
@@ -313,15 +351,9 @@ impl Strategy {
         self.next_cl += 1;
         let cl = self.next_cl;
         self.roots.insert(cl, root);
-        self.amends.insert(
-            cl,
-            Amend {
-                root,
-                sent_ns: now_ns,
-            },
-        );
         self.amends_sent += 1;
         self.last_sent_ns = now_ns;
+        self.out_seq += 1;
         let msg = OrderCancelReplaceRequest {
             cl_ord_id: cl,
             orig_cl_ord_id: orig,
@@ -333,7 +365,16 @@ impl Strategy {
             side,
             auto_cancel: BoolFlag::No,
         };
-        Some(frame(|b| msg.encode_frame(b)))
+        let f = frame(|b| msg.encode_frame(b));
+        self.amends.insert(
+            cl,
+            Amend {
+                root,
+                sent_ns: now_ns,
+                frame: f.clone(),
+            },
+        );
+        Some(f)
     }
 
     /// An OrderMassCancelRequest of this session's orders (now and then of one side).
@@ -343,6 +384,7 @@ impl Strategy {
         self.mass_open.insert(cl, now_ns);
         self.mass_sent += 1;
         self.last_sent_ns = now_ns;
+        self.out_seq += 1;
         let side = rng.chance(0.3);
         let msg = OrderMassCancelRequest {
             cl_ord_id: cl,
@@ -445,17 +487,78 @@ impl Strategy {
             return;
         };
         if seq != 0 {
-            if seq != self.next_seq {
-                v.add(
-                    now_ns,
-                    "sequence gap",
-                    sid,
-                    0,
-                    format!("got {seq}, expected {}", self.next_seq),
-                );
+            if seq <= self.processed {
+                // Already processed: an overlapping retransmission.
+                self.seq_duplicates += 1;
+                return;
             }
-            self.next_seq = seq + 1;
+            if seq > self.processed + 1 {
+                // A gap before it: held until the retransmission fills it.
+                self.ahead.insert(seq, bytes.to_vec());
+                return;
+            }
+            self.processed = seq;
         }
+        self.handle(msg, now_ns, utc_ns, v, reply);
+        if seq != 0 {
+            while let Some(next) = self.ahead.remove(&(self.processed + 1)) {
+                self.processed += 1;
+                if let Ok(m) = sbe::decode(next.get(SOFH_LEN..).unwrap_or(&[])) {
+                    self.handle(m, now_ns, utc_ns, v, reply);
+                }
+            }
+        }
+        if self.resend_after.is_some_and(|t| self.processed >= t) {
+            self.resend_after = None;
+            self.resend(reply);
+        }
+    }
+
+    /// Sequence numbers received ahead of a gap that no retransmission filled (reports lost):
+    /// (first missing, first held).
+    pub fn gap_left(&self) -> Option<(u64, u64)> {
+        self.ahead
+            .keys()
+            .next()
+            .map(|first| (self.processed + 1, *first))
+    }
+
+    /// The connection dropped (no Terminate): what was in flight either way is lost.
+    pub fn on_disconnect(&mut self) {
+        self.established = false;
+        self.reconnects += 1;
+        let open: Vec<u64> = self.mass_open.keys().copied().collect();
+        for cl in open {
+            self.mass_open.remove(&cl);
+            self.mass_maybe.insert(cl);
+        }
+    }
+
+    /// Sends again, with the same ClOrdIDs, every NewOrderSingle, cancel and replace still
+    /// unanswered (the gateway refuses those it has seen as duplicates; the others are
+    /// applied), as a FIX client does after a reconnect.
+    fn resend(&mut self, reply: &mut Vec<Vec<u8>>) {
+        for o in self.orders.values().filter(|o| !o.answered) {
+            reply.push(o.frame.clone());
+            self.out_seq += 1;
+            self.resent += 1;
+        }
+        for a in self.amends.values() {
+            reply.push(a.frame.clone());
+            self.out_seq += 1;
+            self.resent += 1;
+        }
+    }
+
+    fn handle(
+        &mut self,
+        msg: Message<'_>,
+        now_ns: u64,
+        utc_ns: u64,
+        v: &mut Violations,
+        reply: &mut Vec<Vec<u8>>,
+    ) {
+        let sid = self.session_id;
         match msg {
             Message::NegotiationResponse(_) => {
                 self.last_sent_ns = now_ns;
@@ -464,14 +567,39 @@ impl Strategy {
                         session_id: sid,
                         timestamp: utc_ns,
                         keepalive_interval: KEEPALIVE_MS,
-                        next_seq_no: 1,
+                        next_seq_no: self.out_seq + 1,
                     }
                     .encode_frame(b)
                 }));
             }
             Message::EstablishmentAck(a) => {
-                self.next_seq = a.next_seq_no();
                 self.established = true;
+                let next = a.next_seq_no();
+                if next > self.processed + 1 {
+                    // Missed while away: asked for, the requests sent again once it is in.
+                    let from = self.processed + 1;
+                    reply.push(frame(|b| {
+                        RetransmitRequest {
+                            session_id: sid,
+                            timestamp: utc_ns,
+                            from_seq_no: from,
+                            count: u32::try_from(next - from).unwrap_or(u32::MAX),
+                        }
+                        .encode_frame(b)
+                    }));
+                    self.resend_after = Some(next - 1);
+                } else {
+                    self.resend(reply);
+                }
+            }
+            Message::RetransmitReject(r) => {
+                v.add(
+                    now_ns,
+                    "retransmission refused",
+                    sid,
+                    0,
+                    format!("{:?}", r.to_owned()),
+                );
             }
             Message::NegotiationReject(_)
             | Message::EstablishmentReject(_)
@@ -483,12 +611,15 @@ impl Strategy {
             Message::OrderCancelReject(m) => {
                 self.reports += 1;
                 let r = m.to_owned();
+                if r.cxl_rej_reason == codec::sbe::CxlRejReason::DuplicateClOrdID {
+                    return;
+                }
                 self.answer_amend(r.cl_ord_id, now_ns, v, "OrderCancelReject");
             }
             Message::OrderMassCancelReport(m) => {
                 self.reports += 1;
                 let cl = m.cl_ord_id();
-                if self.mass_open.remove(&cl).is_some() {
+                if self.mass_open.remove(&cl).is_some() || self.mass_maybe.remove(&cl) {
                     self.mass_answered.insert(cl);
                 } else {
                     let what = if self.mass_answered.contains(&cl) {
@@ -544,6 +675,13 @@ impl Strategy {
     fn on_exec(&mut self, er: codec::sbe::ExecutionReport, now_ns: u64, v: &mut Violations) {
         self.reports += 1;
         let sid = self.session_id;
+        if er.exec_type == ExecType::Rejected
+            && er.ord_rej_reason == Some(codec::sbe::OrdRejReason::DuplicateOrder)
+        {
+            // A request sent again after a reconnect that the gateway had seen: its own answer
+            // comes (or came) apart.
+            return;
+        }
         let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
             v.add(now_ns, "unknown ClOrdID", sid, 0, format!("{er:?}"));
             return;

@@ -98,8 +98,11 @@ pub struct RunResult {
 enum Ev {
     StrategyAct(usize),
     Keepalive,
-    ToGateway(usize, Vec<u8>),
-    ToStrategy(usize, u64, Vec<u8>),
+    ToGateway(usize, u64, Vec<u8>),
+    ToStrategy(usize, u64, u64, Vec<u8>),
+    StrategyDrop,
+    StrategyNoticed(usize),
+    StrategyReconnect(usize),
     ToVenue(u64, Vec<u8>),
     FromVenue(u64, String),
     TrackerTick,
@@ -152,6 +155,10 @@ struct World {
     from_venue_at: u64,
     to_gw_at: Vec<u64>,
     to_strat_at: Vec<u64>,
+    /// Each strategy's connection generation (a drop starts a new one), and the one the
+    /// gateway writes to.
+    strat_gen: Vec<u64>,
+    gw_strat_gen: Vec<u64>,
     /// The gateway's clock offset (clock jumps), ns.
     utc_offset_ns: u64,
     /// The core's resolver of unknown outcomes (the shell's `engine::resolve` drives the same).
@@ -226,6 +233,8 @@ pub fn run(cfg: RunConfig) -> RunResult {
         from_venue_at: 0,
         to_gw_at: vec![0; sessions],
         to_strat_at: vec![0; sessions],
+        strat_gen: vec![0; sessions],
+        gw_strat_gen: vec![0; sessions],
         utc_offset_ns: 0,
         resolver: Resolver::new(
             vec![vec![codec::sbe::Category::UsdtFutures]],
@@ -297,6 +306,7 @@ impl World {
         self.sched.after(20 * MS, Ev::SessionTimers);
         self.sched.after(200 * MS, Ev::Keepalive);
         self.sched.after(MS, Ev::LinkDrop);
+        self.sched.after(MS, Ev::StrategyDrop);
         self.sched.after(MS, Ev::ClockJump);
     }
 
@@ -304,15 +314,23 @@ impl World {
         let d = self.rng.between(5 * US, 30 * US);
         let at = (self.sched.now_ns() + d).max(self.to_gw_at[i]);
         self.to_gw_at[i] = at;
-        self.sched.at(at, Ev::ToGateway(i, frame));
+        self.sched
+            .at(at, Ev::ToGateway(i, self.strat_gen[i], frame));
     }
 
     fn flush(&mut self, out: Outbox) {
+        for i in self.gw.take_closed() {
+            // The gateway ended the connection (Terminate): the strategy sees it end.
+            if self.strategies[i].established && self.gw_strat_gen[i] == self.strat_gen[i] {
+                self.drop_strategy(i);
+            }
+        }
         for (i, seq, frame) in out.to_strategy {
             let d = self.rng.between(5 * US, 30 * US);
             let at = (self.sched.now_ns() + d).max(self.to_strat_at[i]);
             self.to_strat_at[i] = at;
-            self.sched.at(at, Ev::ToStrategy(i, seq, frame));
+            self.sched
+                .at(at, Ev::ToStrategy(i, self.gw_strat_gen[i], seq, frame));
         }
         for text in out.to_venue {
             let mut d = self.rng.between(20 * US, 200 * US);
@@ -422,14 +440,24 @@ impl World {
                 }
                 self.sched.after(200 * MS, Ev::Keepalive);
             }
-            Ev::ToGateway(i, frame) => {
+            Ev::ToGateway(i, gen, frame) => {
+                if gen != self.strat_gen[i] || gen != self.gw_strat_gen[i] {
+                    self.trace
+                        .event(t, &format!("s{i} lost to gateway"), &frame);
+                    return;
+                }
                 self.trace.event(t, &format!("s{i} gateway reads"), &frame);
                 let utc = self.utc_ns();
                 let mut out = Outbox::default();
                 self.gw.on_strategy_frame(i, &frame, now, utc, &mut out);
                 self.flush(out);
             }
-            Ev::ToStrategy(i, seq, frame) => {
+            Ev::ToStrategy(i, gen, seq, frame) => {
+                if gen != self.strat_gen[i] {
+                    self.trace
+                        .event(t, &format!("s{i} lost to strategy"), &frame);
+                    return;
+                }
                 self.trace
                     .event(t, &format!("s{i} strategy reads #{seq}"), &frame);
                 let utc = self.utc_ns();
@@ -483,6 +511,36 @@ impl World {
                 if self.faults_on {
                     self.sched.after(MS, Ev::LinkDrop);
                 }
+            }
+            Ev::StrategyDrop => {
+                if self.fault(Fault::StrategyDrop) {
+                    let up: Vec<usize> = (0..self.strategies.len())
+                        .filter(|i| self.strategies[*i].established)
+                        .collect();
+                    if !up.is_empty() {
+                        let i = up[self.rng.index(up.len())];
+                        self.drop_strategy(i);
+                    }
+                }
+                if self.faults_on {
+                    self.sched.after(MS, Ev::StrategyDrop);
+                }
+            }
+            Ev::StrategyNoticed(i) => {
+                self.trace
+                    .event(t, &format!("s{i} gateway: connection closed"), b"");
+                let utc = self.utc_ns();
+                let mut out = Outbox::default();
+                self.gw.on_strategy_disconnect(i, now, utc, &mut out);
+                self.flush(out);
+            }
+            Ev::StrategyReconnect(i) => {
+                self.trace.event(t, &format!("s{i} reconnects"), b"");
+                self.gw_strat_gen[i] = self.strat_gen[i];
+                self.gw.on_strategy_connect(i, now);
+                let utc = self.utc_ns();
+                let f = self.strategies[i].negotiate(now, utc);
+                self.send_to_gateway(i, f);
             }
             Ev::LinkDetect(gen) => {
                 if self.gw.link.connected && self.gw_gen == gen {
@@ -553,6 +611,22 @@ impl World {
             }
             Ev::WindDown => self.wind_down(),
         }
+    }
+
+    /// Strategy `i`'s connection drops: frames in flight either way are lost; the gateway
+    /// notices 0-5 ms later, the strategy connects again 50-500 ms later.
+    fn drop_strategy(&mut self, i: usize) {
+        self.trace.event(
+            self.sched.now_ns(),
+            &format!("s{i} fault: connection drop"),
+            b"",
+        );
+        self.strat_gen[i] += 1;
+        self.strategies[i].on_disconnect();
+        let d = self.rng.between(0, 5 * MS);
+        self.sched.after(d, Ev::StrategyNoticed(i));
+        let d = self.rng.between(50 * MS, 500 * MS);
+        self.sched.after(d, Ev::StrategyReconnect(i));
     }
 
     fn rest_latency(&mut self) -> u64 {
@@ -702,6 +776,15 @@ impl World {
                 .add(t, "clientOid sent twice", 0, 0, format!("clientOid {oid}"));
         }
         for s in &self.strategies {
+            if let Some((missing, held)) = s.gap_left() {
+                self.v.add(
+                    t,
+                    "reports lost: sequence gap never filled",
+                    s.session_id,
+                    0,
+                    format!("{missing} missing, {held} held"),
+                );
+            }
             for (root, o) in &s.orders {
                 let oid = ClientOid::in_epoch(s.session_id, 0, *root);
                 match self.exchange.order_info(oid.as_str()) {

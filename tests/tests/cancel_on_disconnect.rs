@@ -110,8 +110,8 @@ fn a_session_reestablished_after_a_drop_sees_its_orders_cancelled() {
             Received::Exec(er) if er.exec_type == ExecType::New => break,
             // A Canceled of the old orders may still arrive on the new connection.
             Received::Exec(er) => assert_eq!(er.exec_type, ExecType::Canceled, "{er:?}"),
-            // So may the cancel on disconnect's OrderMassCancelReport (2 orders).
-            Received::MassCancelReport(r) => assert_eq!(r.total_affected_orders, 2, "{r:?}"),
+            // Nothing else: cancel on disconnect answers no request, so no
+            // OrderMassCancelReport (ClOrdID 0) reaches the session (issue 25, liveness gap 2).
             other => panic!("{other:?}"),
         }
     }

@@ -58,6 +58,14 @@ impl MassCancel {
         }
     }
 
+    /// Whether an OrderMassCancelReport answers it: a strategy's request does; cancel on
+    /// disconnect (ClOrdID 0) answers no request, and its report would only sit in the
+    /// session's recoverable flow as an answer to nothing (the Canceled ExecutionReport of
+    /// each order it cancels is what the strategy reads on its return).
+    pub fn answers_strategy(&self) -> bool {
+        self.cl_ord_id != 0
+    }
+
     /// Cancel on disconnect: every open order of the session whose connection ended without a
     /// Terminate.
     pub fn on_disconnect() -> MassCancel {
@@ -184,6 +192,9 @@ pub enum MassDecision {
     Answer(OrderMassCancelReport),
     /// Write these `batch-cancel` ops (grouped by category, in category order).
     Send(Vec<CancelChunk>),
+    /// Nothing to send and no one to answer (cancel on disconnect with no open order, or with
+    /// the link down: the orders stay open; see [`MassCancel::answers_strategy`]).
+    Nothing,
 }
 
 /// Step 3: the selected orders `views` of `req` become `batch-cancel` ops, or an answer: 0
@@ -194,6 +205,9 @@ pub fn plan_mass_cancel(
     account: &impl AccountGate,
     utc_ns: u64,
 ) -> MassDecision {
+    if !req.answers_strategy() && (views.is_empty() || !account.is_up()) {
+        return MassDecision::Nothing;
+    }
     if views.is_empty() {
         return MassDecision::Answer(req.confirm(0, utc_ns));
     }
@@ -338,6 +352,24 @@ mod tests {
                 "exchange connection down"
             )
         );
+    }
+
+    #[test]
+    fn cancel_on_disconnect_answers_no_one_when_nothing_is_sent() {
+        let cod = MassCancel::on_disconnect();
+        assert!(!cod.answers_strategy());
+        let up = TestGate { up: true };
+        let down = TestGate { up: false };
+        assert_eq!(plan_mass_cancel(&cod, &[], &up, 5), MassDecision::Nothing);
+        let views = [view(1, Category::UsdtFutures)];
+        assert_eq!(
+            plan_mass_cancel(&cod, &views, &down, 5),
+            MassDecision::Nothing
+        );
+        assert!(matches!(
+            plan_mass_cancel(&cod, &views, &up, 5),
+            MassDecision::Send(_)
+        ));
     }
 
     #[test]

@@ -516,6 +516,10 @@ impl MassCancels {
     /// frame that released it, 0 for none).
     fn release(&mut self, mass_id: u64, t_read_ns: u64) -> Option<Report> {
         let m = self.masses.remove(&mass_id)?;
+        if m.cl_ord_id == 0 {
+            // Cancel on disconnect answers no request (`MassCancel::answers_strategy`).
+            return None;
+        }
         Some(Report {
             session_id: m.session_id,
             root: 0,

@@ -108,6 +108,7 @@ fn spawn_mass_cancel(
         };
         let chunks = match plan_mass_cancel(&req, &views, acc, utc_now_ns()) {
             MassDecision::Answer(r) => return send_report(&out, &r),
+            MassDecision::Nothing => return,
             MassDecision::Send(chunks) => chunks,
         };
         let mass_id = ctx.next_request_id();
