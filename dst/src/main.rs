@@ -8,7 +8,7 @@
 
 use clap::Parser;
 use dst::faults::Fault;
-use dst::sweep::{sweep, SweepSummary};
+use dst::sweep::{sweep_until, SweepSummary};
 use dst::{run, RunConfig, RunResult};
 
 /// Deterministic simulation of the gateway (issue 25).
@@ -46,6 +46,10 @@ struct Args {
     /// Threads (default: every core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Start no seed once one has failed (to measure the seeds and the time a bug takes to
+    /// find; the seeds already running finish).
+    #[arg(long)]
+    stop_at_first: bool,
 }
 
 fn shape(a: &Args, seed: u64) -> RunConfig {
@@ -157,10 +161,24 @@ fn main() {
     let threads = a.threads.unwrap_or_else(|| {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     });
-    let s = sweep(a.first, a.seeds, threads, shape(&a, 0), &|s| {
-        eprintln!("  {}", summary_line(s))
-    });
+    let s = sweep_until(
+        a.first,
+        a.seeds,
+        threads,
+        shape(&a, 0),
+        a.stop_at_first,
+        &|s| eprintln!("  {}", summary_line(s)),
+    );
     println!("{}", summary_line(&s));
+    if let (Some(t), Some(r)) = (s.first_failure_s, s.failures.first()) {
+        println!(
+            "first failure: seed {} ({} seeds from {}), found after {:.1} s",
+            r.seed,
+            r.seed - a.first + 1,
+            a.first,
+            t
+        );
+    }
     let by_kind: Vec<String> = Fault::ALL
         .iter()
         .zip(s.faults.0)

@@ -1,7 +1,7 @@
 //! Many seeds on many threads: each thread takes the next seed from a shared counter, runs it
 //! and adds its counts; a failing seed is kept with the command that replays it.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -29,6 +29,8 @@ pub struct SweepSummary {
     pub failed: u64,
     /// Wall time, s.
     pub wall_s: f64,
+    /// Wall time when the first failing seed finished, s (`None`: none failed).
+    pub first_failure_s: Option<f64>,
 }
 
 /// Failing runs kept in full.
@@ -43,6 +45,22 @@ pub fn sweep(
     shape: RunConfig,
     progress: &(dyn Fn(&SweepSummary) + Sync),
 ) -> SweepSummary {
+    sweep_until(first, count, threads, shape, false, progress)
+}
+
+/// [`sweep`]; with `stop_at_first` no seed is started once one has failed (the seeds already
+/// running finish: a lower failing seed among them is still kept), so
+/// [`SweepSummary::first_failure_s`] is the time to find a bug and the lowest failing seed
+/// less `first`, plus one, the seeds it took.
+pub fn sweep_until(
+    first: u64,
+    count: u64,
+    threads: usize,
+    shape: RunConfig,
+    stop_at_first: bool,
+    progress: &(dyn Fn(&SweepSummary) + Sync),
+) -> SweepSummary {
+    let stop = AtomicBool::new(false);
     let next = AtomicU64::new(first);
     let end = first.saturating_add(count);
     let started = Instant::now();
@@ -50,6 +68,9 @@ pub fn sweep(
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| loop {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
                 let seed = next.fetch_add(1, Ordering::Relaxed);
                 if seed >= end {
                     break;
@@ -65,6 +86,11 @@ pub fn sweep(
                 sum.sim_ns += r.sim_ns;
                 sum.faults.merge(&r.faults);
                 if !r.violations.is_empty() {
+                    if stop_at_first {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    sum.first_failure_s
+                        .get_or_insert(started.elapsed().as_secs_f64());
                     sum.failed += 1;
                     if sum.failures.len() < MAX_FAILURES_KEPT {
                         sum.failures.push(r);
