@@ -1,0 +1,64 @@
+//! Minimal failing seeds of bugs the deterministic simulation found or was shown to find
+//! (issue 25 item 6), each run with its shape and asserted clean: if one of these bugs comes
+//! back, its seed fails here at once, whatever the long sweeps happen to draw. Each case names
+//! the bug, the commit that fixed it and what fires when it is back; the shape is the smallest
+//! found (`--orders`, `--sessions`, `--window`). Replay one with
+//! `cargo run --release -p dst -- --seed S --orders O --sessions N --window W --trace`.
+
+use dst::{run, RunConfig};
+
+/// Runs `seed` with `orders` NewOrderSingles on `sessions` sessions of window `window`, faults
+/// drawn from the seed as in a sweep, and asserts no invariant broke.
+fn assert_clean(seed: u64, orders: u64, sessions: usize, window: usize) {
+    let r = run(RunConfig {
+        seed,
+        orders_per_session: orders,
+        sessions,
+        window,
+        faults: true,
+        keep_trace: false,
+    });
+    assert_eq!((r.sessions, r.window), (sessions, window));
+    assert!(r.orders >= 1, "seed {seed}: no order sent");
+    let shown: Vec<String> = r.violations.0.iter().map(ToString::to_string).collect();
+    assert!(
+        shown.is_empty(),
+        "seed {seed} (replay: cargo run --release -p dst -- --seed {seed} --orders {orders} \
+         --sessions {sessions} --window {window} --trace):\n{}",
+        shown.join("\n")
+    );
+}
+
+/// Issue 10 cause 8, fixed in 583d158: a second cancel overwrote the first's pending slot
+/// (every unanswered cancel is now kept, oldest first). Seed 2555 (1 session, window 2,
+/// 2 orders; link drops): cancels 2 and 3 of order 1 are both lost in a link drop (outcome
+/// unknown), the reconciliation shows the order still open; cancel 3 gets OrderCancelReject
+/// NotApplied and, with one slot, cancel 2 is never answered: `liveness: unanswered`
+/// (cancel/replace sent at 2.296 ms) and `liveness: order not closed` (the wind-down never
+/// cancels an order with a cancel in flight).
+#[test]
+fn issue10_cause8_second_cancel_overwrote_the_first_seed_2555() {
+    assert_clean(2555, 2, 1, 2);
+}
+
+/// Issue 10 cause 10, fixed in eb399f0: a modify to the values the order already had was
+/// settled as shown (a modify still pending after the exchange's state was applied now gets
+/// OrderCancelReject NotApplied). Seed 4600 (1 session, window 2, 2 orders, one fault: a
+/// `40010` reply to an op the venue processed): modify 2 asks for order 1's own price and
+/// quantity, the venue refuses it (25571) and the gateway reads `40010`; the resolution's
+/// state shows those values and the modify is settled as "Replaced comes with the update",
+/// which never comes: `liveness: unanswered` (cancel/replace sent at 1.919 ms) and
+/// `liveness: order not closed`.
+#[test]
+fn issue10_cause10_modify_to_the_order_s_own_values_seed_4600() {
+    assert_clean(4600, 2, 1, 2);
+}
+
+/// Issue 10 cause 10 (as above) in the smallest shape found, window 1: seed 4600 again
+/// (1 session, 2 orders); the unanswered modify holds the window's only slot, so the fault
+/// phase runs to its limit (300 s simulated, hundreds of link drops) before the same
+/// `liveness: unanswered`.
+#[test]
+fn issue10_cause10_modify_to_the_order_s_own_values_window_1_seed_4600() {
+    assert_clean(4600, 2, 1, 1);
+}
