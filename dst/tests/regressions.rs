@@ -62,3 +62,23 @@ fn issue10_cause10_modify_to_the_order_s_own_values_seed_4600() {
 fn issue10_cause10_modify_to_the_order_s_own_values_window_1_seed_4600() {
     assert_clean(4600, 2, 1, 1);
 }
+
+/// Liveness gap 1 of issue 25, fixed in 90e27c4: a mass cancel whose `batch-cancel` reply
+/// never comes was never reported (the tracker's watchdog now ends its chunks at the reply
+/// timeout, outcome unknown). Seed 18160 (1 session, window 1, 2 orders; one reply lost): the
+/// OrderMassCancelRequest's op is applied, its reply never sent: `liveness: unanswered`
+/// (OrderMassCancelRequest sent at 0.864 ms) once the fault phase ends at its limit.
+#[test]
+fn liveness_gap1_mass_cancel_without_reply_seed_18160() {
+    assert_clean(18160, 2, 1, 1);
+}
+
+/// Liveness gap 2 of issue 25, fixed in this issue (`MassCancel::answers_strategy`): cancel on
+/// disconnect wrote an OrderMassCancelReport with ClOrdID 0 into the session's recoverable
+/// flow, which the strategy read on its return as the answer to no request. Seed 13984
+/// (1 session, window 1, 1 order; one strategy drop, 28 events): `answer to no request:
+/// OrderMassCancelReport ClOrdID 0` at 148.678 ms.
+#[test]
+fn liveness_gap2_cancel_on_disconnect_reports_to_no_one_seed_13984() {
+    assert_clean(13984, 1, 1, 1);
+}
