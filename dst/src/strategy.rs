@@ -417,8 +417,12 @@ impl Strategy {
     }
 
     /// The wind-down: a cancel for each open order whose last wind-down cancel is older than
-    /// `retry_ns` and that has no cancel or replace in flight.
+    /// `retry_ns` and that has no cancel or replace in flight (none while not established).
     pub fn wind_down(&mut self, now_ns: u64, utc_ns: u64, retry_ns: u64) -> Vec<Vec<u8>> {
+        if !self.established {
+            // Not connected: nothing can be sent (the requests go after the reconnect).
+            return Vec::new();
+        }
         let busy: BTreeSet<u64> = self.amends.values().map(|a| a.root).collect();
         let due: Vec<u64> = self
             .orders
