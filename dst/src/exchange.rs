@@ -145,20 +145,7 @@ impl Exchange {
 
     /// `GET /api/v3/trade/unfilled-orders`: the account's open orders, every page.
     pub fn open_orders(&self) -> Vec<OpenOrder> {
-        let mut orders = Vec::new();
-        let mut cursor = None;
-        loop {
-            let page = self.venue.unfilled_orders(ACCOUNT, None, None, 100, cursor);
-            let Some((list, next)) = parse_orders(&page) else {
-                break;
-            };
-            orders.extend(list);
-            match next.parse::<u64>() {
-                Ok(c) => cursor = Some(c),
-                Err(_) => break,
-            }
-        }
-        orders
+        every_page(|cursor| self.venue.unfilled_orders(ACCOUNT, None, None, 100, cursor))
     }
 
     /// `GET /api/v3/trade/history-orders` of `category` since `since_ms`, every page.
@@ -168,9 +155,7 @@ impl Exchange {
         else {
             return Vec::new();
         };
-        let mut orders = Vec::new();
-        let mut cursor = None;
-        loop {
+        every_page(|cursor| {
             let q = PageQuery {
                 category: Some(category),
                 symbol: None,
@@ -180,17 +165,8 @@ impl Exchange {
                 limit: 100,
                 cursor,
             };
-            let page = self.venue.history_orders(ACCOUNT, &q);
-            let Some((list, next)) = parse_orders(&page) else {
-                break;
-            };
-            orders.extend(list);
-            match next.parse::<u64>() {
-                Ok(c) => cursor = Some(c),
-                Err(_) => break,
-            }
-        }
-        orders
+            self.venue.history_orders(ACCOUNT, &q)
+        })
     }
 
     /// The account's open orders, its finished orders since `since_ms` and its fills since then
@@ -244,6 +220,21 @@ impl Exchange {
         }
         out
     }
+}
+
+/// The orders of every page `page` gives (called with the cursor, `None` first), until a page
+/// has no cursor or does not parse.
+fn every_page(page: impl Fn(Option<u64>) -> String) -> Vec<OpenOrder> {
+    let mut orders = Vec::new();
+    let mut cursor = None;
+    while let Some((list, next)) = parse_orders(&page(cursor)) {
+        orders.extend(list);
+        match next.parse::<u64>() {
+            Ok(c) => cursor = Some(c),
+            Err(_) => break,
+        }
+    }
+    orders
 }
 
 /// One page of orders and its cursor.

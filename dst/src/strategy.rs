@@ -312,10 +312,6 @@ impl Strategy {
             .map_or((root, Side::Buy), |o| (o.cl_current, o.side));
         self.next_cl += 1;
         let cl = self.next_cl;
-        self.roots.insert(cl, root);
-        self.amends_sent += 1;
-        self.last_sent_ns = now_ns;
-        self.out_seq += 1;
         let msg = OrderCancelRequest {
             cl_ord_id: cl,
             orig_cl_ord_id: orig,
@@ -325,14 +321,7 @@ impl Strategy {
             side,
         };
         let f = frame(|b| msg.encode_frame(b));
-        self.amends.insert(
-            cl,
-            Amend {
-                root,
-                sent_ns: now_ns,
-                frame: f.clone(),
-            },
-        );
+        self.amend_sent(cl, root, now_ns, &f);
         f
     }
 
@@ -350,10 +339,6 @@ impl Strategy {
         let price = self.price(rng)?;
         self.next_cl += 1;
         let cl = self.next_cl;
-        self.roots.insert(cl, root);
-        self.amends_sent += 1;
-        self.last_sent_ns = now_ns;
-        self.out_seq += 1;
         let msg = OrderCancelReplaceRequest {
             cl_ord_id: cl,
             orig_cl_ord_id: orig,
@@ -366,15 +351,24 @@ impl Strategy {
             auto_cancel: BoolFlag::No,
         };
         let f = frame(|b| msg.encode_frame(b));
+        self.amend_sent(cl, root, now_ns, &f);
+        Some(f)
+    }
+
+    /// Notes cancel or replace `cl` of order `root`, sent at `now_ns` as `f`.
+    fn amend_sent(&mut self, cl: u64, root: u64, now_ns: u64, f: &[u8]) {
+        self.roots.insert(cl, root);
+        self.amends_sent += 1;
+        self.last_sent_ns = now_ns;
+        self.out_seq += 1;
         self.amends.insert(
             cl,
             Amend {
                 root,
                 sent_ns: now_ns,
-                frame: f.clone(),
+                frame: f.to_vec(),
             },
         );
-        Some(f)
     }
 
     /// An OrderMassCancelRequest of this session's orders (now and then of one side).
