@@ -13,7 +13,7 @@ use gateway_core::resolver::{Answer, Query, QueryKind, Resolver};
 use gateway_core::tracker::{Deadlines, ExchangeState, ResolveRequest, StateSource};
 
 use crate::check::Violations;
-use crate::exchange::{Exchange, ACCOUNT};
+use crate::exchange::Exchange;
 use crate::faults::{Fault, FaultCounts, FaultPlan};
 use crate::gateway::{credentials_of, session_id_of, Gateway, Wire};
 use crate::rng::SimRng;
@@ -834,6 +834,5 @@ impl World {
                 }
             }
         }
-        let _ = ACCOUNT;
     }
 }
