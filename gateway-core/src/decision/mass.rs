@@ -59,11 +59,10 @@ impl MassCancel {
     }
 
     /// Whether an OrderMassCancelReport answers it: a strategy's request does; cancel on
-    /// disconnect (ClOrdID 0) answers no request, and its report would only sit in the
-    /// session's recoverable flow as an answer to nothing (the Canceled ExecutionReport of
-    /// each order it cancels is what the strategy reads on its return).
+    /// disconnect answers no request (the Canceled ExecutionReport of each order it cancels is
+    /// what the strategy reads on its return); see [`crate::tracker::mass::answers_strategy`].
     pub fn answers_strategy(&self) -> bool {
-        self.cl_ord_id != 0
+        crate::tracker::mass::answers_strategy(self.cl_ord_id)
     }
 
     /// Cancel on disconnect: every open order of the session whose connection ended without a

@@ -31,6 +31,15 @@ use super::report::{exec_report, Report, ReportMsg};
 use crate::ids::ClientOid;
 use crate::journal::record::Origin;
 use crate::key_table::KeyTable;
+
+/// Whether a mass cancel of ClOrdID `cl_ord_id` answers a strategy's request with an
+/// OrderMassCancelReport: every OrderMassCancelRequest does; cancel on disconnect (ClOrdID 0,
+/// `crate::decision::mass::MassCancel::on_disconnect`) answers none, and its report would only
+/// sit in the session's recoverable flow as the answer to nothing. The one place of the rule:
+/// the decision and the tracker both ask it.
+pub fn answers_strategy(cl_ord_id: u64) -> bool {
+    cl_ord_id != 0
+}
 use crate::rest_objects::OpenOrder;
 
 /// Whose orders a mass action covers.
@@ -516,8 +525,7 @@ impl MassCancels {
     /// frame that released it, 0 for none).
     fn release(&mut self, mass_id: u64, t_read_ns: u64) -> Option<Report> {
         let m = self.masses.remove(&mass_id)?;
-        if m.cl_ord_id == 0 {
-            // Cancel on disconnect answers no request (`MassCancel::answers_strategy`).
+        if !answers_strategy(m.cl_ord_id) {
             return None;
         }
         Some(Report {

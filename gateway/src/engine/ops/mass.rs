@@ -94,7 +94,9 @@ fn spawn_mass_cancel(
                 "tracker stopped",
                 utc_now_ns(),
             );
-            send_report(&out, &r);
+            if req.answers_strategy() {
+                send_report(&out, &r);
+            }
             return;
         };
         let Some(acc) = ctx.accounts.get(account) else {
@@ -103,7 +105,9 @@ fn spawn_mass_cancel(
                 "no account",
                 utc_now_ns(),
             );
-            send_report(&out, &r);
+            if req.answers_strategy() {
+                send_report(&out, &r);
+            }
             return;
         };
         let chunks = match plan_mass_cancel(&req, &views, acc, utc_now_ns()) {
