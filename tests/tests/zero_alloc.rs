@@ -279,13 +279,13 @@ fn over_tls_only_the_record_layer_allocates() {
         let m = measure(&h, &format!("wss://, tracker {placement:?}"));
         assert_eq!(m.counts[1], 0, "tracker allocations:\n{}", m.report);
         // Plus a keepalive `ping` and its `pong` (two records, every 20 s) if one falls in the
-        // window on a slow machine, and 5 % for frames that arrive split over two TLS records
+        // window on a slow machine, and 10 % for frames that arrive split over two TLS records
         // (measured 19.04-19.19 allocations per cycle of 19 frames, 19.23 on a loaded machine;
         // on 2026-11-27, 19.05-19.15 with the tracker on its own thread and 19.59-19.76 on the
-        // io thread when idle (19.99 in a CI run), at 359a51e as on later commits: how the
+        // io thread when idle (19.99 and 20.03 in CI runs), at 359a51e as on later commits: how the
         // simulator's writes fall into records). One allocation per request would add 5 per cycle (26 %): still caught.
         let frames = MEASURED * FRAMES_PER_CYCLE;
-        let bound = (frames + frames / 20 + 2 * 4) as u64;
+        let bound = (frames + frames / 10 + 2 * 4) as u64;
         assert!(
             m.counts[0] <= bound,
             "io thread: more than one allocation per TLS record ({bound}):\n{}",
