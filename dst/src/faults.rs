@@ -32,11 +32,16 @@ pub enum Fault {
     /// A strategy's connection dropped (no Terminate): cancel on disconnect, then it connects
     /// again, asks for what it missed and sends again what was unanswered.
     StrategyDrop,
+    /// The gateway process died (between two steps, or at a crash point within one: what
+    /// was not journaled is lost) and started again from its journals.
+    GatewayCrash,
+    /// A crash left a torn record at the end of a journal (a write cut short).
+    JournalTorn,
 }
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 12] = [
+    pub const ALL: [Fault; 14] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
@@ -49,7 +54,13 @@ impl Fault {
         Fault::RestSlow,
         Fault::ClockJump,
         Fault::StrategyDrop,
+        Fault::GatewayCrash,
+        Fault::JournalTorn,
     ];
+
+    /// The kinds drawn from the run's main stream (those that existed before the side
+    /// stream): the others are drawn from the side stream ([`FaultPlan::with_more`]).
+    pub const MAIN: usize = 12;
 
     /// Name as printed.
     pub fn name(self) -> &'static str {
@@ -66,6 +77,8 @@ impl Fault {
             Fault::RestSlow => "rest_slow",
             Fault::ClockJump => "clock_jump",
             Fault::StrategyDrop => "strategy_drop",
+            Fault::GatewayCrash => "gateway_crash",
+            Fault::JournalTorn => "journal_torn",
         }
     }
 }
@@ -87,7 +100,7 @@ impl FaultPlan {
     /// tenth and the whole of its ceiling.
     pub fn draw(rng: &mut SimRng) -> Self {
         let mut plan = FaultPlan::default();
-        for (i, f) in Fault::ALL.iter().enumerate() {
+        for (i, f) in Fault::ALL.iter().enumerate().take(Fault::MAIN) {
             if rng.chance(0.5) {
                 let ceiling = match f {
                     Fault::LinkDrop => 0.002,
@@ -100,12 +113,27 @@ impl FaultPlan {
                     Fault::FrameStall | Fault::PushDuplicated => 0.02,
                     Fault::PushesReordered => 0.2,
                     Fault::RestError | Fault::RestSlow => 0.2,
+                    Fault::GatewayCrash | Fault::JournalTorn => 0.0,
                 };
                 let scale = rng.between(10, 100) as f64 / 100.0;
                 plan.rates[i] = ceiling * scale;
             }
         }
         plan
+    }
+
+    /// The plan with the kinds added after the first [`Fault::MAIN`] drawn from `side` (a
+    /// stream of its own, so that the main stream's draws stay as they were): gateway crashes
+    /// on in half the runs, at up to one per 2 s of simulated time. (A torn journal record is
+    /// a consequence of a crash, drawn when it happens.)
+    pub fn with_more(mut self, side: &mut SimRng) -> Self {
+        if side.chance(0.5) {
+            let scale = side.between(10, 100) as f64 / 100.0;
+            if let Some(i) = Fault::ALL.iter().position(|f| *f == Fault::GatewayCrash) {
+                self.rates[i] = 0.0005 * scale;
+            }
+        }
+        self
     }
 
     /// The same plan with every rate multiplied by `k` (clamped to 1).

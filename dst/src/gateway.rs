@@ -10,7 +10,7 @@
 //! shell's `gateway::tracker::sink` does. The single-order path below is the io thread's
 //! (`strategy_conn::on_single_order`): still glue here, the decision itself is the core's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use codec::frame::SOFH_LEN;
@@ -20,7 +20,10 @@ use gateway_core::decision::mass::{
 };
 use gateway_core::decision::single::{decide_single, Decided, Verdict};
 use gateway_core::decision::{not_sent, Accepted, AccountGate, NotSent};
+use gateway_core::journal::fold::Recovered;
+use gateway_core::journal::record::Origin;
 use gateway_core::pretrade::{InstrumentRules, InstrumentTable};
+use gateway_core::recovery::EndedBeforeRestart;
 use gateway_core::risk::{RiskBook, RiskSettings};
 use gateway_core::session::fixp::{
     version_asked, Authorizer, FixpSession, SessionAction, SessionLimits, SessionReply,
@@ -35,6 +38,9 @@ use gateway_core::tracker::{
 };
 use gateway_core::types::SessionGrant;
 
+use crate::journal::{RecoveryNote, SimJournal};
+use crate::rng::SimRng;
+
 /// Where the gateway's output goes (the world schedules its delivery).
 pub trait Wire {
     /// A frame for strategy session `session` (index); `seq` is its sequence number when it is
@@ -44,6 +50,9 @@ pub trait Wire {
     fn to_venue(&mut self, text: Vec<u8>);
     /// An order of unknown outcome to query.
     fn resolve(&mut self, req: ResolveRequest);
+    /// One step of the gateway's output is about to happen (a journal append, a socket
+    /// write): false when the process crashed before it (a crash point), and from then on.
+    fn effect(&mut self) -> bool;
 }
 
 /// The exchange link as the gateway sees it.
@@ -80,8 +89,8 @@ struct Session {
     entry: Option<OrderEntry>,
     /// Sequence number of the next application message.
     next_seq: u64,
-    /// Application frames numbered so far (index = seq − 1).
-    journal: Vec<Vec<u8>>,
+    /// The session's journal (application frames, ClOrdIDs used, checkpoints).
+    journal: SimJournal,
     last_write_ns: u64,
     /// Negotiated on the current connection (the shell's `active` set).
     active: bool,
@@ -159,8 +168,29 @@ pub fn credentials_of(i: usize) -> String {
 impl Gateway {
     /// A gateway for `sessions` strategy sessions on one account, instruments `rules`,
     /// connected and reconciled (link up).
-    pub fn new(sessions: usize, rules: Vec<InstrumentRules>, now_ns: u64) -> Gateway {
-        let grants: Vec<SessionGrant> = (0..sessions)
+    /// Each session's journal rolls a segment every `roll_bytes` of records.
+    pub fn new(
+        sessions: usize,
+        rules: Vec<InstrumentRules>,
+        now_ns: u64,
+        roll_bytes: usize,
+    ) -> Gateway {
+        let journals = (0..sessions).map(|_| SimJournal::new(roll_bytes)).collect();
+        let mut gw = Gateway::empty(journals, rules, now_ns);
+        for s in &mut gw.sessions {
+            s.connected = true;
+        }
+        gw.link = Link {
+            up: true,
+            connected: true,
+            down_since_ms: None,
+        };
+        gw
+    }
+
+    /// A gateway with no session established, no connection and the link down, over `journals`.
+    fn empty(journals: Vec<SimJournal>, rules: Vec<InstrumentRules>, now_ns: u64) -> Gateway {
+        let grants: Vec<SessionGrant> = (0..journals.len())
             .map(|i| SessionGrant {
                 session_id: session_id_of(i),
                 credentials: credentials_of(i),
@@ -176,15 +206,16 @@ impl Gateway {
         Gateway {
             sessions: grants
                 .into_iter()
-                .map(|grant| Session {
+                .zip(journals)
+                .map(|(grant, journal)| Session {
                     grant,
                     fixp: FixpSession::new(now_ns, SessionLimits::default()),
                     entry: None,
-                    next_seq: 1,
-                    journal: Vec::new(),
+                    next_seq: journal.next_seq(),
+                    journal,
                     last_write_ns: now_ns,
                     active: false,
-                    connected: true,
+                    connected: false,
                     bound: false,
                     strategy_terminated: false,
                     next_in_seq: 1,
@@ -193,17 +224,123 @@ impl Gateway {
             instruments: InstrumentTable::new(rules),
             risk,
             drive,
-            link: Link {
-                up: true,
-                connected: true,
-                down_since_ms: None,
-            },
+            link: Link::default(),
             next_req_id: 0,
             json: Vec::with_capacity(1024),
             placed: BTreeMap::new(),
             repeated_client_oids: Vec::new(),
             closed: Vec::new(),
         }
+    }
+
+    /// The process dies: only the journals survive (each with a torn last record when
+    /// `torn`), and the checker's record of the clientOids placed.
+    pub fn crash(self, rng: &mut SimRng, torn: bool) -> Crashed {
+        let journals = self
+            .sessions
+            .into_iter()
+            .map(|mut s| {
+                let torn = torn && rng.chance(0.5);
+                s.journal.crash(rng, torn);
+                s.journal
+            })
+            .collect();
+        Crashed {
+            journals,
+            placed: self.placed,
+            repeated_client_oids: self.repeated_client_oids,
+        }
+    }
+
+    /// The gateway starts again after `crashed`, as `gateway::engine` does: every session's
+    /// journal opened (newest segment, torn tail cut) and marked with a clock record, its
+    /// outbound numbering and order entry rebuilt; the sessions established before the crash
+    /// opened in the tracker, their epoch, then their orders restored from the journal
+    /// (`Tracker::restore_session`: the resolution requests go to `w`). The exchange link is
+    /// down and no strategy connection is attached; what is returned tells the restart's
+    /// reconciliation which orders ended before it.
+    pub fn restart(
+        crashed: Crashed,
+        rules: Vec<InstrumentRules>,
+        now_ns: u64,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) -> Restarted {
+        let mut journals = crashed.journals;
+        let mut recovered: Vec<(Recovered, RecoveryNote)> =
+            journals.iter_mut().map(SimJournal::recover).collect();
+        for j in &mut journals {
+            j.clock(utc_ns / 1_000_000);
+        }
+        let mut gw = Gateway::empty(journals, rules, now_ns);
+        gw.placed = crashed.placed;
+        gw.repeated_client_oids = crashed.repeated_client_oids;
+        let mut ended = EndedBeforeRestart::new();
+        let mut unanswered = BTreeSet::new();
+        for (i, (rec, _)) in recovered.iter_mut().enumerate() {
+            let (session_id, account) = (
+                gw.sessions[i].grant.session_id,
+                gw.sessions[i].grant.account,
+            );
+            gw.sessions[i].entry = Some(gateway_core::recovery::order_entry(session_id, rec));
+            if !rec.established() {
+                continue;
+            }
+            ended.add(session_id, rec);
+            unanswered.extend(
+                rec.unanswered_since_ms
+                    .keys()
+                    .map(|root| (session_id, *root)),
+            );
+            let (drive, mut sink) = gw.drive(now_ns, w);
+            drive.on_session_opened(&mut sink, session_id, account);
+            if let Some((epoch, order_epochs)) = rec.epoch_step() {
+                drive.on_epoch(&mut sink, session_id, epoch, &order_epochs, false, utc_ns);
+            }
+            drive.on_restore(
+                &mut sink,
+                session_id,
+                &rec.roots,
+                &rec.reports,
+                &rec.unanswered_since_ms,
+                &rec.unanswered_amends,
+            );
+        }
+        let notes = recovered.into_iter().map(|(_, n)| n).collect();
+        Restarted {
+            gateway: gw,
+            ended,
+            unanswered,
+            notes,
+        }
+    }
+
+    /// The open orders of every session as the tracker holds them, by (SessionID, root): the
+    /// status report of each (ExecType OrderStatus).
+    pub fn open_orders(
+        &mut self,
+        utc_ns: u64,
+        w: &mut impl Wire,
+    ) -> BTreeMap<(u64, u64), codec::sbe::ExecutionReport> {
+        let filter = gateway_core::tracker::OrderFilter {
+            scope: gateway_core::tracker::OrderScope::Account(0),
+            symbol: None,
+            category: None,
+            side: None,
+        };
+        let mut views = Vec::new();
+        let (drive, mut sink) = self.drive(0, w);
+        drive.open_orders(&mut sink, &filter, None, utc_ns, |_, v| views = v);
+        views
+            .into_iter()
+            .filter(|v| v.session_id != 0)
+            .map(|v| ((v.session_id, v.root), v.report))
+            .collect()
+    }
+
+    /// Journal segments rolled, over every session.
+    pub fn journal_rolls(&self) -> u64 {
+        self.sessions.iter().map(|s| s.journal.rolls).sum()
     }
 
     /// Sessions whose connection the gateway ended since the last call.
@@ -226,19 +363,21 @@ impl Gateway {
         let mut b = Vec::with_capacity(128);
         reply.encode_frame(&mut b);
         if let SessionReply::BusinessMessageReject(_) = reply {
-            return self.write_app(i, b, now_ns, w);
+            return self.write_app(i, b, Origin::OrderEntry, now_ns, w);
         }
-        if let Some(s) = self.sessions.get_mut(i) {
-            s.last_write_ns = now_ns;
-            if s.connected {
-                w.to_strategy(i, 0, b);
-            }
-        }
+        self.write_frame(i, b, now_ns, w);
     }
 
     /// Numbers, journals and writes an application frame to session `i`.
-    fn write_app(&mut self, i: usize, frame: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
-        write_app(&mut self.sessions, i, frame, now_ns, w);
+    fn write_app(
+        &mut self,
+        i: usize,
+        frame: Vec<u8>,
+        origin: Origin,
+        now_ns: u64,
+        w: &mut impl Wire,
+    ) {
+        write_app(&mut self.sessions, i, frame, origin, now_ns, w);
     }
 
     /// A frame from strategy session `i`, read at `now_ns`.
@@ -317,7 +456,7 @@ impl Gateway {
     fn write_frame(&mut self, i: usize, b: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
         if let Some(s) = self.sessions.get_mut(i) {
             s.last_write_ns = now_ns;
-            if s.connected {
+            if s.connected && w.effect() {
                 w.to_strategy(i, 0, b);
             }
         }
@@ -369,12 +508,9 @@ impl Gateway {
         .encode_frame(&mut b);
         self.write_frame(i, b, now_ns, w);
         for seq in req.from_seq_no..end {
-            let frame = self.sessions[i]
-                .journal
-                .get(usize::try_from(seq - 1).unwrap_or(usize::MAX))
-                .cloned();
+            let frame = self.sessions[i].journal.frame(seq).map(<[u8]>::to_vec);
             if let Some(f) = frame {
-                if self.sessions[i].connected {
+                if self.sessions[i].connected && w.effect() {
                     w.to_strategy(i, seq, f);
                 }
             }
@@ -458,7 +594,8 @@ impl Gateway {
             return;
         };
         let session_id = s.grant.session_id;
-        let Some(entry) = s.entry.as_mut() else {
+        let Session { entry, journal, .. } = s;
+        let Some(entry) = entry.as_mut() else {
             return;
         };
         self.json.clear();
@@ -479,7 +616,14 @@ impl Gateway {
         else {
             return;
         };
-        entry.take_fresh(|_, _| {});
+        if entry.has_fresh() {
+            // Journaled before the trade op is written.
+            entry.take_fresh(|c, l| {
+                if w.effect() {
+                    journal.ids(c, l);
+                }
+            });
+        }
         let (root, kind, reserved) = match verdict {
             Verdict::Send {
                 root,
@@ -490,7 +634,7 @@ impl Gateway {
             Verdict::Answer { report, .. } => {
                 let mut b = Vec::with_capacity(256);
                 frames::encode_report(&report, &mut b);
-                return self.write_app(i, b, now_ns, w);
+                return self.write_app(i, b, Origin::OrderEntry, now_ns, w);
             }
         };
         if !link.connected {
@@ -500,9 +644,12 @@ impl Gateway {
                 for item in items {
                     let mut b = Vec::with_capacity(256);
                     frames::encode_report(&item.report, &mut b);
-                    self.write_app(i, b, now_ns, w);
+                    self.write_app(i, b, Origin::OrderEntry, now_ns, w);
                 }
             }
+            return;
+        }
+        if !w.effect() {
             return;
         }
         if matches!(kind, RequestKind::New(_)) {
@@ -547,7 +694,7 @@ impl Gateway {
             Err(report) => {
                 let mut b = Vec::with_capacity(128);
                 report.encode_frame(&mut b);
-                return self.write_app(i, b, now_ns, w);
+                return self.write_app(i, b, Origin::MassAction, now_ns, w);
             }
         };
         let mut views = Vec::new();
@@ -560,7 +707,7 @@ impl Gateway {
             MassDecision::Answer(report) => {
                 let mut b = Vec::with_capacity(128);
                 report.encode_frame(&mut b);
-                return self.write_app(i, b, now_ns, w);
+                return self.write_app(i, b, Origin::MassAction, now_ns, w);
             }
             MassDecision::Nothing => return,
             MassDecision::Send(chunks) => chunks,
@@ -591,7 +738,9 @@ impl Gateway {
                 utc_ns,
             );
             if connected {
-                sink.w.to_venue(json);
+                if sink.w.effect() {
+                    sink.w.to_venue(json);
+                }
             } else {
                 let text = codec::sbe::Text::new(NotSent::WriteFailed.text());
                 drive.on_mass_cancel(&mut sink, MassCancelEvent::NotSent { req_id, text }, utc_ns);
@@ -682,18 +831,52 @@ impl Gateway {
     }
 }
 
-/// Numbers, journals and writes an application frame to session `i` of `sessions`.
-fn write_app(sessions: &mut [Session], i: usize, frame: Vec<u8>, now_ns: u64, w: &mut impl Wire) {
+/// Numbers, journals (ahead) and writes an application frame to session `i` of `sessions`, as
+/// `SessionOut::send` does.
+fn write_app(
+    sessions: &mut [Session],
+    i: usize,
+    frame: Vec<u8>,
+    origin: Origin,
+    now_ns: u64,
+    w: &mut impl Wire,
+) {
     let Some(s) = sessions.get_mut(i) else {
         return;
     };
+    if !w.effect() {
+        return;
+    }
     let seq = s.next_seq;
     s.next_seq += 1;
-    s.journal.push(frame.clone());
+    s.journal.outbound(seq, origin, &frame);
     s.last_write_ns = now_ns;
-    if s.connected {
+    if s.connected && w.effect() {
         w.to_strategy(i, seq, frame);
     }
+}
+
+/// A gateway started again ([`Gateway::restart`]).
+#[derive(Debug)]
+pub struct Restarted {
+    /// The gateway.
+    pub gateway: Gateway,
+    /// What its reconciliation leaves out.
+    pub ended: EndedBeforeRestart,
+    /// (SessionID, root) of the orders the journal holds without any report (in flight at
+    /// the crash: the restored tracker knows only their ClOrdIDs).
+    pub unanswered: BTreeSet<(u64, u64)>,
+    /// What each session's recovery found.
+    pub notes: Vec<RecoveryNote>,
+}
+
+/// What survives a crash of the gateway: the journals, and (the checker's, not the gateway's)
+/// the clientOids placed so far.
+#[derive(Debug)]
+pub struct Crashed {
+    journals: Vec<SimJournal>,
+    placed: BTreeMap<String, (usize, u64)>,
+    repeated_client_oids: Vec<String>,
 }
 
 /// What the tracker produces, handed to the sessions' flows and the wire (the shell's
@@ -717,7 +900,7 @@ impl<W: Wire> TrackerSink for Sink<'_, W> {
         let i = self.index_of(report.session_id)?;
         let mut b = Vec::with_capacity(256);
         frames::encode_report(&report.msg, &mut b);
-        write_app(self.sessions, i, b, self.now_ns, self.w);
+        write_app(self.sessions, i, b, report.origin, self.now_ns, self.w);
         Some(0)
     }
 

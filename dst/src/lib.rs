@@ -21,6 +21,7 @@ pub mod check;
 pub mod exchange;
 pub mod faults;
 pub mod gateway;
+pub mod journal;
 pub mod rng;
 pub mod sched;
 pub mod strategy;

@@ -86,6 +86,9 @@ pub struct Strategy {
     processed: u64,
     /// Application messages received ahead of a gap (a retransmission fills it), by number.
     ahead: BTreeMap<u64, Vec<u8>>,
+    /// A hash of each application message processed, by number − 1: a message received again
+    /// with a processed number must be the same one.
+    received: Vec<u64>,
     /// After a reconnect: the unanswered requests are sent again once everything up to this
     /// number is processed.
     resend_after: Option<u64>,
@@ -126,6 +129,13 @@ pub struct Strategy {
     pub last_sent_ns: u64,
 }
 
+/// FNV-1a over `b` (tells two messages apart).
+fn fnv(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, x| {
+        (h ^ u64::from(*x)).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
 fn frame(encode: impl FnOnce(&mut Vec<u8>)) -> Vec<u8> {
     let mut b = Vec::with_capacity(128);
     encode(&mut b);
@@ -150,6 +160,7 @@ impl Strategy {
             established: false,
             processed: 0,
             ahead: BTreeMap::new(),
+            received: Vec::new(),
             resend_after: None,
             out_seq: 0,
             mass_maybe: BTreeSet::new(),
@@ -486,8 +497,18 @@ impl Strategy {
         };
         if seq != 0 {
             if seq <= self.processed {
-                // Already processed: an overlapping retransmission.
+                // Already processed: an overlapping retransmission, of the same message.
                 self.seq_duplicates += 1;
+                let ix = usize::try_from(seq - 1).unwrap_or(usize::MAX);
+                if self.received.get(ix).is_some_and(|h| *h != fnv(bytes)) {
+                    v.add(
+                        now_ns,
+                        "a sequence number given to two messages",
+                        sid,
+                        0,
+                        format!("#{seq} received again as {msg:?}"),
+                    );
+                }
                 return;
             }
             if seq > self.processed + 1 {
@@ -496,11 +517,13 @@ impl Strategy {
                 return;
             }
             self.processed = seq;
+            self.received.push(fnv(bytes));
         }
         self.handle(msg, now_ns, utc_ns, v, reply);
         if seq != 0 {
             while let Some(next) = self.ahead.remove(&(self.processed + 1)) {
                 self.processed += 1;
+                self.received.push(fnv(&next));
                 if let Ok(m) = sbe::decode(next.get(SOFH_LEN..).unwrap_or(&[])) {
                     self.handle(m, now_ns, utc_ns, v, reply);
                 }
@@ -573,6 +596,15 @@ impl Strategy {
             Message::EstablishmentAck(a) => {
                 self.established = true;
                 let next = a.next_seq_no();
+                if next <= self.processed {
+                    v.add(
+                        now_ns,
+                        "the gateway's sequence went back",
+                        sid,
+                        0,
+                        format!("next #{next} after #{} processed", self.processed),
+                    );
+                }
                 if next > self.processed + 1 {
                     // Missed while away: asked for, the requests sent again once it is in.
                     let from = self.processed + 1;

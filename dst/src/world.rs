@@ -6,16 +6,19 @@
 //! run then compares every order as its strategy saw it with the venue's own record. A
 //! request still unanswered [`LIVENESS_NS`] after the faults stopped is a liveness violation.
 
-use codec::sbe::OrdStatus;
+use std::collections::BTreeMap;
+
+use codec::sbe::{ExecutionReport, OrdStatus};
 use gateway_core::ids::ClientOid;
 use gateway_core::pretrade::InstrumentRules;
+use gateway_core::recovery::EndedBeforeRestart;
 use gateway_core::resolver::{Answer, Query, QueryKind, Resolver};
 use gateway_core::tracker::{Deadlines, ExchangeState, ResolveRequest, StateSource};
 
 use crate::check::Violations;
 use crate::exchange::Exchange;
 use crate::faults::{Fault, FaultCounts, FaultPlan};
-use crate::gateway::{credentials_of, session_id_of, Gateway, Wire};
+use crate::gateway::{credentials_of, session_id_of, Crashed, Gateway, Wire};
 use crate::rng::SimRng;
 use crate::sched::Scheduler;
 use crate::strategy::Strategy;
@@ -94,6 +97,13 @@ pub struct RunResult {
     pub lines: Vec<String>,
 }
 
+/// Seed of the side stream: the draws of the faults added after the first twelve (gateway
+/// crashes), so that a seed whose run has them off runs exactly as before they existed (the
+/// regression seeds keep their schedules).
+const SIDE_STREAM: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// The events. Those that reach the gateway after a delay carry its life (incarnation): a
+/// crash makes them stale.
 #[derive(Debug)]
 enum Ev {
     StrategyAct(usize),
@@ -101,19 +111,23 @@ enum Ev {
     ToGateway(usize, u64, Vec<u8>),
     ToStrategy(usize, u64, u64, Vec<u8>),
     StrategyDrop,
-    StrategyNoticed(usize),
+    StrategyNoticed(u64, usize),
     StrategyReconnect(usize),
+    StrategyConnLost(usize, u64),
     ToVenue(u64, Vec<u8>),
     FromVenue(u64, String),
     TrackerTick,
     SessionTimers,
     LinkDrop,
     LinkDetect(u64),
-    Reconnect,
+    Reconnect(u64),
     Reconciled(u64),
-    ResolverWake,
-    RestAnswer(Query),
+    ResolverWake(u64),
+    RestAnswer(u64, Query),
     ClockJump,
+    Crash,
+    Restart(u64),
+    RestartReconciled(u64),
     WindDown,
 }
 
@@ -122,6 +136,10 @@ struct Outbox {
     to_strategy: Vec<(usize, u64, Vec<u8>)>,
     to_venue: Vec<Vec<u8>>,
     resolve: Vec<ResolveRequest>,
+    /// Steps of output left before the process crashes (`None`: no crash armed).
+    fuse: Option<u64>,
+    /// The crash point was reached: nothing more is output.
+    blown: bool,
 }
 
 impl Wire for Outbox {
@@ -133,6 +151,22 @@ impl Wire for Outbox {
     }
     fn resolve(&mut self, req: ResolveRequest) {
         self.resolve.push(req);
+    }
+    fn effect(&mut self) -> bool {
+        if self.blown {
+            return false;
+        }
+        match self.fuse {
+            Some(0) => {
+                self.blown = true;
+                false
+            }
+            Some(n) => {
+                self.fuse = Some(n - 1);
+                true
+            }
+            None => true,
+        }
     }
 }
 
@@ -146,6 +180,29 @@ struct World {
     v: Violations,
     exchange: Exchange,
     gw: Gateway,
+    /// The instruments as the gateway loads them (again at a restart).
+    rules: Vec<InstrumentRules>,
+    /// The side stream (crash draws).
+    side: SimRng,
+    /// The gateway's incarnation (a crash starts the next).
+    life: u64,
+    /// The gateway crashed and has not started again.
+    down: Option<Crashed>,
+    /// Strategy connections are accepted (false from a crash until the restart's
+    /// reconciliation is done).
+    accepting: bool,
+    /// Steps of output left before an armed crash (mid-step crash points).
+    fuse: Option<u64>,
+    /// The tracker's open orders when it crashed between two steps (all it had reported),
+    /// for the restored tracker to agree with.
+    crashed_views: Option<BTreeMap<(u64, u64), ExecutionReport>>,
+    /// What the restart's reconciliation leaves out (orders ended before the crash).
+    restart_ended: Option<EndedBeforeRestart>,
+    /// A crashed connection's generation whose ops still in flight reach the venue (the
+    /// kernel sends what was written before the process died).
+    drain_gen: Option<u64>,
+    /// A reconnection of each strategy is pending.
+    reconnecting: Vec<bool>,
     strategies: Vec<Strategy>,
     /// Connection generation at the venue (a drop starts a new one) and the gateway's.
     venue_gen: u64,
@@ -172,11 +229,14 @@ struct World {
 /// Runs one seed.
 pub fn run(cfg: RunConfig) -> RunResult {
     let mut rng = SimRng::new(cfg.seed);
+    let mut side = SimRng::new(cfg.seed ^ SIDE_STREAM);
     let plan = if cfg.faults {
-        FaultPlan::draw(&mut rng)
+        FaultPlan::draw(&mut rng).with_more(&mut side)
     } else {
         FaultPlan::none()
     };
+    // Journal segments small enough that runs roll them often (checkpoints exercised).
+    let roll_bytes = side.between(512, 16 * 1024) as usize;
     let sessions = if cfg.sessions == 0 {
         1 + rng.index(3)
     } else {
@@ -225,7 +285,17 @@ pub fn run(cfg: RunConfig) -> RunResult {
         trace,
         v: Violations::default(),
         exchange,
-        gw: Gateway::new(sessions, rules, 0),
+        gw: Gateway::new(sessions, rules.clone(), 0, roll_bytes),
+        rules,
+        side,
+        life: 0,
+        down: None,
+        accepting: true,
+        fuse: None,
+        crashed_views: None,
+        restart_ended: None,
+        drain_gen: None,
+        reconnecting: vec![false; sessions],
         strategies,
         venue_gen: 0,
         gw_gen: 0,
@@ -236,10 +306,7 @@ pub fn run(cfg: RunConfig) -> RunResult {
         strat_gen: vec![0; sessions],
         gw_strat_gen: vec![0; sessions],
         utc_offset_ns: 0,
-        resolver: Resolver::new(
-            vec![vec![codec::sbe::Category::UsdtFutures]],
-            2 * Deadlines::default().push_deadline_ms,
-        ),
+        resolver: new_resolver(),
         resolver_wake_ns: u64::MAX,
         faults_end_ns: None,
         done: false,
@@ -276,6 +343,15 @@ pub fn run(cfg: RunConfig) -> RunResult {
     }
 }
 
+/// The resolver as the gateway starts it: one account trading USDT-FUTURES, a place not found
+/// asked again after twice the push deadline.
+fn new_resolver() -> Resolver {
+    Resolver::new(
+        vec![vec![codec::sbe::Category::UsdtFutures]],
+        2 * Deadlines::default().push_deadline_ms,
+    )
+}
+
 impl World {
     fn utc_ns(&self) -> u64 {
         EPOCH_UTC_NS + self.sched.now_ns() + self.utc_offset_ns
@@ -308,6 +384,17 @@ impl World {
         self.sched.after(MS, Ev::LinkDrop);
         self.sched.after(MS, Ev::StrategyDrop);
         self.sched.after(MS, Ev::ClockJump);
+        if self.plan.rate(Fault::GatewayCrash) > 0.0 {
+            self.sched.after(MS, Ev::Crash);
+        }
+    }
+
+    /// An outbox for one step of the gateway (the armed crash's fuse in it).
+    fn outbox(&self) -> Outbox {
+        Outbox {
+            fuse: self.fuse,
+            ..Outbox::default()
+        }
     }
 
     fn send_to_gateway(&mut self, i: usize, frame: Vec<u8>) {
@@ -319,6 +406,10 @@ impl World {
     }
 
     fn flush(&mut self, out: Outbox) {
+        if self.fuse.is_some() {
+            self.fuse = out.fuse;
+        }
+        let blown = out.blown;
         for i in self.gw.take_closed() {
             // The gateway ended the connection (Terminate): the strategy sees it end.
             if self.strategies[i].established && self.gw_strat_gen[i] == self.strat_gen[i] {
@@ -348,6 +439,9 @@ impl World {
             }
             self.pump_resolver();
         }
+        if blown {
+            self.crash(false);
+        }
     }
 
     /// Runs the queries the resolver names now (each answered after a REST latency) and
@@ -356,12 +450,12 @@ impl World {
         let (now, utc_ms) = (self.sched.now_ns(), self.utc_ns() / MS);
         while let Some(q) = self.resolver.poll(now, utc_ms) {
             let d = self.rest_latency();
-            self.sched.after(d, Ev::RestAnswer(q));
+            self.sched.after(d, Ev::RestAnswer(self.life, q));
         }
         if let Some(at) = self.resolver.next_wake_ns() {
             if at < self.resolver_wake_ns || self.resolver_wake_ns <= now {
                 self.resolver_wake_ns = at;
-                self.sched.at(at, Ev::ResolverWake);
+                self.sched.at(at, Ev::ResolverWake(self.life));
             }
         }
     }
@@ -393,7 +487,7 @@ impl World {
             .event(t, "resolver answer", format!("{q:?} {answer:?}").as_bytes());
         let utc = self.utc_ns();
         if let Some(state) = self.resolver.on_answer(q.account, answer, t, utc / MS) {
-            let mut out = Outbox::default();
+            let mut out = self.outbox();
             self.gw.on_exchange_state(&state, t, utc, &mut out);
             self.flush(out);
         }
@@ -441,14 +535,14 @@ impl World {
                 self.sched.after(200 * MS, Ev::Keepalive);
             }
             Ev::ToGateway(i, gen, frame) => {
-                if gen != self.strat_gen[i] || gen != self.gw_strat_gen[i] {
+                if gen != self.strat_gen[i] || gen != self.gw_strat_gen[i] || self.down.is_some() {
                     self.trace
                         .event(t, &format!("s{i} lost to gateway"), &frame);
                     return;
                 }
                 self.trace.event(t, &format!("s{i} gateway reads"), &frame);
                 let utc = self.utc_ns();
-                let mut out = Outbox::default();
+                let mut out = self.outbox();
                 self.gw.on_strategy_frame(i, &frame, now, utc, &mut out);
                 self.flush(out);
             }
@@ -468,7 +562,7 @@ impl World {
                 }
             }
             Ev::ToVenue(gen, text) => {
-                if gen != self.venue_gen {
+                if gen != self.venue_gen && Some(gen) != self.drain_gen {
                     self.trace.event(t, "lost to venue", &text);
                     return;
                 }
@@ -476,29 +570,33 @@ impl World {
                 self.venue_trade(&text);
             }
             Ev::FromVenue(gen, text) => {
-                if gen != self.gw_gen || !self.gw.link.connected {
+                if gen != self.gw_gen || !self.gw.link.connected || self.down.is_some() {
                     self.trace.event(t, "lost from venue", text.as_bytes());
                     return;
                 }
                 self.trace.event(t, "gateway reads venue", text.as_bytes());
                 let utc = self.utc_ns();
-                let mut out = Outbox::default();
+                let mut out = self.outbox();
                 self.gw
                     .on_exchange_frame(text.as_bytes(), now, utc, &mut out);
                 self.flush(out);
             }
             Ev::TrackerTick => {
-                let utc = self.utc_ns();
-                let mut out = Outbox::default();
-                self.gw.tick(now, utc, &mut out);
-                self.flush(out);
                 self.sched.after(MS, Ev::TrackerTick);
+                if self.down.is_none() {
+                    let utc = self.utc_ns();
+                    let mut out = self.outbox();
+                    self.gw.tick(now, utc, &mut out);
+                    self.flush(out);
+                }
             }
             Ev::SessionTimers => {
-                let mut out = Outbox::default();
-                self.gw.session_timers(now, &mut out);
-                self.flush(out);
                 self.sched.after(20 * MS, Ev::SessionTimers);
+                if self.down.is_none() {
+                    let mut out = self.outbox();
+                    self.gw.session_timers(now, &mut out);
+                    self.flush(out);
+                }
             }
             Ev::LinkDrop => {
                 if self.fault(Fault::LinkDrop) && self.gw_gen == self.venue_gen {
@@ -526,15 +624,35 @@ impl World {
                     self.sched.after(MS, Ev::StrategyDrop);
                 }
             }
-            Ev::StrategyNoticed(i) => {
+            Ev::StrategyNoticed(life, i) => {
+                if life != self.life {
+                    return;
+                }
                 self.trace
                     .event(t, &format!("s{i} gateway: connection closed"), b"");
                 let utc = self.utc_ns();
-                let mut out = Outbox::default();
+                let mut out = self.outbox();
                 self.gw.on_strategy_disconnect(i, now, utc, &mut out);
                 self.flush(out);
             }
+            Ev::StrategyConnLost(i, gen) => {
+                if gen == self.strat_gen[i] {
+                    self.trace
+                        .event(t, &format!("s{i} connection lost with the gateway"), b"");
+                    self.strat_gen[i] += 1;
+                    self.strategies[i].on_disconnect();
+                }
+                let d = self.rng.between(50 * MS, 500 * MS);
+                self.sched.after(d, Ev::StrategyReconnect(i));
+            }
             Ev::StrategyReconnect(i) => {
+                if self.down.is_some() || !self.accepting {
+                    // Connection refused: the gateway is not up (again) yet.
+                    let d = self.rng.between(50 * MS, 500 * MS);
+                    self.sched.after(d, Ev::StrategyReconnect(i));
+                    return;
+                }
+                self.reconnecting[i] = false;
                 self.trace.event(t, &format!("s{i} reconnects"), b"");
                 self.gw_strat_gen[i] = self.strat_gen[i];
                 self.gw.on_strategy_connect(i, now);
@@ -543,17 +661,20 @@ impl World {
                 self.send_to_gateway(i, f);
             }
             Ev::LinkDetect(gen) => {
-                if self.gw.link.connected && self.gw_gen == gen {
+                if self.gw.link.connected && self.gw_gen == gen && self.down.is_none() {
                     self.trace.event(t, "gateway: link down", b"");
                     let utc_ms = self.utc_ns() / MS;
-                    let mut out = Outbox::default();
+                    let mut out = self.outbox();
                     self.gw.on_link_down(now, utc_ms, &mut out);
                     self.flush(out);
                     let d = self.rng.between(100 * MS, 1_000 * MS);
-                    self.sched.after(d, Ev::Reconnect);
+                    self.sched.after(d, Ev::Reconnect(self.life));
                 }
             }
-            Ev::Reconnect => {
+            Ev::Reconnect(life) => {
+                if life != self.life {
+                    return;
+                }
                 self.trace.event(t, "gateway: reconnected", b"");
                 self.gw_gen = self.venue_gen;
                 self.gw.on_link_connected();
@@ -587,18 +708,52 @@ impl World {
                 self.trace
                     .event(t, "gateway: reconciled", format!("{state:?}").as_bytes());
                 let utc = self.utc_ns();
-                let mut out = Outbox::default();
+                let mut out = self.outbox();
                 self.gw.on_exchange_state(&state, now, utc, &mut out);
                 self.gw.on_link_up(now, &mut out);
                 self.flush(out);
             }
-            Ev::ResolverWake => {
+            Ev::ResolverWake(life) => {
+                if life != self.life {
+                    return;
+                }
                 if self.resolver_wake_ns <= t {
                     self.resolver_wake_ns = u64::MAX;
                 }
                 self.pump_resolver();
             }
-            Ev::RestAnswer(q) => self.rest_answer(q),
+            Ev::RestAnswer(life, q) => {
+                if life == self.life {
+                    self.rest_answer(q);
+                }
+            }
+            Ev::Crash => {
+                // Drawn from the side stream, as everything about crashes: a run whose
+                // crashes never fire runs as it did before they existed.
+                let rate = self.plan.rate(Fault::GatewayCrash);
+                if self.down.is_none() && self.fuse.is_none() && self.side.chance(rate) {
+                    self.counts.add(Fault::GatewayCrash);
+                    if self.side.chance(0.5) {
+                        self.crash(true);
+                    } else {
+                        // At a crash point within one of the next steps.
+                        self.fuse = Some(self.side.between(0, 40));
+                    }
+                }
+                if self.faults_on {
+                    self.sched.after(MS, Ev::Crash);
+                }
+            }
+            Ev::Restart(life) => {
+                if life == self.life {
+                    self.restart();
+                }
+            }
+            Ev::RestartReconciled(life) => {
+                if life == self.life && self.down.is_none() {
+                    self.restart_reconciled();
+                }
+            }
             Ev::ClockJump => {
                 if self.fault(Fault::ClockJump) {
                     let j = self.rng.between(100 * MS, 2_000 * MS);
@@ -623,10 +778,183 @@ impl World {
         );
         self.strat_gen[i] += 1;
         self.strategies[i].on_disconnect();
+        self.reconnecting[i] = true;
         let d = self.rng.between(0, 5 * MS);
-        self.sched.after(d, Ev::StrategyNoticed(i));
+        self.sched.after(d, Ev::StrategyNoticed(self.life, i));
         let d = self.rng.between(50 * MS, 500 * MS);
         self.sched.after(d, Ev::StrategyReconnect(i));
+    }
+
+    /// The gateway process dies, between two steps (`between_steps`) or at the crash point
+    /// the fuse reached within one: only its journals survive; its connections end (what it
+    /// wrote to the venue before dying may still get there); the strategies see theirs end
+    /// and try again until it accepts them; it starts again 0.1-2 s later.
+    fn crash(&mut self, between_steps: bool) {
+        let t = self.sched.now_ns();
+        let at = if between_steps {
+            "fault: gateway crash between steps"
+        } else {
+            "fault: gateway crash at a crash point"
+        };
+        self.trace.event(t, at, b"");
+        self.fuse = None;
+        // Between two steps the tracker holds only what it reported (and journaled).
+        self.crashed_views = if between_steps {
+            let utc = self.utc_ns();
+            Some(self.gw.open_orders(utc, &mut Outbox::default()))
+        } else {
+            None
+        };
+        let torn = self.side.chance(0.3);
+        if torn {
+            self.counts.add(Fault::JournalTorn);
+        }
+        let gw = std::mem::replace(&mut self.gw, Gateway::new(0, Vec::new(), 0, 64));
+        self.down = Some(gw.crash(&mut self.side, torn));
+        self.life += 1;
+        let old = self.venue_gen;
+        self.venue_gen += 1;
+        self.gw_gen = u64::MAX;
+        self.drain_gen = self.side.chance(0.5).then_some(old);
+        self.accepting = false;
+        self.restart_ended = None;
+        self.resolver = new_resolver();
+        self.resolver_wake_ns = u64::MAX;
+        for i in 0..self.strategies.len() {
+            if self.reconnecting[i] {
+                continue;
+            }
+            // What the gateway wrote reaches the strategy before the connection ends (FIN),
+            // or is lost with it (RST).
+            let at = if self.side.chance(0.5) {
+                self.to_strat_at[i].max(t) + 1
+            } else {
+                t
+            };
+            self.reconnecting[i] = true;
+            self.sched
+                .at(at, Ev::StrategyConnLost(i, self.strat_gen[i]));
+        }
+        let d = self.side.between(100 * MS, 2_000 * MS);
+        self.sched.after(d, Ev::Restart(self.life));
+    }
+
+    /// The gateway starts again from its journals (`Gateway::restart`), logs in (the link
+    /// connected, not reconciled) and reconciles after a REST latency; the restored tracker
+    /// must agree with the crashed one on every order it had reported.
+    fn restart(&mut self) {
+        let Some(crashed) = self.down.take() else {
+            return;
+        };
+        let (now, utc) = (self.sched.now_ns(), self.utc_ns());
+        let mut out = self.outbox();
+        let r = Gateway::restart(crashed, self.rules.clone(), now, utc, &mut out);
+        self.gw = r.gateway;
+        self.trace
+            .event(now, "gateway restarts", format!("{:?}", r.notes).as_bytes());
+        if let Some(before) = self.crashed_views.take() {
+            let after = self.gw.open_orders(utc, &mut Outbox::default());
+            self.check_restored(&before, &after, &r.unanswered);
+        }
+        self.gw_gen = self.venue_gen;
+        self.gw.on_link_connected();
+        self.restart_ended = Some(r.ended);
+        self.flush(out);
+        let d = self.rest_latency();
+        self.sched.after(d, Ev::RestartReconciled(self.life));
+    }
+
+    /// The restart's reconciliation (`gateway::engine::reconcile::reconcile_after_restart`):
+    /// the account's lists since the last journaled report less the margin, without the
+    /// orders that ended before the crash; then the link is up and strategies are accepted.
+    fn restart_reconciled(&mut self) {
+        let (now, utc) = (self.sched.now_ns(), self.utc_ns());
+        if self.fault(Fault::RestError) {
+            let d = self.rng.between(50 * MS, 500 * MS);
+            self.sched.after(d, Ev::RestartReconciled(self.life));
+            return;
+        }
+        let Some(ended) = self.restart_ended.take() else {
+            return;
+        };
+        let mut out = self.outbox();
+        if let Some(since) = ended.reconcile_since_ms() {
+            let (orders, fills) = self.exchange.lists(since);
+            let mut state = ExchangeState {
+                account: 0,
+                orders,
+                fills,
+                not_found: Vec::new(),
+                source: StateSource::Restart,
+            };
+            ended.drop_from(&mut state);
+            self.trace.event(
+                now,
+                "gateway: restart reconciled",
+                format!("{state:?}").as_bytes(),
+            );
+            self.gw.on_exchange_state(&state, now, utc, &mut out);
+        }
+        if self.gw.link.connected && self.gw_gen == self.venue_gen {
+            self.gw.on_link_up(now, &mut out);
+        }
+        self.accepting = true;
+        self.flush(out);
+    }
+
+    /// Every order the crashed tracker held is held by the restored one, and no other; with
+    /// the same status, quantities and ids when a report named it (`unanswered`: the orders
+    /// no report named, of which the journal holds the ClOrdID only).
+    fn check_restored(
+        &mut self,
+        before: &BTreeMap<(u64, u64), ExecutionReport>,
+        after: &BTreeMap<(u64, u64), ExecutionReport>,
+        unanswered: &std::collections::BTreeSet<(u64, u64)>,
+    ) {
+        let t = self.sched.now_ns();
+        let key = |er: &ExecutionReport| {
+            (
+                er.ord_status,
+                er.cum_qty.normalized(),
+                er.leaves_qty.normalized(),
+                er.order_id,
+                er.cl_ord_id,
+            )
+        };
+        for ((session, root), b) in before {
+            match after.get(&(*session, *root)) {
+                Some(a) if key(a) == key(b) => {}
+                Some(a)
+                    if unanswered.contains(&(*session, *root))
+                        && a.ord_status == OrdStatus::PendingNew
+                        && b.ord_status == OrdStatus::PendingNew => {}
+                Some(a) => self.v.add(
+                    t,
+                    "restored tracker disagrees with the crashed one",
+                    *session,
+                    *root,
+                    format!("crashed {:?} restored {:?}", key(b), key(a)),
+                ),
+                None => self.v.add(
+                    t,
+                    "restored tracker lost an open order",
+                    *session,
+                    *root,
+                    format!("crashed {:?}", key(b)),
+                ),
+            }
+        }
+        for ((session, root), a) in after {
+            if !before.contains_key(&(*session, *root)) {
+                self.v.add(
+                    t,
+                    "restored tracker holds an order the crashed one did not",
+                    *session,
+                    *root,
+                    format!("restored {:?}", key(a)),
+                );
+            }
+        }
     }
 
     fn rest_latency(&mut self) -> u64 {
@@ -701,6 +1029,7 @@ impl World {
     /// Faults stop now; the wind-down begins.
     fn end_faults(&mut self) {
         self.faults_on = false;
+        self.fuse = None;
         self.faults_end_ns = Some(self.sched.now_ns());
         self.trace.event(self.sched.now_ns(), "faults end", b"");
         self.sched.after(50 * MS, Ev::WindDown);
@@ -714,6 +1043,8 @@ impl World {
             .iter()
             .all(|s| s.open_orders() == 0 && s.outstanding() == 0);
         if quiet
+            && self.down.is_none()
+            && self.accepting
             && self.gw.link.up
             && self.gw.tracker().unresolved() == 0
             && self.resolver.pending() == 0

@@ -13,14 +13,55 @@ use std::collections::HashMap;
 
 use crate::ids::ClientOid;
 use crate::journal::fold::Recovered;
+use crate::session::order_entry::OrderEntry;
 use crate::session::used_ids::UsedIds;
 use crate::tracker::ExchangeState;
 
+/// How far before the last journaled report a restart looks for changes, in ms (fills and
+/// cancels the gateway may have missed while it was stopping).
+pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
+
+/// Pages of finished orders (per category, newest first) a restart reads at most: 2 000
+/// orders per category; for the two usual categories 40 pages, about a second of Bitget's
+/// 20/s/UID quota of `history-orders`, well within the time the open orders' pages take.
+///
+/// Why not all: the venue filters them on the creation time, and after a restart under load
+/// the window since the last report minus [`RESTART_MARGIN_MS`] holds every order of the last
+/// minutes (at 3 000 orders/s, more than the pager's 100 pages per category), almost all of
+/// them ended and journaled before the crash, so left out anyway: 200 pages (10 s at 20/s)
+/// that tell nothing. The orders whose end the journal may lack are the newest ones (in
+/// flight at the crash, sessions × window of them) and are on these pages; an order the
+/// journal has open that the lists leave out (it ended while the gateway was down, created
+/// earlier) is queried by clientOid (`order-info`, tracker `query_not_shown`), as one created
+/// before the window always was: the result stays exact, and the restart stays bounded by
+/// the open orders' pages. The price: after a long outage in which many of the journal's
+/// open orders created within the window ended (more than these pages hold), those beyond
+/// them are queried one by one after the start (10/s, [`crate::resolver`]) instead of being
+/// read 100 a page. The fills are not cut so (a fill left out would be made up from the
+/// order's quantities, without its ExecID and price).
+pub const RESTART_HISTORY_PAGES: usize = 20;
+
+/// Session `session_id`'s order entry as its journal leaves it (`rec`): the epoch, the
+/// ClOrdIDs of its orders not ended (each order with the epoch its clientOid names: an order
+/// carried over a rollover keeps its own), the ClOrdIDs and ListIDs used in the epoch.
+pub fn order_entry(session_id: u64, rec: &Recovered) -> OrderEntry {
+    let order_epoch = |root: &u64| rec.root_epochs.get(root).copied().unwrap_or(rec.epoch);
+    OrderEntry::restore(
+        session_id,
+        rec.epoch,
+        rec.roots.iter().map(|(c, r)| (*c, *r, order_epoch(r))),
+        rec.used.clone(),
+        rec.list_ids.clone(),
+    )
+}
+
 /// Per session: its epoch, the ClOrdIDs used in that epoch, and the roots of the orders not
-/// ended with the epoch each was placed in.
+/// ended with the epoch each was placed in; and the last report journaled by any session.
 #[derive(Debug, Clone, Default)]
 pub struct EndedBeforeRestart {
     sessions: HashMap<u64, (u32, UsedIds, HashMap<u64, u32>)>,
+    /// UTC ms of the newest report any session journaled (`None`: no session recovered).
+    until_ms: Option<u64>,
 }
 
 impl EndedBeforeRestart {
@@ -43,6 +84,14 @@ impl EndedBeforeRestart {
             .collect();
         self.sessions
             .insert(session_id, (rec.epoch, rec.used.clone(), live));
+        self.until_ms = Some(self.until_ms.unwrap_or(0).max(rec.last_report_ms));
+    }
+
+    /// UTC ms from which a restart's reconciliation lists the exchange's orders and fills: the
+    /// newest report journaled by the sessions added, less [`RESTART_MARGIN_MS`]. `None` when
+    /// no session was added (a fresh start: nothing to reconcile).
+    pub fn reconcile_since_ms(&self) -> Option<u64> {
+        self.until_ms.map(|ms| ms.saturating_sub(RESTART_MARGIN_MS))
     }
 
     /// True when the order of `client_oid` is one of this gateway's that ended and was reported
@@ -96,6 +145,45 @@ mod tests {
         assert!(!e.ended(&oid(7, 9)), "never used: not journaled");
         assert!(!e.ended(&oid(8, 1)), "another session");
         assert!(!e.ended("outside-1"));
+    }
+
+    /// A restart reconciles from the newest report of any session less the margin; with no
+    /// session recovered, not at all.
+    #[test]
+    fn reconciliation_starts_at_the_newest_report_less_the_margin() {
+        let mut e = EndedBeforeRestart::new();
+        assert_eq!(e.reconcile_since_ms(), None);
+        for (id, ms) in [(7, 9_000_000), (8, 9_500_000), (9, 0)] {
+            let rec = Recovered {
+                last_report_ms: ms,
+                ..Recovered::default()
+            };
+            e.add(id, &rec);
+        }
+        assert_eq!(e.reconcile_since_ms(), Some(9_500_000 - RESTART_MARGIN_MS));
+    }
+
+    /// The order entry a journal leaves: live ClOrdIDs with their order's epoch, used ones
+    /// refused again.
+    #[test]
+    fn the_order_entry_keeps_the_journal_s_ids() {
+        let rec = Recovered {
+            epoch: 1,
+            used: [1, 2, 3].into_iter().collect(),
+            roots: [(2, 2), (3, 2)].into(),
+            root_epochs: [(2, 0)].into(),
+            ..Recovered::default()
+        };
+        assert!(rec.established());
+        assert_eq!(rec.epoch_step(), Some((1, vec![(2, 0)])));
+        assert_eq!(Recovered::default().epoch_step(), None);
+        assert!(!Recovered::default().established());
+        let entry = order_entry(7, &rec);
+        let ids = entry.cl_ord_ids();
+        assert_eq!(ids.epoch(), 1);
+        assert_eq!(ids.live_sorted(), vec![(2, 2, 0), (3, 2, 0)]);
+        assert!(ids.is_used(1));
+        assert!(!ids.is_used(4));
     }
 
     /// After a rollover: orders of earlier epochs the journal does not hold ended; a carried

@@ -83,6 +83,27 @@ pub struct Recovered {
     pub root_epochs: HashMap<u64, u32>,
 }
 
+impl Recovered {
+    /// True when the journal shows the session was established before the restart (messages
+    /// sent or ClOrdIDs used): its orders are restored and reconciled.
+    pub fn established(&self) -> bool {
+        self.next_seq > 1 || !self.used.is_empty()
+    }
+
+    /// The session's epoch as the tracker must know it before its orders are restored, when
+    /// it is not the first: `(epoch, (root, epoch) of the orders carried from earlier epochs,
+    /// by root)`. `None` for a session still in epoch 0 with no order carried.
+    pub fn epoch_step(&self) -> Option<(u32, Vec<(u64, u32)>)> {
+        if self.epoch == 0 && self.root_epochs.is_empty() {
+            return None;
+        }
+        let mut order_epochs: Vec<(u64, u32)> =
+            self.root_epochs.iter().map(|(r, e)| (*r, *e)).collect();
+        order_epochs.sort_unstable();
+        Some((self.epoch, order_epochs))
+    }
+}
+
 /// One order not ended.
 #[derive(Debug, Clone, Default)]
 struct Open {

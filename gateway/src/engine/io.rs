@@ -298,7 +298,6 @@ pub(super) fn run(
         // numbered and journaled before it reconnects. Other sessions join at first Establish.
         // Crash recovery: their orders as the journal tells them, then (below) what the
         // exchange did since, before any strategy is accepted.
-        let mut restored_until_ms = None;
         let mut ended = gateway_core::recovery::EndedBeforeRestart::new();
         for (id, slot) in ctx
             .sessions
@@ -315,18 +314,13 @@ pub(super) fn run(
                 });
                 if let Some(rec) = slot.restore.take() {
                     // Ended orders' reports are no longer among `reports`: their last ms is.
-                    let last_ms = rec.last_report_ms;
                     ended.add(*id, &rec);
-                    restored_until_ms = Some(restored_until_ms.unwrap_or(0).max(last_ms));
                     // The epoch first: the orders restored next (and the queries of those
                     // unanswered) take their clientOid's epoch from it.
-                    if rec.epoch != 0 || !rec.root_epochs.is_empty() {
-                        let mut order_epochs: Vec<(u64, u32)> =
-                            rec.root_epochs.iter().map(|(r, e)| (*r, *e)).collect();
-                        order_epochs.sort_unstable();
+                    if let Some((epoch, order_epochs)) = rec.epoch_step() {
                         let _ = tracker_tx.send(TrackerInput::Epoch {
                             session_id: *id,
-                            epoch: rec.epoch,
+                            epoch,
                             order_epochs,
                             started: false,
                         });
@@ -389,9 +383,9 @@ pub(super) fn run(
         }
         tokio::task::spawn_local(publish_metrics(Rc::clone(&ctx)));
         phases.restore_ms = clock.lap();
-        if let Some(until_ms) = restored_until_ms {
+        if let Some(since_ms) = ended.reconcile_since_ms() {
             ctx.metrics.set_restoring(true);
-            let restored = super::reconcile::reconcile_after_restart(&ctx, until_ms, &ended).await;
+            let restored = super::reconcile::reconcile_after_restart(&ctx, since_ms, &ended).await;
             ctx.metrics.set_restoring(false);
             match restored {
                 Ok(t) => {

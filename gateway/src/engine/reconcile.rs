@@ -71,7 +71,7 @@ async fn timed<T, E>(
 /// asked again, same cursor, after a backoff (`RestClient::query_get`): the listing is exact.
 /// With 10 000 open orders the open-orders pages bound the restart: ~5.5 s at 20/s (the
 /// finished orders are read [`RESTART_HISTORY_PAGES`] deep after a restart, the fills since
-/// the last report minus [`RESTART_MARGIN_MS`]); the simulator with its quotas off is
+/// the last report minus [`gateway_core::recovery::RESTART_MARGIN_MS`]); the simulator with its quotas off is
 /// configured unlimited, which keeps a restart there under a second.
 async fn reconcile_account_except(
     ctx: &IoCtx,
@@ -157,32 +157,11 @@ pub(super) fn categories_of<'a>(
     }
 }
 
-/// How far before the last journaled report a restart looks for changes, in ms (fills and
-/// cancels the gateway may have missed while it was stopping).
-pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
+pub use gateway_core::recovery::RESTART_HISTORY_PAGES;
 
-/// Pages of finished orders (per category, newest first) a restart reads at most: 2 000
-/// orders per category; for the two usual categories 40 pages, about a second of Bitget's
-/// 20/s/UID quota of `history-orders`, well within the time the open orders' pages take.
-///
-/// Why not all: the venue filters them on the creation time, and after a restart under load
-/// the window since the last report minus [`RESTART_MARGIN_MS`] holds every order of the last
-/// minutes (at 3 000 orders/s, more than the pager's 100 pages per category), almost all of
-/// them ended and journaled before the crash, so left out anyway: 200 pages (10 s at 20/s)
-/// that tell nothing. The orders whose end the journal may lack are the newest ones (in
-/// flight at the crash, sessions × window of them) and are on these pages; an order the
-/// journal has open that the lists leave out (it ended while the gateway was down, created
-/// earlier) is queried by clientOid (`order-info`, tracker `query_not_shown`), as one created
-/// before the window always was: the result stays exact, and the restart stays bounded by
-/// the open orders' pages. The price: after a long outage in which many of the journal's
-/// open orders created within the window ended (more than these pages hold), those beyond
-/// them are queried one by one after the start (10/s, `gateway_core::resolver`) instead of being read
-/// 100 a page. The fills are not cut so (a fill left out would be made up from the order's
-/// quantities, without its ExecID and price).
-pub const RESTART_HISTORY_PAGES: usize = 20;
-
-/// Crash recovery, before strategies are accepted: every account reconciled from
-/// `until_ms` (UTC ms of the last journaled report) minus [`RESTART_MARGIN_MS`], taking over
+/// Crash recovery, before strategies are accepted: every account reconciled from `since_ms`
+/// ([`EndedBeforeRestart::reconcile_since_ms`]: the last journaled report less
+/// [`gateway_core::recovery::RESTART_MARGIN_MS`]), taking over
 /// the gateway's own orders the journal did not know; the orders `ended` says ended before the
 /// restart (reported to their end, no longer in the journal's checkpoint) are left out.
 ///
@@ -191,10 +170,9 @@ pub const RESTART_HISTORY_PAGES: usize = 20;
 /// Errors: the first account that could not be reconciled.
 pub(super) async fn reconcile_after_restart(
     ctx: &IoCtx,
-    until_ms: u64,
+    since_ms: u64,
     ended: &EndedBeforeRestart,
 ) -> Result<ReconcileTimings, ExchangeError> {
-    let since_ms = until_ms.saturating_sub(RESTART_MARGIN_MS);
     let mut all = ReconcileTimings::default();
     for ix in 0..ctx.accounts.len() {
         let (sum, timings) = reconcile_account_except(

@@ -72,7 +72,7 @@ pub(super) fn open_sessions(
             .collect(),
     };
     for (id, (store, rec)) in ids.into_iter().zip(opened) {
-        let recovered = rec.next_seq > 1 || !rec.used.is_empty();
+        let recovered = rec.established();
         if recovered {
             tracing::info!(
                 session_id = id,
@@ -87,15 +87,7 @@ pub(super) fn open_sessions(
                 .with_max_backlog(max_backlog)
                 .in_epoch(rec.epoch),
         );
-        // Orders carried over a rollover keep the epoch of their clientOid.
-        let order_epoch = |root: &u64| rec.root_epochs.get(root).copied().unwrap_or(rec.epoch);
-        let entry = OrderEntry::restore(
-            id,
-            rec.epoch,
-            rec.roots.iter().map(|(c, r)| (*c, *r, order_epoch(r))),
-            rec.used.clone(),
-            rec.list_ids.clone(),
-        );
+        let entry = gateway_core::recovery::order_entry(id, &rec);
         // A fresh journal's epoch starts now (its first clock record says so from now on).
         let epoch_started_ms = match rec.epoch_started_ms {
             0 => now_ms,

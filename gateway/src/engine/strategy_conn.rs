@@ -718,8 +718,8 @@ impl Conn {
             return;
         };
         if entry.has_fresh() {
-            // Journaled before the trade op is written (a buffer append under the writer's
-            // uncontended lock; the journal thread does the file write).
+            // Journaled before the trade op is written (under the writer's uncontended lock;
+            // with a journal file, written ahead into it: `SessionOut::journal_ids`).
             let out = &self.out;
             entry.take_fresh(|c, l| out.journal_ids(c, l));
         }
