@@ -37,11 +37,20 @@ pub enum Fault {
     GatewayCrash,
     /// A crash left a torn record at the end of a journal (a write cut short).
     JournalTorn,
+    /// A trade op refused for rate (code `429`, not applied): the venue's quota, whatever the
+    /// gateway's own budget counted.
+    RateRefused,
+    /// A strategy ended its session with Terminate (no cancel on disconnect: its orders stay)
+    /// and connects again later.
+    StrategyTerminate,
+    /// A strategy asked again for messages it already has (RetransmitRequest of a past range):
+    /// each must come back as it was.
+    StrategyRetransmit,
 }
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 14] = [
+    pub const ALL: [Fault; 17] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
@@ -56,6 +65,9 @@ impl Fault {
         Fault::StrategyDrop,
         Fault::GatewayCrash,
         Fault::JournalTorn,
+        Fault::RateRefused,
+        Fault::StrategyTerminate,
+        Fault::StrategyRetransmit,
     ];
 
     /// The kinds drawn from the run's main stream (those that existed before the side
@@ -79,6 +91,9 @@ impl Fault {
             Fault::StrategyDrop => "strategy_drop",
             Fault::GatewayCrash => "gateway_crash",
             Fault::JournalTorn => "journal_torn",
+            Fault::RateRefused => "rate_refused",
+            Fault::StrategyTerminate => "strategy_terminate",
+            Fault::StrategyRetransmit => "strategy_retransmit",
         }
     }
 }
@@ -113,7 +128,7 @@ impl FaultPlan {
                     Fault::FrameStall | Fault::PushDuplicated => 0.02,
                     Fault::PushesReordered => 0.2,
                     Fault::RestError | Fault::RestSlow => 0.2,
-                    Fault::GatewayCrash | Fault::JournalTorn => 0.0,
+                    _ => 0.0,
                 };
                 let scale = rng.between(10, 100) as f64 / 100.0;
                 plan.rates[i] = ceiling * scale;
@@ -123,14 +138,22 @@ impl FaultPlan {
     }
 
     /// The plan with the kinds added after the first [`Fault::MAIN`] drawn from `side` (a
-    /// stream of its own, so that the main stream's draws stay as they were): gateway crashes
-    /// on in half the runs, at up to one per 2 s of simulated time. (A torn journal record is
-    /// a consequence of a crash, drawn when it happens.)
+    /// stream of its own, so that the main stream's draws stay as they were), each on in half
+    /// the runs at a rate between a tenth and the whole of its ceiling: gateway crashes up to
+    /// one per 2 s of simulated time, rate refusals up to 5 % of trade ops, Terminates and
+    /// RetransmitRequests up to one per 200 ms. (A torn journal record is a consequence of a
+    /// crash, drawn when it happens.)
     pub fn with_more(mut self, side: &mut SimRng) -> Self {
-        if side.chance(0.5) {
-            let scale = side.between(10, 100) as f64 / 100.0;
-            if let Some(i) = Fault::ALL.iter().position(|f| *f == Fault::GatewayCrash) {
-                self.rates[i] = 0.0005 * scale;
+        for (i, f) in Fault::ALL.iter().enumerate().skip(Fault::MAIN) {
+            let ceiling = match f {
+                Fault::GatewayCrash => 0.0005,
+                Fault::RateRefused => 0.05,
+                Fault::StrategyTerminate | Fault::StrategyRetransmit => 0.005,
+                _ => continue,
+            };
+            if side.chance(0.5) {
+                let scale = side.between(10, 100) as f64 / 100.0;
+                self.rates[i] = ceiling * scale;
             }
         }
         self

@@ -464,7 +464,7 @@ impl Gateway {
 
     /// A RetransmitRequest, as `SessionOut::retransmit`: Retransmission, the original frames
     /// from the journal, then a Sequence with the live next number; RetransmitReject when the
-    /// session, the count or the range is wrong.
+    /// core's rule refuses it (`gateway_core::session::retransmit::requested_range`).
     fn retransmit(
         &mut self,
         i: usize,
@@ -472,32 +472,25 @@ impl Gateway {
         now_ns: u64,
         w: &mut impl Wire,
     ) {
-        use codec::sbe::{Retransmission, RetransmitReject, RetransmitRejectCode, Text};
+        use codec::sbe::{Retransmission, RetransmitReject, Text};
         let Some(s) = self.sessions.get(i) else {
             return;
         };
         let (session_id, next) = (s.grant.session_id, s.next_seq);
-        let end = req.from_seq_no.saturating_add(u64::from(req.count));
-        let code = if req.session_id != session_id {
-            Some(RetransmitRejectCode::InvalidSession)
-        } else if req.count > 10_000 {
-            Some(RetransmitRejectCode::RequestLimitExceeded)
-        } else if req.count == 0 || req.from_seq_no == 0 || end > next {
-            Some(RetransmitRejectCode::OutOfRange)
-        } else {
-            None
-        };
-        if let Some(code) = code {
-            let mut b = Vec::new();
-            RetransmitReject {
-                session_id,
-                request_timestamp: req.timestamp,
-                code,
-                reason: Text::new("refused"),
+        let end = match gateway_core::session::retransmit::requested_range(req, session_id, next) {
+            Ok((_, end)) => end,
+            Err((code, reason)) => {
+                let mut b = Vec::new();
+                RetransmitReject {
+                    session_id,
+                    request_timestamp: req.timestamp,
+                    code,
+                    reason: Text::new(reason),
+                }
+                .encode_frame(&mut b);
+                return self.write_frame(i, b, now_ns, w);
             }
-            .encode_frame(&mut b);
-            return self.write_frame(i, b, now_ns, w);
-        }
+        };
         let mut b = Vec::new();
         Retransmission {
             session_id,

@@ -50,6 +50,8 @@ pub struct OrderView {
     /// The NewOrderSingle as sent (sent again, the same ClOrdID, after a reconnect while
     /// unanswered).
     frame: Vec<u8>,
+    /// The connection it was sent on (its number: disconnects before it).
+    conn: u64,
 }
 
 impl OrderView {
@@ -66,6 +68,8 @@ struct Amend {
     sent_ns: u64,
     /// The request as sent (sent again after a reconnect while unanswered).
     frame: Vec<u8>,
+    /// The connection it was sent on.
+    conn: u64,
 }
 
 /// One strategy session.
@@ -82,6 +86,9 @@ pub struct Strategy {
     next_cl: u64,
     /// Session established (EstablishmentAck received).
     pub established: bool,
+    /// It sent Terminate on this connection: it sends nothing more and takes the gateway's
+    /// Terminate as the answer.
+    terminating: bool,
     /// Highest sequence number of the gateway's flow processed (in order).
     processed: u64,
     /// Application messages received ahead of a gap (a retransmission fills it), by number.
@@ -158,6 +165,7 @@ impl Strategy {
             orders_left: orders,
             next_cl: 0,
             established: false,
+            terminating: false,
             processed: 0,
             ahead: BTreeMap::new(),
             received: Vec::new(),
@@ -218,7 +226,7 @@ impl Strategy {
     /// The next request, if the window allows one: a NewOrderSingle (a limit order around the
     /// mid, GTC or IOC, some crossing the ladder), a cancel or a replace of a resting order.
     pub fn act(&mut self, rng: &mut SimRng, now_ns: u64, utc_ns: u64) -> Option<Vec<u8>> {
-        if !self.established || self.outstanding() >= self.window {
+        if !self.established || self.terminating || self.outstanding() >= self.window {
             return None;
         }
         let roll = rng.between(0, 99);
@@ -303,6 +311,7 @@ impl Strategy {
                 wind_down_cancel_ns: 0,
                 qty,
                 frame: Vec::new(),
+                conn: self.reconnects,
             },
         );
         self.orders_sent += 1;
@@ -378,6 +387,7 @@ impl Strategy {
                 root,
                 sent_ns: now_ns,
                 frame: f.to_vec(),
+                conn: self.reconnects,
             },
         );
     }
@@ -409,7 +419,8 @@ impl Strategy {
     /// A Sequence (keepalive) when the strategy has been silent for half its interval.
     pub fn keepalive(&mut self, now_ns: u64) -> Option<Vec<u8>> {
         let half = u64::from(KEEPALIVE_MS) * 1_000_000 / 2;
-        if !self.established || now_ns.saturating_sub(self.last_sent_ns) < half {
+        if !self.established || self.terminating || now_ns.saturating_sub(self.last_sent_ns) < half
+        {
             return None;
         }
         self.last_sent_ns = now_ns;
@@ -421,10 +432,53 @@ impl Strategy {
         }))
     }
 
+    /// Ends the session (Terminate, code Finished): the gateway answers Terminate and closes;
+    /// the orders stay open (no cancel on disconnect). `None` when not established.
+    pub fn terminate(&mut self, utc_ns: u64) -> Option<Vec<u8>> {
+        if !self.established || self.terminating {
+            return None;
+        }
+        let _ = utc_ns;
+        self.terminating = true;
+        Some(frame(|b| {
+            codec::sbe::Terminate {
+                session_id: self.session_id,
+                code: codec::sbe::TerminationCode::Finished,
+                reason: Text::new("dst: the strategy ends its session"),
+            }
+            .encode_frame(b)
+        }))
+    }
+
+    /// Asks again for a past range of the gateway's messages (RetransmitRequest from a random
+    /// number up to what it processed): each must come back as it was first received. `None`
+    /// when not established, nothing processed yet, or a retransmission of its own pending.
+    pub fn ask_again(&mut self, rng: &mut SimRng, utc_ns: u64) -> Option<Vec<u8>> {
+        if !self.established
+            || self.terminating
+            || self.processed == 0
+            || self.resend_after.is_some()
+            || !self.ahead.is_empty()
+        {
+            return None;
+        }
+        let from = rng.between(1, self.processed);
+        let count = rng.between(1, (self.processed - from + 1).min(100));
+        Some(frame(|b| {
+            RetransmitRequest {
+                session_id: self.session_id,
+                timestamp: utc_ns,
+                from_seq_no: from,
+                count: u32::try_from(count).unwrap_or(1),
+            }
+            .encode_frame(b)
+        }))
+    }
+
     /// The wind-down: a cancel for each open order whose last wind-down cancel is older than
     /// `retry_ns` and that has no cancel or replace in flight (none while not established).
     pub fn wind_down(&mut self, now_ns: u64, utc_ns: u64, retry_ns: u64) -> Vec<Vec<u8>> {
-        if !self.established {
+        if !self.established || self.terminating {
             // Not connected: nothing can be sent (the requests go after the reconnect).
             return Vec::new();
         }
@@ -547,6 +601,7 @@ impl Strategy {
     /// The connection dropped (no Terminate): what was in flight either way is lost.
     pub fn on_disconnect(&mut self) {
         self.established = false;
+        self.terminating = false;
         self.reconnects += 1;
         let open: Vec<u64> = self.mass_open.keys().copied().collect();
         for cl in open {
@@ -555,16 +610,24 @@ impl Strategy {
         }
     }
 
-    /// Sends again, with the same ClOrdIDs, every NewOrderSingle, cancel and replace still
-    /// unanswered (the gateway refuses those it has seen as duplicates; the others are
-    /// applied), as a FIX client does after a reconnect.
+    /// Sends again, with the same ClOrdIDs, every NewOrderSingle, cancel and replace sent on
+    /// an earlier connection and still unanswered (the gateway refuses those it has seen as
+    /// duplicates; the others are applied), as a FIX client does after a reconnect. One sent
+    /// on this connection is not: its answer is on its way.
     fn resend(&mut self, reply: &mut Vec<Vec<u8>>) {
-        for o in self.orders.values().filter(|o| !o.answered) {
+        let now = self.reconnects;
+        for o in self
+            .orders
+            .values_mut()
+            .filter(|o| !o.answered && o.conn < now)
+        {
             reply.push(o.frame.clone());
+            o.conn = now;
             self.out_seq += 1;
             self.resent += 1;
         }
-        for a in self.amends.values() {
+        for a in self.amends.values_mut().filter(|a| a.conn < now) {
+            a.conn = now;
             reply.push(a.frame.clone());
             self.out_seq += 1;
             self.resent += 1;
@@ -630,6 +693,10 @@ impl Strategy {
                     0,
                     format!("{:?}", r.to_owned()),
                 );
+            }
+            Message::Terminate(_) if self.terminating => {
+                // The answer to its own Terminate: the gateway closes the connection.
+                self.established = false;
             }
             Message::NegotiationReject(_)
             | Message::EstablishmentReject(_)

@@ -361,6 +361,25 @@ impl World {
         (EPOCH_UTC_NS + self.sched.now_ns()) / MS
     }
 
+    /// A fault of a kind drawn from the side stream ([`FaultPlan::with_more`]).
+    fn side_fault(&mut self, f: Fault) -> bool {
+        let rate = self.plan.rate(f);
+        if self.faults_on && rate > 0.0 && self.side.chance(rate) {
+            self.counts.add(f);
+            true
+        } else {
+            false
+        }
+    }
+
+    /// An established strategy, drawn from the side stream (`None`: none is).
+    fn side_pick_established(&mut self) -> Option<usize> {
+        let up: Vec<usize> = (0..self.strategies.len())
+            .filter(|i| self.strategies[*i].established)
+            .collect();
+        (!up.is_empty()).then(|| up[self.side.index(up.len())])
+    }
+
     fn fault(&mut self, f: Fault) -> bool {
         if self.faults_on && self.rng.chance(self.plan.rate(f)) {
             self.counts.add(f);
@@ -620,6 +639,31 @@ impl World {
                         self.drop_strategy(i);
                     }
                 }
+                let utc = self.utc_ns();
+                if self.plan.rate(Fault::StrategyTerminate) > 0.0 {
+                    if let Some(i) = self.side_pick_established() {
+                        if self.side_fault(Fault::StrategyTerminate) {
+                            if let Some(f) = self.strategies[i].terminate(utc) {
+                                self.trace.event(t, &format!("s{i} fault: Terminate"), &f);
+                                self.send_to_gateway(i, f);
+                            }
+                        }
+                    }
+                }
+                if self.plan.rate(Fault::StrategyRetransmit) > 0.0 {
+                    if let Some(i) = self.side_pick_established() {
+                        let World {
+                            strategies, side, ..
+                        } = self;
+                        if let Some(f) = strategies[i].ask_again(side, utc) {
+                            if self.side_fault(Fault::StrategyRetransmit) {
+                                self.trace
+                                    .event(t, &format!("s{i} fault: RetransmitRequest"), &f);
+                                self.send_to_gateway(i, f);
+                            }
+                        }
+                    }
+                }
                 if self.faults_on {
                     self.sched.after(MS, Ev::StrategyDrop);
                 }
@@ -730,9 +774,10 @@ impl World {
             Ev::Crash => {
                 // Drawn from the side stream, as everything about crashes: a run whose
                 // crashes never fire runs as it did before they existed.
-                let rate = self.plan.rate(Fault::GatewayCrash);
-                if self.down.is_none() && self.fuse.is_none() && self.side.chance(rate) {
-                    self.counts.add(Fault::GatewayCrash);
+                if self.down.is_none()
+                    && self.fuse.is_none()
+                    && self.side_fault(Fault::GatewayCrash)
+                {
                     if self.side.chance(0.5) {
                         self.crash(true);
                     } else {
@@ -976,6 +1021,11 @@ impl World {
             .ok()
             .and_then(|v| v.get("id").map(|id| id.to_string()))
             .unwrap_or_else(|| "\"\"".into());
+        if self.side_fault(Fault::RateRefused) {
+            let reply = sim::render::trade_error(&id_raw, 429, "Too Many Requests");
+            self.venue_sends(reply);
+            return;
+        }
         if self.fault(Fault::Reply40010NotApplied) {
             let reply = sim::render::trade_error(&id_raw, 40010, "Request timed out");
             self.venue_sends(reply);

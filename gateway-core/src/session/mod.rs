@@ -7,5 +7,6 @@ pub mod batch_entry;
 pub mod cl_ord_ids;
 pub mod fixp;
 pub mod order_entry;
+pub mod retransmit;
 pub mod rollover;
 pub mod used_ids;

@@ -51,8 +51,8 @@ pub const DRAIN_GRACE_MS: u64 = 1_000;
 pub type SharedSocket = Arc<TcpStream>;
 
 /// Most messages one RetransmitRequest may ask for (FIXP lets the server bound it; about
-/// 2.5 MB of ExecutionReports, well under [`MAX_BACKLOG`]).
-pub const MAX_RETRANSMIT_COUNT: u32 = 10_000;
+/// 2.5 MB of ExecutionReports, well under [`MAX_BACKLOG`]): the core's rule.
+pub use gateway_core::session::retransmit::MAX_RETRANSMIT_COUNT;
 
 struct Inner {
     stream: Option<SharedSocket>,

@@ -7,7 +7,7 @@ use codec::sbe::{
     Retransmission, RetransmitReject, RetransmitRejectCode, RetransmitRequest, Sequence, Text,
 };
 
-use super::{write_or_queue, Flow, Inner, RetransmitOutcome, SessionOut, MAX_RETRANSMIT_COUNT};
+use super::{write_or_queue, Flow, Inner, RetransmitOutcome, SessionOut};
 use crate::journal::store::Plan;
 use gateway_core::journal::record::{Record, Records};
 
@@ -15,7 +15,8 @@ impl SessionOut {
     /// Answers a RetransmitRequest (FIXP 1.0 "Retransmission"): Retransmission, the original
     /// frames `from .. from + count` read from the journal, then a Sequence with the live next
     /// sequence number, written as one block; or RetransmitReject when the range is not wholly
-    /// among the messages sent so far (OutOfRange), `count` is above [`MAX_RETRANSMIT_COUNT`],
+    /// among the messages sent so far (OutOfRange), `count` is above [`super::MAX_RETRANSMIT_COUNT`] (the rule is the core's,
+    /// `gateway_core::session::retransmit::requested_range`),
     /// the messages are no longer kept (Unavailable, "messages before seq N are no longer kept
     /// (retention)", short enough for Text's 64 bytes: N is the first sequence number of the
     /// oldest segment kept), or the journal cannot be read (Unavailable). Reads only the segments that hold the range (the
@@ -35,25 +36,11 @@ impl SessionOut {
             });
             RetransmitOutcome::Rejected(code)
         };
-        if req.session_id != self.session_id {
-            return reject(
-                RetransmitRejectCode::InvalidSession,
-                "SessionID is not this session's",
-            );
-        }
-        if req.count > MAX_RETRANSMIT_COUNT {
-            return reject(
-                RetransmitRejectCode::RequestLimitExceeded,
-                "Count above the per-request limit (10000)",
-            );
-        }
-        let end = req.from_seq_no.saturating_add(u64::from(req.count));
-        if req.count == 0 || req.from_seq_no == 0 || end > next {
-            return reject(
-                RetransmitRejectCode::OutOfRange,
-                "range not within the messages sent",
-            );
-        }
+        let end =
+            match gateway_core::session::retransmit::requested_range(req, self.session_id, next) {
+                Ok((_, end)) => end,
+                Err((code, reason)) => return reject(code, reason),
+            };
         if self.flush_journal().is_err() {
             return reject(RetransmitRejectCode::Unavailable, "journal not writable");
         }
