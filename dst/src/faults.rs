@@ -46,11 +46,15 @@ pub enum Fault {
     /// A strategy asked again for messages it already has (RetransmitRequest of a past range):
     /// each must come back as it was.
     StrategyRetransmit,
+    /// A strategy, at a quiet point, ended its connection and negotiated the next
+    /// SessionVerID: the session rolled over (numbering from 1, ClOrdIDs of ended orders free,
+    /// each open order's OrderStatus first).
+    SessionRollover,
 }
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 17] = [
+    pub const ALL: [Fault; 18] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
@@ -68,6 +72,7 @@ impl Fault {
         Fault::RateRefused,
         Fault::StrategyTerminate,
         Fault::StrategyRetransmit,
+        Fault::SessionRollover,
     ];
 
     /// The kinds drawn from the run's main stream (those that existed before the side
@@ -94,6 +99,7 @@ impl Fault {
             Fault::RateRefused => "rate_refused",
             Fault::StrategyTerminate => "strategy_terminate",
             Fault::StrategyRetransmit => "strategy_retransmit",
+            Fault::SessionRollover => "session_rollover",
         }
     }
 }
@@ -149,6 +155,7 @@ impl FaultPlan {
                 Fault::GatewayCrash => 0.0005,
                 Fault::RateRefused => 0.05,
                 Fault::StrategyTerminate | Fault::StrategyRetransmit => 0.005,
+                Fault::SessionRollover => 0.002,
                 _ => continue,
             };
             if side.chance(0.5) {

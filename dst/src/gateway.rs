@@ -103,11 +103,18 @@ struct Session {
     strategy_terminated: bool,
     /// The inbound numbering kept across connections.
     next_in_seq: u64,
+    /// The session's epoch (a rollover starts the next).
+    epoch: u32,
 }
 
 struct Auth<'a> {
     grant: &'a SessionGrant,
     active: bool,
+    /// The session's epoch.
+    epoch: u32,
+    /// The epoch the Negotiate asked to start (a rollover), done by the caller before the
+    /// NegotiationResponse is written (the shell's authorizer does it in place).
+    start: Option<u32>,
 }
 
 impl Authorizer for Auth<'_> {
@@ -123,8 +130,12 @@ impl Authorizer for Auth<'_> {
         if self.active {
             return Err(NegotiationRejectCode::DuplicateId);
         }
-        match version_asked(0, session_ver_id) {
-            VersionAsked::Resume(e) | VersionAsked::Start(e) => Ok(e),
+        match version_asked(self.epoch, session_ver_id) {
+            VersionAsked::Resume(e) => Ok(e),
+            VersionAsked::Start(e) => {
+                self.start = Some(e);
+                Ok(e)
+            }
             VersionAsked::Refuse(_) => Err(NegotiationRejectCode::StaleSessionVersion),
         }
     }
@@ -168,15 +179,17 @@ pub fn credentials_of(i: usize) -> String {
 impl Gateway {
     /// A gateway for `sessions` strategy sessions on one account, instruments `rules`,
     /// connected and reconciled (link up).
-    /// Each session's journal rolls a segment every `roll_bytes` of records.
+    /// Each session's journal rolls a segment every `roll_bytes` of records; the tracker
+    /// evicts ended orders by `retention`.
     pub fn new(
         sessions: usize,
         rules: Vec<InstrumentRules>,
         now_ns: u64,
         roll_bytes: usize,
+        retention: Retention,
     ) -> Gateway {
         let journals = (0..sessions).map(|_| SimJournal::new(roll_bytes)).collect();
-        let mut gw = Gateway::empty(journals, rules, now_ns);
+        let mut gw = Gateway::empty(journals, rules, now_ns, retention);
         for s in &mut gw.sessions {
             s.connected = true;
         }
@@ -189,7 +202,12 @@ impl Gateway {
     }
 
     /// A gateway with no session established, no connection and the link down, over `journals`.
-    fn empty(journals: Vec<SimJournal>, rules: Vec<InstrumentRules>, now_ns: u64) -> Gateway {
+    fn empty(
+        journals: Vec<SimJournal>,
+        rules: Vec<InstrumentRules>,
+        now_ns: u64,
+        retention: Retention,
+    ) -> Gateway {
         let grants: Vec<SessionGrant> = (0..journals.len())
             .map(|i| SessionGrant {
                 session_id: session_id_of(i),
@@ -199,7 +217,7 @@ impl Gateway {
             .collect();
         let risk = Arc::new(RiskBook::new(&grants, 1, &RiskSettings::default()));
         let mut drive = TrackerDrive::new(
-            Tracker::with_retention(1024, Retention::default()),
+            Tracker::with_retention(1024, retention),
             Some(RiskFeed::with_capacity(Arc::clone(&risk), 1024)),
         );
         drive.set_deadlines(Deadlines::default());
@@ -219,6 +237,7 @@ impl Gateway {
                     bound: false,
                     strategy_terminated: false,
                     next_in_seq: 1,
+                    epoch: 0,
                 })
                 .collect(),
             instruments: InstrumentTable::new(rules),
@@ -262,6 +281,7 @@ impl Gateway {
     pub fn restart(
         crashed: Crashed,
         rules: Vec<InstrumentRules>,
+        retention: Retention,
         now_ns: u64,
         utc_ns: u64,
         w: &mut impl Wire,
@@ -272,7 +292,7 @@ impl Gateway {
         for j in &mut journals {
             j.clock(utc_ns / 1_000_000);
         }
-        let mut gw = Gateway::empty(journals, rules, now_ns);
+        let mut gw = Gateway::empty(journals, rules, now_ns, retention);
         gw.placed = crashed.placed;
         gw.repeated_client_oids = crashed.repeated_client_oids;
         let mut ended = EndedBeforeRestart::new();
@@ -283,6 +303,7 @@ impl Gateway {
                 gw.sessions[i].grant.account,
             );
             gw.sessions[i].entry = Some(gateway_core::recovery::order_entry(session_id, rec));
+            gw.sessions[i].epoch = rec.epoch;
             if !rec.established() {
                 continue;
             }
@@ -322,20 +343,25 @@ impl Gateway {
         utc_ns: u64,
         w: &mut impl Wire,
     ) -> BTreeMap<(u64, u64), codec::sbe::ExecutionReport> {
-        let filter = gateway_core::tracker::OrderFilter {
-            scope: gateway_core::tracker::OrderScope::Account(0),
-            symbol: None,
-            category: None,
-            side: None,
-        };
-        let mut views = Vec::new();
-        let (drive, mut sink) = self.drive(0, w);
-        drive.open_orders(&mut sink, &filter, None, utc_ns, |_, v| views = v);
-        views
-            .into_iter()
-            .filter(|v| v.session_id != 0)
-            .map(|v| ((v.session_id, v.root), v.report))
-            .collect()
+        let mut all = BTreeMap::new();
+        let ids: Vec<u64> = self.sessions.iter().map(|s| s.grant.session_id).collect();
+        for session_id in ids {
+            let filter = gateway_core::tracker::OrderFilter {
+                scope: gateway_core::tracker::OrderScope::Session(session_id),
+                symbol: None,
+                category: None,
+                side: None,
+            };
+            let (drive, mut sink) = self.drive(0, w);
+            drive.open_orders(&mut sink, &filter, None, utc_ns, |_, views| {
+                all.extend(
+                    views
+                        .into_iter()
+                        .map(|v| ((v.session_id, v.root), v.report)),
+                );
+            });
+        }
+        all
     }
 
     /// Journal segments rolled, over every session.
@@ -401,12 +427,21 @@ impl Gateway {
                 let mut auth = Auth {
                     grant: &s.grant,
                     active: s.active,
+                    epoch: s.epoch,
+                    start: None,
                 };
-                s.fixp.on_message(now_ns, msg, s.next_seq, &mut auth)
+                let action = s.fixp.on_message(now_ns, msg, s.next_seq, &mut auth);
+                if let Some(epoch) = auth.start {
+                    self.start_epoch(i, epoch, now_ns, utc_ns, w);
+                }
+                action
             }
             Err(e) => s
                 .fixp
                 .on_undecodable_payload(now_ns, payload, &e.to_string()),
+        };
+        let Some(s) = self.sessions.get_mut(i) else {
+            return;
         };
         match action {
             SessionAction::None => {}
@@ -450,6 +485,31 @@ impl Gateway {
             gap.encode_frame(&mut b);
             self.write_frame(i, b, now_ns, w);
         }
+    }
+
+    /// Session `i`'s epoch ends and `epoch` starts, as `gateway::engine::epochs::start_epoch`
+    /// does (the strategy asked, Negotiate with a higher SessionVerID; no connection holds
+    /// the session): the journal's epoch record (a new segment starts with its checkpoint),
+    /// numbering from 1, the order entry's ClOrdIDs of ended orders free, the inbound
+    /// numbering from 1, then the tracker told (it reports each open order OrderStatus as the
+    /// new epoch's first messages).
+    fn start_epoch(&mut self, i: usize, epoch: u32, now_ns: u64, utc_ns: u64, w: &mut impl Wire) {
+        let Some(s) = self.sessions.get_mut(i) else {
+            return;
+        };
+        if !w.effect() {
+            return;
+        }
+        s.journal.epoch(epoch, utc_ns / 1_000_000);
+        s.epoch = epoch;
+        s.next_seq = 1;
+        s.next_in_seq = 1;
+        let session_id = s.grant.session_id;
+        s.entry
+            .get_or_insert_with(|| OrderEntry::new(session_id))
+            .new_epoch(epoch);
+        let (drive, mut sink) = self.drive(now_ns, w);
+        drive.on_epoch(&mut sink, session_id, epoch, &[], true, utc_ns);
     }
 
     /// Writes a session-flow frame (not numbered) to session `i`'s connection.
@@ -503,7 +563,7 @@ impl Gateway {
         for seq in req.from_seq_no..end {
             let frame = self.sessions[i].journal.frame(seq).map(<[u8]>::to_vec);
             if let Some(f) = frame {
-                if self.sessions[i].connected && w.effect() {
+                if self.sessions[i].bound && w.effect() {
                     w.to_strategy(i, seq, f);
                 }
             }
@@ -844,7 +904,9 @@ fn write_app(
     s.next_seq += 1;
     s.journal.outbound(seq, origin, &frame);
     s.last_write_ns = now_ns;
-    if s.connected && w.effect() {
+    // The writer is attached at Establish: before it, messages are numbered and journaled
+    // (the strategy asks for them when the EstablishmentAck shows them).
+    if s.bound && w.effect() {
         w.to_strategy(i, seq, frame);
     }
 }

@@ -43,6 +43,10 @@ pub struct RecoveryNote {
     pub torn_bytes: usize,
     /// The newest segment started with a checkpoint (not the first segment).
     pub from_checkpoint: bool,
+    /// The session's epoch and next sequence number, as recovered.
+    pub epoch: u32,
+    /// Sequence number of the next application message, as recovered.
+    pub next_seq: u64,
 }
 
 impl SimJournal {
@@ -118,6 +122,16 @@ impl SimJournal {
             record::put_list_id(&mut b, id);
         }
         self.append(&b);
+    }
+
+    /// Journals an epoch record (epoch `epoch` starts at `utc_ms`: numbering from 1) and starts
+    /// a new segment with the checkpoint of the new epoch, as the shell's journal thread does.
+    pub fn epoch(&mut self, epoch: u32, utc_ms: u64) {
+        let mut b = Vec::new();
+        record::put_epoch(&mut b, u64::from(epoch), utc_ms);
+        self.append(&b);
+        self.frames.clear();
+        self.roll();
     }
 
     /// Journals a clock record (the gateway opened the journal at `utc_ms`).
@@ -196,13 +210,19 @@ impl SimJournal {
         let segments = std::mem::take(&mut self.segments);
         for seg in &segments {
             for rec in Records::new(seg) {
-                if let Record::Outbound { seq, frame, .. } = rec {
-                    self.keep_frame(seq, frame);
+                match rec {
+                    Record::Outbound { seq, frame, .. } => self.keep_frame(seq, frame),
+                    // Old epochs are not retransmitted: their numbers start again.
+                    Record::Epoch { .. } => self.frames.clear(),
+                    _ => {}
                 }
             }
         }
         self.segments = segments;
-        (self.fold.recovered(), note)
+        let rec = self.fold.recovered();
+        note.epoch = rec.epoch;
+        note.next_seq = rec.next_seq;
+        (rec, note)
     }
 }
 

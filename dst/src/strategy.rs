@@ -52,6 +52,8 @@ pub struct OrderView {
     frame: Vec<u8>,
     /// The connection it was sent on (its number: disconnects before it).
     conn: u64,
+    /// The session epoch it was placed in (its clientOid names it).
+    pub epoch: u32,
 }
 
 impl OrderView {
@@ -89,6 +91,17 @@ pub struct Strategy {
     /// It sent Terminate on this connection: it sends nothing more and takes the gateway's
     /// Terminate as the answer.
     terminating: bool,
+    /// The session epoch (SessionVerID) it negotiates.
+    epoch: u32,
+    /// It ended the connection to start a new epoch: its next Negotiate asks for it.
+    rollover_asked: bool,
+    /// From asking for a new epoch until established in it.
+    rolling: bool,
+    /// Epochs started.
+    pub rollovers: u64,
+    /// OrderStatus reports of a new epoch that told of fills it had not read (the old
+    /// epoch's messages left unread when it rolled over).
+    pub caught_up: u64,
     /// Highest sequence number of the gateway's flow processed (in order).
     processed: u64,
     /// Application messages received ahead of a gap (a retransmission fills it), by number.
@@ -166,6 +179,11 @@ impl Strategy {
             next_cl: 0,
             established: false,
             terminating: false,
+            epoch: 0,
+            rollover_asked: false,
+            rolling: false,
+            rollovers: 0,
+            caught_up: 0,
             processed: 0,
             ahead: BTreeMap::new(),
             received: Vec::new(),
@@ -194,13 +212,23 @@ impl Strategy {
     /// The Negotiate that opens the session.
     pub fn negotiate(&mut self, now_ns: u64, utc_ns: u64) -> Vec<u8> {
         self.last_sent_ns = now_ns;
+        if self.rollover_asked {
+            // The new epoch numbers from 1; the old one's unread messages are gone.
+            self.rollover_asked = false;
+            self.epoch += 1;
+            self.rollovers += 1;
+            self.processed = 0;
+            self.received.clear();
+            self.ahead.clear();
+            self.resend_after = None;
+        }
         frame(|b| {
             Negotiate {
                 session_id: self.session_id,
                 timestamp: utc_ns,
                 client_flow: FlowType::Idempotent,
                 credentials: Text::new(&self.credentials),
-                session_ver_id: 0,
+                session_ver_id: u64::from(self.epoch),
             }
             .encode_frame(b)
         })
@@ -312,6 +340,7 @@ impl Strategy {
                 qty,
                 frame: Vec::new(),
                 conn: self.reconnects,
+                epoch: self.epoch,
             },
         );
         self.orders_sent += 1;
@@ -448,6 +477,38 @@ impl Strategy {
             }
             .encode_frame(b)
         }))
+    }
+
+    /// Between asking for a new epoch (its Terminate) and being established in it.
+    pub fn rolling(&self) -> bool {
+        self.rolling
+    }
+
+    /// Established with nothing unanswered and no gap: a point where it may roll over.
+    pub fn quiet(&self) -> bool {
+        self.established
+            && !self.terminating
+            && self.outstanding() == 0
+            && self.amends.is_empty()
+            && self.mass_open.is_empty()
+            && self.mass_maybe.is_empty()
+            && self.ahead.is_empty()
+            && self.resend_after.is_none()
+    }
+
+    /// At a quiet point (established, nothing unanswered, no gap), ends the connection to
+    /// start a new epoch (a rollover): Terminate now, a Negotiate with the next SessionVerID
+    /// when it connects again. `None` when not quiet. (It may not have read the previous
+    /// rollover's OrderStatus reports yet: they follow the EstablishmentAck a tick apart, and
+    /// the gateway reports them again.)
+    pub fn roll_over(&mut self, utc_ns: u64) -> Option<Vec<u8>> {
+        if !self.quiet() {
+            return None;
+        }
+        let f = self.terminate(utc_ns)?;
+        self.rollover_asked = true;
+        self.rolling = true;
+        Some(f)
     }
 
     /// Asks again for a past range of the gateway's messages (RetransmitRequest from a random
@@ -658,6 +719,7 @@ impl Strategy {
             }
             Message::EstablishmentAck(a) => {
                 self.established = true;
+                self.rolling = false;
                 let next = a.next_seq_no();
                 if next <= self.processed {
                     v.add(
@@ -804,6 +866,32 @@ impl Strategy {
             v.add(now_ns, "unknown ClOrdID", sid, root, format!("{er:?}"));
             return;
         };
+        if er.exec_type == ExecType::OrderStatus {
+            // A new epoch's status of each order carried or ended unseen: the state as the
+            // gateway knows it, fills of the old epoch it did not read included.
+            if er.cum_qty < o.filled || (o.terminal() && er.ord_status != o.status) {
+                v.add(
+                    now_ns,
+                    "OrderStatus goes back",
+                    sid,
+                    root,
+                    format!(
+                        "{:?} CumQty {} (was {:?}, Σ LastQty {})",
+                        er.ord_status, er.cum_qty, o.status, o.filled
+                    ),
+                );
+                return;
+            }
+            if er.cum_qty > o.filled {
+                o.filled = er.cum_qty;
+                self.caught_up += 1;
+            }
+            o.answered = true;
+            o.got_new |= er.ord_status != OrdStatus::PendingNew;
+            o.status = er.ord_status;
+            o.cum_qty = er.cum_qty;
+            return;
+        }
         if o.terminal() {
             v.add(
                 now_ns,

@@ -13,7 +13,7 @@ use gateway_core::ids::ClientOid;
 use gateway_core::pretrade::InstrumentRules;
 use gateway_core::recovery::EndedBeforeRestart;
 use gateway_core::resolver::{Answer, Query, QueryKind, Resolver};
-use gateway_core::tracker::{Deadlines, ExchangeState, ResolveRequest, StateSource};
+use gateway_core::tracker::{Deadlines, ExchangeState, ResolveRequest, Retention, StateSource};
 
 use crate::check::Violations;
 use crate::exchange::Exchange;
@@ -54,6 +54,11 @@ pub struct RunConfig {
     pub faults: bool,
     /// Keep every event as a line (for a replay).
     pub keep_trace: bool,
+    /// The fence around the known gap `docs/behaviour.md` "Rollover after a crash" describes
+    /// (on by default; `dst/tests/known_gaps.rs` runs without it): never crash the gateway
+    /// while a strategy is rolling over (between its Terminate and its establishment in the
+    /// new epoch), nor start a rollover while a crash is armed or the gateway is down.
+    pub fence_rollover_gaps: bool,
 }
 
 impl RunConfig {
@@ -66,6 +71,7 @@ impl RunConfig {
             window: 0,
             faults: true,
             keep_trace: false,
+            fence_rollover_gaps: true,
         }
     }
 }
@@ -184,6 +190,8 @@ struct World {
     rules: Vec<InstrumentRules>,
     /// The side stream (crash draws).
     side: SimRng,
+    /// How the tracker evicts ended orders (drawn: the default or tight).
+    retention: Retention,
     /// The gateway's incarnation (a crash starts the next).
     life: u64,
     /// The gateway crashed and has not started again.
@@ -191,6 +199,8 @@ struct World {
     /// Strategy connections are accepted (false from a crash until the restart's
     /// reconciliation is done).
     accepting: bool,
+    /// [`RunConfig::fence_rollover_gaps`].
+    fence: bool,
     /// Steps of output left before an armed crash (mid-step crash points).
     fuse: Option<u64>,
     /// The tracker's open orders when it crashed between two steps (all it had reported),
@@ -237,6 +247,17 @@ pub fn run(cfg: RunConfig) -> RunResult {
     };
     // Journal segments small enough that runs roll them often (checkpoints exercised).
     let roll_bytes = side.between(512, 16 * 1024) as usize;
+    // Half the runs evict ended orders early and keep few tombstones (evictions exercised).
+    let retention = if side.chance(0.5) {
+        Retention::default()
+    } else {
+        Retention {
+            retention_ms: side.between(0, 2_000),
+            retention_orders: side.between(0, 32) as usize,
+            tombstones: side.between(16, 256) as usize,
+            unseen_tail_ms: side.between(0, 5_000),
+        }
+    };
     let sessions = if cfg.sessions == 0 {
         1 + rng.index(3)
     } else {
@@ -285,12 +306,14 @@ pub fn run(cfg: RunConfig) -> RunResult {
         trace,
         v: Violations::default(),
         exchange,
-        gw: Gateway::new(sessions, rules.clone(), 0, roll_bytes),
+        gw: Gateway::new(sessions, rules.clone(), 0, roll_bytes, retention),
         rules,
+        retention,
         side,
         life: 0,
         down: None,
         accepting: true,
+        fence: cfg.fence_rollover_gaps,
         fuse: None,
         crashed_views: None,
         restart_ended: None,
@@ -650,6 +673,21 @@ impl World {
                         }
                     }
                 }
+                let fenced = self.fence && (self.fuse.is_some() || self.down.is_some());
+                if self.plan.rate(Fault::SessionRollover) > 0.0 && !fenced {
+                    if let Some(i) = self.side_pick_established() {
+                        if self.strategies[i].quiet() && self.side_fault(Fault::SessionRollover) {
+                            if let Some(f) = self.strategies[i].roll_over(utc) {
+                                self.trace.event(
+                                    t,
+                                    &format!("s{i} fault: rollover (Terminate)"),
+                                    &f,
+                                );
+                                self.send_to_gateway(i, f);
+                            }
+                        }
+                    }
+                }
                 if self.plan.rate(Fault::StrategyRetransmit) > 0.0 {
                     if let Some(i) = self.side_pick_established() {
                         let World {
@@ -774,8 +812,10 @@ impl World {
             Ev::Crash => {
                 // Drawn from the side stream, as everything about crashes: a run whose
                 // crashes never fire runs as it did before they existed.
+                let fenced = self.fence && self.strategies.iter().any(Strategy::rolling);
                 if self.down.is_none()
                     && self.fuse.is_none()
+                    && !fenced
                     && self.side_fault(Fault::GatewayCrash)
                 {
                     if self.side.chance(0.5) {
@@ -854,7 +894,8 @@ impl World {
         if torn {
             self.counts.add(Fault::JournalTorn);
         }
-        let gw = std::mem::replace(&mut self.gw, Gateway::new(0, Vec::new(), 0, 64));
+        let placeholder = Gateway::new(0, Vec::new(), 0, 64, Retention::default());
+        let gw = std::mem::replace(&mut self.gw, placeholder);
         self.down = Some(gw.crash(&mut self.side, torn));
         self.life += 1;
         let old = self.venue_gen;
@@ -893,7 +934,14 @@ impl World {
         };
         let (now, utc) = (self.sched.now_ns(), self.utc_ns());
         let mut out = self.outbox();
-        let r = Gateway::restart(crashed, self.rules.clone(), now, utc, &mut out);
+        let r = Gateway::restart(
+            crashed,
+            self.rules.clone(),
+            self.retention,
+            now,
+            utc,
+            &mut out,
+        );
         self.gw = r.gateway;
         self.trace
             .event(now, "gateway restarts", format!("{:?}", r.notes).as_bytes());
@@ -1167,7 +1215,7 @@ impl World {
                 );
             }
             for (root, o) in &s.orders {
-                let oid = ClientOid::in_epoch(s.session_id, 0, *root);
+                let oid = ClientOid::in_epoch(s.session_id, o.epoch, *root);
                 match self.exchange.order_info(oid.as_str()) {
                     Some(x) => {
                         if x.cum_qty != o.cum_qty || x.cum_qty != o.filled {

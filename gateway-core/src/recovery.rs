@@ -178,6 +178,15 @@ mod tests {
         assert_eq!(rec.epoch_step(), Some((1, vec![(2, 0)])));
         assert_eq!(Recovered::default().epoch_step(), None);
         assert!(!Recovered::default().established());
+        let rolled = Recovered {
+            epoch: 1,
+            next_seq: 1,
+            ..Recovered::default()
+        };
+        assert!(
+            rolled.established(),
+            "rolled over, nothing sent in the new epoch yet"
+        );
         let entry = order_entry(7, &rec);
         let ids = entry.cl_ord_ids();
         assert_eq!(ids.epoch(), 1);

@@ -85,9 +85,16 @@ pub struct Recovered {
 
 impl Recovered {
     /// True when the journal shows the session was established before the restart (messages
-    /// sent or ClOrdIDs used): its orders are restored and reconciled.
+    /// sent or ClOrdIDs used in its epoch, or an epoch after the first): its orders are
+    /// restored, and the restart's reconciliation leaves out those that ended before it.
+    ///
+    /// A session rolled over with nothing sent in its new epoch yet (next number 1, no
+    /// ClOrdID of a live order carried) counts: without it the reconciliation took the
+    /// session's orders of earlier epochs, ended and reported, for orders the journal did not
+    /// know and reported them again from New (found by the deterministic simulation: a
+    /// rollover, then a crash before the new epoch's first message).
     pub fn established(&self) -> bool {
-        self.next_seq > 1 || !self.used.is_empty()
+        self.next_seq > 1 || !self.used.is_empty() || self.epoch > 0
     }
 
     /// The session's epoch as the tracker must know it before its orders are restored, when

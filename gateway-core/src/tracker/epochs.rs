@@ -108,6 +108,7 @@ impl Tracker {
         let origin = self.reports.origin;
         self.reports.origin = Origin::Restart;
         let mut made = false;
+        let mut held: Vec<(u64, u64)> = Vec::new();
         for _ in 0..STATUS_PER_TICK {
             let Some((key, ended_before)) = self.status_due.pop() else {
                 break;
@@ -119,12 +120,30 @@ impl Tracker {
             let ended = o.is_terminal();
             self.push_report(key, ReportMsg::Exec(er), 0);
             made = true;
-            if ended {
-                // Ended before the rollover: its ClOrdIDs are free in the new epoch once it has
-                // left. One that ended since (carried open, ended in the new epoch) leaves its
-                // ClOrdIDs used for the epoch: a NewOrderSingle naming it may be the strategy's
-                // resend of it (see `crate::session::cl_ord_ids`).
+            let now = self.ended.clock_ns;
+            if ended && (ended_before || !self.end_may_be_unseen(key.0, now)) {
+                // Ended before the rollover and its strategy had read the end (its ClOrdIDs
+                // free in the new epoch once it has left), or nothing holds this report for
+                // its strategy: it leaves now.
                 self.try_evict_as(key, ended_before);
+            } else if ended {
+                // Its end may be unseen (see `unseen`), or it ended in the new epoch: this
+                // OrderStatus is itself an end its strategy may not read (it can leave again,
+                // even ask for the next epoch, before these reports reach it: they follow its
+                // EstablishmentAck a tick apart). Held from now by the same rule, so that the
+                // next rollover reports it again (found by the deterministic simulation: two
+                // rollovers 0.4 ms apart lost a Canceled); its ClOrdIDs stay used for the
+                // epoch, as a NewOrderSingle naming it may be the strategy's resend of it
+                // (see `crate::session::cl_ord_ids`).
+                held.push(key);
+            }
+        }
+        if !held.is_empty() {
+            // Their end time is now (the report's), once each in the FIFO.
+            let now = self.ended.clock_ns;
+            self.ended.fifo.retain(|(k, _)| !held.contains(k));
+            for key in held {
+                self.ended.fifo.push_back((key, now));
             }
         }
         self.reports.origin = origin;
