@@ -2,11 +2,15 @@
 //! (every `HashMap` with its own random state, so no iteration order can leak into the trace
 //! unseen) give the same trace hash; different seeds give different runs.
 
+use dst::faults::{Fault, FaultCounts};
 use dst::{run, RunConfig};
 
+/// Seeds 29 and 99 999 crash the gateway (and restart it from its journals) and roll a
+/// session over: the same run again includes those.
 #[test]
 fn one_seed_twice_gives_the_same_trace() {
-    for seed in [7, 1234, 99_999] {
+    let mut all = FaultCounts::default();
+    for seed in [7, 29, 1234, 99_999] {
         let a = run(RunConfig::new(seed));
         let b = run(RunConfig::new(seed));
         assert!(a.events > 200, "seed {seed}: {} events only", a.events);
@@ -14,7 +18,16 @@ fn one_seed_twice_gives_the_same_trace() {
         assert_eq!(a.events, b.events);
         assert_eq!(a.faults, b.faults);
         assert_eq!(a.sim_ns, b.sim_ns);
+        all.merge(&a.faults);
     }
+    let count = |f: Fault| {
+        Fault::ALL
+            .iter()
+            .position(|x| *x == f)
+            .map_or(0, |i| all.0[i])
+    };
+    assert!(count(Fault::GatewayCrash) > 0, "{}", all.describe());
+    assert!(count(Fault::SessionRollover) > 0, "{}", all.describe());
 }
 
 #[test]

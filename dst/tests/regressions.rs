@@ -123,3 +123,15 @@ fn rollover_then_crash_reported_ended_orders_again_seed_712() {
 fn a_rollover_s_status_report_unread_before_the_next_rollover_seed_204191() {
     assert_clean(204191, 40, 0, 0);
 }
+
+/// Found by the first 10⁶-seed run (issue 25), fixed with it (`ClockOffset`, `CLOCK_STEP_MS`):
+/// the resolver's bound of the exchange's clock offset kept samples taken before forward steps
+/// of the gateway's clock (0.1-2 s each, more than the 2 s margin in all), so a sweep listed
+/// the exchange's orders from after a place's creation, did not see it, and settled it
+/// Rejected (not applied) while the venue had filled it: `OrdStatus differs from the venue's`
+/// (venue Filled, strategy Rejected), `CumQty differs`. A step now drops the bound.
+/// Seed 990591 (3 sessions, window 3, 40 orders each; 6 clock jumps, 3 crashes).
+#[test]
+fn a_clock_step_kept_a_stale_offset_bound_seed_990591() {
+    assert_clean(990591, 40, 0, 0);
+}

@@ -46,6 +46,8 @@ pub(crate) struct Sweep {
     since_ms: u64,
     /// Gateway UTC ms when `since_ms` was computed (the log's offset bound is judged there).
     lists_utc_ms: u64,
+    /// Gateway monotonic ms at the same moment.
+    lists_mono_ms: u64,
     /// Monotonic ns it started at (for the log).
     started_ns: u64,
     /// Orders listed so far by clientOid (open orders replace history entries).
@@ -89,6 +91,7 @@ impl Sweep {
             step: SweepStep::ServerTime,
             since_ms: 0,
             lists_utc_ms: utc_ms,
+            lists_mono_ms: now_ns / 1_000_000,
             started_ns: now_ns,
             by_oid: HashMap::new(),
             complete_orders: true,
@@ -101,8 +104,8 @@ impl Sweep {
             places,
             one_by_one: 0,
         };
-        if offset.bound(utc_ms).is_some() {
-            s.begin_lists(offset, categories, utc_ms);
+        if offset.bound(utc_ms, now_ns / 1_000_000).is_some() {
+            s.begin_lists(offset, categories, now_ns, utc_ms);
         }
         s
     }
@@ -110,12 +113,19 @@ impl Sweep {
     /// Computes the lists' `startTime` at gateway UTC `utc_ms`: the earliest
     /// [`ClockOffset::list_since_ms`] of the items' write times; the next query is the first
     /// list.
-    fn begin_lists(&mut self, offset: &ClockOffset, categories: &[Category], utc_ms: u64) {
+    fn begin_lists(
+        &mut self,
+        offset: &ClockOffset,
+        categories: &[Category],
+        now_ns: u64,
+        utc_ms: u64,
+    ) {
         self.lists_utc_ms = utc_ms;
+        self.lists_mono_ms = now_ns / 1_000_000;
         self.since_ms = self
             .items
             .iter()
-            .map(|p| offset.list_since_ms(p.req.written_ms, utc_ms))
+            .map(|p| offset.list_since_ms(p.req.written_ms, utc_ms, now_ns / 1_000_000))
             .min()
             .unwrap_or(0);
         self.step = if categories.is_empty() {
@@ -260,13 +270,15 @@ impl Sweep {
         match (self.step, answer) {
             (SweepStep::ServerTime, answer) => {
                 match answer {
-                    Answer::ServerTime(server_ms) => offset.sample(server_ms, utc_ms),
+                    Answer::ServerTime(server_ms) => {
+                        offset.sample(server_ms, utc_ms, now_ns / 1_000_000)
+                    }
                     Answer::Failed(e) => {
                         tracing::warn!(account, error = %e, "resolve: server time query failed")
                     }
                     _ => {}
                 }
-                self.begin_lists(offset, categories, utc_ms);
+                self.begin_lists(offset, categories, now_ns, utc_ms);
             }
             (SweepStep::History(i), Answer::Orders(list)) => {
                 self.add_orders(list);
@@ -281,7 +293,7 @@ impl Sweep {
                 self.step = SweepStep::Fills;
             }
             (SweepStep::Fills, Answer::Fills(fills)) => {
-                offset.sample(self.newest_updated_ms(), utc_ms);
+                offset.sample(self.newest_updated_ms(), utc_ms, now_ns / 1_000_000);
                 let since_ms = utc_ms.saturating_sub(MAX_LOOKBACK_MS);
                 return Ok(self.settle(fills, now_ns, grace_ns, since_ms));
             }
@@ -338,7 +350,9 @@ impl Sweep {
             lists_complete = self.complete_orders,
             since_ms = self.since_ms,
             places = self.places,
-            offset_bound_ms = offset.bound(self.lists_utc_ms).unwrap_or(i64::MIN),
+            offset_bound_ms = offset
+                .bound(self.lists_utc_ms, self.lists_mono_ms)
+                .unwrap_or(i64::MIN),
             ms = now_ns.saturating_sub(self.started_ns) / 1_000_000,
             "resolve: settled from the account's lists"
         );

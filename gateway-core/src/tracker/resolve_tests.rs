@@ -445,24 +445,55 @@ fn unknown_places_carry_their_write_time_in_utc() {
 #[test]
 fn the_clock_offset_bound_keeps_the_largest_sample_of_two_windows_then_lapses() {
     use super::resolve::{ClockOffset, CLOCK_OFFSET_WINDOW_MS as W};
+    // Monotonic time equal to UTC: no step.
     let mut c = ClockOffset::default();
-    assert_eq!(c.bound(5 * W), None);
-    c.sample(5 * W + 300, 5 * W + 100); // +200
-    c.sample(5 * W + 150, 5 * W + 200); // −50
-    assert_eq!(c.bound(5 * W + 200), Some(200));
-    c.sample(6 * W + 10, 6 * W + 20); // −10, next window
+    assert_eq!(c.bound(5 * W, 5 * W), None);
+    c.sample(5 * W + 300, 5 * W + 100, 5 * W + 100); // +200
+    c.sample(5 * W + 150, 5 * W + 200, 5 * W + 200); // −50
+    assert_eq!(c.bound(5 * W + 200, 5 * W + 200), Some(200));
+    c.sample(6 * W + 10, 6 * W + 20, 6 * W + 20); // −10, next window
     assert_eq!(
-        c.bound(6 * W + 20),
+        c.bound(6 * W + 20, 6 * W + 20),
         Some(200),
         "the previous window still counts"
     );
-    assert_eq!(c.bound(7 * W), Some(-10), "only the last window's samples");
-    assert_eq!(c.bound(8 * W), None, "lapsed: no push for two windows");
     assert_eq!(
-        c.list_since_ms(100_000, 8 * W),
+        c.bound(7 * W, 7 * W),
+        Some(-10),
+        "only the last window's samples"
+    );
+    assert_eq!(
+        c.bound(8 * W, 8 * W),
+        None,
+        "lapsed: no push for two windows"
+    );
+    assert_eq!(
+        c.list_since_ms(100_000, 8 * W, 8 * W),
         70_000,
         "30 s margin without a bound"
     );
-    assert_eq!(c.list_since_ms(100_000, 6 * W), 100_000 + 200 - 2_000);
-    assert_eq!(c.list_since_ms(0, 6 * W), 0, "unknown write time");
+    assert_eq!(
+        c.list_since_ms(100_000, 6 * W, 6 * W),
+        100_000 + 200 - 2_000
+    );
+    assert_eq!(c.list_since_ms(0, 6 * W, 6 * W), 0, "unknown write time");
+}
+
+/// The 10⁶-seed simulation's failure (seed 990 591): the gateway's UTC clock stepped forward
+/// after the samples were taken, so they stood above the offset and a sweep listed from after
+/// a filled order's creation. A step of more than `CLOCK_STEP_MS` drops the bound (the 30 s
+/// margin applies) until a sample taken after it; a slew does not.
+#[test]
+fn a_step_of_the_gateway_s_clock_drops_the_clock_offset_bound() {
+    use super::resolve::{ClockOffset, CLOCK_OFFSET_WINDOW_MS as W};
+    let mut c = ClockOffset::default();
+    c.sample(5 * W + 300, 5 * W + 100, 1_000); // +200, UTC − mono = 5 W − 900
+    assert_eq!(c.bound(5 * W + 150, 1_050), Some(200));
+    assert_eq!(c.bound(5 * W + 190, 1_100), Some(200), "a 40 ms slew");
+    // UTC steps 1.5 s forward (monotonic time moves 100 ms).
+    assert_eq!(c.bound(5 * W + 1_700, 1_200), None, "stepped: no bound");
+    assert_eq!(c.list_since_ms(100_000, 5 * W + 1_700, 1_200), 70_000);
+    // A sample after the step bounds it again, in the new clock; the old ones are gone.
+    c.sample(5 * W + 1_500, 5 * W + 1_800, 1_300); // −300
+    assert_eq!(c.bound(5 * W + 1_900, 1_400), Some(-300));
 }
