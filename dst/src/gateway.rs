@@ -364,11 +364,6 @@ impl Gateway {
         all
     }
 
-    /// Journal segments rolled, over every session.
-    pub fn journal_rolls(&self) -> u64 {
-        self.sessions.iter().map(|s| s.journal.rolls).sum()
-    }
-
     /// Sessions whose connection the gateway ended since the last call.
     pub fn take_closed(&mut self) -> Vec<usize> {
         std::mem::take(&mut self.closed)

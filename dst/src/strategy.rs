@@ -97,11 +97,6 @@ pub struct Strategy {
     rollover_asked: bool,
     /// From asking for a new epoch until established in it.
     rolling: bool,
-    /// Epochs started.
-    pub rollovers: u64,
-    /// OrderStatus reports of a new epoch that told of fills it had not read (the old
-    /// epoch's messages left unread when it rolled over).
-    pub caught_up: u64,
     /// Highest sequence number of the gateway's flow processed (in order).
     processed: u64,
     /// Application messages received ahead of a gap (a retransmission fills it), by number.
@@ -182,8 +177,6 @@ impl Strategy {
             epoch: 0,
             rollover_asked: false,
             rolling: false,
-            rollovers: 0,
-            caught_up: 0,
             processed: 0,
             ahead: BTreeMap::new(),
             received: Vec::new(),
@@ -216,7 +209,6 @@ impl Strategy {
             // The new epoch numbers from 1; the old one's unread messages are gone.
             self.rollover_asked = false;
             self.epoch += 1;
-            self.rollovers += 1;
             self.processed = 0;
             self.received.clear();
             self.ahead.clear();
@@ -463,11 +455,10 @@ impl Strategy {
 
     /// Ends the session (Terminate, code Finished): the gateway answers Terminate and closes;
     /// the orders stay open (no cancel on disconnect). `None` when not established.
-    pub fn terminate(&mut self, utc_ns: u64) -> Option<Vec<u8>> {
+    pub fn terminate(&mut self) -> Option<Vec<u8>> {
         if !self.established || self.terminating {
             return None;
         }
-        let _ = utc_ns;
         self.terminating = true;
         Some(frame(|b| {
             codec::sbe::Terminate {
@@ -501,11 +492,11 @@ impl Strategy {
     /// when it connects again. `None` when not quiet. (It may not have read the previous
     /// rollover's OrderStatus reports yet: they follow the EstablishmentAck a tick apart, and
     /// the gateway reports them again.)
-    pub fn roll_over(&mut self, utc_ns: u64) -> Option<Vec<u8>> {
+    pub fn roll_over(&mut self) -> Option<Vec<u8>> {
         if !self.quiet() {
             return None;
         }
-        let f = self.terminate(utc_ns)?;
+        let f = self.terminate()?;
         self.rollover_asked = true;
         self.rolling = true;
         Some(f)
@@ -884,7 +875,6 @@ impl Strategy {
             }
             if er.cum_qty > o.filled {
                 o.filled = er.cum_qty;
-                self.caught_up += 1;
             }
             o.answered = true;
             o.got_new |= er.ord_status != OrdStatus::PendingNew;

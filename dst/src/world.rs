@@ -8,8 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use codec::sbe::{ExecutionReport, OrdStatus};
-use gateway_core::ids::ClientOid;
+use codec::sbe::ExecutionReport;
 use gateway_core::pretrade::InstrumentRules;
 use gateway_core::recovery::EndedBeforeRestart;
 use gateway_core::resolver::{Answer, Query, QueryKind, Resolver};
@@ -366,6 +365,9 @@ pub fn run(cfg: RunConfig) -> RunResult {
     }
 }
 
+mod checks;
+mod restart;
+
 /// The resolver as the gateway starts it: one account trading USDT-FUTURES, a place not found
 /// asked again after twice the push deadline.
 fn new_resolver() -> Resolver {
@@ -666,7 +668,7 @@ impl World {
                 if self.plan.rate(Fault::StrategyTerminate) > 0.0 {
                     if let Some(i) = self.side_pick_established() {
                         if self.side_fault(Fault::StrategyTerminate) {
-                            if let Some(f) = self.strategies[i].terminate(utc) {
+                            if let Some(f) = self.strategies[i].terminate() {
                                 self.trace.event(t, &format!("s{i} fault: Terminate"), &f);
                                 self.send_to_gateway(i, f);
                             }
@@ -677,7 +679,7 @@ impl World {
                 if self.plan.rate(Fault::SessionRollover) > 0.0 && !fenced {
                     if let Some(i) = self.side_pick_established() {
                         if self.strategies[i].quiet() && self.side_fault(Fault::SessionRollover) {
-                            if let Some(f) = self.strategies[i].roll_over(utc) {
+                            if let Some(f) = self.strategies[i].roll_over() {
                                 self.trace.event(
                                     t,
                                     &format!("s{i} fault: rollover (Terminate)"),
@@ -870,186 +872,6 @@ impl World {
         self.sched.after(d, Ev::StrategyReconnect(i));
     }
 
-    /// The gateway process dies, between two steps (`between_steps`) or at the crash point
-    /// the fuse reached within one: only its journals survive; its connections end (what it
-    /// wrote to the venue before dying may still get there); the strategies see theirs end
-    /// and try again until it accepts them; it starts again 0.1-2 s later.
-    fn crash(&mut self, between_steps: bool) {
-        let t = self.sched.now_ns();
-        let at = if between_steps {
-            "fault: gateway crash between steps"
-        } else {
-            "fault: gateway crash at a crash point"
-        };
-        self.trace.event(t, at, b"");
-        self.fuse = None;
-        // Between two steps the tracker holds only what it reported (and journaled).
-        self.crashed_views = if between_steps {
-            let utc = self.utc_ns();
-            Some(self.gw.open_orders(utc, &mut Outbox::default()))
-        } else {
-            None
-        };
-        let torn = self.side.chance(0.3);
-        if torn {
-            self.counts.add(Fault::JournalTorn);
-        }
-        let placeholder = Gateway::new(0, Vec::new(), 0, 64, Retention::default());
-        let gw = std::mem::replace(&mut self.gw, placeholder);
-        self.down = Some(gw.crash(&mut self.side, torn));
-        self.life += 1;
-        let old = self.venue_gen;
-        self.venue_gen += 1;
-        self.gw_gen = u64::MAX;
-        self.drain_gen = self.side.chance(0.5).then_some(old);
-        self.accepting = false;
-        self.restart_ended = None;
-        self.resolver = new_resolver();
-        self.resolver_wake_ns = u64::MAX;
-        for i in 0..self.strategies.len() {
-            if self.reconnecting[i] {
-                continue;
-            }
-            // What the gateway wrote reaches the strategy before the connection ends (FIN),
-            // or is lost with it (RST).
-            let at = if self.side.chance(0.5) {
-                self.to_strat_at[i].max(t) + 1
-            } else {
-                t
-            };
-            self.reconnecting[i] = true;
-            self.sched
-                .at(at, Ev::StrategyConnLost(i, self.strat_gen[i]));
-        }
-        let d = self.side.between(100 * MS, 2_000 * MS);
-        self.sched.after(d, Ev::Restart(self.life));
-    }
-
-    /// The gateway starts again from its journals (`Gateway::restart`), logs in (the link
-    /// connected, not reconciled) and reconciles after a REST latency; the restored tracker
-    /// must agree with the crashed one on every order it had reported.
-    fn restart(&mut self) {
-        let Some(crashed) = self.down.take() else {
-            return;
-        };
-        let (now, utc) = (self.sched.now_ns(), self.utc_ns());
-        let mut out = self.outbox();
-        let r = Gateway::restart(
-            crashed,
-            self.rules.clone(),
-            self.retention,
-            now,
-            utc,
-            &mut out,
-        );
-        self.gw = r.gateway;
-        self.trace
-            .event(now, "gateway restarts", format!("{:?}", r.notes).as_bytes());
-        if let Some(before) = self.crashed_views.take() {
-            let after = self.gw.open_orders(utc, &mut Outbox::default());
-            self.check_restored(&before, &after, &r.unanswered);
-        }
-        self.gw_gen = self.venue_gen;
-        self.gw.on_link_connected();
-        self.restart_ended = Some(r.ended);
-        self.flush(out);
-        let d = self.rest_latency();
-        self.sched.after(d, Ev::RestartReconciled(self.life));
-    }
-
-    /// The restart's reconciliation (`gateway::engine::reconcile::reconcile_after_restart`):
-    /// the account's lists since the last journaled report less the margin, without the
-    /// orders that ended before the crash; then the link is up and strategies are accepted.
-    fn restart_reconciled(&mut self) {
-        let (now, utc) = (self.sched.now_ns(), self.utc_ns());
-        if self.fault(Fault::RestError) {
-            let d = self.rng.between(50 * MS, 500 * MS);
-            self.sched.after(d, Ev::RestartReconciled(self.life));
-            return;
-        }
-        let Some(ended) = self.restart_ended.take() else {
-            return;
-        };
-        let mut out = self.outbox();
-        if let Some(since) = ended.reconcile_since_ms() {
-            let (orders, fills) = self.exchange.lists(since);
-            let mut state = ExchangeState {
-                account: 0,
-                orders,
-                fills,
-                not_found: Vec::new(),
-                source: StateSource::Restart,
-            };
-            ended.drop_from(&mut state);
-            self.trace.event(
-                now,
-                "gateway: restart reconciled",
-                format!("{state:?}").as_bytes(),
-            );
-            self.gw.on_exchange_state(&state, now, utc, &mut out);
-        }
-        if self.gw.link.connected && self.gw_gen == self.venue_gen {
-            self.gw.on_link_up(now, &mut out);
-        }
-        self.accepting = true;
-        self.flush(out);
-    }
-
-    /// Every order the crashed tracker held is held by the restored one, and no other; with
-    /// the same status, quantities and ids when a report named it (`unanswered`: the orders
-    /// no report named, of which the journal holds the ClOrdID only).
-    fn check_restored(
-        &mut self,
-        before: &BTreeMap<(u64, u64), ExecutionReport>,
-        after: &BTreeMap<(u64, u64), ExecutionReport>,
-        unanswered: &std::collections::BTreeSet<(u64, u64)>,
-    ) {
-        let t = self.sched.now_ns();
-        let key = |er: &ExecutionReport| {
-            (
-                er.ord_status,
-                er.cum_qty.normalized(),
-                er.leaves_qty.normalized(),
-                er.order_id,
-                er.cl_ord_id,
-            )
-        };
-        for ((session, root), b) in before {
-            match after.get(&(*session, *root)) {
-                Some(a) if key(a) == key(b) => {}
-                Some(a)
-                    if unanswered.contains(&(*session, *root))
-                        && a.ord_status == OrdStatus::PendingNew
-                        && b.ord_status == OrdStatus::PendingNew => {}
-                Some(a) => self.v.add(
-                    t,
-                    "restored tracker disagrees with the crashed one",
-                    *session,
-                    *root,
-                    format!("crashed {:?} restored {:?}", key(b), key(a)),
-                ),
-                None => self.v.add(
-                    t,
-                    "restored tracker lost an open order",
-                    *session,
-                    *root,
-                    format!("crashed {:?}", key(b)),
-                ),
-            }
-        }
-        for ((session, root), a) in after {
-            if !before.contains_key(&(*session, *root)) {
-                self.v.add(
-                    t,
-                    "restored tracker holds an order the crashed one did not",
-                    *session,
-                    *root,
-                    format!("restored {:?}", key(a)),
-                );
-            }
-        }
-    }
-
     fn rest_latency(&mut self) -> u64 {
         let mut d = self.rng.between(MS, 10 * MS);
         if self.fault(Fault::RestSlow) {
@@ -1156,112 +978,5 @@ impl World {
             }
         }
         self.sched.after(200 * MS, Ev::WindDown);
-    }
-
-    fn liveness_failed(&mut self, t: u64) {
-        for s in &self.strategies {
-            for (root, sent_ns, what) in s.unanswered() {
-                self.v.add(
-                    t,
-                    "liveness: unanswered",
-                    s.session_id,
-                    root,
-                    format!("{what} sent at {:.3} ms", sent_ns as f64 / 1e6),
-                );
-            }
-            for (root, o) in &s.orders {
-                if !o.terminal() && o.answered {
-                    self.v.add(
-                        t,
-                        "liveness: order not closed",
-                        s.session_id,
-                        *root,
-                        format!("{:?} cum {}", o.status, o.cum_qty),
-                    );
-                }
-            }
-        }
-        if self.v.is_empty() {
-            self.v.add(
-                t,
-                "liveness: no quiet",
-                0,
-                0,
-                format!(
-                    "link up {}, unresolved {}",
-                    self.gw.link.up,
-                    self.gw.tracker().unresolved()
-                ),
-            );
-        }
-    }
-
-    /// The end-of-run invariants: every order as its strategy saw it against the venue's
-    /// record; no clientOid sent twice; risk reservations back to zero.
-    fn finish(&mut self) {
-        let t = self.sched.now_ns();
-        for oid in &self.gw.repeated_client_oids {
-            self.v
-                .add(t, "clientOid sent twice", 0, 0, format!("clientOid {oid}"));
-        }
-        for s in &self.strategies {
-            if let Some((missing, held)) = s.gap_left() {
-                self.v.add(
-                    t,
-                    "reports lost: sequence gap never filled",
-                    s.session_id,
-                    0,
-                    format!("{missing} missing, {held} held"),
-                );
-            }
-            for (root, o) in &s.orders {
-                let oid = ClientOid::in_epoch(s.session_id, o.epoch, *root);
-                match self.exchange.order_info(oid.as_str()) {
-                    Some(x) => {
-                        if x.cum_qty != o.cum_qty || x.cum_qty != o.filled {
-                            self.v.add(
-                                t,
-                                "CumQty differs from the venue's cumExecQty",
-                                s.session_id,
-                                *root,
-                                format!(
-                                    "venue {} strategy CumQty {} Σ LastQty {}",
-                                    x.cum_qty, o.cum_qty, o.filled
-                                ),
-                            );
-                        }
-                        if self.done && x.status != o.status {
-                            self.v.add(
-                                t,
-                                "OrdStatus differs from the venue's",
-                                s.session_id,
-                                *root,
-                                format!("venue {:?} strategy {:?}", x.status, o.status),
-                            );
-                        }
-                    }
-                    None if o.answered && o.status != OrdStatus::Rejected => self.v.add(
-                        t,
-                        "order the venue does not have",
-                        s.session_id,
-                        *root,
-                        format!("strategy {:?} cum {}", o.status, o.cum_qty),
-                    ),
-                    None => {}
-                }
-            }
-            if self.done {
-                let open = self.gw.risk().session_open_orders(s.session_id);
-                if open != 0 {
-                    self.v.add(
-                        t,
-                        "risk reservations left",
-                        s.session_id,
-                        0,
-                        format!("{open} open orders counted with none open"),
-                    );
-                }
-            }
-        }
     }
 }
