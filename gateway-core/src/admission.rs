@@ -163,6 +163,8 @@ impl LogEvery {
 pub struct AdmissionCounters {
     refused: AtomicU64,
     accept_errors: AtomicU64,
+    open: AtomicU64,
+    limit: AtomicU64,
 }
 
 impl AdmissionCounters {
@@ -185,6 +187,21 @@ impl AdmissionCounters {
     /// Accept errors so far.
     pub fn accept_errors(&self) -> u64 {
         self.accept_errors.load(Ordering::Relaxed)
+    }
+
+    /// Publishes the strategy connections open now and the limit (`max_connections`).
+    pub fn set_open(&self, open: usize, limit: usize) {
+        let n = |v: usize| u64::try_from(v).unwrap_or(u64::MAX);
+        self.open.store(n(open), Ordering::Relaxed);
+        self.limit.store(n(limit), Ordering::Relaxed);
+    }
+
+    /// Strategy connections open and the limit, as last published.
+    pub fn open(&self) -> (u64, u64) {
+        (
+            self.open.load(Ordering::Relaxed),
+            self.limit.load(Ordering::Relaxed),
+        )
     }
 }
 

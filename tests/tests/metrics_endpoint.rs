@@ -294,7 +294,7 @@ fn scrape_counts_equal_what_the_strategies_saw() {
     // quantiles in order, in seconds.
     let q = |leg: &str, q: &str| {
         v(&format!(
-            "bgw_leg_latency_seconds{{leg=\"{leg}\",quantile=\"{q}\"}}"
+            "bgw_leg_latency_run_seconds{{leg=\"{leg}\",quantile=\"{q}\"}}"
         ))
     };
     let (p50, p99, max) = (
@@ -307,6 +307,49 @@ fn scrape_counts_equal_what_the_strategies_saw() {
         "{p50} {p99} {max}"
     );
     assert!(v("bgw_leg_latency_seconds_sum{leg=\"exchange_reply\"}") > 0.0);
+    // The histogram view: cumulative, non-decreasing over the bounds, +Inf = _count, and the
+    // bucket holding the run's p50 brackets it (histogram_quantile's input).
+    for leg in ["strategy_to_exchange", "exchange_reply"] {
+        let mut buckets: Vec<(f64, f64)> = m
+            .iter()
+            .filter_map(|(k, n)| {
+                let rest = k.strip_prefix(&format!(
+                    "bgw_leg_latency_seconds_bucket{{leg=\"{leg}\",le=\""
+                ))?;
+                let le = rest.strip_suffix("\"}")?;
+                let le = if le == "+Inf" {
+                    f64::INFINITY
+                } else {
+                    le.parse().ok()?
+                };
+                Some((le, *n))
+            })
+            .collect();
+        buckets.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(buckets.len(), 38, "37 bounds and +Inf: {buckets:?}");
+        assert_eq!(buckets[0].0, 0.000001);
+        assert_eq!(buckets[36].0, 1.0);
+        assert!(buckets.windows(2).all(|w| w[0].1 <= w[1].1), "{buckets:?}");
+        assert_eq!(buckets[37].1, leg_count(&m, leg));
+        assert_eq!(
+            v(&format!(
+                "bgw_leg_latency_run_seconds_count{{leg=\"{leg}\"}}"
+            )),
+            leg_count(&m, leg)
+        );
+        let p50 = q(leg, "0.5");
+        let half = leg_count(&m, leg) / 2.0;
+        let first_over = buckets.iter().find(|(_, n)| *n >= half).expect("a bucket");
+        assert!(
+            first_over.0 >= p50 * 0.999,
+            "{leg}: p50 {p50} above the bucket that holds half the samples {first_over:?}"
+        );
+    }
+    assert!(v("process_open_fds") > 0.0);
+    assert!(v("process_max_fds") >= v("process_open_fds"));
+    assert!(v("bgw_strategy_connections") >= 0.0);
+    assert!(v("bgw_strategy_connections_limit") > 0.0);
+    assert_eq!(v("bgw_unknown_outcomes_unresolved"), 0.0);
     assert!(!last.contains("round_trip"));
     // Link, sessions, budget, journal, readiness.
     assert_eq!(v("bgw_exchange_link_up{account=\"main\"}"), 1.0);
@@ -329,7 +372,8 @@ fn scrape_counts_equal_what_the_strategies_saw() {
         "bgw_orders_total counter",
         "bgw_execution_reports_total counter",
         "bgw_rejects_total counter",
-        "bgw_leg_latency_seconds summary",
+        "bgw_leg_latency_seconds histogram",
+        "bgw_leg_latency_run_seconds summary",
         "bgw_rate_budget_tokens gauge",
         "bgw_journal_pending_bytes gauge",
     ] {

@@ -3,10 +3,12 @@
 //!
 //! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
 
+pub mod buckets;
 pub mod counters;
 pub mod histograms;
 pub mod leg;
 
+pub use buckets::{CumulativeBuckets, BUCKETS, BUCKET_BOUNDS_NS};
 pub use counters::ReportCounters;
 pub use histograms::{
     new_histogram, write_table, LegHistograms, Percentiles, HIGHEST_NS, LOWEST_NS, SIGFIG,

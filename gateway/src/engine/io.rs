@@ -414,7 +414,11 @@ pub(super) fn run(
         let mut stop = stop;
         let limits = settings.admission;
         let conns = Rc::new(OpenConns::default());
-        tokio::task::spawn_local(trim_after_bursts(Rc::clone(&conns)));
+        tokio::task::spawn_local(trim_after_bursts(
+            Rc::clone(&conns),
+            Arc::clone(&admission),
+            limits.max_connections,
+        ));
         let mut backoff = AcceptBackoff::default();
         let mut error_log = LogEvery::new(LOG_INTERVAL_MS);
         let mut refused_log = LogEvery::new(LOG_INTERVAL_MS);
@@ -532,13 +536,19 @@ fn bind_listener(addr: SocketAddr) -> std::io::Result<TcpListener> {
 
 /// Gives the memory a burst of strategy connections freed back to the operating system once
 /// the burst is over ([`TrimAfterBurst`]), on a thread of its own (the trim walks and locks
-/// every allocator arena: ms, never on the io thread). Checked every 200 ms.
-async fn trim_after_bursts(conns: Rc<OpenConns>) {
+/// every allocator arena: ms, never on the io thread). Checked every 200 ms, when the open
+/// connection count is also published (`bgw_strategy_connections`).
+async fn trim_after_bursts(
+    conns: Rc<OpenConns>,
+    admission: Arc<AdmissionCounters>,
+    max_connections: usize,
+) {
     let mut t = tokio::time::interval(Duration::from_millis(200));
     t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut trim = TrimAfterBurst::default();
     loop {
         t.tick().await;
+        admission.set_open(conns.counts().0, max_connections);
         let closed = conns.closed_total();
         if trim.poll(closed, now_ns()) {
             let spawned = std::thread::Builder::new()

@@ -4,14 +4,28 @@
 //!
 //! Names start with `bgw_`, carry their unit (`_seconds`, `_bytes`) and counters end in
 //! `_total`. Label values of message enums are the SBE schema's names (`codec/schema/bgw.xml`:
-//! `New`, `PartialFill`, `RiskLimit`, ...). Latency is a summary per leg, in seconds, over the
-//! whole run (the histograms the reporter merges: the same figures as the gateway's "whole
-//! run" table), with quantiles 0.5, 0.9, 0.99, 0.999 and 1 (the max), `_sum` and `_count`.
+//! `New`, `PartialFill`, `RiskLimit`, ...).
+//!
+//! Latency per leg, in seconds, comes from the HDR histograms the reporter merges (the same
+//! samples as the gateway's "whole run" table) in two views:
+//! - `bgw_leg_latency_seconds`, a Prometheus histogram: cumulative counts at 37 bounds from
+//!   1 µs to 1 s ([`gateway_core::metrics::BUCKET_BOUNDS_NS`]) and `+Inf`, `_sum`, `_count`.
+//!   This is what rules and dashboards use: `histogram_quantile(0.99, sum by (le, leg)
+//!   (rate(bgw_leg_latency_seconds_bucket[5m])))` is the p99 of the last 5 minutes;
+//! - `bgw_leg_latency_run_seconds`, a summary of the whole run: quantiles 0.5, 0.9, 0.99,
+//!   0.999 and 1 (the max), exact to the HDR histogram's 0.1 %, for a glance at one gateway.
+//!
+//! Both are refreshed when the reporter merges a snapshot (every `[metrics]
+//! report_interval_ms`). The `process_*` families (open and maximum file descriptors, resident
+//! memory, CPU seconds, threads, start time) are the `prometheus` crate's process collector.
 
 use codec::sbe::{BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, OrdStatus};
 use gateway_core::health::LinkPhase;
+use gateway_core::metrics::BUCKET_BOUNDS_NS;
+use prometheus::core::Collector;
 use prometheus::proto::{
-    Counter, Gauge, LabelPair, Metric, MetricFamily, MetricType, Quantile, Summary,
+    Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType, Quantile,
+    Summary,
 };
 use prometheus::{Encoder, TextEncoder};
 
@@ -92,7 +106,7 @@ fn secs(ns: f64) -> f64 {
 
 /// Every metric family, in exposition order.
 pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamily> {
-    use MetricType::{COUNTER, GAUGE, SUMMARY};
+    use MetricType::{COUNTER, GAUGE, HISTOGRAM, SUMMARY};
     let r = &state.reports;
     let mut out = Vec::new();
 
@@ -304,6 +318,12 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         ],
     ));
     out.push(family(
+        "bgw_unknown_outcomes_unresolved",
+        "Orders with a request whose outcome is still unknown, waiting for the exchange's state (queries held while the link is down).",
+        GAUGE,
+        vec![gauge(&[], state.unresolved() as f64)],
+    ));
+    out.push(family(
         "bgw_duplicate_fills_total",
         "Fills whose execId had already been counted (dropped).",
         COUNTER,
@@ -357,6 +377,20 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         vec![counter(&[], state.admission.accept_errors())],
     ));
 
+    let (open, limit) = state.admission.open();
+    out.push(family(
+        "bgw_strategy_connections",
+        "Strategy TCP connections open (established or not), refreshed every 200 ms.",
+        GAUGE,
+        vec![gauge(&[], open as f64)],
+    ));
+    out.push(family(
+        "bgw_strategy_connections_limit",
+        "[strategy] max_connections: connections beyond it are refused.",
+        GAUGE,
+        vec![gauge(&[], limit as f64)],
+    ));
+
     let (written, pending) = state.journal();
     out.push(family(
         "bgw_journal_written_bytes_total",
@@ -372,6 +406,7 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
     ));
 
     let legs = state.legs();
+    let mut histograms = Vec::new();
     let mut summaries = Vec::new();
     for leg in Leg::ALL {
         if leg == Leg::RoundTrip {
@@ -379,6 +414,24 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
             continue;
         }
         let s = legs[leg.index()];
+        let mut h = Histogram::default();
+        h.set_sample_count(s.buckets.count);
+        h.set_sample_sum(secs(s.sum_ns));
+        h.set_bucket(
+            BUCKET_BOUNDS_NS
+                .iter()
+                .zip(s.buckets.le)
+                .map(|(bound, n)| {
+                    let mut b = Bucket::default();
+                    b.set_upper_bound(secs(*bound as f64));
+                    b.set_cumulative_count(n);
+                    b
+                })
+                .collect(),
+        );
+        let mut m = Metric::from_label(labels(&[("leg", leg.tag())]));
+        m.set_histogram(h);
+        histograms.push(m);
         let p = s.p;
         let values = [p.p50_ns, p.p90_ns, p.p99_ns, p.p999_ns, p.max_ns];
         let mut sum = Summary::default();
@@ -406,7 +459,13 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
     }
     out.push(family(
         "bgw_leg_latency_seconds",
-        "Latency of each leg of the order path since start, from the gateway's HDR histograms (quantile 1 is the max): strategy_to_exchange (strategy frame read to exchange frame written), exchange_reply (written to trade reply), first_push (written to first order push), push_to_report (push read to ExecutionReport written).",
+        "Latency of each leg of the order path, cumulative since start (rate() it for a window), buckets 1 us to 1 s from the gateway's HDR histograms: strategy_to_exchange (strategy frame read to exchange frame written), exchange_reply (written to trade reply), first_push (written to first order push), push_to_report (push read to ExecutionReport written).",
+        HISTOGRAM,
+        histograms,
+    ));
+    out.push(family(
+        "bgw_leg_latency_run_seconds",
+        "Whole-run quantiles of each leg's latency from the gateway's HDR histograms (quantile 1 is the max; cannot be windowed or aggregated: use bgw_leg_latency_seconds for that).",
         SUMMARY,
         summaries,
     ));
@@ -427,7 +486,10 @@ fn name_of(values: &'static [(&'static str, u8)], wire: u8) -> &'static str {
 pub fn render(state: &MetricsState, links: &[LinkCounters]) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
     // Families are never empty (filtered above) and always named: encoding cannot fail.
-    let _ = TextEncoder::new().encode(&families(state, links), &mut buf);
+    let mut all = families(state, links);
+    // The process collector reads /proc/self (Linux); elsewhere it yields nothing.
+    all.extend(prometheus::process_collector::ProcessCollector::for_self().collect());
+    let _ = TextEncoder::new().encode(&all, &mut buf);
     String::from_utf8(buf).unwrap_or_default()
 }
 
@@ -473,9 +535,20 @@ mod tests {
             "bgw_exchange_link_state{account=\"main\",state=\"reconciling\"} 0",
             "bgw_exchange_reconnects_total{account=\"main\"} 2",
             "bgw_exchange_link_failures_total{account=\"main\",cause=\"closed\"} 2",
-            "# TYPE bgw_leg_latency_seconds summary",
+            "# TYPE bgw_leg_latency_seconds histogram",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"0.000001\"} 0",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"0.000002\"} 1",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"0.000003\"} 1",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"0.000005\"} 2",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"1\"} 2",
+            "bgw_leg_latency_seconds_bucket{leg=\"strategy_to_exchange\",le=\"+Inf\"} 2",
             "bgw_leg_latency_seconds_count{leg=\"strategy_to_exchange\"} 2",
-            "bgw_leg_latency_seconds{leg=\"first_push\",quantile=\"0.5\"} NaN",
+            "bgw_leg_latency_seconds_bucket{leg=\"first_push\",le=\"+Inf\"} 0",
+            "# TYPE bgw_leg_latency_run_seconds summary",
+            "bgw_leg_latency_run_seconds_count{leg=\"strategy_to_exchange\"} 2",
+            "bgw_leg_latency_run_seconds{leg=\"first_push\",quantile=\"0.5\"} NaN",
+            "bgw_unknown_outcomes_unresolved 0",
+            "bgw_strategy_connections 0",
             "# TYPE bgw_tracker_orders gauge",
             "bgw_tracker_orders{state=\"open\"} 3",
             "bgw_tracker_orders{state=\"ended\"} 5",
@@ -489,7 +562,7 @@ mod tests {
         }
         assert!(
             text.contains(
-                "bgw_leg_latency_seconds{leg=\"strategy_to_exchange\",quantile=\"1\"} 0.000004"
+                "bgw_leg_latency_run_seconds{leg=\"strategy_to_exchange\",quantile=\"1\"} 0.000004"
             ),
             "{text}"
         );

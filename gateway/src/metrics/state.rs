@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_core::health::{readiness, LinkPhase, NotReady, ReadinessInputs};
+use gateway_core::metrics::CumulativeBuckets;
 use gateway_core::tracker::{OrderCounts, ReportMsg, TrackerStats};
 use parking_lot::Mutex;
 
@@ -57,7 +58,8 @@ pub struct ConnOps {
     pub ops: [u64; 6],
 }
 
-/// Whole-run latency of one leg: [`Percentiles`] (ns) plus the sum of all samples.
+/// Whole-run latency of one leg: [`Percentiles`] (ns), the sum of all samples and their
+/// cumulative counts at the Prometheus bucket bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct LegSummary {
     /// Count and percentiles, ns.
@@ -65,6 +67,8 @@ pub struct LegSummary {
     /// Sum of the samples, ns, as the histogram holds them (each at its bucket's value:
     /// relative error ≤ 0.1 %).
     pub sum_ns: f64,
+    /// Samples at or below each of [`gateway_core::metrics::BUCKET_BOUNDS_NS`].
+    pub buckets: CumulativeBuckets,
 }
 
 impl LegSummary {
@@ -77,6 +81,7 @@ impl LegSummary {
             } else {
                 h.mean() * h.len() as f64
             },
+            buckets: CumulativeBuckets::of(h),
         }
     }
 }
@@ -92,6 +97,8 @@ struct TrackerCell {
     not_shown: AtomicU64,
     late_for_evicted: AtomicU64,
     evicted: AtomicU64,
+    /// Orders with a request whose outcome is still unknown (`Tracker::unresolved`).
+    unresolved: AtomicU64,
     /// Orders held (see [`OrderCounts`]).
     orders_open: AtomicU64,
     orders_ended: AtomicU64,
@@ -252,6 +259,19 @@ impl MetricsState {
         t.tombstones.store(n(c.tombstones), Ordering::Relaxed);
     }
 
+    /// Publishes the number of orders with a request whose outcome is still unknown (queried
+    /// from the exchange; see `gateway_core::tracker::Tracker::unresolved`).
+    pub fn set_unresolved(&self, orders: usize) {
+        self.tracker
+            .unresolved
+            .store(u64::try_from(orders).unwrap_or(u64::MAX), Ordering::Relaxed);
+    }
+
+    /// Orders with an unknown outcome not yet resolved, as last published.
+    pub fn unresolved(&self) -> u64 {
+        self.tracker.unresolved.load(Ordering::Relaxed)
+    }
+
     /// The orders the tracker holds, as last published.
     pub fn tracker_orders(&self) -> OrderCounts {
         let t = &self.tracker;
@@ -361,5 +381,8 @@ mod tests {
             "{l:?}"
         );
         assert_eq!(s.legs()[Leg::FirstPush.index()].p.count, 0);
+        assert_eq!(l.buckets.count, 100);
+        assert_eq!(l.buckets.le[0], 1, "1 µs");
+        assert_eq!(l.buckets.le[gateway_core::metrics::BUCKETS - 1], 100);
     }
 }

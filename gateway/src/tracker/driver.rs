@@ -220,6 +220,7 @@ impl Driver {
             self.next_publish_ns = now.saturating_add(self.publish_ns);
             m.set_tracker(&self.drive.tracker().stats());
             m.set_tracker_orders(&self.drive.tracker().order_counts());
+            m.set_unresolved(self.drive.tracker().unresolved());
         }
     }
 
