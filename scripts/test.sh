@@ -6,6 +6,10 @@ cargo test --workspace --all-targets
 # The gateway's Prometheus exposition from a real run (e2e metrics_endpoint), checked by
 # promtool (installs Debian's prometheus package when missing).
 ./scripts/metrics-check.sh target/metrics-exposition.prom
+# The operator's files (deploy/prometheus, deploy/grafana): promtool check config and rules, the
+# alert rules' unit tests (promtool test rules), the dashboard's PromQL parsed by promtool and
+# its names checked against that scrape, then a real Prometheus scraping the demo's gateway.
+./scripts/prometheus-check.sh target/metrics-exposition.prom
 # Short soak sweep: 4 sessions × 16 and 8 × 32 orders in flight (3 500 orders), each run under
 # exchange connection drops, strategy drops, duplicated and reordered pushes, outcome-unknown
 # replies, delayed replies and pushes and one gateway SIGKILL + restart.
