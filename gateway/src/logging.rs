@@ -10,7 +10,7 @@
 //!
 //! The filter is `RUST_LOG` (default `info`).
 
-use std::io::Write as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::sync::OnceLock;
 
 /// The format of log lines.
@@ -38,9 +38,20 @@ pub fn init(format: LogFormat, target: LogTarget) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
+    // Colours only on a terminal: not in the journal, a file or a pipe.
+    let ansi = match target {
+        LogTarget::Stdout => std::io::stdout().is_terminal(),
+        LogTarget::Stderr => std::io::stderr().is_terminal(),
+    };
     let result = match (format, target) {
-        (LogFormat::Text, LogTarget::Stdout) => builder.with_writer(std::io::stdout).try_init(),
-        (LogFormat::Text, LogTarget::Stderr) => builder.with_writer(std::io::stderr).try_init(),
+        (LogFormat::Text, LogTarget::Stdout) => builder
+            .with_ansi(ansi)
+            .with_writer(std::io::stdout)
+            .try_init(),
+        (LogFormat::Text, LogTarget::Stderr) => builder
+            .with_ansi(ansi)
+            .with_writer(std::io::stderr)
+            .try_init(),
         (LogFormat::Json, LogTarget::Stdout) => builder
             .json()
             .flatten_event(true)

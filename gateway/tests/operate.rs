@@ -358,6 +358,11 @@ fn json_log_format_writes_one_object_per_line_with_flat_fields() {
     );
     assert_eq!(login.get("level").and_then(|v| v.as_str()), Some("INFO"));
     assert!(!login.contains_key("fields") && !login.contains_key("span"));
+    // A sample for the docs (shown with --nocapture).
+    eprintln!(
+        "sample JSON log line: {}",
+        serde_json::Value::Object(login.clone())
+    );
     // The binary's status lines are objects too, the stop and the latency table included.
     for needle in [
         "gateway: strategies connect to ",
