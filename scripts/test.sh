@@ -10,6 +10,9 @@ cargo test --workspace --all-targets
 # alert rules' unit tests (promtool test rules), the dashboard's PromQL parsed by promtool and
 # its names checked against that scrape, then a real Prometheus scraping the demo's gateway.
 ./scripts/prometheus-check.sh target/metrics-exposition.prom
+# The systemd unit (deploy/systemd/): systemd-analyze verify, and systemd-analyze security's
+# exposure level at most 2.0 (installs Debian's systemd package when missing).
+./scripts/systemd-check.sh
 # Short soak sweep: 4 sessions × 16 and 8 × 32 orders in flight (3 500 orders), each run under
 # exchange connection drops, strategy drops, duplicated and reordered pushes, outcome-unknown
 # replies, delayed replies and pushes and one gateway SIGKILL + restart.

@@ -12,6 +12,7 @@ pub mod exchange;
 pub mod fuzzing;
 pub mod idle;
 pub mod journal;
+pub mod logging;
 pub mod memory;
 pub mod metrics;
 pub mod replay;

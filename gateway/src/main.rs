@@ -1,43 +1,83 @@
 //! `gateway`: runs the order gateway from a configuration file until Ctrl-C (SIGINT) or SIGTERM,
 //! then stops in order (no new connections, in-flight writes finished, journal flushed: the
 //! same [`Gateway::shutdown`] for both signals), prints the whole run's latency table and exits 0.
-//! `gateway --version` prints the crate version.
+//! `gateway --version` prints the crate version; `gateway check-config FILE` validates a
+//! configuration and prints it with defaults filled in and secrets redacted (exit 0, or 2 when
+//! invalid). `--log-format json` writes one JSON object per line ([`gateway::logging`]).
 
 use std::path::PathBuf;
 
-use clap::Parser;
-use gateway::config::GatewayConfig;
-use gateway::engine::{EngineSettings, Gateway};
+use clap::{Parser, Subcommand};
+use gateway::config::{check_config, load_checked, EXIT_INVALID};
+use gateway::engine::Gateway;
+use gateway::logging::{self, fatal, status_line, LogFormat, LogTarget};
 
 /// Command-line options.
 #[derive(Debug, Parser)]
 #[command(
     name = "gateway",
     version,
-    about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket"
+    about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket",
+    subcommand_negates_reqs = true
 )]
 struct Args {
-    /// Configuration file (see config/gateway.example.toml).
-    #[arg(long, short)]
-    config: PathBuf,
+    /// Configuration file to run the gateway with (see config/gateway.example.toml).
+    #[arg(long, short, required = true)]
+    config: Option<PathBuf>,
+    /// Log line format: `text` (human-readable) or `json` (one object per line).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, global = true)]
+    log_format: LogFormat,
+    /// A command other than running the gateway.
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Commands other than running the gateway.
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validates FILE exactly as the gateway does at start and prints the effective
+    /// configuration (defaults filled in, secrets redacted); exit 0 when valid, 2 when not.
+    CheckConfig {
+        /// Configuration file to check.
+        file: PathBuf,
+    },
 }
 
 fn main() {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-        )
-        .init();
     let args = Args::parse();
-    let settings =
-        match GatewayConfig::load(&args.config).and_then(|c| EngineSettings::from_config(&c)) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("gateway: {e}");
-                std::process::exit(2);
+    match args.command {
+        Some(Command::CheckConfig { file }) => {
+            // Standard output is the configuration: log lines (warnings) go to standard error.
+            logging::init(args.log_format, LogTarget::Stderr);
+            let code = check_config(
+                &file,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            );
+            std::process::exit(code);
+        }
+        None => {
+            logging::init(args.log_format, LogTarget::Stdout);
+            match args.config {
+                Some(config) => run(&config),
+                None => {
+                    fatal(&"--config FILE is required");
+                    std::process::exit(EXIT_INVALID);
+                }
             }
-        };
+        }
+    }
+}
+
+/// Runs the gateway from `config` until a stop signal.
+fn run(config: &std::path::Path) {
+    let settings = match load_checked(config) {
+        Ok((_, s)) => s,
+        Err(e) => {
+            fatal(&e);
+            std::process::exit(EXIT_INVALID);
+        }
+    };
     // The runtime and the signal handlers come before the gateway starts, so a signal that
     // arrives as soon as the listener is announced already means an orderly stop.
     let rt = match tokio::runtime::Builder::new_current_thread()
@@ -46,39 +86,42 @@ fn main() {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("gateway: {e}");
+            fatal(&e);
             std::process::exit(1);
         }
     };
     let stop = match rt.block_on(async { StopSignals::install() }) {
         Ok(stop) => stop,
         Err(e) => {
-            eprintln!("gateway: cannot install signal handlers: {e}");
+            fatal(&format_args!("cannot install signal handlers: {e}"));
             std::process::exit(1);
         }
     };
     let gw = match Gateway::start(settings) {
         Ok(gw) => gw,
         Err(e) => {
-            eprintln!("gateway: {e}");
+            fatal(&e);
             std::process::exit(1);
         }
     };
     // Before the address line: a supervisor that waits for the address has the breakdown.
-    println!("gateway: start-up {}", gw.startup());
-    println!("gateway: strategies connect to {}", gw.strategy_addr());
+    status_line(&format!("gateway: start-up {}", gw.startup()));
+    status_line(&format!(
+        "gateway: strategies connect to {}",
+        gw.strategy_addr()
+    ));
     if let Some(addr) = gw.metrics_addr() {
-        println!(
+        status_line(&format!(
             "gateway: metrics at http://{addr}/metrics (health: /healthz, readiness: /readyz)"
-        );
+        ));
     }
     let signal = rt.block_on(stop.wait());
-    println!("gateway: {signal} received, stopping");
+    status_line(&format!("gateway: {signal} received, stopping"));
     let report = gw.shutdown();
-    println!(
+    status_line(&format!(
         "-- gateway latency, whole run (µs) --\n{}",
         report.legs.table()
-    );
+    ));
 }
 
 /// The signals that stop the gateway in order: SIGINT (Ctrl-C) and, on Unix, SIGTERM (what

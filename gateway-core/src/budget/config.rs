@@ -12,12 +12,12 @@
 //!                         # order_info, unfilled_orders, history_orders, fills (0 = unlimited)
 //! ```
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::queries::QueryLimits;
 
 /// A named set of limits.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Tier {
     /// Bitget's base limits (reference §2.3, §2.4, §7): 10 frames/s per connection (ping
@@ -33,7 +33,7 @@ pub enum Tier {
 }
 
 /// Per-bucket limits replacing the tier's (sends per window; 0 = unlimited).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Overrides {
     /// Frames per connection (`ws-connection`).
@@ -63,7 +63,7 @@ pub struct Overrides {
 /// The rate budget configuration. [`RateConfig::default`] is the unlimited tier (what code
 /// that builds settings by hand gets); a configuration file without `[rate]` gets
 /// [`RateConfig::bitget`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default = "RateConfig::bitget")]
 pub struct RateConfig {
     /// Base limits.

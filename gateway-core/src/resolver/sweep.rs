@@ -274,7 +274,7 @@ impl Sweep {
                         offset.sample(server_ms, utc_ms, now_ns / 1_000_000)
                     }
                     Answer::Failed(e) => {
-                        tracing::warn!(account, error = %e, "resolve: server time query failed")
+                        tracing::warn!(account_ix = account, error = %e, "resolve: server time query failed")
                     }
                     _ => {}
                 }
@@ -302,7 +302,7 @@ impl Sweep {
                     Answer::Fills(fills) => self.state.fills.extend(fills),
                     Answer::Failed(e) => {
                         let oid = self.state.orders.get(next).map(|o| o.client_oid.as_str());
-                        tracing::warn!(account, client_oid = oid, error = %e, "resolve: fills query failed");
+                        tracing::warn!(account_ix = account, client_oid = oid, error = %e, "resolve: fills query failed");
                     }
                     _ => {}
                 }
@@ -317,7 +317,7 @@ impl Sweep {
                     Answer::Failed(e) => e,
                     _ => "answer of another kind than the list".to_owned(),
                 };
-                tracing::warn!(account, error = %e, orders = self.items.len(), "resolve: listing the account failed, retrying");
+                tracing::warn!(account_ix = account, error = %e, orders = self.items.len(), "resolve: listing the account failed, retrying");
                 let retry_ns = now_ns + RETRY_BACKOFF_MS * NS_PER_MS;
                 let mut again = std::mem::take(&mut self.items);
                 for p in &mut again {
@@ -342,7 +342,7 @@ impl Sweep {
     /// Logs the settled sweep (one line) at monotonic `now_ns`, with `offset`'s bound.
     fn log_settled(&self, offset: &ClockOffset, now_ns: u64) {
         tracing::info!(
-            account = self.state.account,
+            account_ix = self.state.account,
             found = self.state.orders.len(),
             not_found = self.state.not_found.len(),
             one_by_one = self.one_by_one,

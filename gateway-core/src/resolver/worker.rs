@@ -227,7 +227,7 @@ impl Worker {
     ) -> Option<ExchangeState> {
         let Some(kind) = self.asked.take() else {
             tracing::warn!(
-                account = self.account,
+                account_ix = self.account,
                 "resolve: an answer with no query out; ignored"
             );
             return None;

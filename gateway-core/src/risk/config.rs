@@ -2,31 +2,31 @@
 //! per session. Decimals are written as TOML strings (`"0.5"`) or integers, never floats.
 
 use codec::Decimal;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Limits of one scope (a session or an account). Every limit is optional (absent: no limit).
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RiskLimits {
     /// Largest order quantity (base units).
-    #[serde(deserialize_with = "de_decimal")]
+    #[serde(deserialize_with = "de_decimal", serialize_with = "ser_decimal")]
     pub max_order_qty: Option<Decimal>,
     /// Largest order notional `price × qty` (quote units; market orders use the mark price).
-    #[serde(deserialize_with = "de_decimal")]
+    #[serde(deserialize_with = "de_decimal", serialize_with = "ser_decimal")]
     pub max_order_notional: Option<Decimal>,
     /// Most orders open at once.
     pub max_open_orders: Option<u32>,
     /// Largest distance of a limit price from the mark, as a ratio (e.g. `"0.05"`); the
     /// tighter of this and the instrument's `buyLimitPriceRatio`/`sellLimitPriceRatio` applies.
-    #[serde(deserialize_with = "de_decimal")]
+    #[serde(deserialize_with = "de_decimal", serialize_with = "ser_decimal")]
     pub max_deviation: Option<Decimal>,
     /// Largest absolute position per symbol, counting open orders of the same direction.
-    #[serde(deserialize_with = "de_decimal")]
+    #[serde(deserialize_with = "de_decimal", serialize_with = "ser_decimal")]
     pub max_position: Option<Decimal>,
 }
 
 /// `[risk]`: default limits and the mark-price refresh.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RiskConfig {
     /// Limits of every account (`[risk.account]`).
@@ -59,6 +59,14 @@ pub struct RiskSettings {
     /// orders under a notional limit are refused). The config file's default is 1000; this
     /// struct's `Default` is 0 (no polling, no band) for embedders that set nothing.
     pub mark_refresh_ms: u64,
+}
+
+/// A decimal limit as the configuration writes it: a string (`"0.5"`), so it reads back exactly.
+fn ser_decimal<S: serde::Serializer>(v: &Option<Decimal>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => s.serialize_some(&d.to_string()),
+        None => s.serialize_none(),
+    }
 }
 
 fn de_decimal<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Decimal>, D::Error> {

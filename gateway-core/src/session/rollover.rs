@@ -21,8 +21,8 @@ pub const WEEKDAYS: [&str; 7] = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"
 
 /// An operator's rollover schedule. In a configuration file it is the string form
 /// (`"none"`, `"daily HH:MM"`, `"weekly DAY HH:MM"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(try_from = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(try_from = "String", into = "String")]
 pub enum RolloverSchedule {
     /// Epochs end only when a strategy asks (Negotiate with a higher SessionVerID).
     #[default]
@@ -97,6 +97,14 @@ impl FromStr for RolloverSchedule {
             }
             _ => Err(bad()),
         }
+    }
+}
+
+/// The configuration's string form (what [`fmt::Display`] writes; parses back to the same
+/// schedule).
+impl From<RolloverSchedule> for String {
+    fn from(s: RolloverSchedule) -> String {
+        s.to_string()
     }
 }
 

@@ -208,7 +208,10 @@ impl TrackerDrive {
     /// the gateway its writer stays: reports keep going to it, numbered and journaled, for
     /// retransmission on reconnect). Hands over: evicted.
     pub fn on_session_closed(&mut self, sink: &mut impl TrackerSink, session_id: u64) {
-        tracing::debug!(session_id, "tracker: session detached, reports journaled");
+        tracing::debug!(
+            session = session_id,
+            "tracker: session detached, reports journaled"
+        );
         self.tracker.on_session_closed(session_id);
         self.hand_evicted(sink);
     }
@@ -283,7 +286,7 @@ impl TrackerDrive {
             unanswered_amends,
         );
         tracing::info!(
-            session_id,
+            session = session_id,
             orders = sum.orders,
             open = sum.open,
             unanswered = sum.unanswered,
@@ -356,7 +359,7 @@ impl TrackerDrive {
     /// Hands every queued resolution request to the sink, logged.
     fn send_resolutions(&mut self, sink: &mut impl TrackerSink) {
         for req in self.tracker.drain_resolve_requests() {
-            tracing::info!(account = req.account, client_oid = req.client_oid.as_str(), cause = ?req.cause, "tracker: outcome unknown, querying the order");
+            tracing::info!(account_ix = req.account, client_oid = req.client_oid.as_str(), cause = ?req.cause, "tracker: outcome unknown, querying the order");
             sink.resolve(req);
         }
     }

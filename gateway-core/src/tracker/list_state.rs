@@ -111,7 +111,7 @@ impl Lists {
             if let Some(list) = self.open.get_mut(key) {
                 list.done = Some((list.answered, list.implied_msg_type));
                 tracing::warn!(
-                    session_id = key.0,
+                    session = key.0,
                     list_id = key.1,
                     "list released without the io thread's ListDone"
                 );

@@ -228,8 +228,8 @@ impl Tracker {
             if cause == UnknownCause::PushWithoutReply {
                 self.stats.watchdog_push_without_reply += 1;
                 tracing::warn!(
-                    session_id,
-                    root,
+                    session = session_id,
+                    cl_ord_id = root,
                     "watchdog: order push without its trade reply"
                 );
             }
@@ -286,8 +286,8 @@ impl Tracker {
         for w in flagged {
             self.stats.watchdog_ack_without_push += 1;
             tracing::warn!(
-                session_id = w.key.0,
-                root = w.key.1,
+                session = w.key.0,
+                cl_ord_id = w.key.1,
                 "watchdog: trade reply without its order push"
             );
             self.mark_unknown(w.key.0, w.key.1, w.kind, UnknownCause::AckWithoutPush);
@@ -304,8 +304,8 @@ impl Tracker {
             }
             self.stats.watchdog_ack_without_push += 1;
             tracing::warn!(
-                session_id,
-                root,
+                session = session_id,
+                cl_ord_id = root,
                 "watchdog: mass cancel accepted without the order's push"
             );
             self.query_open_order(session_id, root, UnknownCause::AckWithoutPush);

@@ -5,20 +5,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exchange::rest::RestClient;
 use crate::exchange::ws::ConnectOptions;
 use crate::exchange::{ExchangeCredentials, ExchangeError, Keepalive, Secret};
 
 /// `[[account]]`: one exchange account (API key), a master or a sub-account.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AccountConfig {
     /// Name sessions refer to (`[[session]] account`); unique, non-empty. Required.
     pub name: String,
-    /// API key. Env `BGW_<NAME>_API_KEY` overrides. Required.
-    #[serde(default)]
+    /// API key. Env `BGW_<NAME>_API_KEY` overrides. Required. Serialized redacted.
+    #[serde(default, serialize_with = "super::effective::serialize_redacted")]
     pub api_key: String,
     /// API secret. Env `BGW_<NAME>_SECRET` overrides (preferred). Required.
     #[serde(default)]
@@ -63,7 +63,7 @@ impl AccountConfig {
 }
 
 /// `[exchange]`: Bitget UTA v3 endpoints, credentials and timers.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ExchangeConfig {
     /// Private WebSocket URL. Default `wss://ws.bitget.com/v3/ws/private` (live);
@@ -71,7 +71,8 @@ pub struct ExchangeConfig {
     pub ws_private_url: String,
     /// REST base URL. Default `https://api.bitget.com`.
     pub rest_url: String,
-    /// API key. Default empty; env `BGW_API_KEY` overrides. Required.
+    /// API key. Default empty; env `BGW_API_KEY` overrides. Required. Serialized redacted.
+    #[serde(serialize_with = "super::effective::serialize_redacted")]
     pub api_key: String,
     /// API secret key. Default empty; env `BGW_API_SECRET` overrides (preferred). Required.
     pub secret: Secret,

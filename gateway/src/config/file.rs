@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exchange::keepalive::MAX_PING_INTERVAL;
 use crate::exchange::Secret;
@@ -21,7 +21,7 @@ use super::sections::{
 use super::sessions::{SessionConfig, StrategyConfig};
 
 /// The whole configuration.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct GatewayConfig {
     /// Strategy-side listener (`[strategy]`).
@@ -35,7 +35,7 @@ pub struct GatewayConfig {
     pub exchange: ExchangeConfig,
     /// Exchange accounts (`[[account]]`). Empty: the `[exchange]` credentials form one account
     /// named `main` (see [`GatewayConfig::account_list`]).
-    #[serde(default, rename = "account")]
+    #[serde(default, rename = "account", skip_serializing_if = "Vec::is_empty")]
     pub accounts: Vec<AccountConfig>,
     /// Order tracker thread (`[tracker]`).
     #[serde(default)]

@@ -9,6 +9,7 @@
 //! [`account_env_var`]), then validates everything.
 
 mod accounts;
+mod effective;
 mod env;
 mod error;
 mod file;
@@ -19,6 +20,7 @@ mod sessions;
 mod tests;
 
 pub use self::accounts::*;
+pub use self::effective::*;
 pub use self::env::*;
 pub use self::error::*;
 pub use self::file::*;

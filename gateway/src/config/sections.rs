@@ -3,12 +3,12 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use crate::idle::IdleStrategy;
 
 /// `[record]`: record the tracker's inputs and outputs for replay (see [`crate::replay`]).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RecordConfig {
     /// File to write (created or truncated at start). Absent: no recording.
@@ -16,7 +16,7 @@ pub struct RecordConfig {
 }
 
 /// `[journal]`: the session journal (recoverable flow, restarts; see `crate::journal`).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JournalConfig {
     /// Directory of the per-session journals (`session-<id>/e<epoch>-s<index>.journal`
@@ -54,7 +54,7 @@ impl JournalConfig {
 }
 
 /// `[moves]`: who may move positions (MovePositions).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MovesConfig {
     /// Names of the master accounts (e.g. `["main"]`): only their keys may move positions.
@@ -65,7 +65,7 @@ pub struct MovesConfig {
 }
 
 /// `[tracker]`: the thread that owns order state.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct TrackerConfig {
     /// CPU index to pin the thread to. Default none (not pinned).
@@ -126,7 +126,7 @@ impl TrackerConfig {
 }
 
 /// `[io]`: the network I/O thread (strategy sockets and the exchange WebSocket).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct IoConfig {
     /// CPU index to pin the thread to. Default none (not pinned).
@@ -137,7 +137,7 @@ pub struct IoConfig {
 }
 
 /// `[metrics]`: latency reports and the metrics endpoint.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MetricsConfig {
     /// Interval between percentile log lines and interval-log entries, ms; also how often the

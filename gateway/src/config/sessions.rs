@@ -3,12 +3,12 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use crate::exchange::Secret;
 
 /// `[strategy]`: the SOFH/SBE listener strategies connect to.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StrategyConfig {
     /// Address to listen on. Default `127.0.0.1:0` (loopback, ephemeral port).
@@ -68,7 +68,7 @@ impl Default for StrategyConfig {
 }
 
 /// `[[session]]`: one strategy session the gateway accepts.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
 pub struct SessionConfig {
     /// FIXP SessionID the strategy presents in Negotiate (non-zero, unique). Required.
@@ -109,7 +109,7 @@ fn default_queue_deadline_ms() -> u64 {
 }
 
 /// `on_budget_exhausted` of a `[[session]]`.
-#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum OnBudgetExhausted {
     /// Refuse at once with ThrottleLimitExceeded.

@@ -80,7 +80,7 @@ pub(super) fn start_epoch(
         // those evicted since may have ended in the new epoch.)
         super::evicted::release_evicted(&slot.out, entry, ctx.record.as_ref(), session_id);
         if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
-            tracing::error!(session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
+            tracing::error!(session = session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
             return Err(NegotiationRejectCode::Unspecified);
         }
     }
@@ -94,7 +94,7 @@ pub(super) fn start_epoch(
         started: true,
     });
     tracing::info!(
-        session_id,
+        session = session_id,
         from,
         to = epoch,
         reserved_cl_ord_ids = reserved,

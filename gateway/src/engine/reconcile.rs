@@ -127,7 +127,7 @@ async fn reconcile_account_except(
     if let Some(e) = ended {
         let n = e.drop_from(&mut state);
         tracing::debug!(
-            account = ix,
+            account = ctx.accounts.get(ix).map_or("?", |a| a.name.as_str()),
             left_out = n,
             "restart: orders ended before it left out"
         );
@@ -187,7 +187,7 @@ pub(super) async fn reconcile_after_restart(
         all.queries.extend(timings.queries);
         all.apply_ms += timings.apply_ms;
         tracing::info!(
-            account = ix,
+            account = ctx.accounts.get(ix).map_or("?", |a| a.name.as_str()),
             reports = sum.reports,
             new_fills = sum.new_fills,
             adopted = sum.adopted,

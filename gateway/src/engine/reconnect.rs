@@ -278,7 +278,8 @@ async fn reconcile(ctx: &IoCtx, ix: usize, since_ms: u64) -> Result<(), Exchange
         crate::tracker::StateSource::Reconnect,
     )
     .await?;
-    tracing::info!(account = ix, ?summary, "account reconciled after reconnect");
+    let account = ctx.accounts.get(ix).map_or("?", |a| a.name.as_str());
+    tracing::info!(account, ?summary, "account reconciled after reconnect");
     Ok(())
 }
 

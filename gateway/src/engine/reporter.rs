@@ -91,10 +91,10 @@ fn run(
         if (flush || due) && interval.total_count() > 0 {
             let now = SystemTime::now();
             if print {
-                println!(
+                crate::logging::status_line(&format!(
                     "-- gateway latency, last interval (µs) --\n{}",
                     interval.table()
-                );
+                ));
             }
             if let Some(l) = log.as_mut() {
                 if let Err(e) = l.write_interval(

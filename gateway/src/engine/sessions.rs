@@ -75,7 +75,7 @@ pub(super) fn open_sessions(
         let recovered = rec.established();
         if recovered {
             tracing::info!(
-                session_id = id,
+                session = id,
                 next_seq = rec.next_seq,
                 cl_ord_ids = rec.used.len(),
                 live_cl_ord_ids = rec.roots.len(),

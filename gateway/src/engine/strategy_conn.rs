@@ -376,11 +376,11 @@ async fn drain_cut_off(out: &SessionOut) {
     }
     match out.end_drain() {
         Some(true) => tracing::warn!(
-            session_id = out.session_id(),
+            session = out.session_id(),
             "strategy cut off for its backlog: Terminate delivered, connection closed"
         ),
         Some(false) => tracing::warn!(
-            session_id = out.session_id(),
+            session = out.session_id(),
             grace_ms = DRAIN_GRACE_MS,
             "strategy cut off for its backlog: it did not read the Terminate in time, connection closed"
         ),
@@ -402,7 +402,7 @@ impl Conn {
                 let keep = self.apply(action, t_read).await;
                 if let Some(gap) = self.fixp.take_not_applied() {
                     tracing::info!(
-                        session_id = self.fixp.session_id(),
+                        session = self.fixp.session_id(),
                         from = gap.from_seq_no,
                         count = gap.count,
                         "strategy skipped sequence numbers: NotApplied"
@@ -453,7 +453,7 @@ impl Conn {
             SessionAction::Retransmit(req) => {
                 let outcome = self.out.retransmit(&req, now_ns());
                 tracing::info!(
-                    session_id = self.fixp.session_id(),
+                    session = self.fixp.session_id(),
                     from = req.from_seq_no,
                     count = req.count,
                     ?outcome,
@@ -528,7 +528,7 @@ impl Conn {
             out: Arc::clone(&self.out),
         });
         tracing::info!(
-            session_id,
+            session = session_id,
             keepalive_ms = self.fixp.keepalive_ms(),
             next_seq = announced,
             "strategy session established"
@@ -554,7 +554,7 @@ impl Conn {
         let session_id = self.fixp.session_id();
         if !self.registered && !matches!(reply, SessionReply::NegotiationReject(_)) {
             tracing::debug!(
-                session_id,
+                session = session_id,
                 ?reply,
                 "unauthenticated strategy connection ended"
             );
@@ -563,19 +563,19 @@ impl Conn {
         match reply {
             SessionReply::Terminate(t) if t.code == TerminationCode::Finished => {
                 tracing::info!(
-                    session_id,
+                    session = session_id,
                     reason = t.reason.as_str(),
                     "strategy session finished"
                 )
             }
             SessionReply::Terminate(t) => {
-                tracing::warn!(session_id, code = ?t.code, reason = t.reason.as_str(), "ending strategy session")
+                tracing::warn!(session = session_id, code = ?t.code, reason = t.reason.as_str(), "ending strategy session")
             }
             SessionReply::NegotiationReject(r) => {
-                tracing::warn!(session_id, code = ?r.code, reason = r.reason.as_str(), "Negotiate refused")
+                tracing::warn!(session = session_id, code = ?r.code, reason = r.reason.as_str(), "Negotiate refused")
             }
             SessionReply::EstablishmentReject(r) => {
-                tracing::warn!(session_id, code = ?r.code, reason = r.reason.as_str(), "Establish refused")
+                tracing::warn!(session = session_id, code = ?r.code, reason = r.reason.as_str(), "Establish refused")
             }
             _ => {}
         }
@@ -591,7 +591,8 @@ impl Conn {
                 if !self.logged_reject {
                     self.logged_reject = true;
                     tracing::warn!(
-                        session_id = self.fixp.session_id(),
+                        session = self.fixp.session_id(),
+                        cl_ord_id = r.business_reject_ref_id,
                         template = r.ref_msg_type,
                         reason = r.text.as_str(),
                         "strategy message refused (further refusals on this session are not logged)"
@@ -839,7 +840,7 @@ impl Conn {
                     return false;
                 }
                 Err(e) => {
-                    tracing::error!(session_id, error = %e, "session rollover failed: journal not writable; the epoch goes on");
+                    tracing::error!(session = session_id, error = %e, "session rollover failed: journal not writable; the epoch goes on");
                 }
             }
         }
@@ -879,7 +880,7 @@ impl Conn {
         }
         if self.fixp.state() != SessionState::Terminated && self.registered {
             tracing::info!(
-                session_id,
+                session = session_id,
                 ?peer,
                 "strategy connection closed without Terminate"
             );
@@ -894,7 +895,7 @@ impl Conn {
                 .is_some_and(|g| g.cancel_on_disconnect);
         if cancel {
             tracing::info!(
-                session_id,
+                session = session_id,
                 "cancel on disconnect: cancelling the session's open orders"
             );
             ops::mass::cancel_on_disconnect(

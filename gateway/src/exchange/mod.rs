@@ -21,7 +21,7 @@ pub mod ws;
 pub use error::ExchangeError;
 pub use keepalive::{Keepalive, KeepaliveAction};
 pub use rest::{Instrument, InstrumentStatus, RestClient};
-pub use sign::{rest_sign, ws_login_sign, Secret};
+pub use sign::{rest_sign, ws_login_sign, Secret, REDACTED};
 pub use tls::client_config;
 pub use ws::{connect_private, ExchangeCredentials, PrivateWs};
 

@@ -48,6 +48,17 @@ impl From<&str> for Secret {
     }
 }
 
+/// Serialized redacted, never as the value: `"<redacted>"`, or `""` when no secret was given
+/// (so that a configuration printed with serde, e.g. `gateway check-config`, cannot leak one).
+impl serde::Serialize for Secret {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if self.0.is_empty() { "" } else { REDACTED })
+    }
+}
+
+/// What a set secret is serialized as.
+pub const REDACTED: &str = "<redacted>";
+
 impl fmt::Debug for Secret {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("***")

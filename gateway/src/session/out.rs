@@ -314,7 +314,7 @@ impl SessionOut {
         self.attached.store(false, Ordering::Relaxed);
         self.has_backlog.store(true, Ordering::Relaxed);
         tracing::warn!(
-            session_id = self.session_id,
+            session = self.session_id,
             backlog_bytes = backlog,
             dropped_bytes = dropped,
             max_backlog_bytes = self.max_backlog,
@@ -563,7 +563,7 @@ impl SessionOut {
         pending.clear();
         if let Err(e) = r {
             if !self.journal_failed.swap(true, Ordering::Relaxed) {
-                tracing::error!(session_id = self.session_id, error = %e, "journal write failed: messages sent from now on may not survive a restart (further failures not logged)");
+                tracing::error!(session = self.session_id, error = %e, "journal write failed: messages sent from now on may not survive a restart (further failures not logged)");
             }
         }
     }

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::frame_pool;
 use crate::idle::IdleStrategy;
@@ -19,7 +19,7 @@ use gateway_core::tracker::{
 };
 
 /// Where the tracker runs (`[tracker] placement`; see [`super::port`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrackerPlacement {
     /// Its own thread (`[tracker] core`, `[tracker] idle`), fed through a queue: the io

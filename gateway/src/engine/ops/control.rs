@@ -31,7 +31,7 @@ pub(in crate::engine) async fn on_kill_switch(conn: &mut Conn, m: &KillSwitchReq
     let activate = action == KillSwitchAction::Activate;
     conn.ctx.risk.set_kill_switch(only, activate);
     tracing::warn!(
-        session_id = conn.fixp.session_id(),
+        session = conn.fixp.session_id(),
         ?scope,
         ?action,
         "kill switch"

@@ -1,0 +1,131 @@
+//! `gateway check-config FILE`: the file loaded and validated exactly as the gateway does at
+//! start ([`GatewayConfig::load`], then [`EngineSettings::from_config`]), printed back as the
+//! effective configuration: TOML with the defaults filled in and every secret redacted.
+//!
+//! The printed view is the configuration structs themselves, serialized (no second copy of
+//! the schema, keys in the order of the structs): [`Secret`](crate::exchange::Secret) (API
+//! secrets, passphrases, session credentials) and the API keys serialize as `"<redacted>"`
+//! (empty ones as `""`: nothing was given). Optional keys whose default the engine applies
+//! (`[tracker]` deadlines, capacity and retention, `[journal]` segments) are filled in with the
+//! values the engine would use. A header comment names the credential environment variables
+//! that were set (without their values).
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::engine::EngineSettings;
+use crate::exchange::REDACTED;
+
+use super::env::{account_env_var, ENV_API_KEY, ENV_API_PASSPHRASE, ENV_API_SECRET};
+use super::error::ConfigError;
+use super::file::GatewayConfig;
+
+/// Exit code of `check-config` (and of the gateway) for a configuration that does not load or
+/// validate.
+pub const EXIT_INVALID: i32 = 2;
+
+/// Exit code of `check-config` when a valid configuration could not be printed.
+pub const EXIT_INTERNAL: i32 = 1;
+
+/// Loads `path` exactly as the gateway does at start (environment overrides included) and
+/// builds the engine settings from it (which reads `ca_cert_pem_path` and resolves accounts).
+///
+/// Errors: whatever would stop the gateway's start with exit code 2.
+pub fn load_checked(path: &Path) -> Result<(GatewayConfig, EngineSettings), ConfigError> {
+    let cfg = GatewayConfig::load(path)?;
+    let settings = EngineSettings::from_config(&cfg)?;
+    Ok((cfg, settings))
+}
+
+/// The effective configuration as TOML: `cfg` with the engine's defaults from `settings`
+/// filled in and every secret redacted.
+///
+/// Errors: a value TOML cannot hold (none of the configuration's types should produce one).
+pub fn effective_toml(
+    cfg: &GatewayConfig,
+    settings: &EngineSettings,
+) -> Result<String, toml::ser::Error> {
+    let mut cfg = cfg.clone();
+    let t = &mut cfg.tracker;
+    let d = &settings.tracker;
+    t.reply_timeout_ms = Some(d.deadlines.reply_timeout_ms);
+    t.push_deadline_ms = Some(d.deadlines.push_deadline_ms);
+    t.order_capacity = Some(d.order_capacity);
+    t.retention_ms = Some(d.retention.retention_ms);
+    t.retention_orders = Some(d.retention.retention_orders);
+    t.tombstones = Some(d.retention.tombstones);
+    t.unseen_tail_ms = Some(d.retention.unseen_tail_ms);
+    let policy = cfg.journal.segment_policy();
+    cfg.journal.segment_bytes = Some(policy.segment_bytes);
+    cfg.journal.keep_segments = Some(policy.keep_segments);
+
+    toml::to_string_pretty(&cfg)
+}
+
+/// Serializes a string that is secret (an API key) as `"<redacted>"`, or `""` when empty.
+pub fn serialize_redacted<S: serde::Serializer>(value: &str, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(if value.is_empty() { "" } else { REDACTED })
+}
+
+/// The credential environment variables the gateway reads for `cfg` that are set (non-empty)
+/// in `env`: names only.
+pub fn credential_env_set(
+    cfg: &GatewayConfig,
+    env: impl Fn(&str) -> Option<String>,
+) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    if cfg.accounts.is_empty() {
+        names.extend([ENV_API_KEY, ENV_API_SECRET, ENV_API_PASSPHRASE].map(str::to_owned));
+    } else {
+        for a in &cfg.accounts {
+            for field in ["API_KEY", "SECRET", "PASSPHRASE"] {
+                names.push(account_env_var(&a.name, field));
+            }
+        }
+    }
+    names.retain(|n| env(n).is_some_and(|v| !v.is_empty()));
+    names
+}
+
+/// `gateway check-config FILE`: prints the effective configuration of `path` to `out` and
+/// returns 0; on a configuration the gateway would refuse, prints the error (naming the field)
+/// to `err` and returns [`EXIT_INVALID`].
+pub fn check_config(path: &Path, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let (cfg, settings) = match load_checked(path) {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            let _ = writeln!(err, "gateway check-config: {}: {e}", path.display());
+            return EXIT_INVALID;
+        }
+    };
+    let text = match effective_toml(&cfg, &settings) {
+        Ok(text) => text,
+        Err(e) => {
+            let _ = writeln!(
+                err,
+                "gateway check-config: cannot print the configuration: {e}"
+            );
+            return EXIT_INTERNAL;
+        }
+    };
+    let from_env = credential_env_set(&cfg, |k| std::env::var(k).ok());
+    let env_line = if from_env.is_empty() {
+        "none".to_owned()
+    } else {
+        from_env.join(", ")
+    };
+    let written = write!(
+        out,
+        "# Effective configuration of {} (valid; defaults filled in, secrets shown as \"{REDACTED}\").\n\
+         # Credentials from the environment: {env_line}.\n\n{text}",
+        path.display()
+    )
+    .and_then(|()| out.flush());
+    match written {
+        Ok(()) => 0,
+        Err(e) => {
+            let _ = writeln!(err, "gateway check-config: cannot write: {e}");
+            EXIT_INTERNAL
+        }
+    }
+}
