@@ -487,8 +487,15 @@ pub fn render(state: &MetricsState, links: &[LinkCounters]) -> String {
     let mut buf = Vec::with_capacity(16 * 1024);
     // Families are never empty (filtered above) and always named: encoding cannot fail.
     let mut all = families(state, links);
-    // The process collector reads /proc/self (Linux); elsewhere it yields nothing.
-    all.extend(prometheus::process_collector::ProcessCollector::for_self().collect());
+    // The process collector reads /proc/self (Linux); elsewhere it yields nothing. Made once:
+    // it reads the boot time and the process's start time when made.
+    static PROCESS: std::sync::OnceLock<prometheus::process_collector::ProcessCollector> =
+        std::sync::OnceLock::new();
+    all.extend(
+        PROCESS
+            .get_or_init(prometheus::process_collector::ProcessCollector::for_self)
+            .collect(),
+    );
     let _ = TextEncoder::new().encode(&all, &mut buf);
     String::from_utf8(buf).unwrap_or_default()
 }
