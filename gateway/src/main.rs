@@ -1,7 +1,8 @@
 //! `gateway`: runs the order gateway from a configuration file until Ctrl-C (SIGINT) or SIGTERM,
 //! then stops in order (no new connections, in-flight writes finished, journal flushed: the
 //! same [`Gateway::shutdown`] for both signals), prints the whole run's latency table and exits 0.
-//! `gateway --version` prints the crate version.
+//! `gateway --version` prints the crate version; `gateway ctl ...` calls a running gateway's
+//! control surface (see `gateway::ctl`).
 
 use std::path::PathBuf;
 
@@ -14,12 +15,23 @@ use gateway::engine::{EngineSettings, Gateway};
 #[command(
     name = "gateway",
     version,
-    about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket"
+    about = "SOFH/SBE strategy sessions → Bitget UTA v3 private WebSocket",
+    subcommand_negates_reqs = true
 )]
 struct Args {
     /// Configuration file (see config/gateway.example.toml).
-    #[arg(long, short)]
-    config: PathBuf,
+    #[arg(long, short, required = true)]
+    config: Option<PathBuf>,
+    /// A subcommand instead of running the gateway.
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Subcommands.
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Call a running gateway's control surface (sessions, kill-switch, drain, resume).
+    Ctl(gateway::ctl::CtlArgs),
 }
 
 fn main() {
@@ -30,14 +42,18 @@ fn main() {
         )
         .init();
     let args = Args::parse();
-    let settings =
-        match GatewayConfig::load(&args.config).and_then(|c| EngineSettings::from_config(&c)) {
-            Ok(s) => s,
-            Err(e) => {
-                eprintln!("gateway: {e}");
-                std::process::exit(2);
-            }
-        };
+    let config = match args.command {
+        Some(Command::Ctl(ctl)) => std::process::exit(gateway::ctl::run(ctl)),
+        None => args.config.unwrap_or_default(),
+    };
+    let settings = match GatewayConfig::load(&config).and_then(|c| EngineSettings::from_config(&c))
+    {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("gateway: {e}");
+            std::process::exit(2);
+        }
+    };
     // The runtime and the signal handlers come before the gateway starts, so a signal that
     // arrives as soon as the listener is announced already means an orderly stop.
     let rt = match tokio::runtime::Builder::new_current_thread()

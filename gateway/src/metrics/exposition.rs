@@ -371,6 +371,7 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         vec![gauge(&[], pending as f64)],
     ));
 
+    out.extend(state.control.families());
     let legs = state.legs();
     let mut summaries = Vec::new();
     for leg in Leg::ALL {

@@ -7,6 +7,7 @@
 //! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
 
 pub mod clock;
+pub mod control;
 pub use gateway_core::metrics::{histograms, leg};
 pub mod exposition;
 pub mod http;
