@@ -19,8 +19,9 @@
 //! order path's state. Each action is a [`ControlCommand`] sent to the io thread
 //! (`crate::engine`), which acts (risk flags, the kill switch's cancel-all, the session's
 //! mass cancel, the tracker's open-order query) and answers on a oneshot. Every action is
-//! logged (target `gateway::control`, fields `action`, `session`, `account`, `result`) and
-//! counted (`bgw_control_actions_total`, see [`crate::metrics::control`]).
+//! logged (target `gateway::control::routes`, fields `action`, `session`, `account`,
+//! `result`, `status`, `detail`) and counted (`bgw_control_actions_total`, see
+//! [`crate::metrics::control`]).
 
 pub mod api;
 pub mod auth;

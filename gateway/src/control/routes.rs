@@ -63,10 +63,11 @@ fn error(status: StatusCode, text: &str) -> Response {
     )
 }
 
-/// Who an action is about, for its log line.
+/// Who an action is about, for its log line: the session (its SessionID, or the name asked
+/// for when unknown) and the account (`*`: every account).
 #[derive(Debug, Default)]
 struct Target<'a> {
-    session: Option<u64>,
+    session: Option<&'a str>,
     account: Option<&'a str>,
 }
 
@@ -81,7 +82,7 @@ fn finish(
 ) {
     st.metrics.count(action, result);
     let (action, result) = (action.name(), result.name());
-    let session = target.session.map_or(String::new(), |s| s.to_string());
+    let session = target.session.unwrap_or("");
     let account = target.account.unwrap_or("");
     let status = status.as_u16();
     if action == "list" && result == "ok" {
@@ -280,16 +281,15 @@ async fn drain_or_resume(
     }
     let Some(entry) = st.directory.session(session) else {
         let text = format!("unknown session {session:?}");
-        return refuse(
-            &st,
-            action,
-            &Target::default(),
-            StatusCode::NOT_FOUND,
-            &text,
-        );
+        let target = Target {
+            session: Some(session),
+            account: None,
+        };
+        return refuse(&st, action, &target, StatusCode::NOT_FOUND, &text);
     };
+    let id = entry.session_id.to_string();
     let target = Target {
-        session: Some(entry.session_id),
+        session: Some(&id),
         account: Some(st.directory.account_name(entry.account)),
     };
     let command = if action == ControlAction::Drain {
