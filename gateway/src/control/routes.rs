@@ -250,35 +250,52 @@ async fn kill_switch(State(st): State<ControlState>, headers: HeaderMap, body: B
     act(&st, action, &target, command).await
 }
 
+/// The `{session}` of a path (`Err`: not UTF-8 once percent-decoded).
+type SessionPath = Result<Path<String>, axum::extract::rejection::PathRejection>;
+
 /// `POST /control/sessions/{session}/drain`.
 async fn drain(
     State(st): State<ControlState>,
-    Path(session): Path<String>,
+    session: SessionPath,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    drain_or_resume(st, ControlAction::Drain, &session, &headers, &body).await
+    drain_or_resume(st, ControlAction::Drain, session, &headers, &body).await
 }
 
 /// `POST /control/sessions/{session}/resume`.
 async fn resume(
     State(st): State<ControlState>,
-    Path(session): Path<String>,
+    session: SessionPath,
     headers: HeaderMap,
 ) -> Response {
-    drain_or_resume(st, ControlAction::Resume, &session, &headers, &[]).await
+    drain_or_resume(st, ControlAction::Resume, session, &headers, &[]).await
 }
 
 async fn drain_or_resume(
     st: ControlState,
     action: ControlAction,
-    session: &str,
+    session: SessionPath,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Response {
     if let Some(r) = authenticate(&st, action, headers) {
         return r;
     }
+    let session = match session {
+        Ok(Path(s)) => s,
+        Err(e) => {
+            let text = format!("bad session in the path: {e}");
+            return refuse(
+                &st,
+                action,
+                &Target::default(),
+                StatusCode::BAD_REQUEST,
+                &text,
+            );
+        }
+    };
+    let session = session.as_str();
     let Some(entry) = st.directory.session(session) else {
         let text = format!("unknown session {session:?}");
         let target = Target {
@@ -486,6 +503,9 @@ mod tests {
             "{\"cancel_open\":1}",
         );
         assert_eq!(status, 400);
+        let (status, text) = call(addr, "POST", "/control/sessions/%FF%FE/resume", ok, "");
+        assert_eq!(status, 400, "{text}");
+        assert!(text.contains("bad session in the path"), "{text}");
         // Unknown names: 404.
         let (status, text) = call(addr, "POST", "/control/sessions/2/drain", ok, "{}");
         assert_eq!(status, 404, "{text}");
@@ -548,5 +568,9 @@ mod tests {
             6
         );
         assert_eq!(metrics.counted(ControlAction::Resume, ControlResult::Ok), 1);
+        assert_eq!(
+            metrics.counted(ControlAction::Resume, ControlResult::Refused),
+            1
+        );
     }
 }
