@@ -330,6 +330,7 @@ impl Rig {
             moves: Default::default(),
             journal_dir: None,
             journal_segments: Default::default(),
+            control: Default::default(),
             record: None,
         };
         tweak(&mut settings);

@@ -7,6 +7,8 @@
 //! ExecutionReports; a reporter thread prints and logs latency.
 
 pub mod config;
+pub mod control;
+pub mod ctl;
 pub mod engine;
 pub mod exchange;
 pub mod fuzzing;

@@ -3,7 +3,8 @@
 //! same [`Gateway::shutdown`] for both signals), prints the whole run's latency table and exits 0.
 //! `gateway --version` prints the crate version; `gateway check-config FILE` validates a
 //! configuration and prints it with defaults filled in and secrets redacted (exit 0, or 2 when
-//! invalid). `--log-format json` writes one JSON object per line ([`gateway::logging`]).
+//! invalid); `gateway ctl ...` calls a running gateway's control surface (see `gateway::ctl`).
+//! `--log-format json` writes one JSON object per line ([`gateway::logging`]).
 
 use std::path::PathBuf;
 
@@ -41,11 +42,17 @@ enum Command {
         /// Configuration file to check.
         file: PathBuf,
     },
+    /// Calls a running gateway's control surface (sessions, kill-switch, drain, resume).
+    Ctl(gateway::ctl::CtlArgs),
 }
 
 fn main() {
     let args = Args::parse();
     match args.command {
+        Some(Command::Ctl(ctl)) => {
+            logging::init(args.log_format, LogTarget::Stderr);
+            std::process::exit(gateway::ctl::run(ctl));
+        }
         Some(Command::CheckConfig { file }) => {
             // Standard output is the configuration: log lines (warnings) go to standard error.
             logging::init(args.log_format, LogTarget::Stderr);

@@ -97,6 +97,7 @@ pub fn settings_for(sim: &sim::SimHandle, api_secret: &str) -> EngineSettings {
         moves: Default::default(),
         journal_dir: None,
         journal_segments: Default::default(),
+        control: Default::default(),
         record: None,
     }
 }

@@ -15,6 +15,12 @@ use crate::types::SessionGrant;
 /// Exponent marks are stored at (integer mantissa at 10^-9).
 const MARK_EXP: i8 = -9;
 
+/// OrdRejReason of a new order refused because its session is drained (FIX 0, "Broker /
+/// Exchange option": the gateway's operator decided it, not a limit or the exchange).
+pub const DRAINING_REASON: OrdRejReason = OrdRejReason::BrokerOption;
+/// Text of a new order refused because its session is drained.
+pub const DRAINING_TEXT: &str = "session draining: new orders refused by the operator";
+
 /// What the risk rules need of one instrument.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RiskInstrument {
@@ -35,6 +41,8 @@ struct SessionSlot {
     account: usize,
     limits: RiskLimits,
     open_orders: AtomicU32,
+    /// Drained by the operator: new orders refused, modifies and cancels pass.
+    draining: AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -98,6 +106,7 @@ impl RiskBook {
                             account: g.account,
                             limits: g.risk.clone(),
                             open_orders: AtomicU32::new(0),
+                            draining: AtomicBool::new(false),
                         },
                     )
                 })
@@ -230,7 +239,37 @@ impl RiskBook {
             .is_some_and(|a| a.kill.load(Ordering::Relaxed))
     }
 
-    /// Checks a new order of `session_id` against the kill switch, the session's and the
+    /// Drains session `session_id` (`on`: its new orders are refused with
+    /// [`DRAINING_REASON`] and [`DRAINING_TEXT`]; modifies and cancels still pass, so its open
+    /// orders can finish) or resumes it (`!on`). Returns false for a session the book does
+    /// not know (nothing changed).
+    pub fn set_draining(&self, session_id: u64, on: bool) -> bool {
+        match self.sessions.get(&session_id) {
+            Some(s) => {
+                s.draining.store(on, Ordering::Relaxed);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// True while session `session_id` is drained (see [`RiskBook::set_draining`]).
+    pub fn session_draining(&self, session_id: u64) -> bool {
+        self.sessions
+            .get(&session_id)
+            .is_some_and(|s| s.draining.load(Ordering::Relaxed))
+    }
+
+    /// Sessions drained now.
+    pub fn sessions_draining(&self) -> usize {
+        self.sessions
+            .values()
+            .filter(|s| s.draining.load(Ordering::Relaxed))
+            .count()
+    }
+
+    /// Checks a new order of `session_id` against the kill switch, the session's drain, the
+    /// session's and the
     /// account's limits and the instrument's price band; on success counts it as open (give
     /// the [`Reserved`] back with [`RiskBook::release`] if it is then not sent). A session
     /// the book does not know is checked against nothing but counted nowhere.
@@ -254,6 +293,12 @@ impl RiskBook {
             return Err(RiskReject {
                 reason: OrdRejReason::KillSwitch,
                 text: "kill switch on".to_string(),
+            });
+        }
+        if sess.draining.load(Ordering::Relaxed) {
+            return Err(RiskReject {
+                reason: DRAINING_REASON,
+                text: DRAINING_TEXT.to_string(),
             });
         }
         let inst = self.instrument(category, symbol);
@@ -527,6 +572,32 @@ mod tests {
         let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
         assert_eq!(e.reason, OrdRejReason::KillSwitch);
         b.set_kill_switch(Some(0), false);
+        assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
+    }
+
+    #[test]
+    fn a_drained_session_refuses_new_orders_until_resumed() {
+        let b = book();
+        let s = Symbol::new("BTCUSDT").unwrap();
+        let c = Category::UsdtFutures;
+        assert!(!b.set_draining(99, true), "unknown session");
+        assert_eq!(b.sessions_draining(), 0);
+        assert!(b.set_draining(1, true));
+        assert!(b.session_draining(1));
+        assert_eq!(b.sessions_draining(), 1);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, DRAINING_REASON);
+        assert_eq!(e.text, DRAINING_TEXT);
+        assert_eq!(b.session_open_orders(1), 0, "nothing reserved");
+        // Modifies pass: open orders can finish.
+        assert!(b.check_replace(1, c, &s, &buy("0.001")).is_ok());
+        // The kill switch is checked first (its reason wins).
+        b.set_kill_switch(Some(0), true);
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::KillSwitch);
+        b.set_kill_switch(Some(0), false);
+        assert!(b.set_draining(1, false));
+        assert!(!b.session_draining(1));
         assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
     }
 }

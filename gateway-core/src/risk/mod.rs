@@ -10,7 +10,7 @@ pub mod check;
 pub mod config;
 pub mod report;
 
-pub use self::book::{Reserved, RiskBook, RiskInstrument};
+pub use self::book::{Reserved, RiskBook, RiskInstrument, DRAINING_REASON, DRAINING_TEXT};
 pub use self::check::{OrderView, RiskReject, Scope};
 pub use self::config::{RiskConfig, RiskLimits, RiskSettings};
 pub use self::report::order_view;

@@ -148,6 +148,7 @@ pub(super) fn run(
     reconnects: Arc<ReconnectCounters>,
     metrics: Arc<MetricsState>,
     admission: Arc<AdmissionCounters>,
+    control: (crate::control::ControlRx, Arc<crate::control::Directory>),
 ) -> Option<TrackerSummary> {
     let (tracker_tx, inline) = tracker_setup.into_tx();
     if let Some(core) = settings.io_core {
@@ -281,6 +282,11 @@ pub(super) fn run(
             record,
             metrics,
         });
+        {
+            // The operator's control surface (commands from the metrics endpoint's thread).
+            let (rx, dir) = control;
+            tokio::task::spawn_local(super::control_surface::serve(Rc::clone(&ctx), rx, dir));
+        }
         {
             // Unknown outcomes: query by clientOid; a place not found is asked again after
             // twice the push deadline.

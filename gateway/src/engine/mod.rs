@@ -17,6 +17,7 @@
 
 mod account;
 mod conn;
+mod control_surface;
 mod ctx;
 mod epochs;
 mod error;
@@ -45,8 +46,8 @@ pub use self::reconcile::RESTART_HISTORY_PAGES;
 pub use self::reconnect::{ReconnectCounters, ReconnectStats};
 pub use self::reporter::Reporter;
 pub use self::settings::{
-    AccountSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant, SessionRole,
-    UtcClock,
+    AccountSettings, ControlSettings, EngineSettings, ExchangeSettings, MoveSettings, SessionGrant,
+    SessionRole, UtcClock,
 };
 pub use self::startup::{QueryTiming, StartupPhases};
 use crate::metrics::exposition::{self, LinkCounters};
@@ -100,9 +101,21 @@ impl Gateway {
         let admission = Arc::clone(&metrics.admission);
         let io_admission = Arc::clone(&admission);
         let reconnects = Arc::new(ReconnectCounters::new(settings.accounts.len()));
+        // The control surface's commands reach the io thread on this channel (queued until
+        // it serves them, once the exchange is up).
+        let (control_tx, control_rx) = crate::control::channel();
+        let directory = Arc::new(control_directory(&settings));
         // Up before the exchange is: /healthz and /readyz answer during start-up.
         let metrics_server = match settings.metrics_listen {
-            Some(addr) => Some(start_metrics_server(addr, &metrics, &reconnects)?),
+            Some(addr) => {
+                let control = crate::control::routes::ControlState {
+                    auth: crate::control::ControlAuth::new(settings.control.token.as_deref()),
+                    directory: Arc::clone(&directory),
+                    tx: control_tx,
+                    metrics: Arc::clone(&metrics.control),
+                };
+                Some(start_metrics_server(addr, &metrics, &reconnects, control)?)
+            }
             None => None,
         };
         let (metrics_tx, metrics_rx) = crate::metrics::snapshot_channel();
@@ -156,6 +169,7 @@ impl Gateway {
                     io_reconnects,
                     io_metrics,
                     io_admission,
+                    (control_rx, directory),
                 )
             })?;
         let mut gw = Gateway {
@@ -335,22 +349,59 @@ fn render(state: &MetricsState, reconnects: &ReconnectCounters) -> String {
     exposition::render(state, &links)
 }
 
-/// Starts the metrics endpoint on its own thread (see [`crate::metrics::http`]).
+/// Starts the metrics endpoint on its own thread (see [`crate::metrics::http`]), with the
+/// operator's control surface beside it (`crate::control`).
 fn start_metrics_server(
     addr: SocketAddr,
     state: &Arc<MetricsState>,
     reconnects: &Arc<ReconnectCounters>,
+    control: crate::control::routes::ControlState,
 ) -> Result<MetricsServer, GatewayError> {
     let (s, r) = (Arc::clone(state), Arc::clone(reconnects));
     let ready = Arc::clone(state);
-    let server = MetricsServer::start(
+    let enabled = control.auth.enabled();
+    let server = MetricsServer::start_with(
         addr,
         Arc::new(move || render(&s, &r)),
         Arc::new(move || ready.readiness()),
+        crate::control::routes::router(control),
     )
     .map_err(|e| std::io::Error::new(e.kind(), format!("metrics endpoint {addr}: {e}")))?;
-    tracing::info!(addr = %server.addr(), "metrics endpoint: /metrics /healthz /readyz");
+    tracing::info!(addr = %server.addr(), control = enabled, "metrics endpoint: /metrics /healthz /readyz /control/");
+    if enabled && !server.addr().ip().is_loopback() {
+        tracing::warn!(
+            addr = %server.addr(),
+            "control surface enabled (BGW_CONTROL_TOKEN) on a non-loopback address: anyone who \
+             reaches it with the token can pull the kill switch; prefer 127.0.0.1"
+        );
+    }
     Ok(server)
+}
+
+/// The sessions and accounts the control surface names (from the settings).
+fn control_directory(settings: &EngineSettings) -> crate::control::Directory {
+    crate::control::Directory {
+        sessions: settings
+            .sessions
+            .iter()
+            .map(|g| crate::control::api::SessionEntry {
+                session_id: g.session_id,
+                name: settings
+                    .control
+                    .session_names
+                    .get(&g.session_id)
+                    .cloned()
+                    .unwrap_or_default(),
+                account: g.account,
+                role: match g.role {
+                    SessionRole::Trading => "trading",
+                    SessionRole::Operator => "operator",
+                    SessionRole::DropCopy => "drop_copy",
+                },
+            })
+            .collect(),
+        accounts: settings.accounts.iter().map(|a| a.name.clone()).collect(),
+    }
 }
 
 impl Drop for Gateway {

@@ -163,6 +163,35 @@ pub struct EngineSettings {
     /// How journal files are cut into segments and how many are kept (`[journal]
     /// segment_bytes`, `keep_segments`, `archive_dir`).
     pub journal_segments: crate::journal::segments::SegmentPolicy,
+    /// The operator's control surface (`/control/` on the metrics listener): its token and
+    /// the sessions' names. Default: disabled (every `/control/` route answers 403).
+    pub control: ControlSettings,
+}
+
+/// The operator's control surface (`crate::control`), served on the metrics listener when
+/// `metrics_listen` is set.
+#[derive(Clone, Default)]
+pub struct ControlSettings {
+    /// The bearer token requests must carry (`None` or empty: the surface is disabled).
+    /// [`EngineSettings::from_config`] reads it once from `BGW_CONTROL_TOKEN`; tests set it
+    /// here (no process environment involved).
+    pub token: Option<String>,
+    /// Session names by SessionID (`[[session]] name`): `{session}` in the routes may be
+    /// either, and the answers carry both.
+    pub session_names: std::collections::HashMap<u64, String>,
+}
+
+impl std::fmt::Debug for ControlSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never the token.
+        f.debug_struct("ControlSettings")
+            .field(
+                "enabled",
+                &self.token.as_deref().is_some_and(|t| !t.trim().is_empty()),
+            )
+            .field("session_names", &self.session_names)
+            .finish()
+    }
 }
 
 impl EngineSettings {
@@ -286,6 +315,15 @@ impl EngineSettings {
             record: cfg.record.path.clone(),
             journal_dir: cfg.journal.dir.clone(),
             journal_segments: cfg.journal.segment_policy(),
+            control: ControlSettings {
+                token: std::env::var(crate::control::TOKEN_ENV).ok(),
+                session_names: cfg
+                    .sessions
+                    .iter()
+                    .filter(|s| !s.name.is_empty())
+                    .map(|s| (s.session_id, s.name.clone()))
+                    .collect(),
+            },
         })
     }
 }

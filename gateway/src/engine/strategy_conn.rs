@@ -898,7 +898,7 @@ impl Conn {
                 session = session_id,
                 "cancel on disconnect: cancelling the session's open orders"
             );
-            ops::mass::cancel_on_disconnect(
+            ops::mass::cancel_session_orders(
                 Rc::clone(&self.ctx),
                 Arc::clone(&self.out),
                 self.account,

@@ -405,6 +405,7 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         vec![gauge(&[], pending as f64)],
     ));
 
+    out.extend(state.control.families());
     let legs = state.legs();
     let mut histograms = Vec::new();
     let mut summaries = Vec::new();

@@ -1,6 +1,7 @@
 //! The metrics endpoint's HTTP server (`[metrics] listen`): `GET /metrics` (Prometheus text
 //! exposition), `GET /healthz` (200 `ok` while the process runs), `GET /readyz` (200 `ready`,
-//! or 503 with a one-line reason); anything else 404.
+//! or 503 with a one-line reason); anything else 404. The operator's control surface
+//! (`/control/...`, `crate::control`) is served beside them ([`MetricsServer::start_with`]).
 //!
 //! It runs on a thread of its own (`bgw-metrics-http`) with a current-thread tokio runtime and
 //! axum: a scrape is parsed, rendered and written there, never on the io thread (whose event
@@ -42,6 +43,19 @@ impl MetricsServer {
         render: RenderFn,
         ready: ReadyFn,
     ) -> std::io::Result<MetricsServer> {
+        MetricsServer::start_with(listen, render, ready, Router::new())
+    }
+
+    /// [`MetricsServer::start`] with more routes served beside the metrics ones (the
+    /// operator's control surface, `crate::control::routes`).
+    ///
+    /// Errors: as [`MetricsServer::start`].
+    pub fn start_with(
+        listen: SocketAddr,
+        render: RenderFn,
+        ready: ReadyFn,
+        extra: Router,
+    ) -> std::io::Result<MetricsServer> {
         let std_listener = std::net::TcpListener::bind(listen)?;
         std_listener.set_nonblocking(true)?;
         let addr = std_listener.local_addr()?;
@@ -60,7 +74,7 @@ impl MetricsServer {
                             return;
                         }
                     };
-                    let app = router(render, ready);
+                    let app = router(render, ready).merge(extra);
                     let served = axum::serve(listener, app)
                         .with_graceful_shutdown(async {
                             let _ = stop_rx.await;

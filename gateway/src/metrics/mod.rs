@@ -2,11 +2,13 @@
 //! tables for periodic reports, HdrHistogram interval logs (V2, compressed) and a cheap
 //! monotonic clock; and the metrics endpoint (`[metrics] listen`): the state the threads
 //! publish ([`state`]), its Prometheus exposition ([`exposition`]) and the HTTP server
-//! ([`http`]: `/metrics`, `/healthz`, `/readyz`).
+//! ([`http`]: `/metrics`, `/healthz`, `/readyz`, and the control surface's routes beside them),
+//! and the control surface's counters and gauges ([`control`]).
 //!
 //! Design reference: `shared/DESIGN.md` §5 (latency legs and reports).
 
 pub mod clock;
+pub mod control;
 pub use gateway_core::metrics::{histograms, leg};
 pub mod exposition;
 pub mod http;

@@ -124,12 +124,15 @@ pub struct MetricsState {
     legs: Mutex<[LegSummary; Leg::COUNT]>,
     /// Strategy connections refused and failed accepts (bumped by the accept loop).
     pub admission: Arc<gateway_core::admission::AdmissionCounters>,
+    /// The operator's control surface: actions counted, kill switches, drained sessions.
+    pub control: Arc<super::control::ControlMetrics>,
 }
 
 impl MetricsState {
     /// State for the named accounts (every link [`LinkPhase::Down`], not accepting) and
     /// `sessions_granted` configured sessions.
     pub fn new(accounts: Vec<String>, sessions_granted: usize) -> MetricsState {
+        let control = Arc::new(super::control::ControlMetrics::new(accounts.clone()));
         MetricsState {
             reports: ReportCounters::new(),
             links: accounts
@@ -148,6 +151,7 @@ impl MetricsState {
             conn_ops: Mutex::new(Vec::new()),
             legs: Mutex::new([LegSummary::default(); Leg::COUNT]),
             admission: Arc::default(),
+            control,
         }
     }
 

@@ -55,11 +55,12 @@ pub(in crate::engine) async fn on_mass_cancel(
     }
 }
 
-/// Cancel on disconnect: the open orders of `session_id`, whose connection ended without a
-/// Terminate from the strategy, are cancelled like an OrderMassCancelRequest of scope Session
-/// (batch-cancels by clientOid). The Canceled ExecutionReports reach the session if it is
-/// re-established meanwhile, and its account's drop copies.
-pub(in crate::engine) fn cancel_on_disconnect(
+/// Cancels every open order of `session_id` like an OrderMassCancelRequest of scope Session
+/// (batch-cancels by clientOid) that answers no request: cancel on disconnect (the session's
+/// connection ended without a Terminate from the strategy) and an operator's drain with
+/// `cancel_open`. The Canceled ExecutionReports reach the session (now, or when it is
+/// re-established) and its account's drop copies.
+pub(in crate::engine) fn cancel_session_orders(
     ctx: Rc<IoCtx>,
     out: Arc<SessionOut>,
     account: usize,
@@ -219,7 +220,7 @@ pub(in crate::engine) async fn on_mass_status(
 }
 
 /// Asks the tracker for the open orders `filter` selects (`None`: the tracker is gone).
-async fn query(
+pub(in crate::engine) async fn query(
     ctx: &IoCtx,
     filter: OrderFilter,
     exchange: Option<Vec<crate::exchange::rest_orders::OpenOrder>>,
