@@ -28,6 +28,12 @@ promtool test rules deploy/prometheus/tests/bitget-gateway.rules.test.yml
 
 dash_rules="$(mktemp --suffix=.yml)"
 trap 'rm -f "$dash_rules"' EXIT
+echo "+ deploy/grafana/dashboard.py (the committed JSON is what it writes)"
+python3 deploy/grafana/dashboard.py "$dash_rules"
+if ! cmp -s "$dash_rules" deploy/grafana/bitget-gateway.json; then
+    echo "prometheus-check: FAIL deploy/grafana/bitget-gateway.json differs from what deploy/grafana/dashboard.py writes" >&2
+    exit 1
+fi
 echo "+ scripts/deploy_exprs.py (dashboard structure; names against $expo)"
 python3 scripts/deploy_exprs.py deploy/grafana/bitget-gateway.json \
     deploy/prometheus/bitget-gateway.rules.yml "$expo" "$dash_rules"

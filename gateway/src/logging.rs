@@ -4,7 +4,7 @@
 //! JSON lines carry `timestamp`, `level`, `target`, `message` and the event's fields flattened
 //! to the top level, so `jq 'select(.session == 7)'` finds every line of session 7. The fields
 //! operators look for have the same names on every line that has them (see
-//! `docs/operations-service.md`): `session` (FIXP SessionID), `account` (account name; an
+//! `docs/operations.md`): `session` (FIXP SessionID), `account` (account name; an
 //! account's index in the configuration is `account_ix` where the name is not at hand),
 //! `cl_ord_id` (the strategy's ClOrdID) and `client_oid` (Bitget's clientOid).
 //!
