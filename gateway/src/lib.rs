@@ -6,6 +6,7 @@
 //! another thread; the tracker thread ([`tracker`]) owns order state and writes
 //! ExecutionReports; a reporter thread prints and logs latency.
 
+pub mod check_config;
 pub mod config;
 pub mod control;
 pub mod ctl;

@@ -9,7 +9,7 @@
 use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
-use gateway::config::{check_config, load_checked, EXIT_INVALID};
+use gateway::check_config::{check_config, load_checked, EXIT_INVALID};
 use gateway::engine::Gateway;
 use gateway::logging::{self, fatal, status_line, LogFormat, LogTarget};
 

@@ -269,10 +269,9 @@ impl RiskBook {
     }
 
     /// Checks a new order of `session_id` against the kill switch, the session's drain, the
-    /// session's and the
-    /// account's limits and the instrument's price band; on success counts it as open (give
-    /// the [`Reserved`] back with [`RiskBook::release`] if it is then not sent). A session
-    /// the book does not know is checked against nothing but counted nowhere.
+    /// session's and the account's limits and the instrument's price band; on success counts
+    /// it as open (give the [`Reserved`] back with [`RiskBook::release`] if it is then not
+    /// sent). A session the book does not know is checked against nothing but counted nowhere.
     pub fn check_new(
         &self,
         session_id: u64,

@@ -18,7 +18,7 @@ pub struct AccountConfig {
     /// Name sessions refer to (`[[session]] account`); unique, non-empty. Required.
     pub name: String,
     /// API key. Env `BGW_<NAME>_API_KEY` overrides. Required. Serialized redacted.
-    #[serde(default, serialize_with = "super::effective::serialize_redacted")]
+    #[serde(default, serialize_with = "super::redact::serialize_redacted")]
     pub api_key: String,
     /// API secret. Env `BGW_<NAME>_SECRET` overrides (preferred). Required.
     #[serde(default)]
@@ -72,7 +72,7 @@ pub struct ExchangeConfig {
     /// REST base URL. Default `https://api.bitget.com`.
     pub rest_url: String,
     /// API key. Default empty; env `BGW_API_KEY` overrides. Required. Serialized redacted.
-    #[serde(serialize_with = "super::effective::serialize_redacted")]
+    #[serde(serialize_with = "super::redact::serialize_redacted")]
     pub api_key: String,
     /// API secret key. Default empty; env `BGW_API_SECRET` overrides (preferred). Required.
     pub secret: Secret,

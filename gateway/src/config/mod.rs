@@ -9,21 +9,21 @@
 //! [`account_env_var`]), then validates everything.
 
 mod accounts;
-mod effective;
 mod env;
 mod error;
 mod file;
 mod limits;
+mod redact;
 mod sections;
 mod sessions;
 #[cfg(test)]
 mod tests;
 
 pub use self::accounts::*;
-pub use self::effective::*;
 pub use self::env::*;
 pub use self::error::*;
 pub use self::file::*;
 pub use self::limits::*;
+pub use self::redact::*;
 pub use self::sections::*;
 pub use self::sessions::*;
