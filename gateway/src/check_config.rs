@@ -14,6 +14,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crate::config::{credential_env_set, ConfigError, GatewayConfig};
+use crate::control::auth::TOKEN_ENV;
 use crate::engine::EngineSettings;
 use crate::exchange::REDACTED;
 
@@ -80,7 +81,12 @@ pub fn check_config(path: &Path, out: &mut dyn Write, err: &mut dyn Write) -> i3
             return EXIT_INTERNAL;
         }
     };
-    let from_env = credential_env_set(&cfg, |k| std::env::var(k).ok());
+    let mut from_env = credential_env_set(&cfg, |k| std::env::var(k).ok());
+    // The control surface's token (read at start, never printed): set or not is what an
+    // operator checks before relying on `gateway ctl`.
+    if std::env::var(TOKEN_ENV).is_ok_and(|v| !v.is_empty()) {
+        from_env.push(TOKEN_ENV.to_owned());
+    }
     let env_line = if from_env.is_empty() {
         "none".to_owned()
     } else {

@@ -60,6 +60,7 @@ fn check_config(file: &Path, env: &[(&str, &str)], extra: &[&str]) -> Output {
 const KEY: &str = "bg_key_d41d8cd98f00";
 const SECRET: &str = "sec-9e107d9d372bb6826bd81d3542a419d6";
 const PASS: &str = "pass-e4d909c290d0fb1c";
+const TOKEN: &str = "tok-5d41402abc4b2a76";
 
 #[test]
 fn check_config_prints_the_example_with_defaults_and_no_secret() {
@@ -69,13 +70,14 @@ fn check_config_prints_the_example_with_defaults_and_no_secret() {
             ("BGW_API_KEY", KEY),
             ("BGW_API_SECRET", SECRET),
             ("BGW_API_PASSPHRASE", PASS),
+            ("BGW_CONTROL_TOKEN", TOKEN),
         ],
         &[],
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
-    for secret in [KEY, SECRET, PASS, "change-me"] {
+    for secret in [KEY, SECRET, PASS, TOKEN, "change-me"] {
         assert!(
             !stdout.contains(secret) && !stderr.contains(secret),
             "{secret} printed:\n{stdout}\n{stderr}"
@@ -86,7 +88,7 @@ fn check_config_prints_the_example_with_defaults_and_no_secret() {
     assert!(stdout.contains("credentials = \"<redacted>\""), "{stdout}");
     assert!(
         stdout.contains(
-            "Credentials from the environment: BGW_API_KEY, BGW_API_SECRET, BGW_API_PASSPHRASE."
+            "Credentials from the environment: BGW_API_KEY, BGW_API_SECRET, BGW_API_PASSPHRASE, BGW_CONTROL_TOKEN."
         ),
         "{stdout}"
     );
