@@ -82,8 +82,8 @@ fn finish(
 ) {
     st.metrics.count(action, result);
     let (action, result) = (action.name(), result.name());
-    let session = target.session.unwrap_or("");
-    let account = target.account.unwrap_or("");
+    // Fields with no value (a listing names no session) are left out of the line.
+    let (session, account) = (target.session, target.account);
     let status = status.as_u16();
     if action == "list" && result == "ok" {
         tracing::info!(action, session, account, result, status, "control action");
