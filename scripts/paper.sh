@@ -188,16 +188,28 @@ while :; do
     sleep 0.1
 done
 
-EXAMPLE="PYTHONPATH=clients/python/src python3 clients/python/examples/place_order.py $STRATEGY 1 paper-secret-1"
+# The [[session]] tables of the gateway's configuration: id, credentials, name, role (tab-separated).
+sessions() {
+    awk '
+    function flush() { if (id != "") printf "%s\t%s\t%s\t%s\n", id, cred, name, role; id = cred = name = role = "" }
+    /^[ \t]*\[/ { flush(); insess = ($0 ~ /^[ \t]*\[\[session\]\][ \t]*(#.*)?$/); next }
+    insess && match($0, /^[ \t]*(session_id|credentials|name|role)[ \t]*=[ \t]*/) {
+        key = $0; sub(/^[ \t]*/, "", key); sub(/[ \t]*=.*/, "", key)
+        val = substr($0, RSTART + RLENGTH)
+        if (val ~ /^"/) { val = substr(val, 2); sub(/".*$/, "", val) } else { sub(/[ \t]*(#.*)?$/, "", val) }
+        if (key == "session_id") id = val; else if (key == "credentials") cred = val; else if (key == "name") name = val; else role = val
+    }
+    END { flush() }' "$GW_CONFIG"
+}
+FIRST_ID=$(sessions | awk -F '\t' '$4 == "" || $4 == "trading" {print $1; exit}')
+FIRST_CRED=$(sessions | awk -F '\t' '$4 == "" || $4 == "trading" {print $2; exit}')
+EXAMPLE="PYTHONPATH=clients/python/src python3 clients/python/examples/place_order.py $STRATEGY ${FIRST_ID:-1} ${FIRST_CRED:-paper-secret-1}"
 cat <<EOF
 
 Paper trading is up: bitget-sim ($REST) + gateway, ${PROFILE} build.
   Strategies connect to  $STRATEGY
-  Sessions (id, credentials; config/paper/gateway.toml):
-    1  paper-secret-1      (the Python examples)
-    2  paper-secret-2
-    3  paper-secret-3
-    9  paper-operator      (role operator: leverage, hold mode, position moves, kill switch)
+  Sessions ($GW_CONFIG):
+$(sessions | awk -F '\t' '{printf "    id %-4s credentials %-18s name %s%s\n", $1, $2, $3, ($4 != "" && $4 != "trading" ? "  (role " $4 ")" : "")}')
   Metrics                $METRICS/metrics   (readiness: $METRICS/readyz)
   Control surface        $TOKEN_HINT $GW_BIN ctl --url $METRICS sessions
   Logs                   $RUN/gateway.log, $RUN/sim.log (journal: $RUN/journal)
