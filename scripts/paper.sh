@@ -73,8 +73,11 @@ done
 RUN=${RUN:-$ROOT/target/paper/run-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$RUN"
 RUN=$(realpath "$RUN")
-# A previous run's certificate must not be taken for this run's.
+# A previous run's certificate must not be taken for this run's. The logs exist before the
+# processes start: the waits below read them at once.
 rm -f "$RUN/sim-ca.pem"
+: >"$RUN/sim.log"
+: >"$RUN/gateway.log"
 
 SIM_PID=""
 GW_PID=""
@@ -137,7 +140,7 @@ REST=""
 deadline=$((SECONDS + TIMEOUT))
 while :; do
     kill -0 "$SIM_PID" 2>/dev/null || died bitget-sim "$SIM_PID" "$RUN/sim.log"
-    REST=$(awk '$1 == "REST" {print $2; exit}' "$RUN/sim.log")
+    REST=$(awk '$1 == "REST" {print $2; exit}' "$RUN/sim.log" || true)
     if [ -n "$REST" ] && [ -s "$RUN/sim-ca.pem" ] &&
         curl -sf --cacert "$RUN/sim-ca.pem" "$REST/api/v3/public/time" >/dev/null 2>&1; then
         break
@@ -174,8 +177,8 @@ deadline=$((SECONDS + TIMEOUT))
 while :; do
     kill -0 "$GW_PID" 2>/dev/null || died gateway "$GW_PID" "$RUN/gateway.log"
     kill -0 "$SIM_PID" 2>/dev/null || died bitget-sim "$SIM_PID" "$RUN/sim.log"
-    STRATEGY=$(sed -n 's/^gateway: strategies connect to //p' "$RUN/gateway.log")
-    METRICS=$(sed -n 's|^gateway: metrics at \(http://[^/]*\)/metrics.*|\1|p' "$RUN/gateway.log")
+    STRATEGY=$(sed -n 's/^gateway: strategies connect to //p' "$RUN/gateway.log" || true)
+    METRICS=$(sed -n 's|^gateway: metrics at \(http://[^/]*\)/metrics.*|\1|p' "$RUN/gateway.log" || true)
     if [ -n "$STRATEGY" ] && [ -n "$METRICS" ] &&
         [ "$(curl -s -o /dev/null -w '%{http_code}' "$METRICS/readyz")" = 200 ]; then
         break
