@@ -22,3 +22,6 @@ cargo test --workspace --all-targets
 # The Python strategy client (clients/python, pinned test deps in clients/python/.venv) against
 # bitget-sim + gateway, cross-checked with the third-party sbedecoder.
 ./clients/python/test.sh
+# Paper trading in one command (docs/paper.md): bitget-sim + gateway with config/paper/, one order
+# through the Python example (it must fill), a clean stop; fixed ports 18443, 7001 and 9184.
+./scripts/paper.sh --smoke

@@ -6,6 +6,7 @@
 //! bitget-sim --venue fast                      # answers every trade op at once (benchmarks)
 //! ```
 
+use std::io::IsTerminal as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -38,11 +39,13 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // Log lines go to standard output, coloured only on a terminal (not in a file or a pipe).
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
+        .with_ansi(std::io::stdout().is_terminal())
         .init();
     let args = Args::parse();
     let mut cfg = match &args.config {

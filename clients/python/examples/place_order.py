@@ -1,6 +1,8 @@
 """Place one limit order and print its ExecutionReports until the order is done.
 
 Usage: python examples/place_order.py HOST:PORT SESSION_ID CREDENTIALS
+Against ./scripts/paper.sh (docs/paper.md), from the repository's root:
+    PYTHONPATH=clients/python/src python3 clients/python/examples/place_order.py 127.0.0.1:7001 1 paper-secret-1
 """
 import sys
 

@@ -1,6 +1,8 @@
 """The same as place_order.py with the asyncio API.
 
 Usage: python examples/place_order_async.py HOST:PORT SESSION_ID CREDENTIALS
+Against ./scripts/paper.sh (docs/paper.md), from the repository's root:
+    PYTHONPATH=clients/python/src python3 clients/python/examples/place_order_async.py 127.0.0.1:7001 2 paper-secret-2
 """
 import asyncio
 import sys
