@@ -6,8 +6,14 @@ Against ./scripts/paper.sh (docs/paper.md), from the repository's root:
 """
 import asyncio
 import sys
+from decimal import Decimal
 
 from bgw_client import AsyncClient, Category, ExecutionReport, Side, is_final
+
+
+def plain(v):
+    """A Decimal as written (60000, not 6E+4); anything else (None) as is."""
+    return format(v, "f") if isinstance(v, Decimal) else v
 
 
 async def main(host: str, port: int, session_id: int, credentials: str) -> None:
@@ -17,8 +23,8 @@ async def main(host: str, port: int, session_id: int, credentials: str) -> None:
                                    category=Category.USDT_FUTURES)
         async for msg in gw:
             if isinstance(msg, ExecutionReport):
-                print(msg.exec_type.name, msg.ord_status.name, msg.last_qty, msg.last_px,
-                      msg.cum_qty, msg.leaves_qty, msg.avg_px)
+                print(msg.exec_type.name, msg.ord_status.name, *map(plain, (
+                    msg.last_qty, msg.last_px, msg.cum_qty, msg.leaves_qty, msg.avg_px)))
             if is_final(msg, order):
                 break
 
