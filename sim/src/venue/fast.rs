@@ -151,6 +151,7 @@ impl Venue {
             } else if let Some(f) = self.fast.as_mut() {
                 f.by_oid.insert((owner, client_oid.clone()), order_id);
                 f.open.insert(order_id, (bi, order));
+                self.count_open(owner, bi);
             }
             Ok(ReplyItem {
                 symbol: Some(symbol.clone()),
@@ -178,8 +179,17 @@ impl Venue {
             let price = super::decimal_field(arg, "price")?;
             let qty = super::decimal_field(arg, "qty")?;
             let book = self.book(bi).ok_or_else(not_found)?;
-            let price = price.map(|p| book.check_price(p)).transpose()?;
+            let units = price.map(|p| book.check_price(p)).transpose()?;
             let qty = qty.map(|q| book.check_qty(q)).transpose()?;
+            let side = self
+                .fast
+                .as_ref()
+                .and_then(|f| f.open.get(&order_id))
+                .map(|(_, o)| o.side)
+                .ok_or_else(not_found)?;
+            self.check_modify_limits(order_id, bi, side, price, now_ms)?;
+            self.record_modify(order_id, now_ms);
+            let price = units;
             let Some((_, o)) = self.fast.as_mut().and_then(|f| f.open.get_mut(&order_id)) else {
                 return Err(not_found());
             };
@@ -217,6 +227,10 @@ impl Venue {
         };
         if let Some(f) = self.fast.as_mut() {
             f.by_oid.remove(&(owner, o.client_oid.clone()));
+        }
+        self.mods.remove(&order_id);
+        if let Some(c) = self.books.get(bi).map(|b| b.category) {
+            self.open_counts.remove(owner, bi, c);
         }
         o.status = OrderStatus::Cancelled;
         o.cancel_reason = Some(CancelReason::Normal);
