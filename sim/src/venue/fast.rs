@@ -493,4 +493,59 @@ mod tests {
         let out = fast.handle_trade(AccountId(1), &req, "c2", 1000);
         assert!(out.reply.contains("25204"), "{}", out.reply);
     }
+
+    /// The venue rules of issue 27 (`limits`) answer the same codes on the fast venue as on
+    /// the full one: band (mark pinned), symbol cap, modification count.
+    #[test]
+    fn the_venue_rules_apply_to_the_fast_venue_too() {
+        let codes = |mode| {
+            let mut cfg = SimConfig::demo();
+            cfg.id_base = Some(1_300_000_000_000_000_000);
+            cfg.venue = mode;
+            cfg.liquidity.symbols.clear();
+            cfg.max_modifications_per_order = 1;
+            for i in &mut cfg.instruments {
+                i.max_symbol_order_num = 2;
+            }
+            let mut v = Venue::new(&cfg, Arc::new(Counters::default()), 0);
+            assert!(v.set_mark(Category::UsdtFutures, "ETHUSDT", "3000".parse().ok()));
+            let place = |side: &str, px: &str, oid: &str| {
+                op(
+                    "usdt-futures",
+                    "place-order",
+                    &format!(
+                        r#"{{"symbol":"ETHUSDT","side":"{side}","orderType":"limit","price":"{px}","qty":"0.1","clientOid":"{oid}"}}"#
+                    ),
+                )
+            };
+            let modify = |px: &str| {
+                op(
+                    "usdt-futures",
+                    "modify-order",
+                    &format!(r#"{{"symbol":"ETHUSDT","clientOid":"a","price":"{px}"}}"#),
+                )
+            };
+            let script = [
+                place("buy", "3150.01", "x"),
+                place("sell", "2849.99", "y"),
+                place("buy", "2000", "a"),
+                place("sell", "4000", "b"),
+                place("buy", "2000", "c"),
+                modify("3200"),
+                modify("2001"),
+                modify("2002"),
+            ];
+            script
+                .iter()
+                .map(|req| {
+                    let (reply, _) = trade(&mut v, req);
+                    let r: Value = serde_json::from_str(&reply).expect("reply");
+                    r["code"].as_str().unwrap_or("").to_string()
+                })
+                .collect::<Vec<_>>()
+        };
+        let want = ["25206", "25205", "0", "0", "25211", "25206", "0", "25569"];
+        assert_eq!(codes(VenueMode::Full), want);
+        assert_eq!(codes(VenueMode::Fast), want);
+    }
 }
