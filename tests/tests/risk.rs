@@ -8,7 +8,9 @@ use codec::sbe::{
     BoolFlag, Category, ExecType, ItemStatus, KillSwitchAction, KillSwitchRequest, KillSwitchScope,
     OrdRejReason, OrdType, OrderCancelRequest, Side, Symbol, TimeInForce,
 };
-use e2e::{btc_order, d, quiet_sim_config, settings_for, start_sim, Harness, Strategy};
+use e2e::{
+    btc_order, d, quiet_sim_config, settings_for, start_sim, with_price_band, Harness, Strategy,
+};
 use gateway::engine::{AccountSettings, EngineSettings, SessionRole};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
@@ -26,7 +28,8 @@ fn sym() -> Symbol {
 /// A quiet simulator with a second account, the BTCUSDT mark at 50 000, and a gateway whose
 /// settings `tweak` adjusts (marks refreshed every 20 ms; returns once the mark is known).
 fn start(tweak: impl FnOnce(&mut EngineSettings)) -> Harness {
-    let mut cfg = quiet_sim_config();
+    // The exchange's band (5 %, Bitget's futures value) around the pinned mark.
+    let mut cfg = with_price_band(quiet_sim_config(), "0.05");
     cfg.accounts.push(sim::AccountConfig {
         uid: "7000000002".into(),
         api_key: "key-b".into(),

@@ -13,7 +13,7 @@ use codec::sbe::{
     BoolFlag, Category, ExecType, NewOrderSingle, OrdRejReason, OrdType, OrderCancelReplaceRequest,
     PosSide, Side, StpMode, Symbol, TimeInForce,
 };
-use e2e::{d, quiet_sim_config, settings_for, start_sim, Harness, Strategy};
+use e2e::{d, quiet_sim_config, settings_for, start_sim, with_price_band, Harness, Strategy};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
 use gateway::exchange::ExchangeError;
@@ -32,7 +32,7 @@ fn direct_creds() -> ExchangeCredentials {
 /// second account "direct", marks pinned (BTCUSDT 50 000, ETHUSDT 3 000), and a gateway that
 /// knows them (marks refreshed every 20 ms).
 fn start(pending: bool) -> Harness {
-    let mut cfg = quiet_sim_config();
+    let mut cfg = with_price_band(quiet_sim_config(), "0.05");
     for i in &mut cfg.instruments {
         i.max_symbol_order_num = 3;
         i.max_product_order_num = 4;
