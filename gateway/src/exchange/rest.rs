@@ -613,6 +613,10 @@ mod tests {
         assert_eq!(i.max_order_qty, None);
         assert_eq!(i.min_order_amount, d("1"));
         assert_eq!((i.price_precision, i.quantity_precision), (2, 6));
+        // The venue rules' inputs (issue 27): "" = not set.
+        assert_eq!(i.buy_limit_price_ratio, Some(d("0.02")));
+        assert_eq!(i.max_symbol_order_num, None);
+        assert_eq!(i.max_product_order_num, Some(400));
     }
 
     #[test]
