@@ -346,6 +346,7 @@ pub fn run(opts: &DemoOptions) -> Result<DemoOutcome, String> {
             sim_process: false,
             // The demo's flow trades (fills, market orders): the full venue.
             venue: sim::config::VenueMode::Full,
+            open_order_caps: true,
         },
         |s| s.metrics_listen = metrics_listen,
     )?;

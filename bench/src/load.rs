@@ -643,6 +643,7 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
             order_capacity: opts.order_capacity,
             sim_process: false,
             venue: opts.venue,
+            open_order_caps: true,
         },
         |s| {
             for a in &mut s.accounts {

@@ -123,6 +123,8 @@ pub fn run(opts: &MemoryOptions) -> Result<Vec<MemoryRow>, String> {
         order_capacity: None,
         sim_process: true,
         venue: sim::config::VenueMode::Full,
+        // Far more open orders than Bitget allows one account (25211): caps off.
+        open_order_caps: false,
     })?;
     let result = (|| {
         let mut sessions = Vec::with_capacity(ids.len());

@@ -44,6 +44,11 @@ pub struct RigOptions {
     /// Which venue the simulator runs: the full one, or the fast one that answers every trade
     /// op at once (`sim::config::VenueMode::Fast`: the gateway is measured, not the matching).
     pub venue: sim::config::VenueMode,
+    /// Keep the simulator's open-order caps (`maxSymbolOrderNum` 200, `maxProductOrderNum`
+    /// 400 per account: Bitget's `25211`). `false` turns them off (served as "not set", so
+    /// the gateway does not apply them either), for a bench that keeps more orders open than
+    /// Bitget allows one account (`memory`: 10 000 to 100 000).
+    pub open_order_caps: bool,
 }
 
 /// The simulator account the floor ([`crate::floor`]) trades on (UID, API key, secret, passphrase): not the
@@ -247,6 +252,12 @@ impl Rig {
     ) -> Result<Rig, String> {
         let mut sim_cfg = sim::SimConfig::demo();
         sim_cfg.venue = opts.venue;
+        if !opts.open_order_caps {
+            for i in &mut sim_cfg.instruments {
+                i.max_symbol_order_num = 0;
+                i.max_product_order_num = 0;
+            }
+        }
         // The floor's own account (the same-run floor, [`crate::floor`]): its pushes never
         // reach the gateway's connections.
         add_floor_account(&mut sim_cfg);

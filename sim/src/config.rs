@@ -154,10 +154,51 @@ pub struct InstrumentConfig {
     /// size × mark × rate.
     #[serde(with = "dec", default = "default_mm_rate")]
     pub maintenance_margin_rate: Decimal,
+    /// `buyLimitPriceRatio`: a limit buy (place or modify) priced above
+    /// mark × (1 + ratio) is refused `25206` (reference §6.2 "price above {1}% band"). A ratio
+    /// (`"0.05"` = 5 %), default `0.05` (the live futures capture, reference §7 and
+    /// `rest_instruments_usdt_futures.json`; the spot example shows `0.02`); `"0"` = no band
+    /// (served as `""`, Bitget's "not set").
+    #[serde(with = "dec", default = "default_price_ratio")]
+    pub buy_limit_price_ratio: Decimal,
+    /// `sellLimitPriceRatio`: a limit sell priced below mark × (1 − ratio) is refused `25205`
+    /// ("price below {1}% band"). Same unit, default and `"0"` as `buy_limit_price_ratio`.
+    #[serde(with = "dec", default = "default_price_ratio")]
+    pub sell_limit_price_ratio: Decimal,
+    /// `maxSymbolOrderNum`: open orders one account may have in this symbol; one more is
+    /// refused `25211`. Default 200 (live capture, reference §7); 0 = no cap (served as `""`).
+    #[serde(default = "default_max_symbol_orders")]
+    pub max_symbol_order_num: u32,
+    /// `maxProductOrderNum`: open orders one account may have across the instrument's product
+    /// line (every futures symbol of the category; spot and margin together, reference §7
+    /// "400 across all futures symbols, 400 across spot+margin"); one more is refused `25211`.
+    /// Default 400 (the documented examples and the fixture); 0 = no cap (served as `""`).
+    #[serde(default = "default_max_product_orders")]
+    pub max_product_order_num: u32,
 }
 
 fn default_mm_rate() -> Decimal {
     d("0.004")
+}
+
+fn default_price_ratio() -> Decimal {
+    d("0.05")
+}
+
+fn default_max_symbol_orders() -> u32 {
+    200
+}
+
+fn default_max_product_orders() -> u32 {
+    400
+}
+
+fn default_max_modifications() -> u32 {
+    100
+}
+
+fn default_max_pending_modifications() -> u32 {
+    5
 }
 
 impl InstrumentConfig {
@@ -483,6 +524,24 @@ pub struct SimConfig {
     /// matched; for benchmarks: see `sim::venue` `fast`).
     #[serde(default)]
     pub venue: VenueMode,
+    /// Modifications one order may receive in its life (accepted ones); one more is refused
+    /// `25569` "exceeded max modifications" (reference §6.2). The reference and Bitget's pages
+    /// give no number; 100 is a conservative choice (a strategy that re-quotes one order more
+    /// often should cancel and place anew), configurable. 0 = unlimited.
+    #[serde(default = "default_max_modifications")]
+    pub max_modifications_per_order: u32,
+    /// Modifications of one order that may be in progress at once; one more is refused
+    /// `25572` "too many pending modification requests". 5: Bitget's batch-modify page ("a
+    /// maximum of 5 consecutive modification requests for in-progress orders"; reference §7).
+    #[serde(default = "default_max_pending_modifications")]
+    pub max_pending_modifications: u32,
+    /// How long (ms) an accepted modification counts as in progress. The simulator applies a
+    /// modification at once; Bitget's engine applies it asynchronously (reference §5.1), so
+    /// this models the engine's latency for the `25572` rule only. Default 0: nothing is ever
+    /// pending and `25572` is never produced (the engine's latency is not documented); a test
+    /// or a paper-trading setup that wants the rule sets it (e.g. 50).
+    #[serde(default)]
+    pub modify_pending_ms: u64,
     /// Instruments.
     pub instruments: Vec<InstrumentConfig>,
     /// API accounts.
@@ -533,6 +592,10 @@ impl SimConfig {
                     maker_fee_rate: d(mk),
                     taker_fee_rate: d(tk),
                     maintenance_margin_rate: default_mm_rate(),
+                    buy_limit_price_ratio: default_price_ratio(),
+                    sell_limit_price_ratio: default_price_ratio(),
+                    max_symbol_order_num: default_max_symbol_orders(),
+                    max_product_order_num: default_max_product_orders(),
                 }
             };
         let fut = Category::UsdtFutures;
@@ -591,6 +654,9 @@ impl SimConfig {
             faults: crate::faults::FaultsConfig::default(),
             new_before_fill: true,
             venue: VenueMode::Full,
+            max_modifications_per_order: default_max_modifications(),
+            max_pending_modifications: default_max_pending_modifications(),
+            modify_pending_ms: 0,
         }
     }
 
@@ -608,6 +674,15 @@ impl SimConfig {
                     i.category.rest_str(),
                     i.symbol
                 )));
+            }
+            for r in [i.buy_limit_price_ratio, i.sell_limit_price_ratio] {
+                if r.is_negative() || r >= Decimal::ONE {
+                    return Err(SimError::Config(format!(
+                        "instrument {} {}: price ratios must be in [0, 1)",
+                        i.category.rest_str(),
+                        i.symbol
+                    )));
+                }
             }
         }
         for l in &self.liquidity.symbols {

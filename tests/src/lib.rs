@@ -196,10 +196,29 @@ pub fn start_sim_with_clock(
     (rt, sim)
 }
 
-/// The demo simulator configuration without liquidity.
+/// The demo simulator configuration without liquidity, and without the instruments' price
+/// band (`buy_limit_price_ratio` / `sell_limit_price_ratio` 0, served as "not set"): without
+/// a liquidity source a book's mark is the mid of the test's own orders (or its last trade),
+/// so a test that rests a bid at 50 000 and an ask at 60 000 and then crosses at 60 001 would
+/// meet a band around 55 000 that no real index price would give. Tests of the band pin the
+/// mark (`SimHandle::set_mark`) and set the ratios back (`with_price_band`).
 pub fn quiet_sim_config() -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
     cfg.liquidity.symbols.clear();
+    for i in &mut cfg.instruments {
+        i.buy_limit_price_ratio = Decimal::ZERO;
+        i.sell_limit_price_ratio = Decimal::ZERO;
+    }
+    cfg
+}
+
+/// `cfg` with every instrument's price band at `ratio` on both sides (e.g. `"0.05"`, Bitget's
+/// futures value).
+pub fn with_price_band(mut cfg: sim::SimConfig, ratio: &str) -> sim::SimConfig {
+    for i in &mut cfg.instruments {
+        i.buy_limit_price_ratio = d(ratio);
+        i.sell_limit_price_ratio = d(ratio);
+    }
     cfg
 }
 

@@ -44,10 +44,17 @@ fn journal_dir(test: &str) -> PathBuf {
 }
 
 /// The quiet simulator with a sub-account, every quota off but those of the four query
-/// endpoints: `per_s` requests per second per UID each.
+/// endpoints: `per_s` requests per second per UID each. The open-order caps are raised to
+/// [`OPEN`] (Bitget's `maxSymbolOrderNum` 200 / `maxProductOrderNum` 400 would refuse this
+/// test's 450 resting orders with `25211`, and the gateway would refuse them first): the test
+/// needs five pages of open orders, not the cap.
 fn venue(per_s: u32) -> sim::SimConfig {
     let mut cfg = master_and_sub_sim_config();
     cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
+    for i in &mut cfg.instruments {
+        i.max_symbol_order_num = OPEN as u32;
+        i.max_product_order_num = OPEN as u32;
+    }
     cfg
 }
 

@@ -8,7 +8,9 @@ use codec::sbe::{
     BoolFlag, Category, ExecType, ItemStatus, KillSwitchAction, KillSwitchRequest, KillSwitchScope,
     OrdRejReason, OrdType, OrderCancelRequest, Side, Symbol, TimeInForce,
 };
-use e2e::{btc_order, d, quiet_sim_config, settings_for, start_sim, Harness, Strategy};
+use e2e::{
+    btc_order, d, quiet_sim_config, settings_for, start_sim, with_price_band, Harness, Strategy,
+};
 use gateway::engine::{AccountSettings, EngineSettings, SessionRole};
 use gateway::exchange::sign::Secret;
 use gateway::exchange::ws::ExchangeCredentials;
@@ -26,7 +28,8 @@ fn sym() -> Symbol {
 /// A quiet simulator with a second account, the BTCUSDT mark at 50 000, and a gateway whose
 /// settings `tweak` adjusts (marks refreshed every 20 ms; returns once the mark is known).
 fn start(tweak: impl FnOnce(&mut EngineSettings)) -> Harness {
-    let mut cfg = quiet_sim_config();
+    // The exchange's band (5 %, Bitget's futures value) around the pinned mark.
+    let mut cfg = with_price_band(quiet_sim_config(), "0.05");
     cfg.accounts.push(sim::AccountConfig {
         uid: "7000000002".into(),
         api_key: "key-b".into(),
@@ -173,12 +176,13 @@ fn each_rule_refuses_with_its_name_and_nothing_reaches_the_exchange() {
         OrdRejReason::PriceExceedsBand,
         "risk: session.max_deviation 50600 vs mark 50000 > 0.01",
     );
-    // The instrument's own band (sellLimitPriceRatio 0.05) applies to every session.
+    // The instrument's own band (buyLimitPriceRatio 0.05) applies to every session, with
+    // the Bitget code it pre-empts.
     let (_, er) = send(&mut s2, Side::Buy, "53000", "0.01");
     assert_refused(
         &er,
         OrdRejReason::PriceExceedsBand,
-        "risk: instrument.price_ratio 53000 vs mark 50000 > 0.05",
+        "pre-empts 25206: 53000 beyond mark 50000 +5%",
     );
     // A market order's notional uses the mark.
     let cl = s2.next_cl();
@@ -442,9 +446,7 @@ fn a_replace_is_checked_like_a_new_order_and_refused_before_sending() {
     let rej = s1.cancel_reject();
     assert_eq!(rej.cl_ord_id, bad);
     assert!(
-        rej.text
-            .as_str()
-            .starts_with("risk: instrument.price_ratio"),
+        rej.text.as_str().starts_with("pre-empts 25206:"),
         "{}",
         rej.text.as_str()
     );

@@ -275,9 +275,18 @@ impl<'a> Venue<'a> {
 
 /// The demo simulator with only the query endpoints' per-UID quotas on, at `per_s` each (the
 /// trade ops stay unthrottled: the bench places thousands of orders a second).
+///
+/// The open-order caps are off (`maxSymbolOrderNum` / `maxProductOrderNum` 0, served as "not
+/// set"): the bench keeps `--open` orders resting (10 000 by default) to time a restart that
+/// reconciles them, far above Bitget's 200 per symbol / 400 per product line, which would
+/// refuse them with `25211` (and the gateway first).
 fn query_limited_sim(per_s: u32) -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
     cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
+    for i in &mut cfg.instruments {
+        i.max_symbol_order_num = 0;
+        i.max_product_order_num = 0;
+    }
     cfg
 }
 

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use codec::sbe::{Category, OrdRejReason, Side, Symbol};
 use codec::{Decimal, Rounding};
 
-use super::check::{check_band, check_scope, OrderView, RiskReject, Scope, ScopeState};
+use super::check::{check_scope, OrderView, RiskReject, Scope, ScopeState};
 use super::config::{RiskLimits, RiskSettings};
 use crate::types::SessionGrant;
 
@@ -34,6 +34,26 @@ pub struct RiskInstrument {
     pub buy_ratio: Option<Decimal>,
     /// `sellLimitPriceRatio`: band of sell prices around the mark, if the exchange sets one.
     pub sell_ratio: Option<Decimal>,
+    /// `maxSymbolOrderNum`: open orders an account may have in this symbol (Bitget refuses
+    /// one more with `25211`), if the exchange sets one.
+    pub max_symbol_orders: Option<u32>,
+    /// `maxProductOrderNum`: open orders an account may have across the product line (each
+    /// futures category; spot and margin together), if the exchange sets one (`25211`).
+    pub max_product_orders: Option<u32>,
+}
+
+/// Product lines an account's open orders are counted over for `maxProductOrderNum`: spot and
+/// margin together, each futures category on its own (reference §7 "400 across all futures
+/// symbols, 400 across spot+margin"; the simulator counts the same way).
+const LINES: usize = 4;
+
+fn line_of(c: Category) -> usize {
+    match c {
+        Category::Spot | Category::Margin => 0,
+        Category::UsdtFutures => 1,
+        Category::CoinFutures => 2,
+        _ => 3,
+    }
 }
 
 #[derive(Debug)]
@@ -57,6 +77,8 @@ struct PosSlot {
     position: AtomicI64,
     open_buy: AtomicI64,
     open_sell: AtomicI64,
+    /// Orders of the account open now in the instrument (for `maxSymbolOrderNum`).
+    open_orders: AtomicU32,
 }
 
 #[derive(Debug)]
@@ -66,6 +88,9 @@ struct Instruments {
     marks: Vec<AtomicI64>,
     /// `account * info.len() + instrument`.
     slots: Vec<PosSlot>,
+    /// Orders of the account open now per product line, `account * LINES + line_of(..)`
+    /// (for `maxProductOrderNum`).
+    lines: Vec<AtomicU32>,
 }
 
 /// What [`RiskBook::check_new`] counted for an order; give it back with
@@ -139,6 +164,9 @@ impl RiskBook {
             slots: (0..n * self.accounts.len())
                 .map(|_| PosSlot::default())
                 .collect(),
+            lines: (0..LINES * self.accounts.len())
+                .map(|_| AtomicU32::new(0))
+                .collect(),
         });
     }
 
@@ -146,6 +174,30 @@ impl RiskBook {
         let t = self.instruments.get()?;
         let i = *t.index.get(&(category, *symbol))?;
         Some((t, i))
+    }
+
+    fn line(&self, account: usize, category: Category) -> Option<&AtomicU32> {
+        let t = self.instruments.get()?;
+        t.lines
+            .get(account.checked_mul(LINES)?.checked_add(line_of(category))?)
+    }
+
+    /// Orders of `account` open now in the instrument and in its product line (as counted
+    /// for the exchange's open-order caps).
+    pub fn account_open_orders_in(
+        &self,
+        account: usize,
+        category: Category,
+        symbol: &Symbol,
+    ) -> (u32, u32) {
+        let sym = self
+            .instrument(category, symbol)
+            .and_then(|(_, i)| self.slot(account, i))
+            .map_or(0, |s| s.open_orders.load(Ordering::Relaxed));
+        let line = self
+            .line(account, category)
+            .map_or(0, |a| a.load(Ordering::Relaxed));
+        (sym, line)
     }
 
     fn slot(&self, account: usize, ix: usize) -> Option<&PosSlot> {
@@ -315,13 +367,12 @@ impl RiskBook {
             }
             lots = Self::to_lots(t, i, order.qty);
             if let (Some(px), Some(mark), Some(info)) = (order.price, state.mark, t.info.get(i)) {
-                let ratio = match order.side {
-                    Side::Buy => info.buy_ratio,
-                    Side::Sell => info.sell_ratio,
-                };
-                if let Some(r) = ratio {
-                    check_band("instrument", "price_ratio", r, px, mark)?;
-                }
+                check_exchange_band(info, order.side, px, mark)?;
+            }
+            if let Some(info) = t.info.get(i) {
+                let (in_symbol, in_line) =
+                    self.account_open_orders_in(sess.account, category, symbol);
+                check_exchange_caps(info, in_symbol, in_line)?;
             }
         }
         state.open_orders = sess.open_orders.load(Ordering::Relaxed);
@@ -333,7 +384,13 @@ impl RiskBook {
         }
         sess.open_orders.fetch_add(1, Ordering::Relaxed);
         let instrument = inst.map(|(_, i)| i);
+        if instrument.is_some() {
+            if let Some(l) = self.line(sess.account, category) {
+                l.fetch_add(1, Ordering::Relaxed);
+            }
+        }
         if let Some(s) = instrument.and_then(|i| self.slot(sess.account, i)) {
+            s.open_orders.fetch_add(1, Ordering::Relaxed);
             match order.side {
                 Side::Buy => s.open_buy.fetch_add(lots, Ordering::Relaxed),
                 Side::Sell => s.open_sell.fetch_add(lots, Ordering::Relaxed),
@@ -366,13 +423,7 @@ impl RiskBook {
         if let Some((t, i)) = self.instrument(category, symbol) {
             state.mark = self.mark(category, symbol);
             if let (Some(px), Some(mark), Some(info)) = (order.price, state.mark, t.info.get(i)) {
-                let ratio = match order.side {
-                    Side::Buy => info.buy_ratio,
-                    Side::Sell => info.sell_ratio,
-                };
-                if let Some(r) = ratio {
-                    check_band("instrument", "price_ratio", r, px, mark)?;
-                }
+                check_exchange_band(info, order.side, px, mark)?;
             }
         }
         let size_rules = |l: &RiskLimits| RiskLimits {
@@ -398,7 +449,15 @@ impl RiskBook {
         if let Some(a) = self.accounts.get(sess.account) {
             sub_floor(&a.open_orders);
         }
+        let category = r
+            .instrument
+            .and_then(|i| self.instruments.get()?.info.get(i))
+            .map(|info| info.category);
+        if let Some(l) = category.and_then(|c| self.line(sess.account, c)) {
+            sub_floor(l);
+        }
         if let Some(s) = r.instrument.and_then(|i| self.slot(sess.account, i)) {
+            sub_floor(&s.open_orders);
             match r.side {
                 Side::Buy => s.open_buy.fetch_sub(r.lots, Ordering::Relaxed),
                 Side::Sell => s.open_sell.fetch_sub(r.lots, Ordering::Relaxed),
@@ -495,8 +554,79 @@ impl RiskBook {
             if let Some(open) = self.open_qty(session_id, category, symbol, side) {
                 open.fetch_sub(lots, Ordering::Relaxed);
             }
+            if let Some(s) = self.slot(sess.account, i) {
+                sub_floor(&s.open_orders);
+            }
+            if let Some(l) = self.line(sess.account, category) {
+                sub_floor(l);
+            }
         }
     }
+}
+
+/// The exchange's price band of `info` (Bitget refuses a limit buy above
+/// mark × (1 + `buyLimitPriceRatio`) with `25206` and a limit sell below
+/// mark × (1 − `sellLimitPriceRatio`) with `25205`, reference §6.2 "25205 / 25206 | price
+/// below / above {1}% band"): one-sided, bounds inclusive, exact decimals, as the simulator
+/// (`sim::venue` `limits`). PriceExceedsBand, the text names the code it pre-empts.
+pub fn check_exchange_band(
+    info: &RiskInstrument,
+    side: Side,
+    px: Decimal,
+    mark: Decimal,
+) -> Result<(), RiskReject> {
+    let (ratio, code, sign) = match side {
+        Side::Buy => (info.buy_ratio, 25206, '+'),
+        Side::Sell => (info.sell_ratio, 25205, '-'),
+    };
+    let Some(r) = ratio.filter(|r| r.is_positive()) else {
+        return Ok(());
+    };
+    let factor = match side {
+        Side::Buy => Decimal::ONE.checked_add(r),
+        Side::Sell => Decimal::ONE.checked_sub(r),
+    };
+    let Some(limit) = factor.and_then(|f| mark.checked_mul(f)) else {
+        return Ok(());
+    };
+    let outside = match side {
+        Side::Buy => px > limit,
+        Side::Sell => px < limit,
+    };
+    if !outside {
+        return Ok(());
+    }
+    let pct = r.checked_mul(Decimal::from(100)).unwrap_or(r).normalized();
+    Err(RiskReject {
+        reason: OrdRejReason::PriceExceedsBand,
+        text: format!(
+            "pre-empts {code}: {} beyond mark {} {sign}{pct}%",
+            px.normalized(),
+            mark.normalized()
+        ),
+    })
+}
+
+/// The exchange's open-order caps of `info` for an account with `in_symbol` orders open in
+/// the symbol and `in_line` in its product line: at `maxSymbolOrderNum` / `maxProductOrderNum`
+/// Bitget refuses one more with `25211` "Exceeds the limit of {0} maximum orders".
+/// OrderExceedsLimit, the text names the code it pre-empts.
+pub fn check_exchange_caps(
+    info: &RiskInstrument,
+    in_symbol: u32,
+    in_line: u32,
+) -> Result<(), RiskReject> {
+    let full = |what: &str, cap: u32| RiskReject {
+        reason: OrdRejReason::OrderExceedsLimit,
+        text: format!("pre-empts 25211: {cap} open orders ({what})"),
+    };
+    if let Some(cap) = info.max_symbol_orders.filter(|c| in_symbol >= *c) {
+        return Err(full("maxSymbolOrderNum", cap));
+    }
+    if let Some(cap) = info.max_product_orders.filter(|c| in_line >= *c) {
+        return Err(full("maxProductOrderNum", cap));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -531,6 +661,8 @@ mod tests {
             lot: d("0.001"),
             buy_ratio: Some(d("0.05")),
             sell_ratio: Some(d("0.05")),
+            max_symbol_orders: Some(3),
+            max_product_orders: Some(4),
         }]);
         b
     }
@@ -598,5 +730,65 @@ mod tests {
         assert!(b.set_draining(1, false));
         assert!(!b.session_draining(1));
         assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
+    }
+
+    /// The exchange's band is one-sided (buys above, sells below) and inclusive; the caps
+    /// count the account's open orders per symbol and product line, and free a slot when an
+    /// order ends or is released.
+    #[test]
+    fn exchange_band_and_open_order_caps() {
+        let grants = [SessionGrant {
+            session_id: 1,
+            ..SessionGrant::default()
+        }];
+        let b = RiskBook::new(&grants, 1, &RiskSettings::default());
+        let inst = |sym: &str| RiskInstrument {
+            category: Category::UsdtFutures,
+            symbol: Symbol::new(sym).unwrap(),
+            lot: d("0.001"),
+            buy_ratio: Some(d("0.05")),
+            sell_ratio: Some(d("0.05")),
+            max_symbol_orders: Some(2),
+            max_product_orders: Some(3),
+        };
+        b.set_instruments(vec![inst("BTCUSDT"), inst("ETHUSDT")]);
+        let c = Category::UsdtFutures;
+        let btc = Symbol::new("BTCUSDT").unwrap();
+        let eth = Symbol::new("ETHUSDT").unwrap();
+        b.set_mark(c, &btc, d("100"));
+        let o = |side, px: &str| OrderView {
+            side,
+            ord_type: OrdType::Limit,
+            price: Some(d(px)),
+            qty: d("0.001"),
+        };
+        let e = b.check_new(1, c, &btc, &o(Side::Buy, "105.1")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::PriceExceedsBand);
+        assert_eq!(e.text, "pre-empts 25206: 105.1 beyond mark 100 +5%");
+        let e = b.check_new(1, c, &btc, &o(Side::Sell, "94.9")).unwrap_err();
+        assert_eq!(e.text, "pre-empts 25205: 94.9 beyond mark 100 -5%");
+        // Far below (buy) / above (sell) and the bounds themselves pass.
+        let r1 = b.check_new(1, c, &btc, &o(Side::Buy, "105")).unwrap();
+        b.check_new(1, c, &btc, &o(Side::Sell, "95")).unwrap();
+        let e = b.check_new(1, c, &btc, &o(Side::Buy, "1")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::OrderExceedsLimit);
+        assert_eq!(e.text, "pre-empts 25211: 2 open orders (maxSymbolOrderNum)");
+        b.check_new(1, c, &eth, &o(Side::Buy, "1")).unwrap();
+        let e = b.check_new(1, c, &eth, &o(Side::Buy, "1")).unwrap_err();
+        assert_eq!(
+            e.text,
+            "pre-empts 25211: 3 open orders (maxProductOrderNum)"
+        );
+        assert_eq!(b.account_open_orders_in(0, c, &btc), (2, 3));
+        b.release(r1);
+        b.on_order_end(1, c, &eth, Side::Buy, d("0.001"));
+        assert_eq!(b.account_open_orders_in(0, c, &btc), (1, 1));
+        b.check_new(1, c, &eth, &o(Side::Buy, "1")).unwrap();
+        // Replace: the band only.
+        let e = b
+            .check_replace(1, c, &btc, &o(Side::Buy, "106"))
+            .unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::PriceExceedsBand);
+        assert!(b.check_replace(1, c, &btc, &o(Side::Buy, "50")).is_ok());
     }
 }

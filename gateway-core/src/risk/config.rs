@@ -16,8 +16,10 @@ pub struct RiskLimits {
     pub max_order_notional: Option<Decimal>,
     /// Most orders open at once.
     pub max_open_orders: Option<u32>,
-    /// Largest distance of a limit price from the mark, as a ratio (e.g. `"0.05"`); the
-    /// tighter of this and the instrument's `buyLimitPriceRatio`/`sellLimitPriceRatio` applies.
+    /// Largest distance of a limit price from the mark, as a ratio (e.g. `"0.05"`), either
+    /// direction. The exchange's own one-sided band (buys above mark × (1 +
+    /// `buyLimitPriceRatio`), sells below mark × (1 − `sellLimitPriceRatio`)) applies as well
+    /// (`RiskBook::check_new`).
     #[serde(deserialize_with = "de_decimal", serialize_with = "ser_decimal")]
     pub max_deviation: Option<Decimal>,
     /// Largest absolute position per symbol, counting open orders of the same direction.

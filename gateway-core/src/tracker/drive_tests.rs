@@ -119,6 +119,8 @@ impl Rig {
             lot: d("0.001"),
             buy_ratio: None,
             sell_ratio: None,
+            max_symbol_orders: None,
+            max_product_orders: None,
         }]);
         let mut tracker = Tracker::with_retention(64, retention);
         tracker.set_deadlines(Deadlines {

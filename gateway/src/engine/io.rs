@@ -91,6 +91,8 @@ async fn connect_exchange(
                             lot: r.lot,
                             buy_ratio: i.buy_limit_price_ratio,
                             sell_ratio: i.sell_limit_price_ratio,
+                            max_symbol_orders: i.max_symbol_order_num,
+                            max_product_orders: i.max_product_order_num,
                         });
                         rules.push(r);
                     }

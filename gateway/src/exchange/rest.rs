@@ -87,6 +87,12 @@ pub struct Instrument {
     pub buy_limit_price_ratio: Option<Decimal>,
     /// `sellLimitPriceRatio`: how far below the mark a sell may be priced; `None` when not set.
     pub sell_limit_price_ratio: Option<Decimal>,
+    /// `maxSymbolOrderNum`: open orders an account may have in this symbol (Bitget `25211`
+    /// beyond it); `None` when not set (`""`, `"0"`, `"-1"`) or not a number.
+    pub max_symbol_order_num: Option<u32>,
+    /// `maxProductOrderNum`: open orders an account may have across the product line (`25211`
+    /// beyond it); `None` when not set or not a number.
+    pub max_product_order_num: Option<u32>,
 }
 
 /// One instrument as sent (every field optional text; numbers are accepted as text too).
@@ -97,6 +103,10 @@ struct RawInstrument {
     buy_limit_price_ratio: Option<String>,
     #[serde(default, deserialize_with = "de_text")]
     sell_limit_price_ratio: Option<String>,
+    #[serde(default, deserialize_with = "de_text")]
+    max_symbol_order_num: Option<String>,
+    #[serde(default, deserialize_with = "de_text")]
+    max_product_order_num: Option<String>,
     #[serde(default, deserialize_with = "de_text")]
     symbol: Option<String>,
     #[serde(default, deserialize_with = "de_text")]
@@ -241,6 +251,12 @@ impl Instrument {
                 .and_then(|v| Decimal::parse(v.as_bytes()).ok()),
             sell_limit_price_ratio: set_value(&raw.sell_limit_price_ratio)
                 .and_then(|v| Decimal::parse(v.as_bytes()).ok()),
+            max_symbol_order_num: set_value(&raw.max_symbol_order_num)
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|n| *n > 0),
+            max_product_order_num: set_value(&raw.max_product_order_num)
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|n| *n > 0),
         })
     }
 }
@@ -597,6 +613,10 @@ mod tests {
         assert_eq!(i.max_order_qty, None);
         assert_eq!(i.min_order_amount, d("1"));
         assert_eq!((i.price_precision, i.quantity_precision), (2, 6));
+        // The venue rules' inputs (issue 27): "" = not set.
+        assert_eq!(i.buy_limit_price_ratio, Some(d("0.02")));
+        assert_eq!(i.max_symbol_order_num, None);
+        assert_eq!(i.max_product_order_num, Some(400));
     }
 
     #[test]

@@ -35,8 +35,21 @@ pub fn instrument_json(i: &InstrumentConfig) -> String {
     kv("category", i.category.rest_str(), false);
     kv("baseCoin", &i.base_coin, false);
     kv("quoteCoin", &i.quote_coin, false);
-    kv("buyLimitPriceRatio", "0.05", false);
-    kv("sellLimitPriceRatio", "0.05", false);
+    // Zero = not set: Bitget writes "" (reference §7).
+    let ratio = |r: codec::Decimal| {
+        if r.is_positive() {
+            r.normalized().to_string()
+        } else {
+            String::new()
+        }
+    };
+    let cap = |n: u32| if n > 0 { n.to_string() } else { String::new() };
+    kv("buyLimitPriceRatio", &ratio(i.buy_limit_price_ratio), false);
+    kv(
+        "sellLimitPriceRatio",
+        &ratio(i.sell_limit_price_ratio),
+        false,
+    );
     kv(
         "makerFeeRate",
         &i.maker_fee_rate.normalized().to_string(),
@@ -80,8 +93,8 @@ pub fn instrument_json(i: &InstrumentConfig) -> String {
         &i.min_order_amount.normalized().to_string(),
         false,
     );
-    kv("maxSymbolOrderNum", "200", false);
-    kv("maxProductOrderNum", "400", false);
+    kv("maxSymbolOrderNum", &cap(i.max_symbol_order_num), false);
+    kv("maxProductOrderNum", &cap(i.max_product_order_num), false);
     kv("maxPositionNum", "200", false);
     kv("status", "online", false);
     kv("offTime", "-1", false);

@@ -26,22 +26,31 @@ pub(super) fn compute_marks(
 ) -> Marks {
     let mut m = Marks::new();
     for (i, b) in books.iter().enumerate() {
-        let spec = b.book.spec();
-        let mark =
-            overrides
-                .get(&i)
-                .copied()
-                .or_else(|| match (b.book.best_bid(), b.book.best_ask()) {
-                    (Some(bid), Some(ask)) => Decimal::new(bid.saturating_add(ask), spec.price_exp)
-                        .ok()
-                        .map(|sum| div(sum, Decimal::from(2))),
-                    _ => last.get(&i).copied(),
-                });
-        if let Some(mark) = mark {
-            m.insert((b.category, spec.symbol.clone()), mark);
+        if let Some(mark) = mark_of_book(i, b, overrides, last) {
+            m.insert((b.category, b.book.spec().symbol.clone()), mark);
         }
     }
     m
+}
+
+/// The mark of book `i` (see the module doc): the override, else the book mid, else the last
+/// fill price, else none. The tickers, positions and the price band all read it here.
+pub(super) fn mark_of_book(
+    i: usize,
+    b: &BookEntry,
+    overrides: &HashMap<usize, Decimal>,
+    last: &HashMap<usize, Decimal>,
+) -> Option<Decimal> {
+    let spec = b.book.spec();
+    overrides
+        .get(&i)
+        .copied()
+        .or_else(|| match (b.book.best_bid(), b.book.best_ask()) {
+            (Some(bid), Some(ask)) => Decimal::new(bid.saturating_add(ask), spec.price_exp)
+                .ok()
+                .map(|sum| div(sum, Decimal::from(2))),
+            _ => last.get(&i).copied(),
+        })
 }
 
 /// Applies one account fill and appends its `position` (when futures) and `account` pushes.

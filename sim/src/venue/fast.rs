@@ -151,6 +151,7 @@ impl Venue {
             } else if let Some(f) = self.fast.as_mut() {
                 f.by_oid.insert((owner, client_oid.clone()), order_id);
                 f.open.insert(order_id, (bi, order));
+                self.count_open(owner, bi);
             }
             Ok(ReplyItem {
                 symbol: Some(symbol.clone()),
@@ -178,8 +179,17 @@ impl Venue {
             let price = super::decimal_field(arg, "price")?;
             let qty = super::decimal_field(arg, "qty")?;
             let book = self.book(bi).ok_or_else(not_found)?;
-            let price = price.map(|p| book.check_price(p)).transpose()?;
+            let units = price.map(|p| book.check_price(p)).transpose()?;
             let qty = qty.map(|q| book.check_qty(q)).transpose()?;
+            let side = self
+                .fast
+                .as_ref()
+                .and_then(|f| f.open.get(&order_id))
+                .map(|(_, o)| o.side)
+                .ok_or_else(not_found)?;
+            self.check_modify_limits(order_id, bi, side, price, now_ms)?;
+            self.record_modify(order_id, now_ms);
+            let price = units;
             let Some((_, o)) = self.fast.as_mut().and_then(|f| f.open.get_mut(&order_id)) else {
                 return Err(not_found());
             };
@@ -217,6 +227,10 @@ impl Venue {
         };
         if let Some(f) = self.fast.as_mut() {
             f.by_oid.remove(&(owner, o.client_oid.clone()));
+        }
+        self.mods.remove(&order_id);
+        if let Some(c) = self.books.get(bi).map(|b| b.category) {
+            self.open_counts.remove(owner, bi, c);
         }
         o.status = OrderStatus::Cancelled;
         o.cancel_reason = Some(CancelReason::Normal);
@@ -478,5 +492,60 @@ mod tests {
         .expect("request");
         let out = fast.handle_trade(AccountId(1), &req, "c2", 1000);
         assert!(out.reply.contains("25204"), "{}", out.reply);
+    }
+
+    /// The venue rules of issue 27 (`limits`) answer the same codes on the fast venue as on
+    /// the full one: band (mark pinned), symbol cap, modification count.
+    #[test]
+    fn the_venue_rules_apply_to_the_fast_venue_too() {
+        let codes = |mode| {
+            let mut cfg = SimConfig::demo();
+            cfg.id_base = Some(1_300_000_000_000_000_000);
+            cfg.venue = mode;
+            cfg.liquidity.symbols.clear();
+            cfg.max_modifications_per_order = 1;
+            for i in &mut cfg.instruments {
+                i.max_symbol_order_num = 2;
+            }
+            let mut v = Venue::new(&cfg, Arc::new(Counters::default()), 0);
+            assert!(v.set_mark(Category::UsdtFutures, "ETHUSDT", "3000".parse().ok()));
+            let place = |side: &str, px: &str, oid: &str| {
+                op(
+                    "usdt-futures",
+                    "place-order",
+                    &format!(
+                        r#"{{"symbol":"ETHUSDT","side":"{side}","orderType":"limit","price":"{px}","qty":"0.1","clientOid":"{oid}"}}"#
+                    ),
+                )
+            };
+            let modify = |px: &str| {
+                op(
+                    "usdt-futures",
+                    "modify-order",
+                    &format!(r#"{{"symbol":"ETHUSDT","clientOid":"a","price":"{px}"}}"#),
+                )
+            };
+            let script = [
+                place("buy", "3150.01", "x"),
+                place("sell", "2849.99", "y"),
+                place("buy", "2000", "a"),
+                place("sell", "4000", "b"),
+                place("buy", "2000", "c"),
+                modify("3200"),
+                modify("2001"),
+                modify("2002"),
+            ];
+            script
+                .iter()
+                .map(|req| {
+                    let (reply, _) = trade(&mut v, req);
+                    let r: Value = serde_json::from_str(&reply).expect("reply");
+                    r["code"].as_str().unwrap_or("").to_string()
+                })
+                .collect::<Vec<_>>()
+        };
+        let want = ["25206", "25205", "0", "0", "25211", "25206", "0", "25569"];
+        assert_eq!(codes(VenueMode::Full), want);
+        assert_eq!(codes(VenueMode::Fast), want);
     }
 }

@@ -49,6 +49,7 @@ use crate::render::{self, ReplyItem};
 mod account_ops;
 mod fast;
 mod history;
+mod limits;
 mod moves_ops;
 mod trade;
 use history::History;
@@ -174,6 +175,13 @@ pub struct Venue {
     moves: crate::moves::MoveLedger,
     /// The fast venue's open orders (`venue = "fast"`, [`fast`]); `None`: the full venue.
     fast: Option<fast::FastBook>,
+    /// Open account orders per (account, book) and per (account, product line), for the
+    /// open-order caps ([`limits`]).
+    open_counts: limits::OpenCounts,
+    /// Modification state of the open orders that were modified ([`limits`]).
+    mods: HashMap<u64, limits::ModState>,
+    /// The modification limits.
+    modify_rules: limits::ModifyRules,
 }
 
 /// A field of a request object as text: strings as they are, numbers as their JSON text.
@@ -312,6 +320,13 @@ impl Venue {
             last_price: HashMap::new(),
             moves: crate::moves::MoveLedger::default(),
             fast: (cfg.venue == crate::config::VenueMode::Fast).then(fast::FastBook::new),
+            open_counts: limits::OpenCounts::default(),
+            mods: HashMap::new(),
+            modify_rules: limits::ModifyRules {
+                max_per_order: cfg.max_modifications_per_order,
+                max_pending: cfg.max_pending_modifications,
+                pending_ms: cfg.modify_pending_ms,
+            },
         }
     }
 
@@ -423,7 +438,10 @@ impl Venue {
             match ev {
                 Event::Order(o) => {
                     if o.status.is_terminal() {
-                        self.open.remove(&o.order_id);
+                        if let Some(loc) = self.open.remove(&o.order_id) {
+                            self.open_counts.remove(loc.owner, loc.book, entry.category);
+                            self.mods.remove(&o.order_id);
+                        }
                         self.client_oids.remove(&(o.owner, o.client_oid.clone()));
                         if o.owner != AccountId::MARKET_MAKER {
                             self.history.insert(book_idx, o, now_ms);

@@ -288,6 +288,11 @@ impl Venue {
                 book.check_qty(qty)?;
             }
         }
+        // The venue rules (issue 27, `limits`): price band, then the open-order caps.
+        if let Some(p) = price {
+            self.check_price_band(bi, side, p)?;
+        }
+        self.check_open_caps(owner, bi)?;
         Ok(PlaceArgs {
             side,
             order_type,
@@ -378,6 +383,7 @@ impl Venue {
             bump(&self.counters.orders_placed);
             if entry.book.order(order_id).is_some() {
                 self.open.insert(order_id, Loc { book: bi, owner });
+                self.open_counts.add(owner, bi, category);
                 self.client_oids
                     .insert((owner, client_oid.clone()), order_id);
             }
@@ -476,17 +482,30 @@ impl Venue {
             let auto_cancel = enum_field(arg, "autoCancel", yes_no)?.unwrap_or(false);
             let price = decimal_field(arg, "price")?;
             let qty = decimal_field(arg, "qty")?;
+            let side = self
+                .books
+                .get(loc.book)
+                .and_then(|b| b.book.order(order_id))
+                .map(|o| o.side)
+                .ok_or_else(|| Reject::new(25204, "Order does not exist"))?;
+            // The venue rules (issue 27, `limits`): band, modification count, pending ones.
+            // A refusal goes the way of the book's (autoCancel below).
+            let rules = self.check_modify_limits(order_id, loc.book, side, price, now_ms);
             let mut events = std::mem::take(&mut self.events);
             events.clear();
             let Some(entry) = self.books.get_mut(loc.book) else {
+                self.events = events;
                 return Err(Reject::new(25204, "Order does not exist"));
             };
-            let r = entry
-                .book
-                .modify(order_id, price, qty, now_ms, &mut self.ids, &mut events);
+            let r = rules.and_then(|()| {
+                entry
+                    .book
+                    .modify(order_id, price, qty, now_ms, &mut self.ids, &mut events)
+            });
             match &r {
                 Ok(()) => {
                     bump(&self.counters.orders_modified);
+                    self.record_modify(order_id, now_ms);
                     self.route(loc.book, &events, now_ms, outcome);
                 }
                 // autoCancel=yes: a refused modification cancels the order (the error reply
