@@ -219,7 +219,8 @@ async def main() -> int:
         async def watch_fill():
             # A buy at 10 % over the best ask crosses the simulator's market maker at once.
             book = await ex.fetch_order_book(SYMBOL, 5)
-            price = float(ex.price_to_precision(SYMBOL, book["asks"][0][0] * 1.1))
+            # 1 % over the best ask: crosses, inside the venue's 5 % price band (25206 above).
+            price = float(ex.price_to_precision(SYMBOL, book["asks"][0][0] * 1.01))
             order = await ex.create_order(
                 SYMBOL, "limit", "buy", 0.001, price, {"clientOrderId": f"ccxtFill{stamp}"}
             )
