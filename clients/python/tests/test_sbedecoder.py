@@ -69,7 +69,7 @@ async def _scenario(gw: tuple[str, int]) -> list[bytes]:
     await c.new_order(SYM, Side.BUY, "0.00001", price="51000", **BTC)  # Rejected (lot)
     await c.recv_until(lambda m: isinstance(m, ExecutionReport)
                        and m.exec_type == ExecType.REJECTED)
-    fill = await c.new_order(SYM, Side.BUY, "0.002", price="64000", **BTC)
+    fill = await c.new_order(SYM, Side.BUY, "0.002", price="62000", **BTC)  # inside the 5 % band
     await c.recv_until(lambda m: is_final(m, fill))
     lid, _ = await c.new_order_list([OrderSpec(SYM, Side.SELL, "0.01", price=f"7100{i}", **BTC)
                                      for i in range(2)])
