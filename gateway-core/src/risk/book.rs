@@ -380,10 +380,33 @@ impl RiskBook {
         if let Some(a) = account {
             state.open_orders = a.open_orders.load(Ordering::Relaxed);
             check_scope(Scope::Account, &a.limits, order, &state)?;
+        }
+        let instrument = inst.map(|(_, i)| i);
+        self.count_open(sess, category, instrument, order.side, lots);
+        Ok(Reserved {
+            session_id,
+            instrument,
+            side: order.side,
+            lots,
+        })
+    }
+
+    /// Counts one open order of `sess` (`lots` of `side` in `instrument`, `None`: an
+    /// instrument the book does not know) in the session, its account, the account's product
+    /// line and the instrument: what [`RiskBook::check_new`] reserves and
+    /// [`RiskBook::on_order_end`] gives back.
+    fn count_open(
+        &self,
+        sess: &SessionSlot,
+        category: Category,
+        instrument: Option<usize>,
+        side: Side,
+        lots: i64,
+    ) {
+        if let Some(a) = self.accounts.get(sess.account) {
             a.open_orders.fetch_add(1, Ordering::Relaxed);
         }
         sess.open_orders.fetch_add(1, Ordering::Relaxed);
-        let instrument = inst.map(|(_, i)| i);
         if instrument.is_some() {
             if let Some(l) = self.line(sess.account, category) {
                 l.fetch_add(1, Ordering::Relaxed);
@@ -391,17 +414,32 @@ impl RiskBook {
         }
         if let Some(s) = instrument.and_then(|i| self.slot(sess.account, i)) {
             s.open_orders.fetch_add(1, Ordering::Relaxed);
-            match order.side {
+            match side {
                 Side::Buy => s.open_buy.fetch_add(lots, Ordering::Relaxed),
                 Side::Sell => s.open_sell.fetch_add(lots, Ordering::Relaxed),
             };
         }
-        Ok(Reserved {
-            session_id,
-            instrument,
-            side: order.side,
-            lots,
-        })
+    }
+
+    /// An order of `session_id` restored open from its journal at a restart, `leaves` of
+    /// `side` still open (tracker thread, before any strategy is accepted): counted as
+    /// [`RiskBook::check_new`] counts a new order, without its checks (the order is already at
+    /// the exchange). Without it, the open-order limits and the exchange's open-order caps
+    /// would start from 0 after a restart and undercount every order that outlived it.
+    pub fn restore_open(
+        &self,
+        session_id: u64,
+        category: Category,
+        symbol: &Symbol,
+        side: Side,
+        leaves: Decimal,
+    ) {
+        let Some(sess) = self.sessions.get(&session_id) else {
+            return;
+        };
+        let inst = self.instrument(category, symbol);
+        let lots = inst.map_or(0, |(t, i)| Self::to_lots(t, i, leaves));
+        self.count_open(sess, category, inst.map(|(_, i)| i), side, lots);
     }
 
     /// Checks a modification of an open order of `session_id` (new quantity and/or price in
@@ -735,6 +773,26 @@ mod tests {
     /// The exchange's band is one-sided (buys above, sells below) and inclusive; the caps
     /// count the account's open orders per symbol and product line, and free a slot when an
     /// order ends or is released.
+    #[test]
+    fn restored_open_orders_count_like_new_ones_and_end_like_them() {
+        let b = book();
+        let s = Symbol::new("BTCUSDT").unwrap();
+        let c = Category::UsdtFutures;
+        b.restore_open(1, c, &s, Side::Buy, d("0.002"));
+        b.restore_open(99, c, &s, Side::Buy, d("0.002")); // unknown session: nothing
+        assert_eq!(b.session_open_orders(1), 1);
+        assert_eq!(b.account_open_orders_in(0, c, &s), (1, 1));
+        // The session's max_open_orders (1) is reached by the restored order.
+        let e = b.check_new(1, c, &s, &buy("0.001")).unwrap_err();
+        assert_eq!(e.reason, OrdRejReason::RiskLimit, "{e:?}");
+        assert_eq!(e.text, "risk: session.max_open_orders 1 >= 1");
+        // Its end gives the counts back, as a new order's does.
+        b.on_order_end(1, c, &s, Side::Buy, d("0.002"));
+        assert_eq!(b.session_open_orders(1), 0);
+        assert_eq!(b.account_open_orders_in(0, c, &s), (0, 0));
+        assert!(b.check_new(1, c, &s, &buy("0.001")).is_ok());
+    }
+
     #[test]
     fn exchange_band_and_open_order_caps() {
         let grants = [SessionGrant {

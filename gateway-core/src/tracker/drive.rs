@@ -285,6 +285,23 @@ impl TrackerDrive {
             unanswered_since_ms,
             unanswered_amends,
         );
+        if let Some(risk) = self.risk.as_mut() {
+            // The restored open orders count in the risk book as they did before the restart.
+            for o in self
+                .tracker
+                .orders()
+                .filter(|o| o.session_id == session_id && !o.is_terminal())
+            {
+                risk.on_restored(
+                    session_id,
+                    o.cl_ord_id,
+                    o.category,
+                    o.symbol,
+                    o.side,
+                    o.leaves_qty(),
+                );
+            }
+        }
         tracing::info!(
             session = session_id,
             orders = sum.orders,

@@ -312,3 +312,71 @@ fn a_quiet_tick_hands_nothing() {
     r.drive.on_tick(&mut r.sink, T0 + 2 * MS, 9);
     assert_eq!(r.calls(), []);
 }
+
+/// After a restart, the orders restored open count in the risk book as they did before (an
+/// order that had ended does not), once however often the restore runs; the first push that
+/// ends a restored order gives its count back.
+#[test]
+fn restored_open_orders_count_in_the_risk_book_until_they_end() {
+    use codec::sbe::{ExecutionReport, Text};
+    use std::collections::HashMap;
+    let mut r = Rig::new(KEEP);
+    let er = |cl: u64, exec_type, ord_status, cum: &str| ExecutionReport {
+        cl_ord_id: cl,
+        orig_cl_ord_id: 0,
+        order_id: 500 + cl,
+        exec_id: 0,
+        transact_time: 1,
+        price: Some(d("100")),
+        order_qty: d("1"),
+        last_qty: None,
+        last_px: None,
+        cum_qty: d(cum),
+        leaves_qty: d("1").checked_sub(d(cum)).unwrap(),
+        avg_px: None,
+        exchange_code: 0,
+        symbol: Symbol::new("BTCUSDT").unwrap(),
+        category: Category::UsdtFutures,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        exec_type,
+        ord_status,
+        ord_rej_reason: None,
+        text: Text::new(""),
+    };
+    let reports = [
+        er(1, ExecType::New, OrdStatus::New, "0"),
+        er(2, ExecType::New, OrdStatus::New, "0"),
+        er(2, ExecType::Fill, OrdStatus::Filled, "1"),
+    ];
+    let roots: HashMap<u64, u64> = [(1, 1), (2, 2)].into();
+    let btc = Symbol::new("BTCUSDT").unwrap();
+    let counts = |r: &Rig| {
+        (
+            r.sink.book.session_open_orders(S),
+            r.sink
+                .book
+                .account_open_orders_in(0, Category::UsdtFutures, &btc),
+        )
+    };
+    for _ in 0..2 {
+        r.drive
+            .on_restore(&mut r.sink, S, &roots, &reports, &HashMap::new(), &[]);
+        assert_eq!(counts(&r), (1, (1, 1)), "order 1 open, order 2 filled");
+    }
+    let cancelled = format!(
+        r#"{{"action":"snapshot","arg":{{"instType":"UTA","topic":"order"}},"data":[{{"category":"usdt-futures","symbol":"BTCUSDT","orderId":"501","clientOid":"{}","price":"100","qty":"1","orderType":"limit","timeInForce":"gtc","side":"buy","cumExecQty":"0","cumExecValue":"0","avgPrice":"0","orderStatus":"cancelled","cancelReason":"","feeDetail":[],"createdTime":"1","updatedTime":"2"}}],"ts":3}}"#,
+        oid(1)
+    );
+    r.frame(&cancelled);
+    assert_eq!(
+        r.calls().last(),
+        Some(&Call::Report(
+            1,
+            Some((ExecType::Canceled, OrdStatus::Canceled)),
+            d("0")
+        ))
+    );
+    assert_eq!(counts(&r), (0, (0, 0)), "the cancel gave the count back");
+}

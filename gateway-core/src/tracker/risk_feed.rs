@@ -71,6 +71,35 @@ impl RiskFeed {
         );
     }
 
+    /// An order restored open from the journal at a restart (`cl_ord_id`: its current
+    /// ClOrdID, the one its next report names): counted in the book
+    /// ([`RiskBook::restore_open`]) and followed like a sent one. Once per order: an order the
+    /// feed already follows is left as it is.
+    pub fn on_restored(
+        &mut self,
+        session_id: u64,
+        cl_ord_id: u64,
+        category: Category,
+        symbol: Symbol,
+        side: Side,
+        leaves: Decimal,
+    ) {
+        if self.open.contains_key(&(session_id, cl_ord_id)) {
+            return;
+        }
+        self.book
+            .restore_open(session_id, category, &symbol, side, leaves);
+        self.open.insert(
+            (session_id, cl_ord_id),
+            Open {
+                category,
+                symbol,
+                side,
+                leaves,
+            },
+        );
+    }
+
     /// A report the tracker produced for `session_id`.
     pub fn on_report(&mut self, session_id: u64, msg: &ReportMsg) {
         let ReportMsg::Exec(er) = msg else {
