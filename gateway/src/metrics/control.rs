@@ -14,7 +14,9 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use prometheus::proto::{Counter, Gauge, LabelPair, Metric, MetricFamily, MetricType};
+use prometheus::proto::{MetricFamily, MetricType};
+
+use super::proto::{bool_f, counter, family, gauge};
 
 /// A control action (label `action` of `bgw_control_actions_total`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,12 +140,10 @@ impl ControlMetrics {
         let mut actions = Vec::with_capacity(15);
         for a in ControlAction::ALL {
             for r in ControlResult::ALL {
-                let mut c = Counter::default();
-                c.set_value(self.counted(a, r) as f64);
-                let mut m =
-                    Metric::from_label(labels(&[("action", a.name()), ("result", r.name())]));
-                m.set_counter(c);
-                actions.push(m);
+                actions.push(counter(
+                    &[("action", a.name()), ("result", r.name())],
+                    self.counted(a, r),
+                ));
             }
         }
         let on: Vec<bool> = self
@@ -153,15 +153,12 @@ impl ControlMetrics {
             .collect();
         let mut kill = vec![gauge(
             &[("scope", "global")],
-            !on.is_empty() && on.iter().all(|x| *x),
+            bool_f(!on.is_empty() && on.iter().all(|x| *x)),
         )];
         for (name, on) in self.accounts.iter().zip(&on) {
-            kill.push(gauge(&[("scope", name)], *on));
+            kill.push(gauge(&[("scope", name)], bool_f(*on)));
         }
-        let mut draining = Gauge::default();
-        draining.set_value(self.draining.load(Ordering::Relaxed) as f64);
-        let mut draining_m = Metric::default();
-        draining_m.set_gauge(draining);
+        let draining = gauge(&[], self.draining.load(Ordering::Relaxed) as f64);
         vec![
             family(
                 "bgw_control_actions_total",
@@ -179,39 +176,10 @@ impl ControlMetrics {
                 "bgw_sessions_draining",
                 "Strategy sessions drained by the operator (new orders refused, modifies and cancels pass).",
                 MetricType::GAUGE,
-                vec![draining_m],
+                vec![draining],
             ),
         ]
     }
-}
-
-fn labels(pairs: &[(&str, &str)]) -> Vec<LabelPair> {
-    pairs
-        .iter()
-        .map(|(k, v)| {
-            let mut l = LabelPair::default();
-            l.set_name((*k).to_owned());
-            l.set_value((*v).to_owned());
-            l
-        })
-        .collect()
-}
-
-fn gauge(pairs: &[(&str, &str)], on: bool) -> Metric {
-    let mut g = Gauge::default();
-    g.set_value(if on { 1.0 } else { 0.0 });
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_gauge(g);
-    m
-}
-
-fn family(name: &str, help: &str, ty: MetricType, metrics: Vec<Metric>) -> MetricFamily {
-    let mut f = MetricFamily::default();
-    f.set_name(name.to_owned());
-    f.set_help(help.to_owned());
-    f.set_field_type(ty);
-    f.set_metric(metrics);
-    f
 }
 
 #[cfg(test)]

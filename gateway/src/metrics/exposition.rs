@@ -23,12 +23,10 @@ use codec::sbe::{BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, Ord
 use gateway_core::health::LinkPhase;
 use gateway_core::metrics::BUCKET_BOUNDS_NS;
 use prometheus::core::Collector;
-use prometheus::proto::{
-    Bucket, Counter, Gauge, Histogram, LabelPair, Metric, MetricFamily, MetricType, Quantile,
-    Summary,
-};
+use prometheus::proto::{Bucket, Histogram, Metric, MetricFamily, MetricType, Quantile, Summary};
 use prometheus::{Encoder, TextEncoder};
 
+use super::proto::{bool_f, counter, family, gauge, labels};
 use super::state::{BudgetGauge, MetricsState};
 use super::Leg;
 
@@ -53,51 +51,6 @@ const FINAL_STATES: [OrdStatus; 3] = [OrdStatus::Filled, OrdStatus::Canceled, Or
 
 /// Quantiles exported per leg (1.0 is the max).
 const QUANTILES: [f64; 5] = [0.5, 0.9, 0.99, 0.999, 1.0];
-
-fn labels(pairs: &[(&str, &str)]) -> Vec<LabelPair> {
-    pairs
-        .iter()
-        .map(|(k, v)| {
-            let mut l = LabelPair::default();
-            l.set_name((*k).to_owned());
-            l.set_value((*v).to_owned());
-            l
-        })
-        .collect()
-}
-
-fn counter(pairs: &[(&str, &str)], v: u64) -> Metric {
-    let mut c = Counter::default();
-    c.set_value(v as f64);
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_counter(c);
-    m
-}
-
-fn gauge(pairs: &[(&str, &str)], v: f64) -> Metric {
-    let mut g = Gauge::default();
-    g.set_value(v);
-    let mut m = Metric::from_label(labels(pairs));
-    m.set_gauge(g);
-    m
-}
-
-fn family(name: &str, help: &str, ty: MetricType, metrics: Vec<Metric>) -> MetricFamily {
-    let mut f = MetricFamily::default();
-    f.set_name(name.to_owned());
-    f.set_help(help.to_owned());
-    f.set_field_type(ty);
-    f.set_metric(metrics);
-    f
-}
-
-fn bool_f(b: bool) -> f64 {
-    if b {
-        1.0
-    } else {
-        0.0
-    }
-}
 
 /// Seconds from nanoseconds.
 fn secs(ns: f64) -> f64 {

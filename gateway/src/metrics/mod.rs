@@ -13,6 +13,7 @@ pub use gateway_core::metrics::{histograms, leg};
 pub mod exposition;
 pub mod http;
 pub mod interval_log;
+mod proto;
 pub mod snapshots;
 pub mod state;
 
