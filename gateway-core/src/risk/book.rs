@@ -190,14 +190,23 @@ impl RiskBook {
         category: Category,
         symbol: &Symbol,
     ) -> (u32, u32) {
+        match self.instrument(category, symbol) {
+            Some((_, i)) => self.open_in(account, i, category),
+            None => (0, self.open_in_line(account, category)),
+        }
+    }
+
+    /// Orders of `account` open in instrument `ix` (of `category`) and in its product line.
+    fn open_in(&self, account: usize, ix: usize, category: Category) -> (u32, u32) {
         let sym = self
-            .instrument(category, symbol)
-            .and_then(|(_, i)| self.slot(account, i))
+            .slot(account, ix)
             .map_or(0, |s| s.open_orders.load(Ordering::Relaxed));
-        let line = self
-            .line(account, category)
-            .map_or(0, |a| a.load(Ordering::Relaxed));
-        (sym, line)
+        (sym, self.open_in_line(account, category))
+    }
+
+    fn open_in_line(&self, account: usize, category: Category) -> u32 {
+        self.line(account, category)
+            .map_or(0, |a| a.load(Ordering::Relaxed))
     }
 
     fn slot(&self, account: usize, ix: usize) -> Option<&PosSlot> {
@@ -370,8 +379,7 @@ impl RiskBook {
                 check_exchange_band(info, order.side, px, mark)?;
             }
             if let Some(info) = t.info.get(i) {
-                let (in_symbol, in_line) =
-                    self.account_open_orders_in(sess.account, category, symbol);
+                let (in_symbol, in_line) = self.open_in(sess.account, i, category);
                 check_exchange_caps(info, in_symbol, in_line)?;
             }
         }
