@@ -4,7 +4,10 @@
 //! Ready means: every account's subscribed private WebSocket is logged in and, after a
 //! reconnect, reconciled against REST (an account whose link is not is answered NotApplied,
 //! `docs/behaviour.md`); crash recovery (journal restore and its reconciliation) is done; and
-//! the strategy listener accepts sessions.
+//! the strategy listener accepts sessions; and no session's journal is failing (a storage
+//! fault: `crate::journal::durability`).
+
+use crate::journal::durability::{JournalOp, StorageFault};
 
 /// Where an account's subscribed (primary) private WebSocket stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,6 +52,9 @@ pub struct ReadinessInputs<'a> {
     /// The strategy listener is open and sessions are accepted (false before start-up ends and
     /// once shutdown begins).
     pub accepting: bool,
+    /// A session whose journal is failing (storage fault: new risk refused, its messages
+    /// held), with the fault and the operation that failed; the first found.
+    pub journal_failing: Option<(u64, StorageFault, JournalOp)>,
 }
 
 /// Why the gateway is not ready (the first cause found, in the order of the variants).
@@ -62,6 +68,8 @@ pub enum NotReady<'a> {
     Restoring,
     /// Sessions are not accepted (starting or stopping).
     NotAccepting,
+    /// This session's journal fails (session, fault, operation).
+    JournalFailing(u64, StorageFault, JournalOp),
 }
 
 impl std::fmt::Display for NotReady<'_> {
@@ -72,6 +80,12 @@ impl std::fmt::Display for NotReady<'_> {
             NotReady::Reconciling(a) => write!(f, "reconciling (account {a})"),
             NotReady::Restoring => f.write_str("restoring sessions from the journal"),
             NotReady::NotAccepting => f.write_str("not accepting sessions"),
+            NotReady::JournalFailing(s, fault, op) => write!(
+                f,
+                "journal failing (session {s}: {} on {})",
+                fault.label(),
+                op.label()
+            ),
         }
     }
 }
@@ -96,6 +110,9 @@ pub fn readiness<'a>(inputs: &ReadinessInputs<'a>) -> Result<(), NotReady<'a>> {
     if !inputs.accepting {
         return Err(NotReady::NotAccepting);
     }
+    if let Some((s, fault, op)) = inputs.journal_failing {
+        return Err(NotReady::JournalFailing(s, fault, op));
+    }
     Ok(())
 }
 
@@ -108,6 +125,7 @@ mod tests {
             links,
             restoring,
             accepting,
+            journal_failing: None,
         })
         .map_err(|e| e.to_string())
     }
@@ -133,6 +151,24 @@ mod tests {
             Err("not accepting sessions".into())
         );
         assert_eq!(check(&[], false, true), Ok(()));
+    }
+
+    #[test]
+    fn a_failing_journal_is_not_ready_and_named() {
+        let failing = |journal_failing| {
+            readiness(&ReadinessInputs {
+                links: &[("main", LinkPhase::Up)],
+                restoring: false,
+                accepting: true,
+                journal_failing,
+            })
+            .map_err(|e| e.to_string())
+        };
+        assert_eq!(failing(None), Ok(()));
+        assert_eq!(
+            failing(Some((7, StorageFault::NoSpace, JournalOp::Append))),
+            Err("journal failing (session 7: ENOSPC on append)".into())
+        );
     }
 
     #[test]

@@ -144,7 +144,14 @@ fn cancel(s: &mut Strategy, orig: u64, side: Side) {
 fn scrape_counts_equal_what_the_strategies_saw() {
     const FILLED_MAKERS: u64 = 3;
     const CANCELLED: u64 = 4;
-    let h = Harness::start_with(e2e::quiet_sim_config(), with_metrics);
+    // With a journal directory: the journal's health families are in the scrape.
+    let dir = std::env::temp_dir().join(format!("bgw-e2e-metrics-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let d2 = dir.clone();
+    let h = Harness::start_with(e2e::quiet_sim_config(), move |s| {
+        with_metrics(s);
+        s.journal_dir = Some(d2);
+    });
     let addr = metrics_addr(h.gateway());
     let mut maker = h.client(1);
     let mut taker = h.client(2);
@@ -361,6 +368,14 @@ fn scrape_counts_equal_what_the_strategies_saw() {
         "{last}"
     );
     assert!(v("bgw_journal_written_bytes_total") > 0.0);
+    assert_eq!(
+        v("bgw_journal_failing{session=\"1\",error=\"none\",op=\"none\"}"),
+        0.0
+    );
+    assert_eq!(
+        v("bgw_journal_errors_total{session=\"1\",error=\"ENOSPC\"}"),
+        0.0
+    );
     assert_eq!(v("bgw_ready"), 1.0);
     assert_eq!(v("bgw_unknown_outcomes_total"), 0.0);
     assert_eq!(v("bgw_tracker_tombstones"), 0.0);
@@ -376,6 +391,8 @@ fn scrape_counts_equal_what_the_strategies_saw() {
         "bgw_leg_latency_run_seconds summary",
         "bgw_rate_budget_tokens gauge",
         "bgw_journal_pending_bytes gauge",
+        "bgw_journal_failing gauge",
+        "bgw_journal_errors_total counter",
     ] {
         assert!(last.contains(&format!("# TYPE {family}\n")), "{family}");
     }
@@ -386,6 +403,8 @@ fn scrape_counts_equal_what_the_strategies_saw() {
     if let Some(path) = std::env::var_os("BGW_METRICS_OUT") {
         std::fs::write(&path, &last).expect("write the exposition");
     }
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! single counterpart; the shell then writes the accepted ones in exchange batches
 //! (`session::batch_entry::exchange_batches`).
 
-use super::{check_after_entry, Accepted, AccountGate, NotSent, Refusal};
+use super::{check_after_entry, journal_refusal, Accepted, AccountGate, NotSent, Refusal};
+use crate::journal::durability::StorageFault;
 use crate::risk::RiskBook;
 use crate::session::batch_entry::{AcceptedItem, RefusedItem};
 
@@ -55,6 +56,36 @@ pub fn decide_list_items(
         }
     }
     out
+}
+
+/// After the shell journaled the list's ClOrdIDs: every accepted item of new risk is refused
+/// (NotApplied naming the fault, its reservation given back to `risk`) when the session's
+/// journal now fails (`fault`), and moves to `refused` (answers are stamped `utc_ns`; the
+/// refused keep item order among themselves).
+pub fn recheck_after_journal(
+    items: &mut ListItems,
+    fault: Option<StorageFault>,
+    risk: &RiskBook,
+    utc_ns: u64,
+) {
+    if fault.is_none() {
+        return;
+    }
+    let mut kept = Vec::with_capacity(items.accepted.len());
+    for item in items.accepted.drain(..) {
+        match journal_refusal(&item.kind, fault) {
+            None => kept.push(item),
+            Some(refusal) => {
+                if let Some(r) = item.reserved {
+                    risk.release(r);
+                }
+                items
+                    .refused
+                    .push(refusal.list_item(&Accepted::from(&item), utc_ns));
+            }
+        }
+    }
+    items.accepted = kept;
 }
 
 #[cfg(test)]

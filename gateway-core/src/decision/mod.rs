@@ -26,6 +26,7 @@ use codec::sbe::{
     Category, CxlRejReason, CxlRejResponseTo, Message, OrdRejReason, OrdType, Side, Symbol,
 };
 
+use crate::journal::durability::{refusal_text, StorageFault};
 use crate::risk::{OrderView, Reserved, RiskBook, RiskReject};
 use crate::session::batch_entry::{refuse_cancel, refuse_new, AcceptedItem, RefusedItem};
 use crate::tracker::{ReportMsg, RequestKind};
@@ -63,6 +64,37 @@ pub trait AccountGate {
     fn trades(&self, category: Category) -> bool;
     /// Whether the account's link is up and reconciled (requests are taken).
     fn is_up(&self) -> bool;
+    /// The fault of the requesting session's journal while it fails (new risk is refused:
+    /// [`crate::journal::durability`]); `None` when it is healthy. The account alone knows no
+    /// session: [`WithJournal`] adds it.
+    fn journal_fault(&self) -> Option<StorageFault> {
+        None
+    }
+}
+
+/// An account's gate seen by one session: the account's answers, and the session's journal
+/// state ([`AccountGate::journal_fault`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WithJournal<'a, G> {
+    /// The session's account.
+    pub account: &'a G,
+    /// The session's journal fault while it fails.
+    pub fault: Option<StorageFault>,
+}
+
+impl<G: AccountGate> AccountGate for WithJournal<'_, G> {
+    fn name(&self) -> &str {
+        self.account.name()
+    }
+    fn trades(&self, category: Category) -> bool {
+        self.account.trades(category)
+    }
+    fn is_up(&self) -> bool {
+        self.account.is_up()
+    }
+    fn journal_fault(&self) -> Option<StorageFault> {
+        self.fault
+    }
 }
 
 /// A request order entry accepted: what the later checks and its answer need.
@@ -149,6 +181,17 @@ impl Refusal {
         }
     }
 
+    /// The answer to a request that would take new risk (a place, a replace) while its
+    /// session's journal fails with `fault`: NotApplied, with a text naming the cause
+    /// (issue 37).
+    pub fn journal(fault: StorageFault) -> Refusal {
+        Refusal {
+            ord: OrdRejReason::NotApplied,
+            cxl: CxlRejReason::NotApplied,
+            text: refusal_text(fault),
+        }
+    }
+
     fn risk(r: RiskReject) -> Refusal {
         Refusal {
             ord: r.reason,
@@ -202,6 +245,18 @@ pub fn not_sent<'a>(
         .collect()
 }
 
+/// The refusal of a request that takes new risk (a place, a replace) while its session's
+/// journal fails with `fault`; `None` for a cancel or a healthy journal. Checked in
+/// [`check_after_entry`], and again once the request's ClOrdIDs were journaled (the append
+/// that fails may be that one: [`single::recheck_after_journal`],
+/// [`list::recheck_after_journal`]), so that nothing new is sent once the journal fails.
+pub fn journal_refusal(kind: &RequestKind, fault: Option<StorageFault>) -> Option<Refusal> {
+    match (kind, fault) {
+        (RequestKind::Cancel { .. }, _) | (_, None) => None,
+        (_, Some(f)) => Some(Refusal::journal(f)),
+    }
+}
+
 /// Which request an OrderCancelReject answers.
 fn response_to(kind: &RequestKind) -> CxlRejResponseTo {
     match kind {
@@ -211,11 +266,18 @@ fn response_to(kind: &RequestKind) -> CxlRejResponseTo {
 }
 
 /// Steps 2 and 3 of the decision for a request of `session_id` order entry accepted: the
-/// account trades its category (a place) and its link is up, then risk. `Ok` carries the
-/// place's risk reservation (`None` for a modify or cancel); the op may be written.
+/// account trades its category (a place) and its link is up, the session's journal takes
+/// records (a place or a replace: new risk; a cancel goes whatever the journal's state), then
+/// risk. `Ok` carries the place's risk reservation (`None` for a modify or cancel); the op
+/// may be written.
+///
+/// A replace is refused while the journal fails whatever it changes: order entry does not
+/// hold the order's current quantity to tell a reduction from an increase, and a new price
+/// can itself be new risk; a cancel is how a strategy reduces risk then.
 ///
 /// Errors: the [`Refusal`] to answer with (UnknownSymbol for a category the account does not
-/// trade; NotApplied while the link is down; the risk rule's reason and text).
+/// trade; NotApplied while the link is down; NotApplied naming the fault while the journal
+/// fails; the risk rule's reason and text).
 pub fn check_after_entry(
     req: &Accepted<'_>,
     account: &impl AccountGate,
@@ -237,6 +299,9 @@ pub fn check_after_entry(
     }
     if !account.is_up() {
         return Err(Refusal::not_sent(NotSent::Down));
+    }
+    if let Some(r) = journal_refusal(req.kind, account.journal_fault()) {
+        return Err(r);
     }
     match req.kind {
         RequestKind::New(n) => risk
@@ -337,6 +402,56 @@ mod tests {
             check_after_entry(&accepted(&cancel), &up, &risk, 1).map(|r| r.is_some()),
             Ok(false)
         );
+    }
+
+    #[test]
+    fn a_failing_journal_refuses_places_and_replaces_and_lets_cancels_go() {
+        let grant = crate::types::SessionGrant {
+            session_id: 1,
+            ..Default::default()
+        };
+        let risk = RiskBook::new(&[grant], 1, &crate::risk::RiskSettings::default());
+        let up = Gate { up: true };
+        let failing = WithJournal {
+            account: &up,
+            fault: Some(StorageFault::NoSpace),
+        };
+        let futures = place(Category::UsdtFutures);
+        let r = check_after_entry(&accepted(&futures), &failing, &risk, 1).unwrap_err();
+        assert_eq!(
+            (r.ord, r.text.as_str()),
+            (
+                OrdRejReason::NotApplied,
+                "journal failing (ENOSPC): no new risk until it recovers"
+            )
+        );
+        assert_eq!(risk.session_open_orders(1), 0, "nothing reserved");
+        let replace = RequestKind::Replace {
+            cl_ord_id: 8,
+            price: None,
+            qty: "0.5".parse().unwrap(),
+        };
+        let r = check_after_entry(&accepted(&replace), &failing, &risk, 1).unwrap_err();
+        assert_eq!(r.cxl, CxlRejReason::NotApplied);
+        let cancel = RequestKind::Cancel { cl_ord_id: 9 };
+        assert_eq!(
+            check_after_entry(&accepted(&cancel), &failing, &risk, 1),
+            Ok(None)
+        );
+        // The link's state is told first: the request would not be applied either way.
+        let down = WithJournal {
+            account: &Gate { up: false },
+            fault: Some(StorageFault::Io),
+        };
+        let r = check_after_entry(&accepted(&futures), &down, &risk, 1).unwrap_err();
+        assert_eq!(r, Refusal::not_sent(NotSent::Down));
+        let healthy = WithJournal {
+            account: &up,
+            fault: None,
+        };
+        assert!(check_after_entry(&accepted(&futures), &healthy, &risk, 1)
+            .unwrap()
+            .is_some());
     }
 
     #[test]

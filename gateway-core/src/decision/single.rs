@@ -5,7 +5,8 @@
 
 use codec::sbe::Message;
 
-use super::{check_after_entry, Accepted, AccountGate, Refusal};
+use super::{check_after_entry, journal_refusal, Accepted, AccountGate, Refusal};
+use crate::journal::durability::StorageFault;
 use crate::pretrade::InstrumentTable;
 use crate::risk::{Reserved, RiskBook};
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
@@ -87,6 +88,35 @@ pub fn decide_single(
         }
     };
     Some(Decided { outcome, verdict })
+}
+
+/// After the shell journaled the request's ClOrdIDs: a [`Verdict::Send`] of new risk becomes
+/// an answer (NotApplied naming the fault, its risk reservation given back to `risk`) when
+/// the session's journal now fails (`fault`: that append may be the one that failed);
+/// anything else is returned as it is.
+pub fn recheck_after_journal(
+    verdict: Verdict,
+    msg: &Message<'_>,
+    fault: Option<StorageFault>,
+    risk: &RiskBook,
+    utc_ns: u64,
+) -> Verdict {
+    let Verdict::Send { kind, reserved, .. } = &verdict else {
+        return verdict;
+    };
+    let (Some(refusal), Some(req)) = (
+        journal_refusal(kind, fault),
+        Accepted::of_message(msg, kind),
+    ) else {
+        return verdict;
+    };
+    if let Some(r) = reserved {
+        risk.release(*r);
+    }
+    Verdict::Answer {
+        report: refusal.report(&req, utc_ns),
+        refusal: Some(refusal),
+    }
 }
 
 #[cfg(test)]

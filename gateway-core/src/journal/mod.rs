@@ -5,5 +5,6 @@
 //! writing and the rolling are the shell's (`gateway::journal`).
 
 pub mod checkpoint;
+pub mod durability;
 pub mod fold;
 pub mod record;

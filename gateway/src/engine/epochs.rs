@@ -80,7 +80,11 @@ pub(super) fn start_epoch(
         // those evicted since may have ended in the new epoch.)
         super::evicted::release_evicted(&slot.out, entry, ctx.record.as_ref(), session_id);
         if let Err(e) = slot.out.start_epoch(epoch, now_ms) {
-            tracing::error!(session = session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
+            // A failing journal is logged once by its writer; the rollover is tried again
+            // once it is writable (the schedule checks every second).
+            if slot.out.journal_fault().is_none() {
+                tracing::error!(session = session_id, from, to = epoch, error = %e, "session rollover failed: journal not writable");
+            }
             return Err(NegotiationRejectCode::Unspecified);
         }
     }

@@ -24,7 +24,7 @@ use super::strategy_conn::{self, OpenConns};
 use crate::exchange::rest::{Instrument, InstrumentStatus, RestClient};
 use crate::exchange::{tls, ws};
 use crate::idle::IdleStrategy;
-use crate::metrics::state::{BudgetGauge, ConnOps, MetricsState, PUBLISH_PERIOD};
+use crate::metrics::state::{BudgetGauge, ConnOps, JournalHealth, MetricsState, PUBLISH_PERIOD};
 use crate::metrics::{now_ns, LegHistograms, SnapshotTx};
 use crate::pretrade::{InstrumentRules, InstrumentTable};
 use crate::risk::{RiskBook, RiskInstrument};
@@ -625,5 +625,17 @@ async fn publish_metrics(ctx: Rc<IoCtx>) {
             pending = pending.saturating_add(p);
         }
         m.set_journal(written, pending);
+        m.set_journal_health(|list| {
+            for (&session_id, slot) in ctx.sessions.borrow().iter() {
+                if slot.out.journal_is_file() {
+                    list.push(JournalHealth {
+                        session_id,
+                        failing: slot.out.journal_state(),
+                        errors: slot.out.journal_errors(),
+                    });
+                }
+            }
+            list.sort_unstable_by_key(|j| j.session_id);
+        });
     }
 }

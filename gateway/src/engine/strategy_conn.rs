@@ -31,7 +31,8 @@ use crate::session::fixp::{
 use crate::session::order_entry::{EntryOutcome, OrderEntry};
 use crate::session::out::{Flow, SessionOut, SharedSocket, DRAIN_GRACE_MS};
 use crate::tracker::{ReportMsg, RequestKind, SentRequest, TrackerInput};
-use gateway_core::decision::single::{decide_single, Decided, Verdict};
+use gateway_core::decision::single::{decide_single, recheck_after_journal, Decided, Verdict};
+use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
 use gateway_core::session::rollover::Presence;
@@ -705,11 +706,15 @@ impl Conn {
         let session_id = self.fixp.session_id();
         let req_id = self.ctx.next_request_id();
         self.json.clear();
+        let gate = WithJournal {
+            account,
+            fault: self.out.journal_fault(),
+        };
         let Some(Decided { outcome, verdict }) = decide_single(
             entry,
             &msg,
             &self.ctx.instruments,
-            account,
+            &gate,
             &self.ctx.risk,
             session_id,
             req_id,
@@ -724,6 +729,9 @@ impl Conn {
             let out = &self.out;
             entry.take_fresh(|c, l| out.journal_ids(c, l));
         }
+        // That append may have been the one to fail: then nothing new is sent.
+        let fault = self.out.journal_fault();
+        let verdict = recheck_after_journal(verdict, &msg, fault, &self.ctx.risk, utc);
         let (op, root, kind, reserved) = match verdict {
             Verdict::Send {
                 op,
@@ -840,7 +848,10 @@ impl Conn {
                     return false;
                 }
                 Err(e) => {
-                    tracing::error!(session = session_id, error = %e, "session rollover failed: journal not writable; the epoch goes on");
+                    // A failing journal is logged once by its writer (the rollover waits).
+                    if self.out.journal_fault().is_none() {
+                        tracing::error!(session = session_id, error = %e, "session rollover failed: journal not writable; the epoch goes on");
+                    }
                 }
             }
         }

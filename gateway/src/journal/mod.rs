@@ -16,6 +16,10 @@
 //! appends them to the file (one `write(2)` into the page cache, 1.0-1.2 µs for 300
 //! bytes on the 2-vCPU reference machine) *before* the frame goes to the socket. Nothing on the order path fsyncs.
 //!
+//! Storage faults (a full disk, EIO, EROFS, a short write) are a state of the session, not a
+//! log line: records are held and messages not sent until the journal takes them again, new
+//! risk is refused meanwhile (`gateway_core::journal::durability`, [`SessionOut::journal_turn`]).
+//!
 //! Durability: a message the strategy received is in the file (the OS page cache), so it
 //! survives the gateway's SIGKILL, and a restarted gateway never gives a sequence number the
 //! strategy already holds to a different message (it did when records reached the file up to
@@ -40,7 +44,8 @@ use crate::session::out::SessionOut;
 
 /// How often the journal thread moves buffered records to an in-memory journal (a journal file
 /// is written ahead by the writer itself), folds the records written to journal files and rolls
-/// full segments ([`SessionOut::maintain_journal`]).
+/// full segments, and retries a failing journal when its backoff is due
+/// ([`SessionOut::journal_turn`]).
 pub const FLUSH_PERIOD: Duration = Duration::from_millis(1);
 
 pub use error::JournalError;
@@ -65,11 +70,10 @@ impl JournalThread {
         let join = std::thread::Builder::new()
             .name("bgw-journal".into())
             .spawn(move || {
-                let mut failed = false;
                 let mut outs = Vec::new();
                 while !s.load(Ordering::Relaxed) {
                     std::thread::sleep(FLUSH_PERIOD);
-                    flush_all(&r, &mut outs, &mut failed);
+                    flush_all(&r, &mut outs);
                 }
             })?;
         Ok(JournalThread {
@@ -85,22 +89,15 @@ impl JournalThread {
         if let Some(j) = self.join.take() {
             let _ = j.join();
         }
-        flush_all(&self.registry, &mut Vec::new(), &mut false);
+        flush_all(&self.registry, &mut Vec::new());
     }
 }
 
-fn flush_all(registry: &Registry, outs: &mut Vec<Arc<SessionOut>>, failed: &mut bool) {
+fn flush_all(registry: &Registry, outs: &mut Vec<Arc<SessionOut>>) {
     outs.clear();
     outs.extend(registry.lock().iter().cloned());
+    let now = crate::metrics::now_ns();
     for out in outs.drain(..) {
-        if let Err(e) = out
-            .flush_journal()
-            .and_then(|()| out.maintain_journal().map(|_| ()))
-        {
-            if !*failed {
-                *failed = true;
-                tracing::error!(error = %e, "journal write failed (further failures not logged)");
-            }
-        }
+        out.journal_turn(now);
     }
 }

@@ -393,6 +393,14 @@ pub struct NextSegment {
     len: u64,
 }
 
+impl NextSegment {
+    /// Bytes written to it: its head, and once [`Roller::switch`] has run, the records it
+    /// copied.
+    pub fn bytes(&self) -> u64 {
+        self.len
+    }
+}
+
 /// The journal thread's side of a session's segmented journal: the fold of every record
 /// written so far (read back from the current segment) and the rolling.
 #[derive(Debug)]
@@ -500,8 +508,9 @@ impl Roller {
             tail.len() as u64
         };
         self.reader = File::open(&next.info.path)?;
-        self.offset = next.len + tail_len;
         self.head_end = next.len;
+        next.len += tail_len;
+        self.offset = next.len;
         self.current = next.info.id;
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! when no journal directory is configured.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::JournalError;
@@ -31,11 +31,32 @@ pub enum Store {
     File(Box<SegmentedFile>),
 }
 
+/// An append that failed: the whole records written before the error stay in the file
+/// (`committed` bytes of the records given); the rest is cut from it.
+#[derive(Debug)]
+pub struct Partial {
+    /// Bytes of whole records written (a prefix of what was given).
+    pub committed: usize,
+    /// The OS error (`WriteZero` for a `write` that took nothing).
+    pub error: std::io::Error,
+}
+
+impl From<Partial> for std::io::Error {
+    fn from(p: Partial) -> Self {
+        p.error
+    }
+}
+
 /// The writers' side of a segmented journal.
 #[derive(Debug)]
 pub struct SegmentedFile {
     /// The current segment, open for writing at its end.
     file: File,
+    /// Bytes of whole records in the current segment (where the next append starts).
+    len: u64,
+    /// An append failed partway and the bytes past `len` could not be cut: the next append
+    /// cuts them first.
+    torn: bool,
     /// Kept segments, oldest first; the last is the current one.
     segments: Vec<SegmentInfo>,
     /// The journal thread's side, until [`Store::take_roller`] takes it.
@@ -75,9 +96,18 @@ impl Store {
         policy: &SegmentPolicy,
     ) -> Result<(Store, Recovered), JournalError> {
         let (file, segments, roller, recovered) = segments::open(dir, session_id, policy)?;
+        let len = file
+            .metadata()
+            .map_err(|source| JournalError::Io {
+                path: segments.last().map(|s| s.path.clone()).unwrap_or_default(),
+                source,
+            })?
+            .len();
         Ok((
             Store::File(Box::new(SegmentedFile {
                 file,
+                len,
+                torn: false,
                 segments,
                 roller: Some(roller),
             })),
@@ -89,11 +119,14 @@ impl Store {
     pub fn mark_clock(&mut self, utc_ms: u64) -> std::io::Result<()> {
         let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 8);
         gateway_core::journal::record::put_clock(&mut b, utc_ms);
-        self.append(&b)
+        Ok(self.append(&b)?)
     }
 
-    /// Appends encoded records.
-    pub fn append(&mut self, records: &[u8]) -> std::io::Result<()> {
+    /// Appends encoded records (whole ones). Errors: [`Partial`], the whole records written
+    /// before the error and the OS error; the file then ends after those (a record cut
+    /// short is cut off, now or before the next append), so a restart, the journal thread's
+    /// fold and the next append all see whole records only.
+    pub fn append(&mut self, records: &[u8]) -> Result<(), Partial> {
         match self {
             Store::Discard => Ok(()),
             Store::Memory(m) => {
@@ -106,7 +139,7 @@ impl Store {
                 m.extend_from_slice(records);
                 Ok(())
             }
-            Store::File(f) => f.file.write_all(records),
+            Store::File(f) => f.append(records),
         }
     }
 
@@ -150,6 +183,8 @@ impl Store {
     pub fn switch_segment(&mut self, next: NextSegment, keep: usize) -> Vec<SegmentInfo> {
         match self {
             Store::File(f) => {
+                f.len = next.bytes();
+                f.torn = false;
                 f.file = next.file;
                 f.segments.push(next.info);
                 segments::trim(&mut f.segments, keep)
@@ -215,7 +250,7 @@ impl Store {
         }
         let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 16);
         gateway_core::journal::record::put_epoch(&mut b, u64::from(epoch), started_ms);
-        self.append(&b)
+        Ok(self.append(&b)?)
     }
 
     /// Calls `f` with every record kept in memory (nothing for a file store: see
@@ -225,6 +260,48 @@ impl Store {
             Store::Memory(m) => f(m),
             _ => f(&[]),
         }
+    }
+}
+
+impl SegmentedFile {
+    /// Appends `records` at `len` (see [`Store::append`]): `write` until all is taken; on an
+    /// error, keeps the whole records written and cuts the rest.
+    fn append(&mut self, records: &[u8]) -> Result<(), Partial> {
+        if self.torn {
+            self.cut().map_err(|error| Partial {
+                committed: 0,
+                error,
+            })?;
+        }
+        let mut done = 0;
+        let error = loop {
+            let Some(rest) = records.get(done..).filter(|r| !r.is_empty()) else {
+                self.len += done as u64;
+                return Ok(());
+            };
+            match self.file.write(rest) {
+                Ok(0) => break std::io::ErrorKind::WriteZero.into(),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => break e,
+            }
+        };
+        let mut whole = Records::new(&records[..done]);
+        for _ in whole.by_ref() {}
+        let committed = whole.valid_len();
+        self.len += committed as u64;
+        if committed < done && self.cut().is_err() {
+            self.torn = true;
+        }
+        Err(Partial { committed, error })
+    }
+
+    /// Cuts the file at `len` and writes from there on.
+    fn cut(&mut self) -> std::io::Result<()> {
+        self.file.set_len(self.len)?;
+        self.file.seek(SeekFrom::Start(self.len))?;
+        self.torn = false;
+        Ok(())
     }
 }
 

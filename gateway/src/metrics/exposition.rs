@@ -21,6 +21,7 @@
 
 use codec::sbe::{BusinessRejectReason, CxlRejReason, ExecType, OrdRejReason, OrdStatus};
 use gateway_core::health::LinkPhase;
+use gateway_core::journal::durability::StorageFault;
 use gateway_core::metrics::BUCKET_BOUNDS_NS;
 use prometheus::core::Collector;
 use prometheus::proto::{Bucket, Histogram, Metric, MetricFamily, MetricType, Quantile, Summary};
@@ -356,6 +357,35 @@ pub fn families(state: &MetricsState, links: &[LinkCounters]) -> Vec<MetricFamil
         "Session journal bytes encoded but not yet in the store (the journal's lag; 0 with journal files, written ahead).",
         GAUGE,
         vec![gauge(&[], pending as f64)],
+    ));
+
+    let health = state.journal_health();
+    out.push(family(
+        "bgw_journal_failing",
+        "1 while the session's journal fails (storage fault: new orders and replaces refused, messages held until it is writable again), with the error (ENOSPC, EIO, EROFS, short_write, other) and the operation (append, roll, checkpoint); 0 with error=\"none\" while healthy. Refreshed every 200 ms.",
+        GAUGE,
+        health
+            .iter()
+            .map(|j| {
+                let session = j.session_id.to_string();
+                let (error, op) = j.failing.map_or(("none", "none"), |(f, o)| (f.label(), o.label()));
+                gauge(&[("session", &session), ("error", error), ("op", op)], bool_f(j.failing.is_some()))
+            })
+            .collect(),
+    ));
+    out.push(family(
+        "bgw_journal_errors_total",
+        "Failed journal writes (appends, rolls, checkpoints, retries included), by session and error.",
+        COUNTER,
+        health
+            .iter()
+            .flat_map(|j| {
+                let session = j.session_id.to_string();
+                StorageFault::ALL.iter().map(move |f| {
+                    counter(&[("session", &session), ("error", f.label())], j.errors[f.index()])
+                })
+            })
+            .collect(),
     ));
 
     out.extend(state.control.families());

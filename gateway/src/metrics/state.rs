@@ -22,6 +22,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gateway_core::health::{readiness, LinkPhase, NotReady, ReadinessInputs};
+use gateway_core::journal::durability::{JournalOp, StorageFault};
 use gateway_core::metrics::CumulativeBuckets;
 use gateway_core::tracker::{OrderCounts, ReportMsg, TrackerStats};
 use parking_lot::Mutex;
@@ -44,6 +45,18 @@ pub struct BudgetGauge {
     pub limit: u32,
     /// Sends left now (`u32::MAX` when unlimited).
     pub remaining: u32,
+}
+
+/// One session's journal file, as last published: failing or not (storage faults,
+/// `gateway_core::journal::durability`) and the errors seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JournalHealth {
+    /// The session.
+    pub session_id: u64,
+    /// While failing: the fault and the operation that failed.
+    pub failing: Option<(StorageFault, JournalOp)>,
+    /// Errors seen since start, by `StorageFault::index`.
+    pub errors: [u64; StorageFault::ALL.len()],
 }
 
 /// Trade ops written on one exchange connection since start, as last published.
@@ -122,6 +135,7 @@ pub struct MetricsState {
     budget: Mutex<Vec<BudgetGauge>>,
     conn_ops: Mutex<Vec<ConnOps>>,
     legs: Mutex<[LegSummary; Leg::COUNT]>,
+    journal_health: Mutex<Vec<JournalHealth>>,
     /// Strategy connections refused and failed accepts (bumped by the accept loop).
     pub admission: Arc<gateway_core::admission::AdmissionCounters>,
     /// The operator's control surface: actions counted, kill switches, drained sessions.
@@ -150,6 +164,7 @@ impl MetricsState {
             budget: Mutex::new(Vec::new()),
             conn_ops: Mutex::new(Vec::new()),
             legs: Mutex::new([LegSummary::default(); Leg::COUNT]),
+            journal_health: Mutex::new(Vec::new()),
             admission: Arc::default(),
             control,
         }
@@ -199,10 +214,16 @@ impl MetricsState {
     /// `Ok(())` when ready, else the one-line reason (see [`gateway_core::health`]).
     pub fn readiness(&self) -> Result<(), String> {
         let links = self.links();
+        let journal_failing = self
+            .journal_health
+            .lock()
+            .iter()
+            .find_map(|j| j.failing.map(|(f, op)| (j.session_id, f, op)));
         readiness(&ReadinessInputs {
             links: &links,
             restoring: self.restoring.load(Ordering::Relaxed),
             accepting: self.accepting.load(Ordering::Relaxed),
+            journal_failing,
         })
         .map_err(|e: NotReady<'_>| e.to_string())
     }
@@ -226,6 +247,19 @@ impl MetricsState {
     pub fn set_journal(&self, written: u64, pending: u64) {
         self.journal_written.store(written, Ordering::Relaxed);
         self.journal_pending.store(pending, Ordering::Relaxed);
+    }
+
+    /// Publishes the journal health of every session with a journal file: `fill` rewrites the
+    /// list in place (cleared first, its capacity kept).
+    pub fn set_journal_health(&self, fill: impl FnOnce(&mut Vec<JournalHealth>)) {
+        let mut list = self.journal_health.lock();
+        list.clear();
+        fill(&mut list);
+    }
+
+    /// The journal health of the sessions as last published.
+    pub fn journal_health(&self) -> Vec<JournalHealth> {
+        self.journal_health.lock().clone()
     }
 
     /// Journal bytes written and pending (see [`MetricsState::set_journal`]).

@@ -27,7 +27,7 @@ mod retransmit;
 
 use std::io::{ErrorKind, Write};
 use std::net::TcpStream;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::Arc;
 
 use codec::sbe::{RetransmitRejectCode, Terminate, TerminationCode, Text};
@@ -36,7 +36,8 @@ use parking_lot::Mutex;
 
 use crate::journal::segments::Roller;
 use crate::journal::store::Store;
-use gateway_core::journal::record::{self, Origin};
+use gateway_core::journal::durability::{Change, Durability, JournalOp, StorageFault};
+use gateway_core::journal::record::{self, Origin, Record, Records};
 
 /// Default bytes of unsent frames after which the strategy is considered stuck and cut off
 /// (`[strategy] max_backlog_bytes`).
@@ -74,8 +75,13 @@ struct Inner {
 /// write (a tracker preempted there, by the strategy its write just woke, would stall it).
 struct Journal {
     store: Store,
-    /// Journal records not yet handed to the store.
+    /// Journal records not yet handed to the store. With a journal file (written ahead) it
+    /// is empty between calls, except while a storage fault holds appends: then it holds
+    /// every record since, in order, and the application messages among them have not been
+    /// written to the strategy.
     pending: Vec<u8>,
+    /// Whether the journal takes records (storage faults: `gateway_core::journal::durability`).
+    durability: Durability,
 }
 
 /// The shared writer of one strategy session.
@@ -88,11 +94,20 @@ pub struct SessionOut {
     /// strategy was sent survives a SIGKILL, so a restart never numbers a different message
     /// with a sequence number the strategy already has).
     write_ahead: bool,
-    /// A write-ahead append failed (logged once).
-    journal_failed: AtomicBool,
     /// Sequence number of the next application message; written only under `inner`'s lock
     /// (so frames and numbers stay in step), read without it.
     next_seq: AtomicU64,
+    /// Sequence number after the last application message in the journal: what the strategy
+    /// may be told (EstablishmentAck, Sequence, the range a RetransmitRequest may ask).
+    /// `next_seq` unless a storage fault holds appends (the held messages are numbered from
+    /// here on and reach the strategy once the journal takes them).
+    committed_seq: AtomicU64,
+    /// The journal's failing state for lock-free readers (the io thread's decision, metrics:
+    /// `gateway_core::journal::durability::Failing::pack`; 0 while healthy).
+    fault: AtomicU16,
+    /// Journal errors seen, by `StorageFault::index` (metrics:
+    /// `bgw_journal_errors_total`).
+    journal_errors: [AtomicU64; StorageFault::ALL.len()],
     /// The session's epoch (session rollover restarts `next_seq` at 1 in a new one).
     epoch: std::sync::atomic::AtomicU32,
     last_write_ns: AtomicU64,
@@ -165,7 +180,9 @@ impl SessionOut {
             session_id,
             keeps: store.keeps(),
             write_ahead: store.is_file(),
-            journal_failed: AtomicBool::new(false),
+            committed_seq: AtomicU64::new(next_seq.max(1)),
+            fault: AtomicU16::new(0),
+            journal_errors: Default::default(),
             inner: Mutex::new(Inner {
                 stream: None,
                 backlog: Backlog::new(),
@@ -178,6 +195,7 @@ impl SessionOut {
                 // A connection's own writer (before Establish) journals nothing.
                 pending: Vec::with_capacity(if store.keeps() { 64 * 1024 } else { 0 }),
                 store,
+                durability: Durability::new(),
             }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             epoch: std::sync::atomic::AtomicU32::new(0),
@@ -300,19 +318,7 @@ impl SessionOut {
     /// has part of, and no other frame reaches this socket. Logged at WARN.
     fn start_drain(&self, inner: &mut Inner) {
         let backlog = inner.backlog.len();
-        let dropped = inner.backlog.truncate_after_partial_frame();
-        inner.frame.clear();
-        Terminate {
-            session_id: self.session_id,
-            code: TerminationCode::UnspecifiedError,
-            reason: Text::new("unread output over max_backlog_bytes"),
-        }
-        .encode_frame(&mut inner.frame);
-        inner.backlog.queue(&inner.frame, 0);
-        inner.draining = true;
-        inner.cut_off = true;
-        self.attached.store(false, Ordering::Relaxed);
-        self.has_backlog.store(true, Ordering::Relaxed);
+        let dropped = self.cut_off(inner, "unread output over max_backlog_bytes");
         tracing::warn!(
             session = self.session_id,
             backlog_bytes = backlog,
@@ -323,6 +329,26 @@ impl SessionOut {
              connection closes (the dropped messages stay journaled for RetransmitRequest)"
         );
         self.flush_locked(inner);
+    }
+
+    /// Ends the connection: what is queued after the frame the strategy has part of is
+    /// dropped (returns its bytes), Terminate (`reason`) is queued, and no other frame reaches
+    /// this socket; the connection's end drains it for at most [`DRAIN_GRACE_MS`].
+    fn cut_off(&self, inner: &mut Inner, reason: &str) -> usize {
+        let dropped = inner.backlog.truncate_after_partial_frame();
+        inner.frame.clear();
+        Terminate {
+            session_id: self.session_id,
+            code: TerminationCode::UnspecifiedError,
+            reason: Text::new(reason),
+        }
+        .encode_frame(&mut inner.frame);
+        inner.backlog.queue(&inner.frame, 0);
+        inner.draining = true;
+        inner.cut_off = true;
+        self.attached.store(false, Ordering::Relaxed);
+        self.has_backlog.store(true, Ordering::Relaxed);
+        dropped
     }
 
     /// Writes what the socket takes of the backlog; a broken socket is detached.
@@ -343,9 +369,33 @@ impl SessionOut {
         inner.draining && inner.stream.is_some() && !inner.backlog.is_empty()
     }
 
-    /// Sequence number the next application message will carry.
+    /// Sequence number of the next application message the strategy can receive or ask for:
+    /// the one after the last in the journal (EstablishmentAck, Sequence, RetransmitRequest).
+    /// While a storage fault holds appends, the held messages carry the numbers from here on.
     pub fn next_seq(&self) -> u64 {
-        self.next_seq.load(Ordering::Relaxed)
+        self.committed_seq.load(Ordering::Relaxed)
+    }
+
+    /// True when records go to a journal file (written ahead; storage faults apply).
+    pub fn journal_is_file(&self) -> bool {
+        self.write_ahead
+    }
+
+    /// The journal's fault while it is failing (`None` while healthy): the decision refuses
+    /// new risk ([`gateway_core::decision::WithJournal`]). One atomic load.
+    pub fn journal_fault(&self) -> Option<StorageFault> {
+        self.journal_state().map(|(f, _)| f)
+    }
+
+    /// The journal's fault and the operation that failed, while it is failing.
+    pub fn journal_state(&self) -> Option<(StorageFault, JournalOp)> {
+        gateway_core::journal::durability::Failing::unpack(self.fault.load(Ordering::Relaxed))
+    }
+
+    /// Journal errors seen so far, by `StorageFault::index` (every failed append, roll or
+    /// checkpoint, retries included).
+    pub fn journal_errors(&self) -> [u64; StorageFault::ALL.len()] {
+        std::array::from_fn(|i| self.journal_errors[i].load(Ordering::Relaxed))
     }
 
     /// Monotonic ns of the last write (for keepalives).
@@ -407,9 +457,28 @@ impl SessionOut {
             if self.keeps {
                 let mut journal = self.journal.lock();
                 record::put_outbound(&mut journal.pending, seq, origin, &inner.frame);
-                self.write_ahead(&mut journal);
-                self.note_pending(&journal);
+                if !self.write_ahead(&mut journal) {
+                    // Held (a storage fault): numbered, not written; it reaches the strategy
+                    // once the journal takes it ([`SessionOut::journal_turn`]).
+                    if journal.durability.over_held_cap(journal.pending.len())
+                        && inner.stream.is_some()
+                        && !inner.draining
+                    {
+                        self.cut_off(inner, "journal failing: output held over 16 MiB");
+                        tracing::warn!(
+                            session = self.session_id,
+                            held_bytes = journal.pending.len(),
+                            "journal failing and output held over the cap: the strategy is \
+                             disconnected (the held messages reach it after it reconnects, \
+                             once the journal takes them)"
+                        );
+                        drop(journal);
+                        self.flush_locked(inner);
+                    }
+                    return false;
+                }
             }
+            self.committed_seq.store(seq + 1, Ordering::Relaxed);
         }
         if inner.draining {
             return false;
@@ -504,10 +573,19 @@ impl SessionOut {
 
     /// Under the writer's lock: hands the pending records to the store, journals the epoch
     /// record after them, numbers the next application message 1.
+    /// While a storage fault holds appends the epoch does not end (the held messages belong to
+    /// it and must reach the strategy first): errors, and the caller tries again later.
     fn journal_epoch(&self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
         {
             let mut journal = self.journal.lock();
-            let Journal { store, pending } = &mut *journal;
+            if let Some(f) = journal.durability.failing().filter(|_| self.write_ahead) {
+                return Err(std::io::Error::other(format!(
+                    "journal failing ({} on {})",
+                    f.fault.label(),
+                    f.op.label()
+                )));
+            }
+            let Journal { store, pending, .. } = &mut *journal;
             if !pending.is_empty() {
                 store.append(pending)?;
                 self.note_written(pending.len());
@@ -519,6 +597,7 @@ impl SessionOut {
         }
         self.epoch.store(epoch, Ordering::Relaxed);
         self.next_seq.store(1, Ordering::Relaxed);
+        self.committed_seq.store(1, Ordering::Relaxed);
         Ok(())
     }
 
@@ -534,8 +613,12 @@ impl SessionOut {
         for &id in list_ids {
             record::put_list_id(&mut journal.pending, id);
         }
-        self.write_ahead(&mut journal);
-        self.note_pending(&journal);
+        if !self.write_ahead {
+            self.note_pending(&journal);
+            return;
+        }
+        // Held on a storage fault, like a message: written before anything after it.
+        let _ = self.write_ahead(&mut journal);
     }
 
     fn note_pending(&self, journal: &Journal) {
@@ -549,31 +632,92 @@ impl SessionOut {
     }
 
     /// With a journal file: appends the pending records to it now (one `write`, 1.0-1.2 µs, into
-    /// the page cache), before the caller writes the frame to the socket. Lock order: `inner`,
-    /// then `journal`.
-    fn write_ahead(&self, journal: &mut Journal) {
+    /// the page cache), before the caller writes the frame to the socket. True when they are
+    /// written (and always without a journal file: the journal thread moves them to memory).
+    /// False when appends are held: a storage fault now (the whole records written before
+    /// the error stay in the file and leave `pending`; the state is entered and logged) or
+    /// before (nothing is tried; the journal thread retries). Lock order: `inner`, then
+    /// `journal`.
+    fn write_ahead(&self, journal: &mut Journal) -> bool {
         if !self.write_ahead {
-            return;
+            self.note_pending(journal);
+            return true;
         }
-        let Journal { store, pending } = journal;
-        let r = store.append(pending);
-        if r.is_ok() {
-            self.note_written(pending.len());
+        if journal.durability.holds_appends() {
+            self.note_pending(journal);
+            return false;
         }
-        pending.clear();
-        if let Err(e) = r {
-            if !self.journal_failed.swap(true, Ordering::Relaxed) {
-                tracing::error!(session = self.session_id, error = %e, "journal write failed: messages sent from now on may not survive a restart (further failures not logged)");
+        let Journal {
+            store,
+            pending,
+            durability,
+        } = journal;
+        match store.append(pending) {
+            Ok(()) => {
+                self.note_written(pending.len());
+                pending.clear();
+                true
+            }
+            Err(p) => {
+                // Whole records written before the error hold no frame (a message's record
+                // is the last one appended, alone with the ClOrdIDs before it).
+                self.note_written(p.committed);
+                pending.drain(..p.committed);
+                self.on_journal_error(
+                    durability,
+                    JournalOp::Append,
+                    &p.error,
+                    crate::metrics::now_ns(),
+                );
+                self.note_pending(journal);
+                false
             }
         }
     }
 
-    /// Moves the buffered journal records to the store (the journal thread calls this every
-    /// millisecond for an in-memory journal; retransmission calls it first). A journal file
-    /// has nothing buffered (write-ahead).
+    /// Records a journal error: counted, the failing state entered or backed off, published
+    /// for lock-free readers, one log line when the state changes.
+    fn on_journal_error(
+        &self,
+        durability: &mut Durability,
+        op: JournalOp,
+        e: &std::io::Error,
+        now_ns: u64,
+    ) {
+        let fault = StorageFault::of(e);
+        self.journal_errors[fault.index()].fetch_add(1, Ordering::Relaxed);
+        let change = durability.on_error(op, fault, now_ns);
+        self.publish_durability(durability);
+        let s = self.session_id;
+        match change {
+            Change::Entered(f) => tracing::error!(
+                session = s, op = f.op.label(), error = f.fault.label(), detail = %e,
+                "journal failing: new orders and replaces refused, messages to the strategy held \
+                 until it is writable again (retried with backoff)"
+            ),
+            Change::Changed(f) => tracing::warn!(
+                session = s, op = f.op.label(), error = f.fault.label(), detail = %e,
+                retries = f.retries, "journal still failing, now for another cause"
+            ),
+            Change::None | Change::Recovered { .. } => {}
+        }
+    }
+
+    fn publish_durability(&self, durability: &Durability) {
+        let v = durability.failing().map_or(0, |f| f.pack());
+        self.fault.store(v, Ordering::Relaxed);
+    }
+
+    /// Moves the buffered journal records to an in-memory store (the journal thread calls
+    /// this every millisecond; retransmission calls it first). A journal file has nothing
+    /// to move: records are written ahead, and those a storage fault holds go only by
+    /// [`SessionOut::journal_turn`], which sends their messages in the same step.
     pub fn flush_journal(&self) -> std::io::Result<()> {
+        if self.write_ahead {
+            return Ok(());
+        }
         let mut journal = self.journal.lock();
-        let Journal { store, pending } = &mut *journal;
+        let Journal { store, pending, .. } = &mut *journal;
         if pending.is_empty() {
             return Ok(());
         }
@@ -583,7 +727,122 @@ impl SessionOut {
         }
         pending.clear();
         self.journal_pending.store(0, Ordering::Relaxed);
-        r
+        Ok(r?)
+    }
+
+    /// The journal thread's turn for this session (every [`crate::journal::FLUSH_PERIOD`]):
+    /// an in-memory journal takes the buffered records; a journal file folds and rolls
+    /// ([`SessionOut::maintain_journal`]). While a storage fault is in force nothing is tried
+    /// until its retry is due (backoff); then the held records are written and their
+    /// messages sent to the strategy in order, in one step under the writer's lock
+    /// (`write_held`), then the roll is tried; both done, the state clears (logged once).
+    /// Errors enter or back off the failing state; nothing is returned.
+    pub fn journal_turn(&self, now_ns: u64) {
+        if !self.write_ahead {
+            let _ = self.flush_journal();
+            return;
+        }
+        let failing = self.fault.load(Ordering::Relaxed) != 0;
+        if failing && !self.journal.lock().durability.retry_due(now_ns) {
+            return;
+        }
+        if failing && !self.write_held(now_ns) {
+            return;
+        }
+        match self.roll_if_full() {
+            Ok(_) if failing => {
+                let mut journal = self.journal.lock();
+                let change = journal.durability.on_written(now_ns);
+                self.publish_durability(&journal.durability);
+                if let Change::Recovered { failed_ns, retries } = change {
+                    tracing::warn!(
+                        session = self.session_id,
+                        failed_ms = failed_ns / 1_000_000,
+                        retries,
+                        next_seq = self.next_seq(),
+                        "journal writable again: held messages sent, new orders accepted"
+                    );
+                }
+            }
+            Ok(_) => {}
+            Err((op, e)) => {
+                let mut journal = self.journal.lock();
+                let Journal { durability, .. } = &mut *journal;
+                self.on_journal_error(durability, op, &e, now_ns);
+            }
+        }
+    }
+
+    /// Writes the records a storage fault holds, then sends their application messages to
+    /// the strategy in order (what the socket takes; the rest waits in the backlog, or for a
+    /// RetransmitRequest when no connection is attached), under the writer's lock so no other
+    /// message is numbered meanwhile. True when none is held any more. A partial write keeps
+    /// its whole records and sends their messages; the rest stays held.
+    fn write_held(&self, now_ns: u64) -> bool {
+        let mut guard = self.inner.lock();
+        let inner = &mut *guard;
+        let mut journal = self.journal.lock();
+        if !journal.durability.holds_appends() {
+            return true;
+        }
+        let Journal {
+            store,
+            pending,
+            durability,
+        } = &mut *journal;
+        let r = store.append(pending);
+        let committed = match &r {
+            Ok(()) => pending.len(),
+            Err(p) => p.committed,
+        };
+        self.note_written(committed);
+        let held = pending.get(..committed).unwrap_or_default();
+        let mut sent = 0u64;
+        for rec in Records::new(held) {
+            let Record::Outbound { seq, frame, .. } = rec else {
+                continue;
+            };
+            self.committed_seq.store(seq + 1, Ordering::Relaxed);
+            sent += 1;
+            if inner.draining {
+                continue;
+            }
+            let Inner {
+                stream, backlog, ..
+            } = &mut *inner;
+            let Some(s) = stream.as_deref() else {
+                continue;
+            };
+            let written = write_or_queue(
+                s,
+                backlog,
+                frame,
+                &self.has_backlog,
+                self.max_backlog,
+                false,
+            );
+            self.last_write_ns.store(now_ns, Ordering::Relaxed);
+            self.after_write(inner, written);
+        }
+        pending.drain(..committed);
+        let n = u64::try_from(pending.len()).unwrap_or(u64::MAX);
+        self.journal_pending.store(n, Ordering::Relaxed);
+        match r {
+            Ok(()) => {
+                durability.appends_written();
+                self.publish_durability(durability);
+                tracing::debug!(
+                    session = self.session_id,
+                    sent,
+                    "journal: held records written"
+                );
+                true
+            }
+            Err(p) => {
+                self.on_journal_error(durability, JournalOp::Append, &p.error, now_ns);
+                false
+            }
+        }
     }
 
     /// The journal thread's turn for a segmented journal (every millisecond): folds the
@@ -595,6 +854,14 @@ impl SessionOut {
     /// waits at most that); then the segments beyond `keep_segments` are deleted or archived,
     /// without the lock. Returns true when it rolled.
     pub fn maintain_journal(&self) -> std::io::Result<bool> {
+        self.roll_if_full().map_err(|(_, e)| e)
+    }
+
+    /// [`SessionOut::maintain_journal`], its errors with the operation that failed: reading
+    /// back or copying records ([`JournalOp::Roll`]), writing the new segment's checkpoint
+    /// ([`JournalOp::Checkpoint`]; the partial file is removed: a retry writes it again).
+    /// A failed roll leaves the current segment as it was: the writers keep appending to it.
+    fn roll_if_full(&self) -> Result<bool, (JournalOp, std::io::Error)> {
         let mut guard = self.roller.lock();
         let Some(roller) = guard.as_mut() else {
             return Ok(false);
@@ -603,16 +870,20 @@ impl SessionOut {
         if written == roller.seen_written && !roller.full() {
             return Ok(false);
         }
+        roller.catch_up().map_err(|e| (JournalOp::Roll, e))?;
         roller.seen_written = written;
-        roller.catch_up()?;
         if !roller.full() {
             return Ok(false);
         }
-        let mut next = roller.prepare()?;
+        let mut next = roller.prepare().map_err(|e| (JournalOp::Checkpoint, e))?;
         let keep = roller.keep_segments();
         let dropped = {
             let mut journal = self.journal.lock();
-            roller.switch(&mut next)?;
+            if let Err(e) = roller.switch(&mut next) {
+                drop(journal);
+                let _ = std::fs::remove_file(&next.info.path);
+                return Err((JournalOp::Roll, e));
+            }
             journal.store.switch_segment(next, keep)
         };
         roller.retire(dropped);
@@ -729,5 +1000,7 @@ fn write_some(mut stream: &TcpStream, buf: &[u8]) -> std::io::Result<usize> {
     Ok(done)
 }
 
+#[cfg(test)]
+mod storage_fault_tests;
 #[cfg(test)]
 mod tests;

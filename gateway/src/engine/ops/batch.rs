@@ -10,7 +10,8 @@ use codec::sbe::{
     BusinessRejectReason, Message, NewOrderList, NewOrderListDecoder, OrderCancelList,
     OrderCancelListDecoder, OrderCancelReplaceList, OrderCancelReplaceListDecoder,
 };
-use gateway_core::decision::list::{decide_list_items, ListItems};
+use gateway_core::decision::list::{decide_list_items, recheck_after_journal, ListItems};
+use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted};
 
 use crate::engine::account::{NotSent, TradeOp};
@@ -133,14 +134,19 @@ async fn run_list(
     let session_id = conn.fixp.session_id();
     let ctx = std::rc::Rc::clone(&conn.ctx);
     let account = ctx.accounts.get(conn.account);
+    let fault = conn.out.journal_fault();
+    let gate = account.map(|account| WithJournal { account, fault });
+    let mut decided = decide_list_items(items, gate.as_ref(), &ctx.risk, session_id, utc);
+    // The list's ClOrdIDs and ListID are journaled before its first batch is written and
+    // before any item's refusal, as a single order's are (the journal fold takes a ClOrdID
+    // answered before its own record for an order in flight otherwise). If that append is
+    // the one that fails, no item of new risk goes.
+    conn.journal_fresh();
+    recheck_after_journal(&mut decided, conn.out.journal_fault(), &ctx.risk, utc);
     let ListItems {
         accepted,
         refused: refused_items,
-    } = decide_list_items(items, account, &ctx.risk, session_id, utc);
-    // The list's ClOrdIDs and ListID are journaled before its first batch is written and
-    // before any item's refusal, as a single order's are (the journal fold takes a ClOrdID
-    // answered before its own record for an order in flight otherwise).
-    conn.journal_fresh();
+    } = decided;
     let mut refused = Vec::with_capacity(refused_items.len());
     for r in refused_items {
         conn.write_report(&r.report);
