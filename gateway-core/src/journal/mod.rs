@@ -8,3 +8,4 @@ pub mod checkpoint;
 pub mod durability;
 pub mod fold;
 pub mod record;
+pub mod write_ahead;

@@ -7,8 +7,10 @@ use std::path::{Path, PathBuf};
 
 use super::error::JournalError;
 use super::segments::{self, NextSegment, Roller, SegmentInfo, SegmentPolicy};
+use gateway_core::journal::durability::StorageFault;
 use gateway_core::journal::fold::JournalFold;
 use gateway_core::journal::record::Records;
+use gateway_core::journal::write_ahead::AppendFailed;
 
 pub use gateway_core::journal::fold::Recovered;
 
@@ -260,6 +262,19 @@ impl Store {
             Store::Memory(m) => f(m),
             _ => f(&[]),
         }
+    }
+}
+
+impl gateway_core::journal::write_ahead::RecordSink for Store {
+    type Error = std::io::Error;
+
+    /// [`Store::append`], its error classified ([`StorageFault::of`]).
+    fn append(&mut self, records: &[u8]) -> Result<(), AppendFailed<std::io::Error>> {
+        Store::append(self, records).map_err(|p| AppendFailed {
+            committed: p.committed,
+            fault: StorageFault::of(&p.error),
+            error: p.error,
+        })
     }
 }
 

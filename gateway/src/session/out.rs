@@ -37,7 +37,8 @@ use parking_lot::Mutex;
 use crate::journal::segments::Roller;
 use crate::journal::store::Store;
 use gateway_core::journal::durability::{Change, Durability, JournalOp, StorageFault};
-use gateway_core::journal::record::{self, Origin, Record, Records};
+use gateway_core::journal::record::{self, Origin};
+use gateway_core::journal::write_ahead::{Journaled, WriteAhead};
 
 /// Default bytes of unsent frames after which the strategy is considered stuck and cut off
 /// (`[strategy] max_backlog_bytes`).
@@ -75,13 +76,10 @@ struct Inner {
 /// write (a tracker preempted there, by the strategy its write just woke, would stall it).
 struct Journal {
     store: Store,
-    /// Journal records not yet handed to the store. With a journal file (written ahead) it
-    /// is empty between calls, except while a storage fault holds appends: then it holds
-    /// every record since, in order, and the application messages among them have not been
-    /// written to the strategy.
-    pending: Vec<u8>,
-    /// Whether the journal takes records (storage faults: `gateway_core::journal::durability`).
-    durability: Durability,
+    /// The records encoded and not yet in the store, the storage-fault state and the
+    /// committed sequence number (`gateway_core::journal::write_ahead`). With a journal file
+    /// (written ahead) its buffer is empty between calls, except while a fault holds appends.
+    wa: WriteAhead,
 }
 
 /// The shared writer of one strategy session.
@@ -143,6 +141,15 @@ impl std::fmt::Debug for SessionOut {
     }
 }
 
+/// The error of a write refused because the journal fails (`fault` on `op`).
+fn failing_error(fault: StorageFault, op: JournalOp) -> std::io::Error {
+    std::io::Error::other(format!(
+        "journal failing ({} on {})",
+        fault.label(),
+        op.label()
+    ))
+}
+
 /// Whether a frame is an application message (sequenced) or a session message (not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -193,9 +200,8 @@ impl SessionOut {
             }),
             journal: Mutex::new(Journal {
                 // A connection's own writer (before Establish) journals nothing.
-                pending: Vec::with_capacity(if store.keeps() { 64 * 1024 } else { 0 }),
+                wa: WriteAhead::new(next_seq, if store.keeps() { 64 * 1024 } else { 0 }),
                 store,
-                durability: Durability::new(),
             }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             epoch: std::sync::atomic::AtomicU32::new(0),
@@ -456,18 +462,19 @@ impl SessionOut {
             let seq = self.next_seq.fetch_add(1, Ordering::Relaxed);
             if self.keeps {
                 let mut journal = self.journal.lock();
-                record::put_outbound(&mut journal.pending, seq, origin, &inner.frame);
-                if !self.write_ahead(&mut journal) {
+                record::put_outbound(journal.wa.buf(), seq, origin, &inner.frame);
+                if !self.write_ahead(&mut journal, Some(seq)) {
                     // Held (a storage fault): numbered, not written; it reaches the strategy
                     // once the journal takes it ([`SessionOut::journal_turn`]).
-                    if journal.durability.over_held_cap(journal.pending.len())
+                    let held = journal.wa.pending_len();
+                    if journal.wa.durability().over_held_cap(held)
                         && inner.stream.is_some()
                         && !inner.draining
                     {
                         self.cut_off(inner, "journal failing: output held over 16 MiB");
                         tracing::warn!(
                             session = self.session_id,
-                            held_bytes = journal.pending.len(),
+                            held_bytes = held,
                             "journal failing and output held over the cap: the strategy is \
                              disconnected (the held messages reach it after it reconnects, \
                              once the journal takes them)"
@@ -477,8 +484,9 @@ impl SessionOut {
                     }
                     return false;
                 }
+            } else {
+                self.committed_seq.store(seq + 1, Ordering::Relaxed);
             }
-            self.committed_seq.store(seq + 1, Ordering::Relaxed);
         }
         if inner.draining {
             return false;
@@ -573,27 +581,35 @@ impl SessionOut {
 
     /// Under the writer's lock: hands the pending records to the store, journals the epoch
     /// record after them, numbers the next application message 1.
-    /// While a storage fault holds appends the epoch does not end (the held messages belong to
-    /// it and must reach the strategy first): errors, and the caller tries again later.
+    /// While a storage fault is in force the epoch does not end (the held messages belong to
+    /// it and must reach the strategy first), and an epoch record whose append fails is not
+    /// kept (the fault is entered): errors, and the caller tries again later.
     fn journal_epoch(&self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
         {
             let mut journal = self.journal.lock();
-            if let Some(f) = journal.durability.failing().filter(|_| self.write_ahead) {
-                return Err(std::io::Error::other(format!(
-                    "journal failing ({} on {})",
-                    f.fault.label(),
-                    f.op.label()
-                )));
-            }
-            let Journal { store, pending, .. } = &mut *journal;
-            if !pending.is_empty() {
-                store.append(pending)?;
-                self.note_written(pending.len());
-                pending.clear();
+            if self.write_ahead {
+                if let Some(f) = journal.wa.durability().failing() {
+                    return Err(failing_error(f.fault, f.op));
+                }
+                record::put_epoch(journal.wa.buf(), u64::from(epoch), started_ms);
+                if !self.write_ahead(&mut journal, None) {
+                    // Healthy before: the buffer held only the epoch record, not kept.
+                    journal.wa.buf().clear();
+                    self.note_pending(&journal);
+                    return Err(failing_error(StorageFault::Other, JournalOp::Append));
+                }
+            } else {
+                let Journal { store, wa } = &mut *journal;
+                let n = wa.pending_len();
+                let mut r = Ok(());
+                wa.take_all(|b| r = store.append(b));
+                r?;
+                self.note_written(n);
                 self.journal_pending.store(0, Ordering::Relaxed);
+                store.start_epoch(epoch, started_ms)?;
+                self.note_written(gateway_core::journal::record::HEADER_LEN + 16);
             }
-            store.start_epoch(epoch, started_ms)?;
-            self.note_written(gateway_core::journal::record::HEADER_LEN + 16);
+            let _ = journal.wa.new_epoch();
         }
         self.epoch.store(epoch, Ordering::Relaxed);
         self.next_seq.store(1, Ordering::Relaxed);
@@ -608,21 +624,17 @@ impl SessionOut {
         }
         let mut journal = self.journal.lock();
         for &(cl, root) in cl_ord_ids {
-            record::put_cl_ord_id(&mut journal.pending, cl, root);
+            record::put_cl_ord_id(journal.wa.buf(), cl, root);
         }
         for &id in list_ids {
-            record::put_list_id(&mut journal.pending, id);
-        }
-        if !self.write_ahead {
-            self.note_pending(&journal);
-            return;
+            record::put_list_id(journal.wa.buf(), id);
         }
         // Held on a storage fault, like a message: written before anything after it.
-        let _ = self.write_ahead(&mut journal);
+        let _ = self.write_ahead(&mut journal, None);
     }
 
     fn note_pending(&self, journal: &Journal) {
-        let n = u64::try_from(journal.pending.len()).unwrap_or(u64::MAX);
+        let n = u64::try_from(journal.wa.pending_len()).unwrap_or(u64::MAX);
         self.journal_pending.store(n, Ordering::Relaxed);
     }
 
@@ -631,63 +643,47 @@ impl SessionOut {
         self.journal_written.fetch_add(n, Ordering::Relaxed);
     }
 
-    /// With a journal file: appends the pending records to it now (one `write`, 1.0-1.2 µs, into
-    /// the page cache), before the caller writes the frame to the socket. True when they are
-    /// written (and always without a journal file: the journal thread moves them to memory).
-    /// False when appends are held: a storage fault now (the whole records written before
-    /// the error stay in the file and leave `pending`; the state is entered and logged) or
-    /// before (nothing is tried; the journal thread retries). Lock order: `inner`, then
-    /// `journal`.
-    fn write_ahead(&self, journal: &mut Journal) -> bool {
+    /// With a journal file: appends the records just encoded now (one `write`, 1.0-1.2 µs, into
+    /// the page cache), before the caller writes the frame of message `seq` to the socket
+    /// ([`WriteAhead::write`]). True when they are written (and always without a journal
+    /// file: the journal thread moves them to memory). False when appends are held: a storage
+    /// fault now (entered and logged) or before (nothing is tried; the journal thread
+    /// retries). Lock order: `inner`, then `journal`.
+    fn write_ahead(&self, journal: &mut Journal, seq: Option<u64>) -> bool {
         if !self.write_ahead {
+            if let Some(s) = seq {
+                journal.wa.note_committed(s);
+                self.committed_seq.store(s + 1, Ordering::Relaxed);
+            }
             self.note_pending(journal);
             return true;
         }
-        if journal.durability.holds_appends() {
-            self.note_pending(journal);
-            return false;
-        }
-        let Journal {
-            store,
-            pending,
-            durability,
-        } = journal;
-        match store.append(pending) {
-            Ok(()) => {
-                self.note_written(pending.len());
-                pending.clear();
+        let before = journal.wa.pending_len();
+        let Journal { store, wa } = journal;
+        let w = wa.write(store, seq, crate::metrics::now_ns);
+        self.note_written(before.saturating_sub(journal.wa.pending_len()));
+        let written = match w {
+            Journaled::Written => {
+                self.committed_seq
+                    .store(journal.wa.committed_seq(), Ordering::Relaxed);
                 true
             }
-            Err(p) => {
-                // Whole records written before the error hold no frame (a message's record
-                // is the last one appended, alone with the ClOrdIDs before it).
-                self.note_written(p.committed);
-                pending.drain(..p.committed);
-                self.on_journal_error(
-                    durability,
-                    JournalOp::Append,
-                    &p.error,
-                    crate::metrics::now_ns(),
-                );
-                self.note_pending(journal);
+            Journaled::Held => false,
+            Journaled::Failed { change, error } => {
+                self.on_journal_error(&journal.wa, change, &error);
                 false
             }
-        }
+        };
+        self.note_pending(journal);
+        written
     }
 
-    /// Records a journal error: counted, the failing state entered or backed off, published
-    /// for lock-free readers, one log line when the state changes.
-    fn on_journal_error(
-        &self,
-        durability: &mut Durability,
-        op: JournalOp,
-        e: &std::io::Error,
-        now_ns: u64,
-    ) {
+    /// Records a journal error: counted, the failing state published for lock-free readers,
+    /// one log line when the state changed.
+    fn on_journal_error(&self, wa: &WriteAhead, change: Change, e: &std::io::Error) {
         let fault = StorageFault::of(e);
         self.journal_errors[fault.index()].fetch_add(1, Ordering::Relaxed);
-        let change = durability.on_error(op, fault, now_ns);
-        self.publish_durability(durability);
+        self.publish_durability(wa.durability());
         let s = self.session_id;
         match change {
             Change::Entered(f) => tracing::error!(
@@ -717,15 +713,16 @@ impl SessionOut {
             return Ok(());
         }
         let mut journal = self.journal.lock();
-        let Journal { store, pending, .. } = &mut *journal;
-        if pending.is_empty() {
+        let Journal { store, wa } = &mut *journal;
+        let n = wa.pending_len();
+        if n == 0 {
             return Ok(());
         }
-        let r = store.append(pending);
+        let mut r = Ok(());
+        wa.take_all(|b| r = store.append(b));
         if r.is_ok() {
-            self.note_written(pending.len());
+            self.note_written(n);
         }
-        pending.clear();
         self.journal_pending.store(0, Ordering::Relaxed);
         Ok(r?)
     }
@@ -743,7 +740,7 @@ impl SessionOut {
             return;
         }
         let failing = self.fault.load(Ordering::Relaxed) != 0;
-        if failing && !self.journal.lock().durability.retry_due(now_ns) {
+        if failing && !self.journal.lock().wa.durability().retry_due(now_ns) {
             return;
         }
         if failing && !self.write_held(now_ns) {
@@ -752,8 +749,8 @@ impl SessionOut {
         match self.roll_if_full() {
             Ok(_) if failing => {
                 let mut journal = self.journal.lock();
-                let change = journal.durability.on_written(now_ns);
-                self.publish_durability(&journal.durability);
+                let change = journal.wa.on_written(now_ns);
+                self.publish_durability(journal.wa.durability());
                 if let Change::Recovered { failed_ns, retries } = change {
                     tracing::warn!(
                         session = self.session_id,
@@ -767,8 +764,8 @@ impl SessionOut {
             Ok(_) => {}
             Err((op, e)) => {
                 let mut journal = self.journal.lock();
-                let Journal { durability, .. } = &mut *journal;
-                self.on_journal_error(durability, op, &e, now_ns);
+                let change = journal.wa.on_roll_error(op, StorageFault::of(&e), now_ns);
+                self.on_journal_error(&journal.wa, change, &e);
             }
         }
     }
@@ -776,42 +773,24 @@ impl SessionOut {
     /// Writes the records a storage fault holds, then sends their application messages to
     /// the strategy in order (what the socket takes; the rest waits in the backlog, or for a
     /// RetransmitRequest when no connection is attached), under the writer's lock so no other
-    /// message is numbered meanwhile. True when none is held any more. A partial write keeps
-    /// its whole records and sends their messages; the rest stays held.
+    /// message is numbered meanwhile ([`WriteAhead::write_held`]). True when none is held any
+    /// more. A partial write keeps its whole records and sends their messages; the rest stays
+    /// held.
     fn write_held(&self, now_ns: u64) -> bool {
         let mut guard = self.inner.lock();
         let inner = &mut *guard;
         let mut journal = self.journal.lock();
-        if !journal.durability.holds_appends() {
-            return true;
-        }
-        let Journal {
-            store,
-            pending,
-            durability,
-        } = &mut *journal;
-        let r = store.append(pending);
-        let committed = match &r {
-            Ok(()) => pending.len(),
-            Err(p) => p.committed,
-        };
-        self.note_written(committed);
-        let held = pending.get(..committed).unwrap_or_default();
-        let mut sent = 0u64;
-        for rec in Records::new(held) {
-            let Record::Outbound { seq, frame, .. } = rec else {
-                continue;
-            };
-            self.committed_seq.store(seq + 1, Ordering::Relaxed);
-            sent += 1;
+        let before = journal.wa.pending_len();
+        let Journal { store, wa } = &mut *journal;
+        let r = wa.write_held(store, now_ns, |_, frame| {
             if inner.draining {
-                continue;
+                return;
             }
             let Inner {
                 stream, backlog, ..
             } = &mut *inner;
             let Some(s) = stream.as_deref() else {
-                continue;
+                return;
             };
             let written = write_or_queue(
                 s,
@@ -823,23 +802,18 @@ impl SessionOut {
             );
             self.last_write_ns.store(now_ns, Ordering::Relaxed);
             self.after_write(inner, written);
-        }
-        pending.drain(..committed);
-        let n = u64::try_from(pending.len()).unwrap_or(u64::MAX);
-        self.journal_pending.store(n, Ordering::Relaxed);
+        });
+        self.note_written(before.saturating_sub(journal.wa.pending_len()));
+        self.committed_seq
+            .store(journal.wa.committed_seq(), Ordering::Relaxed);
+        self.note_pending(&journal);
         match r {
-            Ok(()) => {
-                durability.appends_written();
-                self.publish_durability(durability);
-                tracing::debug!(
-                    session = self.session_id,
-                    sent,
-                    "journal: held records written"
-                );
+            Ok(_) => {
+                self.publish_durability(journal.wa.durability());
                 true
             }
-            Err(p) => {
-                self.on_journal_error(durability, JournalOp::Append, &p.error, now_ns);
+            Err((change, e)) => {
+                self.on_journal_error(&journal.wa, change, &e);
                 false
             }
         }

@@ -10,6 +10,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use crate::journal::segments::SegmentPolicy;
+use gateway_core::journal::record::{Record, Records};
 
 const SEC: u64 = 1_000_000_000;
 
