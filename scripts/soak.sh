@@ -5,7 +5,8 @@
 # Default: 20 000 orders, 110 exchange connection drops, 8 strategy drops, one SIGKILL.
 # `--sweep full` runs 16 configurations (sessions 1-16, windows 1-64, one symbol or all; four
 # with session rollovers and ended orders evicted at once), `--sweep short` the two of the test
-# command (the second with rollovers and eviction). `--rollover-every 3s`, `--retention-ms N`,
+# command (the second with rollovers, eviction and journal disk-full episodes). `--disk-faults N`
+# puts the journal on a tmpfs (root) filled N times. `--rollover-every 3s`, `--retention-ms N`,
 # `--retention-orders N` set the gateway's [strategy] rollover and [tracker] retention.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -71,6 +71,10 @@ struct Args {
     /// instead of the default, on the io thread. A sweep puts every other run there anyway.
     #[arg(long)]
     own_tracker_thread: bool,
+    /// Disk-full episodes: the gateway's journal on a tmpfs of its own (mounted by the soak:
+    /// needs root), filled to the last byte this many times for 1.5 s each, then freed.
+    #[arg(long, default_value_t = 0)]
+    disk_faults: u64,
 }
 
 /// Seconds from `N` or `Ns`.
@@ -111,6 +115,7 @@ fn main() {
         retention_ms: args.retention_ms,
         retention_orders: args.retention_orders,
         own_tracker_thread: args.own_tracker_thread,
+        disk_faults: args.disk_faults,
     };
     if let Some(size) = args.sweep {
         let passed = bench::soak::sweep::run(size, &opts, args.sweep_seed_offset);

@@ -68,6 +68,70 @@ pub struct SoakOptions {
     /// `[tracker] placement = "own_thread"`: the tracker on its own thread behind a queue,
     /// not on the io thread (the default).
     pub own_tracker_thread: bool,
+    /// Disk-full episodes (issue 37): the gateway's journal is on a tmpfs of its own, filled
+    /// to the last byte this many times during the run (at 20 %, 40 %, 75 %, ... of the
+    /// orders, never across the SIGKILL) for [`DISK_FULL_MS`] each, then freed. Sessions see
+    /// new orders and replaces refused NotApplied and their reports held until the journal
+    /// takes them again. Needs root to mount the tmpfs (`Err` otherwise).
+    pub disk_faults: u64,
+}
+
+/// How long each disk-full episode lasts (ms): past the gateway's longest retry backoff.
+pub const DISK_FULL_MS: u64 = 1_500;
+
+/// The journal's tmpfs of a soak with disk faults: mounted at `<work_dir>/journal`, unmounted
+/// on drop.
+struct JournalDisk {
+    dir: PathBuf,
+    filler: PathBuf,
+}
+
+impl JournalDisk {
+    fn mount(dir: PathBuf) -> Result<JournalDisk, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+        let ok = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=256m", "tmpfs"])
+            .arg(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            return Err(format!(
+                "disk faults: cannot mount a tmpfs at {} (needs root)",
+                dir.display()
+            ));
+        }
+        Ok(JournalDisk {
+            filler: dir.join("filler"),
+            dir,
+        })
+    }
+
+    /// Fills the file system to its last byte.
+    fn fill(&self) {
+        use std::io::Write;
+        let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.filler)
+        else {
+            return;
+        };
+        let chunk = vec![0u8; 1 << 20];
+        while f.write_all(&chunk).is_ok() {}
+        while f.write_all(&chunk[..4096]).is_ok() {}
+        while f.write_all(&chunk[..1]).is_ok() {}
+    }
+
+    fn free(&self) {
+        let _ = std::fs::remove_file(&self.filler);
+    }
+}
+
+impl Drop for JournalDisk {
+    fn drop(&mut self) {
+        self.free();
+        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+    }
 }
 
 /// What the run counted.
@@ -101,6 +165,8 @@ pub struct SoakOutcome {
     /// Pushes for evicted orders recognised by their tombstones (`bgw_evicted_late_pushes_total`,
     /// summed over both gateway processes).
     pub late_pushes: Option<u64>,
+    /// Disk-full episodes run (the journal's tmpfs filled, then freed).
+    pub disk_full: u64,
 }
 
 impl SoakOutcome {
@@ -199,7 +265,16 @@ pub const STALL: Duration = Duration::from_secs(30);
 pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     let started = Instant::now();
     std::fs::create_dir_all(&opts.work_dir).map_err(|e| e.to_string())?;
+    let _ = std::process::Command::new("umount")
+        .arg(opts.work_dir.join("journal"))
+        .stderr(std::process::Stdio::null())
+        .status();
     let _ = std::fs::remove_dir_all(opts.work_dir.join("journal"));
+    let disk = if opts.disk_faults > 0 {
+        Some(JournalDisk::mount(opts.work_dir.join("journal"))?)
+    } else {
+        None
+    };
     let rt = crate::rig::sim_runtime()?;
     let sim_cfg = sim::SimConfig::demo();
     let mut markets = crate::rig::markets(&sim_cfg);
@@ -278,6 +353,12 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         (70, 75, "delayed pushes"),
     ];
     let mut active: Option<usize> = None;
+    // Disk-full episodes at these percentages of the run (away from the SIGKILL at 50 %).
+    let disk_at: Vec<u64> = [20, 40, 75, 90, 30, 65, 85, 10]
+        .into_iter()
+        .take(usize::try_from(opts.disk_faults).unwrap_or(0))
+        .collect();
+    let mut disk_full_until: Option<Instant> = None;
     let mut killed = false;
     let mut last_progress = (0u64, Instant::now());
     while done.load(Ordering::Relaxed) < opts.sessions {
@@ -338,7 +419,25 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
             active = Some(phase);
             phase += 1;
         }
-        if opts.kill && !killed && pct >= 50 {
+        if let Some(d) = &disk {
+            match disk_full_until {
+                Some(t) if Instant::now() >= t => {
+                    d.free();
+                    disk_full_until = None;
+                }
+                Some(_) => {}
+                None if disk_at
+                    .get(usize::try_from(out.disk_full).unwrap_or(usize::MAX))
+                    .is_some_and(|&at| pct >= at) =>
+                {
+                    d.fill();
+                    out.disk_full += 1;
+                    disk_full_until = Some(Instant::now() + Duration::from_millis(DISK_FULL_MS));
+                }
+                None => {}
+            }
+        }
+        if opts.kill && !killed && pct >= 50 && disk_full_until.is_none() {
             killed = true;
             if let Some(g) = gw.take() {
                 add_metrics(&mut out, g.metrics);
@@ -365,6 +464,9 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
         }
     }
     faults.clear();
+    if let Some(d) = &disk {
+        d.free();
+    }
     std::thread::sleep(Duration::from_secs(2));
     ctl.wind_down.store(true, Ordering::Relaxed);
     let mut models: HashMap<u64, HashMap<u64, OrderModel>> = HashMap::new();
@@ -491,11 +593,12 @@ pub fn print(o: &SoakOutcome) {
         o.accepted, o.elapsed
     );
     println!(
-        "faults: {} exchange connection drops ({} WebSocket connections in all), {} gateway SIGKILL + restart, {} strategy drops, phases: {}",
+        "faults: {} exchange connection drops ({} WebSocket connections in all), {} gateway SIGKILL + restart, {} strategy drops, {} journal disk-full episodes, phases: {}",
         o.drops,
         o.ws_connections_total,
         o.kills,
         s.own_drops,
+        o.disk_full,
         o.fault_phases.join(", ")
     );
     println!(

@@ -20,7 +20,7 @@ pub enum SweepSize {
     /// found an order placed twice and a report lost across a rollover (issue 23).
     Full,
     /// 2 configurations for the test command: 4 × 16, and 8 × 32 with a session rollover
-    /// every 8 s and ended orders evicted at once.
+    /// every 8 s, ended orders evicted at once and three journal disk-full episodes.
     Short,
 }
 
@@ -92,6 +92,9 @@ pub fn configurations(size: SweepSize, base: &SoakOptions, seed_offset: u64) -> 
                 // Every other run puts the tracker on its own thread: both placements are
                 // soaked.
                 own_tracker_thread: base.own_tracker_thread || i % 2 == 0,
+                // The rollover runs also fill the journal's disk (issue 37): storage faults
+                // under rollovers, drops and the SIGKILL.
+                disk_faults: if rollover > 0 { 3 } else { base.disk_faults },
                 ..base.clone()
             },
         )
@@ -111,6 +114,9 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
             o.symbols.to_string()
         }
     );
+    if o.disk_faults > 0 {
+        head.push_str(&format!(", {} disk-full", o.disk_faults));
+    }
     if o.rollover_every_s > 0 {
         head.push_str(&format!(", rollover every {} s", o.rollover_every_s));
     }
@@ -127,11 +133,12 @@ pub fn line(n: usize, o: &SoakOptions, r: &Result<SoakOutcome, String>) -> Strin
         Ok(out) => {
             let v = &out.verdict;
             format!(
-                "{head}: {:>5} accepted, {:>3} drops, {} kill, {:>2} strategy drops, {} rollovers seen, {} evicted, {} late pushes; {} different, {} lost, {} repeated, {} repeated clientOids, {} unanswered amends, fills {}; {:.1} s: {}",
+                "{head}: {:>5} accepted, {:>3} drops, {} kill, {:>2} strategy drops, {} disk-full, {} rollovers seen, {} evicted, {} late pushes; {} different, {} lost, {} repeated, {} repeated clientOids, {} unanswered amends, fills {}; {:.1} s: {}",
                 out.accepted,
                 out.drops,
                 out.kills,
                 out.strategy.own_drops,
+                out.disk_full,
                 out.strategy.rollovers,
                 out.evicted.map_or("?".to_owned(), |v| v.to_string()),
                 out.late_pushes.map_or("?".to_owned(), |v| v.to_string()),
