@@ -73,6 +73,13 @@ struct Args {
     /// default): the simulator's quotas off, nothing paced.
     #[arg(long, default_value_t = 0)]
     venue_query_limit: u32,
+    /// Keep Bitget's open-order caps at the simulator (200 per symbol, 400 per product line,
+    /// `25211`), which the gateway then applies too (OrderExceedsLimit). Off by default: the
+    /// kept-open orders (--open) are far more. With them on, --open and the in-flight windows
+    /// must stay under the caps; the run then checks that the gateway counts open orders right
+    /// across restarts and rollovers (a count that drifts up refuses orders and fails the run).
+    #[arg(long)]
+    venue_caps: bool,
 }
 
 fn main() {
@@ -114,6 +121,7 @@ fn main() {
         reference_pct: args.reference_pct.min(100),
         rollover: args.rollover_every,
         venue_query_limit: args.venue_query_limit,
+        venue_caps: args.venue_caps,
     };
     match bench::endurance::run(&opts) {
         Ok(outcome) => {

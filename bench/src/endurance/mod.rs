@@ -97,6 +97,10 @@ pub struct EnduranceOptions {
     /// gateway (`[rate.overrides]`), so that restarts show what pacing at the venue's rate
     /// costs; 0 (the default): the simulator's quotas stay off, the gateway paces nothing.
     pub venue_query_limit: u32,
+    /// Keep Bitget's open-order caps at the simulator (and so at the gateway, which reads
+    /// them from the instruments response): see [`venue_config`]. Off by default (the kept-open
+    /// orders are far more than the caps allow).
+    pub venue_caps: bool,
 }
 
 /// The `[strategy] rollover` schedule for `--rollover-every`: a bare duration (`60s`, `5m`,
@@ -273,19 +277,29 @@ impl<'a> Venue<'a> {
     }
 }
 
-/// The demo simulator with only the query endpoints' per-UID quotas on, at `per_s` each (the
-/// trade ops stay unthrottled: the bench places thousands of orders a second).
+/// The simulator's configuration for a run: the demo venue, with the query endpoints' per-UID
+/// quotas at `query_limit` requests/s each when above 0 (the trade ops stay unthrottled: the
+/// bench places thousands of orders a second).
 ///
-/// The open-order caps are off (`maxSymbolOrderNum` / `maxProductOrderNum` 0, served as "not
-/// set"): the bench keeps `--open` orders resting (10 000 by default) to time a restart that
-/// reconciles them, far above Bitget's 200 per symbol / 400 per product line, which would
-/// refuse them with `25211` (and the gateway first).
-fn query_limited_sim(per_s: u32) -> sim::SimConfig {
+/// Bitget's open-order caps (`maxSymbolOrderNum` 200 / `maxProductOrderNum` 400, `25211`) are
+/// off unless `caps` (0, served as "not set", so the gateway does not apply them either): the
+/// bench keeps `--open` orders resting (10 000 by default) to time a restart that reconciles
+/// them, far above the caps, which would refuse all but the first 200 per symbol (the gateway
+/// first, OrderExceedsLimit). Every run goes through here, whatever `--venue-query-limit`
+/// says (a run without quotas once started the demo venue as it is, caps on, and stalled at
+/// 800 orders). With `caps` (`--venue-caps`) the caps stay as Bitget has them: a run that keeps
+/// fewer orders open than they allow then checks that the gateway's count of open orders
+/// stays right across restarts and rollovers.
+pub fn venue_config(query_limit: u32, caps: bool) -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
-    cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
-    for i in &mut cfg.instruments {
-        i.max_symbol_order_num = 0;
-        i.max_product_order_num = 0;
+    if query_limit > 0 {
+        cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(query_limit);
+    }
+    if !caps {
+        for i in &mut cfg.instruments {
+            i.max_symbol_order_num = 0;
+            i.max_product_order_num = 0;
+        }
     }
     cfg
 }
@@ -634,11 +648,7 @@ pub fn run(opts: &EnduranceOptions) -> Result<EnduranceOutcome, String> {
             let _ = std::fs::remove_file(p);
         }
     }
-    let sim = if opts.venue_query_limit > 0 {
-        SimChild::start_with(Some(&query_limited_sim(opts.venue_query_limit)))?
-    } else {
-        SimChild::start()?
-    };
+    let sim = SimChild::start_with(Some(&venue_config(opts.venue_query_limit, opts.venue_caps)))?;
     let markets = crate::rig::markets(&sim::SimConfig::demo());
     if markets.is_empty() {
         return Err("the simulator configuration has no liquid symbol".into());
@@ -1368,6 +1378,7 @@ mod tests {
             reference_pct: 10,
             rollover: None,
             venue_query_limit: 0,
+            venue_caps: false,
         }
     }
 
@@ -1489,5 +1500,39 @@ mod tests {
             Default::default(),
             "no rollover unless asked for"
         );
+    }
+
+    /// The regression of issue 37: a run without `--venue-query-limit` started the demo venue
+    /// as it is, with Bitget's open-order caps, and the gateway refused every order past 200 per
+    /// symbol (800 of the default run) OrderExceedsLimit. Every run's simulator, written as the
+    /// bench writes it for `bitget-sim --config`, has the caps off unless asked for.
+    #[test]
+    fn the_venue_has_no_open_order_caps_in_every_mode_unless_asked_for() {
+        for query_limit in [0, 20] {
+            let text = toml::to_string(&venue_config(query_limit, false)).expect("serializes");
+            let cfg: sim::SimConfig = toml::from_str(&text).expect("loads");
+            assert!(!cfg.instruments.is_empty());
+            for i in &cfg.instruments {
+                assert_eq!(
+                    (i.max_symbol_order_num, i.max_product_order_num),
+                    (0, 0),
+                    "{} with query limit {query_limit}",
+                    i.symbol
+                );
+            }
+            assert_eq!(cfg.rate_limits.enabled, query_limit > 0);
+            if query_limit > 0 {
+                assert_eq!(cfg.rate_limits.queries, query_limit);
+            }
+        }
+        let demo = sim::SimConfig::demo();
+        let capped = venue_config(0, true);
+        for (a, b) in capped.instruments.iter().zip(&demo.instruments) {
+            assert_eq!(
+                (a.max_symbol_order_num, a.max_product_order_num),
+                (b.max_symbol_order_num, b.max_product_order_num)
+            );
+            assert!(a.max_symbol_order_num > 0);
+        }
     }
 }
