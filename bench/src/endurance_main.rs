@@ -1,7 +1,9 @@
 //! `endurance`: millions of orders through the real gateway process with SIGKILL restarts,
 //! printing RSS, tracker size, journal bytes and per-interval latency every `--interval` orders,
-//! then the issue-23 goals (see `bench::endurance`). Exits 2 when the run could not be carried
-//! out; the goals are printed, never asserted.
+//! then the issue-23 goals (see `bench::endurance`). The goals are printed, never asserted;
+//! the run's checks are (`bench::endurance::failures`: every order accepted, none refused but
+//! NotApplied, none lost or left live, the restarts and rollovers gone through): exits 1 when
+//! one fails, 2 when the run could not be carried out.
 
 use clap::Parser;
 
@@ -80,6 +82,12 @@ struct Args {
     /// across restarts and rollovers (a count that drifts up refuses orders and fails the run).
     #[arg(long)]
     venue_caps: bool,
+    /// Seconds without an order accepted after which the run stops as stalled (and fails).
+    #[arg(long, default_value_t = 60)]
+    stall_secs: u64,
+    /// Seconds after which a run still placing stops and fails (0: no limit).
+    #[arg(long, default_value_t = 0)]
+    deadline_secs: u64,
 }
 
 fn main() {
@@ -122,6 +130,9 @@ fn main() {
         rollover: args.rollover_every,
         venue_query_limit: args.venue_query_limit,
         venue_caps: args.venue_caps,
+        stall: std::time::Duration::from_secs(args.stall_secs.max(1)),
+        deadline: (args.deadline_secs > 0)
+            .then(|| std::time::Duration::from_secs(args.deadline_secs)),
     };
     match bench::endurance::run(&opts) {
         Ok(outcome) => {
@@ -131,6 +142,11 @@ fn main() {
                     Ok(()) => println!("plot: {}", path.display()),
                     Err(e) => eprintln!("endurance: {e}"),
                 }
+            }
+            let failed = bench::endurance::failures(&outcome, &opts);
+            if !failed.is_empty() {
+                eprintln!("endurance FAILED: {}", failed.join("; "));
+                std::process::exit(1);
             }
         }
         Err(e) => {
