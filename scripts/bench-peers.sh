@@ -19,7 +19,7 @@
 # of the peers' orders cost it nothing.
 #
 # Usage: scripts/bench-peers.sh [--iterations N] [--warmup N] [--pin-gateway] [--debug | --release]
-#                               [--smoke]
+#                               [--no-build] [--smoke]
 #   --iterations N   recorded iterations per client (env BENCH_PEERS_ITERATIONS; default 2000)
 #   --warmup N       iterations before those, not recorded (env BENCH_PEERS_WARMUP; default 200)
 #   --pin-gateway    pin the gateway's io thread to core 0 and its tracker to core 1 ([io] core,
@@ -27,6 +27,7 @@
 #                    example configuration's defaults.
 #   --debug          build and run the debug binaries (the figures are then not the gateway's);
 #   --release        the release ones (the default, but with --smoke)
+#   --no-build       use the binaries already built (bitget-sim, gateway, peers)
 #   --smoke          the test command's run (scripts/bench-smoke.sh): debug unless --release, 50
 #                    iterations after 10 (unless given), and skipped (exit 0, with a message)
 #                    when Node.js, npm, Python 3 with venv or curl is missing rather than
@@ -46,11 +47,13 @@ WARMUP=${BENCH_PEERS_WARMUP:-}
 PIN_GATEWAY=${BENCH_PEERS_PIN_GATEWAY:-0}
 PROFILE=""
 SMOKE=0
+BUILD=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --debug) PROFILE=debug; shift ;;
         --release) PROFILE=release; shift ;;
         --smoke) SMOKE=1; shift ;;
+        --no-build) BUILD=0; shift ;;
         --iterations) ITERATIONS=${2:-}; shift 2 || shift ;;
         --iterations=*) ITERATIONS=${1#*=}; shift ;;
         --warmup) WARMUP=${2:-}; shift 2 || shift ;;
@@ -93,10 +96,12 @@ export BENCH_ITERATIONS="$ITERATIONS" BENCH_WARMUP="$WARMUP" BENCH_CLIENTS_DIR="
 source "$ROOT/scripts/lib/clients.sh"
 install_clients bench-peers
 
-echo "== bench-peers: build ($PROFILE) bitget-sim, gateway, peers"
-build_flags=()
-[ "$PROFILE" = release ] && build_flags=(--release)
-cargo build "${build_flags[@]}" --quiet -p sim --bin bitget-sim -p gateway --bin gateway -p bench --bin peers
+if [ "$BUILD" = 1 ]; then
+    echo "== bench-peers: build ($PROFILE) bitget-sim, gateway, peers"
+    build_flags=()
+    [ "$PROFILE" = release ] && build_flags=(--release)
+    cargo build "${build_flags[@]}" --quiet -p sim --bin bitget-sim -p gateway --bin gateway -p bench --bin peers
+fi
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 WORK=$(mktemp -d)
 # Private copies: a shared target dir may be rebuilt by another checkout meanwhile.
