@@ -142,6 +142,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Each log exists before its process starts: the waits below read it at once (a background
+# process opens its redirections only once it runs; awk on a missing file ended the script).
+: >"$WORK/sim.out"
+: >"$WORK/sim.err"
 "$WORK/bitget-sim" --config config/sim.example.toml --listen 127.0.0.1:0 \
     --cert-out "$WORK/sim-ca.pem" >"$WORK/sim.out" 2>"$WORK/sim.err" &
 SIM_PID=$!
@@ -227,6 +231,8 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # (a) The gateway, started for its turn only: it subscribes to the account's pushes, which the
 # other clients' orders would otherwise also cost it (and the simulator) while they run.
+: >"$WORK/gateway-process.out"
+: >"$WORK/gateway-process.err"
 "$WORK/gateway" --config "$WORK/gateway.toml" >"$WORK/gateway-process.out" 2>"$WORK/gateway-process.err" &
 GW_PID=$!
 GW_ADDR=""
