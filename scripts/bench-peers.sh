@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Peers side by side (issue 12 item 5): one release `bitget-sim` (TLS, config/sim.example.toml,
-# ephemeral port) and four clients that run, one after the other and one request in flight, the
-# same flow many times: place a resting limit buy → wait for its ack → cancel it → wait for the
-# cancel's ack. Prints one table of the place and cancel round trips (p50/p90/p99/p99.9, µs)
+# Peers side by side (issue 12 item 5): one `bitget-sim` (release unless --debug; TLS,
+# config/sim.example.toml, ephemeral port) and four clients that run, one after the other and
+# one request in flight, the same flow many times: place a resting limit buy → wait for its ack
+# → cancel it → wait for the cancel's ack. Prints one table of the place and cancel round trips (p50/p90/p99/p99.9, µs)
 # per client and each peer's ratio to the gateway (peer / gateway: above 1, the gateway is
 # faster).
 #
@@ -18,26 +18,42 @@
 # others. The gateway runs alone (it is stopped before the peers start), so the account's pushes
 # of the peers' orders cost it nothing.
 #
-# Usage: scripts/bench-peers.sh [--iterations N] [--warmup N] [--pin-gateway]
+# Usage: scripts/bench-peers.sh [--iterations N] [--warmup N] [--pin-gateway] [--debug | --release]
+#                               [--no-build] [--smoke]
 #   --iterations N   recorded iterations per client (env BENCH_PEERS_ITERATIONS; default 2000)
 #   --warmup N       iterations before those, not recorded (env BENCH_PEERS_WARMUP; default 200)
 #   --pin-gateway    pin the gateway's io thread to core 0 and its tracker to core 1 ([io] core,
 #                    [tracker] core; env BENCH_PEERS_PIN_GATEWAY=1). Default: not pinned, the
 #                    example configuration's defaults.
+#   --debug          build and run the debug binaries (the figures are then not the gateway's);
+#   --release        the release ones (the default, but with --smoke)
+#   --no-build       use the binaries already built (bitget-sim, gateway, peers)
+#   --smoke          the test command's run (scripts/bench-smoke.sh): debug unless --release, 50
+#                    iterations after 10 (unless given), and skipped (exit 0, with a message)
+#                    when Node.js, npm, Python 3 with venv or curl is missing rather than
+#                    installed
 # Installs the pinned clients like scripts/client-tests.sh (npm ci in tests/clients, pip
-# --require-hashes into .venv-clients/), builds the release binaries, stops every process it
-# started on exit, and exits non-zero if any client fails. Not part of scripts/test.sh.
+# --require-hashes into .venv-clients/), builds the binaries (release unless --debug), stops every
+# process it started on exit, and exits non-zero if any client fails (a refused or unanswered
+# request, or no answer for 10 s, fails a client).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 CLIENTS="$ROOT/tests/clients"
 VENV="$ROOT/.venv-clients"
 
-ITERATIONS=${BENCH_PEERS_ITERATIONS:-2000}
-WARMUP=${BENCH_PEERS_WARMUP:-200}
+ITERATIONS=${BENCH_PEERS_ITERATIONS:-}
+WARMUP=${BENCH_PEERS_WARMUP:-}
 PIN_GATEWAY=${BENCH_PEERS_PIN_GATEWAY:-0}
+PROFILE=""
+SMOKE=0
+BUILD=1
 while [ $# -gt 0 ]; do
     case "$1" in
+        --debug) PROFILE=debug; shift ;;
+        --release) PROFILE=release; shift ;;
+        --smoke) SMOKE=1; shift ;;
+        --no-build) BUILD=0; shift ;;
         --iterations) ITERATIONS=${2:-}; shift 2 || shift ;;
         --iterations=*) ITERATIONS=${1#*=}; shift ;;
         --warmup) WARMUP=${2:-}; shift 2 || shift ;;
@@ -47,6 +63,24 @@ while [ $# -gt 0 ]; do
         *) echo "bench-peers: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
 done
+if [ -z "$PROFILE" ]; then
+    if [ "$SMOKE" = 1 ]; then PROFILE=debug; else PROFILE=release; fi
+fi
+if [ "$SMOKE" = 1 ]; then
+    ITERATIONS=${ITERATIONS:-50}
+    WARMUP=${WARMUP:-10}
+    missing=""
+    command -v node >/dev/null 2>&1 || missing="$missing node"
+    command -v npm >/dev/null 2>&1 || missing="$missing npm"
+    command -v curl >/dev/null 2>&1 || missing="$missing curl"
+    python3 -c "import venv, ensurepip" >/dev/null 2>&1 || missing="$missing python3-venv"
+    if [ -n "$missing" ]; then
+        echo "bench-peers: SKIPPED (smoke): missing$missing (the peers are Node.js and Python clients)"
+        exit 0
+    fi
+fi
+ITERATIONS=${ITERATIONS:-2000}
+WARMUP=${WARMUP:-200}
 if ! [[ "$ITERATIONS" =~ ^[1-9][0-9]*$ ]] || ! [[ "$WARMUP" =~ ^[0-9]+$ ]]; then
     echo "bench-peers: --iterations must be a positive integer, --warmup a non-negative one" >&2
     exit 2
@@ -62,13 +96,17 @@ export BENCH_ITERATIONS="$ITERATIONS" BENCH_WARMUP="$WARMUP" BENCH_CLIENTS_DIR="
 source "$ROOT/scripts/lib/clients.sh"
 install_clients bench-peers
 
-echo "== bench-peers: build (release) bitget-sim, gateway, peers"
-cargo build --release --quiet -p sim --bin bitget-sim -p gateway --bin gateway -p bench --bin peers
+if [ "$BUILD" = 1 ]; then
+    echo "== bench-peers: build ($PROFILE) bitget-sim, gateway, peers"
+    build_flags=()
+    [ "$PROFILE" = release ] && build_flags=(--release)
+    cargo build "${build_flags[@]}" --quiet -p sim --bin bitget-sim -p gateway --bin gateway -p bench --bin peers
+fi
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 WORK=$(mktemp -d)
 # Private copies: a shared target dir may be rebuilt by another checkout meanwhile.
 for b in bitget-sim gateway peers; do
-    cp "$TARGET_DIR/release/$b" "$WORK/$b"
+    cp "$TARGET_DIR/$PROFILE/$b" "$WORK/$b"
 done
 
 SIM_PID=""
@@ -104,6 +142,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# Each log exists before its process starts: the waits below read it at once (a background
+# process opens its redirections only once it runs; awk on a missing file ended the script).
+: >"$WORK/sim.out"
+: >"$WORK/sim.err"
 "$WORK/bitget-sim" --config config/sim.example.toml --listen 127.0.0.1:0 \
     --cert-out "$WORK/sim-ca.pem" >"$WORK/sim.out" 2>"$WORK/sim.err" &
 SIM_PID=$!
@@ -189,6 +231,8 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # (a) The gateway, started for its turn only: it subscribes to the account's pushes, which the
 # other clients' orders would otherwise also cost it (and the simulator) while they run.
+: >"$WORK/gateway-process.out"
+: >"$WORK/gateway-process.err"
 "$WORK/gateway" --config "$WORK/gateway.toml" >"$WORK/gateway-process.out" 2>"$WORK/gateway-process.err" &
 GW_PID=$!
 GW_ADDR=""

@@ -25,3 +25,7 @@ cargo test --workspace --all-targets
 # Paper trading in one command (docs/paper.md): bitget-sim + gateway with config/paper/, one order
 # through the Python example (it must fill), a clean stop; fixed ports 18443, 7001 and 9184.
 ./scripts/paper.sh --smoke
+# Every bench at a smoke size, with the debug binaries `cargo test` built (endurance with a
+# restart and rollovers, load on both venues, burst, memory, hostile, the peers where Node.js and
+# Python are present): each must carry every order it places; no time is judged.
+./scripts/bench-smoke.sh --no-build

@@ -260,6 +260,29 @@ fn storm(
     })
 }
 
+impl BurstResult {
+    /// What makes the storm fail (`None`: it passed): a cancel refused or an order not
+    /// reported Canceled before the deadline, or the venue not having applied every cancel.
+    /// The times are never judged.
+    pub fn failure(&self) -> Option<String> {
+        if self.refused > 0 {
+            return Some(format!(
+                "{}: {} of {} orders not cancelled (OrderCancelReject or no Canceled report)",
+                self.scenario.name(),
+                self.refused,
+                self.orders
+            ));
+        }
+        if self.at_venue.is_none() {
+            return Some(format!(
+                "{}: the venue did not apply every cancel",
+                self.scenario.name()
+            ));
+        }
+        None
+    }
+}
+
 /// Prints the results as a table.
 pub fn print(results: &[BurstResult]) {
     let ms = |d: Option<Duration>| {

@@ -1,6 +1,8 @@
 //! `burst`: a cancel storm through the gateway (see `bench::burst`): N resting orders
 //! cancelled at once, with the rate budget off, on (one cancel each), and on with one
 //! OrderMassCancelRequest; how long until the last cancel reached the venue and was answered.
+//! Exits 1 when a storm could not run or did not cancel every order at the venue
+//! (`BurstResult::failure`); the times are printed, never judged.
 
 use clap::Parser;
 
@@ -46,4 +48,9 @@ fn main() {
     }
     println!();
     bench::burst::print(&results);
+    let failed: Vec<String> = results.iter().filter_map(|r| r.failure()).collect();
+    if !failed.is_empty() {
+        eprintln!("burst FAILED: {}", failed.join("; "));
+        std::process::exit(1);
+    }
 }

@@ -1,6 +1,9 @@
 //! The `hostile` bench: the real `gateway` binary, as a child process trading on a
-//! `bitget-sim` child process, under hostile load on its strategy port. It prints figures, it
-//! asserts nothing:
+//! `bitget-sim` child process, under hostile load on its strategy port. It prints figures and
+//! judges none of them; it fails ([`run`] errs) only when the gateway does not live through it
+//! (see [`failures`]: a gateway that exited, a session established before a burst that could
+//! not trade during it, no new session admitted within 15 s of a burst, none after the
+//! descriptors ran out):
 //!
 //! 1. **Admission**: a burst of idle TCP connections that never send Negotiate, at the
 //!    gateway's default limits: how many it holds, how many it closes at once, and whether a
@@ -1782,7 +1785,61 @@ pub fn run(opts: &HostileOptions) -> Result<(), String> {
         "{}",
         summary(adm.as_ref(), mem.as_ref(), &fair, exh.as_ref())
     );
-    Ok(())
+    let failed = failures(adm.as_ref(), mem.as_ref(), &fair, exh.as_ref());
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("FAILED: {}", failed.join("; ")))
+    }
+}
+
+/// What makes the bench fail (empty: it passed): what the gateway must do under hostile load
+/// whatever the machine, never a figure. Every section's gateway still running at its end; a
+/// session established before the idle burst keeps trading during it, and a new session is
+/// admitted within 15 s of it (the handshake timeout, 5 s, ends the idle ones); a session is
+/// established after the descriptors ran out and the idle connections closed.
+fn failures(
+    adm: Option<&Admission>,
+    mem: Option<&Memory>,
+    fair: &[Fairness],
+    exh: Option<&Exhaustion>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut alive = |section: &str, state: &str| {
+        if state != "running" {
+            out.push(format!("{section}: the gateway {state}"));
+        }
+    };
+    if let Some(a) = adm {
+        alive("admission", &a.state);
+    }
+    if let Some(m) = mem {
+        alive("memory", &m.state);
+    }
+    for f in fair {
+        alive(&format!("fairness ({})", f.kind.name()), &f.state);
+    }
+    if let Some(e) = exh {
+        alive("exhaustion", &e.state);
+    }
+    if let Some(a) = adm {
+        if let Err(e) = &a.trades {
+            out.push(format!(
+                "admission: the session established before the burst could not trade ({e})"
+            ));
+        }
+        if a.admitted_after.is_none() {
+            out.push("admission: no new session admitted within 15 s of the burst".into());
+        }
+    }
+    if let Some(e) = exh {
+        if let Err(err) = &e.session {
+            out.push(format!(
+                "exhaustion: no session established afterwards ({err})"
+            ));
+        }
+    }
+    out
 }
 
 /// One paragraph over whatever ran.

@@ -753,6 +753,28 @@ pub fn run(opts: &LoadOptions) -> Result<(LoadOutcome, gateway::engine::GatewayR
     result.map(|o| (o, report))
 }
 
+/// What makes a run of explicit rates (`--rates`) fail (empty: it passed): a step, of the
+/// gateway or of the floor, that sent nothing, lost a request (no answer within [`DRAIN`] of the
+/// step's end) or had one refused. Latency is never judged. A step-up (no `--rates`) looks for
+/// the rate where requests start to be lost, so its losses are its answer, not a failure.
+pub fn failures(o: &LoadOutcome, opts: &LoadOptions) -> Vec<String> {
+    if opts.rates.is_empty() {
+        return Vec::new();
+    }
+    let gateway = o.steps.iter().map(|s| ("gateway", s));
+    let floor = o.floor.iter().map(|s| ("floor", s));
+    gateway
+        .chain(floor)
+        .filter(|(_, s)| s.sent == 0 || s.lost > 0 || s.rejected > 0)
+        .map(|(who, s)| {
+            format!(
+                "{who} at {}/s: {} sent, {} lost, {} refused",
+                s.rate, s.sent, s.lost, s.rejected
+            )
+        })
+        .collect()
+}
+
 fn us(ns: u64) -> f64 {
     ns as f64 / 1_000.0
 }

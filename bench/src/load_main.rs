@@ -30,7 +30,9 @@ struct Args {
     /// Arrival process.
     #[arg(long, value_enum, default_value = "constant")]
     arrivals: ArrivalsArg,
-    /// Run these rates (requests/s, comma-separated) instead of stepping up.
+    /// Run these rates (requests/s, comma-separated) instead of stepping up. Each must be
+    /// carried whole: a request lost or refused at one of them (or at the floor) makes the
+    /// run exit 1 (after the tables).
     #[arg(long, value_delimiter = ',')]
     rates: Vec<u64>,
     /// First rate of the step-up (requests/s).
@@ -144,6 +146,11 @@ fn main() {
                     Ok(files) => println!("plots: {files}"),
                     Err(e) => eprintln!("load: {e}"),
                 }
+            }
+            let failed = bench::load::failures(&outcome, &opts);
+            if !failed.is_empty() {
+                eprintln!("load FAILED: {}", failed.join("; "));
+                std::process::exit(1);
             }
         }
         Err(e) => {

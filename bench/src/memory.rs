@@ -71,12 +71,20 @@ struct Session {
 }
 
 impl Session {
-    /// Places `n` resting buys, `window` in flight at a time; errors on a refusal.
+    /// Places `n` resting buys, `window` in flight at a time; errors on a refusal, or when
+    /// no acknowledgement comes for [`ACK_WAIT`] (other messages, such as heartbeats, do not
+    /// count: the run fails rather than waits).
     fn place(&mut self, n: usize, window: usize) -> Result<(), String> {
         let price = price_at(&self.market, "0.5");
         let mut sent = 0;
         let mut acked = 0;
+        let mut last_ack = std::time::Instant::now();
         while acked < n {
+            if last_ack.elapsed() > ACK_WAIT {
+                return Err(format!(
+                    "{acked} of {n} orders acknowledged, then none for {ACK_WAIT:?}"
+                ));
+            }
             while sent < n && sent - acked < window {
                 let m = self.market;
                 let order = limit_buy(self.next_cl, m.symbol, m.category, price, m.qty);
@@ -87,7 +95,10 @@ impl Session {
                 sent += 1;
             }
             match self.client.recv(ACK_WAIT) {
-                Ok(Some(Received::Exec(er))) if er.exec_type == ExecType::New => acked += 1,
+                Ok(Some(Received::Exec(er))) if er.exec_type == ExecType::New => {
+                    acked += 1;
+                    last_ack = std::time::Instant::now();
+                }
                 Ok(Some(Received::Exec(er))) => {
                     return Err(format!(
                         "order {} answered {:?} ({:?})",

@@ -97,6 +97,15 @@ pub struct EnduranceOptions {
     /// gateway (`[rate.overrides]`), so that restarts show what pacing at the venue's rate
     /// costs; 0 (the default): the simulator's quotas stay off, the gateway paces nothing.
     pub venue_query_limit: u32,
+    /// Keep Bitget's open-order caps at the simulator (and so at the gateway, which reads
+    /// them from the instruments response): see [`venue_config`]. Off by default (the kept-open
+    /// orders are far more than the caps allow).
+    pub venue_caps: bool,
+    /// No order accepted for this long ends the run as stalled (a failure).
+    pub stall: Duration,
+    /// The run fails, rather than waits, when it is still placing after this long (`None`:
+    /// no limit).
+    pub deadline: Option<Duration>,
 }
 
 /// The `[strategy] rollover` schedule for `--rollover-every`: a bare duration (`60s`, `5m`,
@@ -230,8 +239,10 @@ pub struct EnduranceOutcome {
     pub elapsed: Duration,
     /// Interval-log lines the bench could not read.
     pub bad_hlog_lines: u64,
-    /// The run stopped early (no order accepted for a minute).
+    /// The run stopped early (no order accepted for [`EnduranceOptions::stall`]).
     pub stalled: bool,
+    /// The run stopped early: still placing at [`EnduranceOptions::deadline`].
+    pub timed_out: bool,
 }
 
 /// Parses `section.key=value` (the last dot splits section from key; the value is TOML).
@@ -273,19 +284,29 @@ impl<'a> Venue<'a> {
     }
 }
 
-/// The demo simulator with only the query endpoints' per-UID quotas on, at `per_s` each (the
-/// trade ops stay unthrottled: the bench places thousands of orders a second).
+/// The simulator's configuration for a run: the demo venue, with the query endpoints' per-UID
+/// quotas at `query_limit` requests/s each when above 0 (the trade ops stay unthrottled: the
+/// bench places thousands of orders a second).
 ///
-/// The open-order caps are off (`maxSymbolOrderNum` / `maxProductOrderNum` 0, served as "not
-/// set"): the bench keeps `--open` orders resting (10 000 by default) to time a restart that
-/// reconciles them, far above Bitget's 200 per symbol / 400 per product line, which would
-/// refuse them with `25211` (and the gateway first).
-fn query_limited_sim(per_s: u32) -> sim::SimConfig {
+/// Bitget's open-order caps (`maxSymbolOrderNum` 200 / `maxProductOrderNum` 400, `25211`) are
+/// off unless `caps` (0, served as "not set", so the gateway does not apply them either): the
+/// bench keeps `--open` orders resting (10 000 by default) to time a restart that reconciles
+/// them, far above the caps, which would refuse all but the first 200 per symbol (the gateway
+/// first, OrderExceedsLimit). Every run goes through here, whatever `--venue-query-limit`
+/// says (a run without quotas once started the demo venue as it is, caps on, and stalled at
+/// 800 orders). With `caps` (`--venue-caps`) the caps stay as Bitget has them: a run that keeps
+/// fewer orders open than they allow then checks that the gateway's count of open orders
+/// stays right across restarts and rollovers.
+pub fn venue_config(query_limit: u32, caps: bool) -> sim::SimConfig {
     let mut cfg = sim::SimConfig::demo();
-    cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(per_s);
-    for i in &mut cfg.instruments {
-        i.max_symbol_order_num = 0;
-        i.max_product_order_num = 0;
+    if query_limit > 0 {
+        cfg.rate_limits = sim::ratelimit::RateLimitConfig::queries_only(query_limit);
+    }
+    if !caps {
+        for i in &mut cfg.instruments {
+            i.max_symbol_order_num = 0;
+            i.max_product_order_num = 0;
+        }
     }
     cfg
 }
@@ -634,11 +655,7 @@ pub fn run(opts: &EnduranceOptions) -> Result<EnduranceOutcome, String> {
             let _ = std::fs::remove_file(p);
         }
     }
-    let sim = if opts.venue_query_limit > 0 {
-        SimChild::start_with(Some(&query_limited_sim(opts.venue_query_limit)))?
-    } else {
-        SimChild::start()?
-    };
+    let sim = SimChild::start_with(Some(&venue_config(opts.venue_query_limit, opts.venue_caps)))?;
     let markets = crate::rig::markets(&sim::SimConfig::demo());
     if markets.is_empty() {
         return Err("the simulator configuration has no liquid symbol".into());
@@ -747,9 +764,21 @@ fn conduct(c: &mut Conductor) -> Result<(), String> {
         let done = c.shared.accepted.load(Ordering::Relaxed);
         if done != last_progress.0 {
             last_progress = (done, Instant::now());
-        } else if last_progress.1.elapsed() > Duration::from_secs(60) {
+        } else if last_progress.1.elapsed() > c.opts.stall {
             c.out.stalled = true;
-            println!("STALLED: no order accepted for 60 s at {done} orders");
+            println!(
+                "STALLED: no order accepted for {:.0?} at {done} orders",
+                c.opts.stall
+            );
+            c.complete_rows(true);
+            return Ok(());
+        }
+        if c.opts.deadline.is_some_and(|d| c.started.elapsed() > d) {
+            c.out.timed_out = true;
+            println!(
+                "DEADLINE: {done} of {total} orders accepted after {:.0?}",
+                c.started.elapsed()
+            );
             c.complete_rows(true);
             return Ok(());
         }
@@ -1274,9 +1303,117 @@ pub fn print_summary(o: &EnduranceOutcome, opts: &EnduranceOptions) {
         };
         println!("{verdict:>12}: {} — {}", g.name, g.figures);
     }
-    if o.stalled {
-        println!("the run STALLED: no order accepted for 60 s");
+    if !s.reject_reasons.is_empty() {
+        let list: Vec<String> = s
+            .reject_reasons
+            .iter()
+            .map(|(reason, (n, text))| format!("{reason} {n} (\"{text}\")"))
+            .collect();
+        println!("rejects by reason: {}", list.join(", "));
     }
+    println!("-- checks (the run fails on any) --");
+    let failed = failures(o, opts);
+    if failed.is_empty() {
+        println!(
+            "      passed: every order accepted, none refused but NotApplied, none lost, \
+             abandoned or left live, no sequence regression, every restart done{}",
+            if opts.rollover.is_some() {
+                ", rollovers gone through without loss"
+            } else {
+                ""
+            }
+        );
+    }
+    for f in &failed {
+        println!("      FAILED: {f}");
+    }
+}
+
+/// The period of a rollover schedule `every N<s|m|h>` (`None` for a daily or weekly one).
+fn every_period(schedule: &str) -> Option<Duration> {
+    let v = schedule.strip_prefix("every ")?.trim();
+    let (n, unit) = v.split_at(v.find(|c: char| !c.is_ascii_digit())?);
+    let n: u64 = n.parse().ok()?;
+    let secs = match unit.trim() {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3_600,
+        _ => return None,
+    };
+    Some(Duration::from_secs(secs))
+}
+
+/// What makes a run fail (empty: it passed): the bench could not do what it should have.
+/// Timing is never judged here (the goals are printed, not asserted); these are the orders and
+/// the sessions: every order placed up to `--orders` accepted (a stall or the deadline ends the
+/// run short), none refused for a reason other than NotApplied (the gateway not ready yet
+/// around a restart: the session backs off and places again), none abandoned without a report,
+/// given up as unknown to the gateway or still live after the wind-down, no sequence number
+/// going back, no old-epoch message lost at a rollover, every restart asked for done, and, with
+/// a rollover every N, at least one rollover in a run that lasted three periods.
+pub fn failures(o: &EnduranceOutcome, opts: &EnduranceOptions) -> Vec<String> {
+    let s = &o.counts;
+    let mut out = Vec::new();
+    if o.stalled {
+        out.push(format!("stalled: no order accepted for {:.0?}", opts.stall));
+    }
+    if o.timed_out {
+        out.push(format!(
+            "still placing at the deadline ({:.0?})",
+            opts.deadline.unwrap_or_default()
+        ));
+    }
+    if s.accepted < opts.orders {
+        out.push(format!(
+            "{} of {} orders accepted ({} placed)",
+            s.accepted, opts.orders, s.placed
+        ));
+    }
+    for (reason, (n, text)) in &s.reject_reasons {
+        if reason != "NotApplied" {
+            out.push(format!("{n} orders refused {reason} (\"{text}\")"));
+        }
+    }
+    let lost: usize = o.rollovers.iter().map(|r| r.lost_held).sum();
+    for (n, what) in [
+        (s.abandoned, "orders abandoned (no report for a minute)"),
+        (
+            s.unknown_orders,
+            "orders given up as unknown to the gateway",
+        ),
+        (s.seq_regressions, "sequence regressions"),
+        (
+            o.live_at_end as u64,
+            "orders still live after the wind-down",
+        ),
+        (
+            lost as u64,
+            "old-epoch messages lost in a gap at a rollover",
+        ),
+    ] {
+        if n > 0 {
+            out.push(format!("{n} {what}"));
+        }
+    }
+    let mut asked: Vec<u32> = opts.restarts.clone();
+    asked.sort_unstable();
+    asked.dedup();
+    if !o.stalled && !o.timed_out && o.restarts.len() < asked.len() {
+        out.push(format!(
+            "{} of {} restarts done",
+            o.restarts.len(),
+            asked.len()
+        ));
+    }
+    if let Some(period) = opts.rollover.as_deref().and_then(every_period) {
+        if o.rollovers.is_empty() && o.elapsed > 3 * period {
+            out.push(format!(
+                "no session rolled over in {:.0?} with a rollover every {period:.0?}",
+                o.elapsed
+            ));
+        }
+    }
+    out
 }
 
 /// Draws RSS, journal bytes and per-leg p99.9 against orders done (`--plot`).
@@ -1368,6 +1505,9 @@ mod tests {
             reference_pct: 10,
             rollover: None,
             venue_query_limit: 0,
+            venue_caps: false,
+            stall: Duration::from_secs(60),
+            deadline: None,
         }
     }
 
@@ -1489,5 +1629,107 @@ mod tests {
             Default::default(),
             "no rollover unless asked for"
         );
+    }
+
+    /// The regression of issue 37: a run without `--venue-query-limit` started the demo venue
+    /// as it is, with Bitget's open-order caps, and the gateway refused every order past 200 per
+    /// symbol (800 of the default run) OrderExceedsLimit. Every run's simulator, written as the
+    /// bench writes it for `bitget-sim --config`, has the caps off unless asked for.
+    #[test]
+    fn the_venue_has_no_open_order_caps_in_every_mode_unless_asked_for() {
+        for query_limit in [0, 20] {
+            let text = toml::to_string(&venue_config(query_limit, false)).expect("serializes");
+            let cfg: sim::SimConfig = toml::from_str(&text).expect("loads");
+            assert!(!cfg.instruments.is_empty());
+            for i in &cfg.instruments {
+                assert_eq!(
+                    (i.max_symbol_order_num, i.max_product_order_num),
+                    (0, 0),
+                    "{} with query limit {query_limit}",
+                    i.symbol
+                );
+            }
+            assert_eq!(cfg.rate_limits.enabled, query_limit > 0);
+            if query_limit > 0 {
+                assert_eq!(cfg.rate_limits.queries, query_limit);
+            }
+        }
+        let demo = sim::SimConfig::demo();
+        let capped = venue_config(0, true);
+        for (a, b) in capped.instruments.iter().zip(&demo.instruments) {
+            assert_eq!(
+                (a.max_symbol_order_num, a.max_product_order_num),
+                (b.max_symbol_order_num, b.max_product_order_num)
+            );
+            assert!(a.max_symbol_order_num > 0);
+        }
+    }
+
+    fn outcome(accepted: u64) -> EnduranceOutcome {
+        EnduranceOutcome {
+            counts: SessionCounts {
+                placed: accepted,
+                accepted,
+                ..SessionCounts::default()
+            },
+            restarts: vec![
+                Restart {
+                    pct: 10,
+                    orders: 0,
+                    open: 0,
+                    journal_bytes: 0,
+                    listen_ms: 0.0,
+                    ready_ms: 0.0,
+                    sessions_ms: 0.0,
+                    phases: None,
+                };
+                2
+            ],
+            elapsed: Duration::from_secs(10),
+            ..EnduranceOutcome::default()
+        }
+    }
+
+    #[test]
+    fn a_run_fails_on_a_short_count_a_refusal_a_loss_or_a_missing_rollover() {
+        let opts = options(&[]);
+        assert_eq!(failures(&outcome(1_000), &opts), Vec::<String>::new());
+        let short = failures(&outcome(800), &opts);
+        assert_eq!(short, vec!["800 of 1000 orders accepted (800 placed)"]);
+        let mut refused = outcome(1_000);
+        refused.counts.reject_reasons.insert(
+            "OrderExceedsLimit".into(),
+            (
+                3,
+                "pre-empts 25211: 200 open orders (maxSymbolOrderNum)".into(),
+            ),
+        );
+        refused
+            .counts
+            .reject_reasons
+            .insert("NotApplied".into(), (2, "not ready".into()));
+        assert_eq!(
+            failures(&refused, &opts),
+            vec!["3 orders refused OrderExceedsLimit (\"pre-empts 25211: 200 open orders (maxSymbolOrderNum)\")"]
+        );
+        let mut lost = outcome(1_000);
+        lost.counts.abandoned = 1;
+        lost.live_at_end = 2;
+        lost.stalled = true;
+        assert_eq!(failures(&lost, &opts).len(), 3);
+        let mut rolling = options(&[]);
+        rolling.rollover = Some("every 2s".into());
+        assert_eq!(
+            failures(&outcome(1_000), &rolling),
+            vec!["no session rolled over in 10s with a rollover every 2s"]
+        );
+        rolling.rollover = Some("every 5s".into());
+        assert_eq!(failures(&outcome(1_000), &rolling), Vec::<String>::new());
+        assert_eq!(every_period("every 90s"), Some(Duration::from_secs(90)));
+        assert_eq!(every_period("every 2m"), Some(Duration::from_secs(120)));
+        assert_eq!(every_period("daily 22:00"), None);
+        let mut one_restart = outcome(1_000);
+        one_restart.restarts.pop();
+        assert_eq!(failures(&one_restart, &opts), vec!["1 of 2 restarts done"]);
     }
 }

@@ -163,6 +163,8 @@ pub struct SessionCounts {
     /// Orders given up because the gateway answered UnknownOrder to repeated cancels (their
     /// end was reported in an epoch or process whose reports never arrived).
     pub unknown_orders: u64,
+    /// Orders rejected, by OrdRejReason (`Debug` name): how many, and the first one's text.
+    pub reject_reasons: BTreeMap<String, (u64, String)>,
 }
 
 impl SessionCounts {
@@ -191,6 +193,12 @@ impl SessionCounts {
         ];
         for (a, v) in pairs {
             *a += v;
+        }
+        for (reason, (n, text)) in &b.reject_reasons {
+            self.reject_reasons
+                .entry(reason.clone())
+                .or_insert_with(|| (0, text.clone()))
+                .0 += n;
         }
     }
 }
@@ -869,6 +877,14 @@ impl EnduranceSession {
             }
             ExecType::Rejected => {
                 self.counts.rejected += 1;
+                let reason = er
+                    .ord_rej_reason
+                    .map_or_else(|| "none".to_owned(), |r| format!("{r:?}"));
+                self.counts
+                    .reject_reasons
+                    .entry(reason)
+                    .or_insert_with(|| (0, er.text.as_str().to_owned()))
+                    .0 += 1;
                 if er.ord_rej_reason == Some(OrdRejReason::NotApplied)
                     || er.ord_rej_reason == Some(OrdRejReason::ThrottleLimitExceeded)
                 {
