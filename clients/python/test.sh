@@ -53,6 +53,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The logs exist before their processes start: the waits below read them at once (the shell
+# opens a redirection in the child, after `&` has returned: awk found no file and set -e ended
+# the script, exit 2).
+: >"$WORK/sim.out"; : >"$WORK/sim.err"; : >"$WORK/gw.out"; : >"$WORK/gw.err"
 "$WORK/bitget-sim" --config "$ROOT/config/sim.example.toml" --listen 127.0.0.1:0 --no-tls \
     >"$WORK/sim.out" 2>"$WORK/sim.err" &
 SIM_PID=$!
