@@ -42,7 +42,7 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 pub const RESTART_HISTORY_PAGES: usize = 20;
 
 /// Session `session_id`'s order entry as its journal leaves it (`rec`): the epoch, the
-/// ClOrdIDs of its orders not ended (each order with the epoch its clientOid names: an order
+/// ClOrdIDs of its orders not ended and of its held ends (each order with the epoch its clientOid names: an order
 /// carried over a rollover keeps its own), the ClOrdIDs and ListIDs used in the epoch.
 pub fn order_entry(session_id: u64, rec: &Recovered) -> OrderEntry {
     let order_epoch = |root: &u64| rec.root_epochs.get(root).copied().unwrap_or(rec.epoch);
@@ -72,9 +72,12 @@ impl EndedBeforeRestart {
 
     /// Adds what session `session_id`'s journal says.
     pub fn add(&mut self, session_id: u64, rec: &Recovered) {
+        // The held ends (ended orders kept for the next epoch's OrderStatus) ended and were
+        // reported: not live here.
         let live = rec
             .roots
             .values()
+            .filter(|root| !rec.held_ends.contains(root))
             .map(|root| {
                 (
                     *root,
@@ -145,6 +148,14 @@ mod tests {
         assert!(!e.ended(&oid(7, 9)), "never used: not journaled");
         assert!(!e.ended(&oid(8, 1)), "another session");
         assert!(!e.ended("outside-1"));
+        // A held end (ended, kept for the next epoch's OrderStatus) ended.
+        let held = Recovered {
+            held_ends: [2].into(),
+            ..rec
+        };
+        let mut e = EndedBeforeRestart::new();
+        e.add(7, &held);
+        assert!(e.ended(&oid(7, 2)), "held end");
     }
 
     /// A restart reconciles from the newest report of any session less the margin; with no
