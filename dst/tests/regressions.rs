@@ -18,7 +18,6 @@ fn assert_clean(seed: u64, orders: u64, sessions: usize, window: usize) {
         window,
         faults: true,
         keep_trace: false,
-        fence_rollover_gaps: true,
     });
     if sessions != 0 {
         assert_eq!(r.sessions, sessions);
@@ -134,4 +133,21 @@ fn a_rollover_s_status_report_unread_before_the_next_rollover_seed_204191() {
 #[test]
 fn a_clock_step_kept_a_stale_offset_bound_seed_990591() {
     assert_clean(990591, 40, 0, 0);
+}
+
+/// Issue 37 item 3, "Rollover after a crash" (`docs/behaviour.md`), fixed by the journal's
+/// held ends (the fold keeps the ended orders whose end the strategy may not have read, and a
+/// restart rebuilds them in the tracker): an order ends while its strategy is away (here:
+/// cancelled by self-trade prevention right after the strategy's Terminate), the gateway
+/// crashes, and the strategy then asks for a new epoch (Negotiate with the next SessionVerID)
+/// without having read the end. The checkpoint kept only the orders not ended, so the
+/// restored tracker did not know the order and the new epoch's OrderStatus reports left it
+/// out: `liveness: order not closed` (session 102 order 1). Seed 208121 (3 sessions, window
+/// 5, 40 orders each; one rollover, one crash); until then kept out of the sweeps by a fence
+/// (`RunConfig::fence_rollover_gaps`, `--no-fence`), now removed.
+#[test]
+fn issue37_rollover_after_a_crash_reports_an_end_the_strategy_had_not_read_seed_208121() {
+    assert_clean(208121, 40, 0, 0);
+    let r = run(RunConfig::new(208121));
+    assert_eq!((r.sessions, r.window), (3, 5), "the shape of the failure");
 }
