@@ -272,6 +272,7 @@ pub(super) fn run(
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             max_backlog: settings.max_backlog,
+            unseen_tail_ms: settings.tracker.retention.unseen_tail_ms,
             rollover: settings.rollover,
             instruments,
             accounts,
