@@ -151,3 +151,15 @@ fn issue37_rollover_after_a_crash_reports_an_end_the_strategy_had_not_read_seed_
     let r = run(RunConfig::new(208121));
     assert_eq!((r.sessions, r.window), (3, 5), "the shape of the failure");
 }
+
+/// Issue 37, found by the first sweep without the fence: a cancel of an order that had ended
+/// (the strategy sent it before reading the end) was written, then the gateway crashed before
+/// its answer. The journal kept the order as a held end but not the cancel, and the restarted
+/// order entry knew the order (held), so the strategy's resend got OrderCancelReject
+/// DuplicateClOrdID and the cancel was never answered: `liveness: unanswered` (session 101
+/// order 12, cancel sent at 96.283 ms). A cancel or replace of a held end is now kept until
+/// answered (a restart resolves it). Seed 1695 (3 sessions, window 5, 40 orders each; one crash).
+#[test]
+fn issue37_a_cancel_of_a_held_end_cut_off_by_a_crash_is_answered_seed_1695() {
+    assert_clean(1695, 40, 0, 0);
+}

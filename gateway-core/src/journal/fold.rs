@@ -29,10 +29,11 @@
 //! from its time, as the tracker does. A ClOrdID of a held order used again (a later epoch's
 //! new request: the gateway had released it) ends the hold. So the held ends are bounded as
 //! the tracker's unseen hold is: the orders that ended while the strategy was away, and those
-//! of the last `unseen_tail_ms` + [`HELD_MARGIN_MS`] while it is connected. A cancel or replace accepted for an order that had ended already
-//! (the order entry knows it until the tracker evicts it) is not kept: the tracker answers it
-//! at once, and a crash in that window leaves it unanswered (documented in
-//! `docs/behaviour.md`). ExecutionReports answering a repeated ClOrdID (DuplicateOrder) and
+//! of the last `unseen_tail_ms` + [`HELD_MARGIN_MS`] while it is connected. A cancel or replace accepted for a held end is kept until it is
+//! answered (the order back among the orders not ended, ended with a cancel unanswered: a
+//! restart resolves it); one for an order that had ended and left the held ends (the order
+//! entry knows it until the tracker evicts it) is not kept: the tracker answers it at once, and
+//! a crash in that window leaves it unanswered (documented in `docs/behaviour.md`). ExecutionReports answering a repeated ClOrdID (DuplicateOrder) and
 //! OrderCancelRejects for a repeated one (DuplicateClOrdID) name another request's ClOrdID and
 //! change nothing. A report or OrderCancelReject that precedes the record of the ClOrdID it
 //! answers (journals written before batch refusals were journaled ahead of their reports)
@@ -533,6 +534,28 @@ impl JournalFold {
                 o.amends.push(cl);
             }
             self.live.insert(cl, root);
+        } else if let Some(h) = self.held.get_mut(&root) {
+            // A cancel or replace of a held end (sent by a strategy that had not read the end):
+            // the order is kept as one ended with a cancel unanswered until it is answered, so
+            // that a crash before the answer leaves it resolved (answered once) after the
+            // restart, then held again.
+            h.order.cl_ord_ids.push(cl);
+            self.held_live.insert(cl, root);
+            if answered {
+                return;
+            }
+            let end_ms = h.end_ms;
+            if let Some(h) = self.held.remove(&root) {
+                self.held_by_end.remove(&(end_ms, root));
+                let mut o = h.order;
+                for c in &o.cl_ord_ids {
+                    self.held_live.remove(c);
+                    self.live.insert(*c, root);
+                }
+                o.amends.push(cl);
+                o.ended = true;
+                self.orders.insert(root, o);
+            }
         }
     }
 

@@ -679,3 +679,41 @@ fn status_reports_of_a_resting_order_do_not_pile_up_over_rollovers() {
     assert_eq!(f.checkpoint().state.orders[0].reports.len(), 4);
     let _ = seq;
 }
+
+/// A cancel of a held end (its strategy had not read the end) is kept until answered, so a
+/// restart resolves it (answered once; found by the deterministic simulation, seed 1695: the
+/// cancel was written, the gateway crashed before its answer, and it was never answered); once
+/// answered the order is held again.
+#[test]
+fn a_cancel_of_a_held_end_is_kept_until_answered() {
+    let mut b = Vec::new();
+    put_cl_ord_id(&mut b, 1, 1);
+    put_outbound(
+        &mut b,
+        1,
+        Origin::Push,
+        &er_frame(1, 0, 10, OrdStatus::Canceled, 0),
+    );
+    put_cl_ord_id(&mut b, 2, 1); // cancel of 1, sent before the strategy read its end
+    let f = fold(&b);
+    let r = f.recovered();
+    assert_eq!(r.unanswered_amends, [2]);
+    assert!(r.held_ends.is_empty(), "an order with a cancel unanswered");
+    assert_eq!(r.roots.get(&2), Some(&1));
+    assert_eq!(r.reports.len(), 1);
+    // A checkpoint keeps it so.
+    let mut body = Vec::new();
+    f.checkpoint().encode(&mut body);
+    let g = JournalFold::from_checkpoint(&Checkpoint::decode(&body).unwrap()).unwrap();
+    assert_eq!(g.recovered(), r);
+    put_outbound(
+        &mut b,
+        2,
+        Origin::Reply,
+        &ocr_frame(2, 1, CxlRejReason::TooLateToCancel),
+    );
+    let r = fold(&b).recovered();
+    assert!(r.unanswered_amends.is_empty());
+    assert_eq!(r.held_ends, [1].into());
+    assert_eq!(r.roots.get(&2), Some(&1));
+}
