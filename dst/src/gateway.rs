@@ -330,6 +330,19 @@ impl Gateway {
                 &rec.unanswered_since_ms,
                 &rec.unanswered_amends,
             );
+            if rec.status_due {
+                // The gateway stopped while the epoch's OrderStatus reports were being made:
+                // made again, from the restored orders (as `gateway::engine::io`).
+                let order_epochs = rec.epoch_step().map(|(_, o)| o).unwrap_or_default();
+                drive.on_epoch(
+                    &mut sink,
+                    session_id,
+                    rec.epoch,
+                    &order_epochs,
+                    true,
+                    utc_ns,
+                );
+            }
         }
         let notes = recovered.into_iter().map(|(_, n)| n).collect();
         Restarted {

@@ -163,3 +163,18 @@ fn issue37_rollover_after_a_crash_reports_an_end_the_strategy_had_not_read_seed_
 fn issue37_a_cancel_of_a_held_end_cut_off_by_a_crash_is_answered_seed_1695() {
     assert_clean(1695, 40, 0, 0);
 }
+
+/// Issue 37, found by the first sweep without the fence: a strategy asked for a new epoch,
+/// the tracker began making the epoch's OrderStatus reports (a tick's worth at a time) and the
+/// gateway crashed before it had made the one of an order that ended unread while the strategy
+/// was away (session 102 order 20); the restart restored the epoch, not the reports still due,
+/// and the strategy held the order New for ever: `liveness: order not closed`. The journal now
+/// knows which OrderStatus reports of the epoch are still due (`Recovered::status_due`) and the
+/// restart has the tracker make them again. Seed 7886 (3 sessions, window 8, 40 orders each;
+/// two rollovers, one crash); also seeds 9213, 16766, 19605, 31189.
+#[test]
+fn issue37_a_crash_while_a_rollover_reports_its_orders_seed_7886() {
+    for seed in [7886, 9213, 16766, 19605, 31189] {
+        assert_clean(seed, 40, 0, 0);
+    }
+}

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 use crate::session::used_ids::UsedIds;
 
 /// Version of the checkpoint body this build writes (and reads, with [`CHECKPOINT_VERSION_1`]).
-/// Version 2 added [`CheckpointState::held`], [`CheckpointState::presence`] and
-/// [`CheckpointState::now_ms`].
+/// Version 2 added [`CheckpointState::held`], [`CheckpointState::status_due`],
+/// [`CheckpointState::presence`] and [`CheckpointState::now_ms`].
 pub const CHECKPOINT_VERSION: u8 = 2;
 
 /// The first version of the checkpoint body (no held ends), still read.
@@ -102,6 +102,9 @@ pub struct CheckpointState {
     pub early: Vec<u64>,
     /// Ended orders whose end the strategy may not have read, oldest end first.
     pub held: Vec<HeldEnd>,
+    /// Roots of the orders (not ended, or held ends) the epoch's rollover is to report
+    /// OrderStatus and no OrderStatus of which is journaled in the epoch yet, ascending.
+    pub status_due: Vec<u64>,
     /// The strategy's presence.
     pub presence: SavedPresence,
     /// UTC ms of the newest time the journal told (reports, clock, presence, epoch records).
@@ -134,6 +137,7 @@ impl From<CheckpointStateV1> for CheckpointState {
             orders: v1.orders,
             early: v1.early,
             held: Vec::new(),
+            status_due: Vec::new(),
             presence: SavedPresence::default(),
             now_ms: v1.last_mark_ms,
         }
@@ -272,6 +276,7 @@ mod tests {
                     },
                     end_ms: 6,
                 }],
+                status_due: vec![4, 9],
                 presence: SavedPresence {
                     connected: true,
                     since_ms: 2,
@@ -327,7 +332,7 @@ mod tests {
         assert_eq!(cp.state.orders, v1.orders);
         assert_eq!(cp.state.used, v1.used);
         assert_eq!(cp.state.early, vec![3]);
-        assert!(cp.state.held.is_empty());
+        assert!(cp.state.held.is_empty() && cp.state.status_due.is_empty());
         assert_eq!(cp.state.presence, SavedPresence::default());
         assert_eq!(cp.state.now_ms, 6);
         // A version 1 body is not read as version 2 (the fields differ).

@@ -108,6 +108,12 @@ pub struct Recovered {
     /// and holds them for the next epoch's OrderStatus); the restart's reconciliation counts
     /// them ended ([`crate::recovery::EndedBeforeRestart`]).
     pub held_ends: HashSet<u64>,
+    /// True when the epoch's rollover had OrderStatus reports still to make (the gateway
+    /// stopped while the tracker made them, a tick's worth at a time): after restoring the
+    /// orders the restart has the tracker report the session's orders OrderStatus again
+    /// (`Tracker::on_epoch` with `started`), so that an end the strategy had not read is not
+    /// left out of the new epoch.
+    pub status_due: bool,
 }
 
 impl Recovered {
@@ -193,6 +199,9 @@ pub struct JournalFold {
     presence: Presence,
     /// The newest UTC ms the journal told.
     now_ms: u64,
+    /// Roots (orders not ended and held ends) of the epoch's rollover with no OrderStatus
+    /// journaled in the epoch yet.
+    status_due: BTreeSet<u64>,
 }
 
 impl Default for JournalFold {
@@ -247,6 +256,7 @@ impl JournalFold {
             held_by_end: BTreeSet::new(),
             presence: Presence::Away,
             now_ms: 0,
+            status_due: BTreeSet::new(),
         }
     }
 
@@ -298,6 +308,7 @@ impl JournalFold {
             Presence::Away
         };
         f.now_ms = s.now_ms;
+        f.status_due = s.status_due.iter().copied().collect();
         for &cl in &s.early {
             f.note_early(cl);
         }
@@ -344,6 +355,7 @@ impl JournalFold {
                 orders,
                 early: self.early.iter().copied().collect(),
                 held,
+                status_due: self.status_due.iter().copied().collect(),
                 presence,
                 now_ms: self.now_ms,
             },
@@ -450,6 +462,7 @@ impl JournalFold {
     fn drop_held(&mut self, root: u64) {
         if let Some(h) = self.held.remove(&root) {
             self.held_by_end.remove(&(h.end_ms, root));
+            self.status_due.remove(&root);
             for cl in h.order.cl_ord_ids {
                 self.held_live.remove(&cl);
             }
@@ -478,6 +491,14 @@ impl JournalFold {
         self.list_ids = UsedIds::new();
         self.early.clear();
         self.early_set.clear();
+        // The rollover reports every order held OrderStatus (the tracker's ticks make them):
+        // due until journaled.
+        self.status_due = self
+            .orders
+            .keys()
+            .chain(self.held.keys())
+            .copied()
+            .collect();
         let held = self.held.values_mut().map(|h| &mut h.order);
         for o in self.orders.values_mut().chain(held) {
             for r in &mut o.reports {
@@ -577,6 +598,9 @@ impl JournalFold {
                 // A held end told again (an OrderStatus: the next epoch's, a mass status'):
                 // held from now, as the tracker holds it.
                 self.hold_again(root, self.now_ms);
+                if er.exec_type == ExecType::OrderStatus {
+                    self.status_due.remove(&root);
+                }
                 return;
             }
         }
@@ -601,6 +625,9 @@ impl JournalFold {
                 ..Open::default()
             }),
         };
+        if er.exec_type == ExecType::OrderStatus {
+            self.status_due.remove(&root);
+        }
         // An OrderStatus report (a rollover's, a mass status') tells the state as the gateway
         // knew it and answers no request: an order still in flight then stays unanswered.
         if er.exec_type != ExecType::OrderStatus {
@@ -693,6 +720,7 @@ impl JournalFold {
                 .map(|(root, o)| (*root, o.epoch))
                 .collect(),
             held_ends: self.held.keys().copied().collect(),
+            status_due: !self.status_due.is_empty(),
         }
     }
 }

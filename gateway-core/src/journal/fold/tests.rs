@@ -352,6 +352,7 @@ fn a_held_end_is_carried_over_a_rollover_and_held_again_by_its_order_status() {
     assert!(!r.used.contains(4));
     assert_eq!(r.roots.get(&4), Some(&4));
     assert_eq!(r.root_epochs.get(&4), Some(&0));
+    assert!(r.status_due, "its OrderStatus is due in the new epoch");
     // The strategy connects with the new epoch (tail 0), then the new epoch's OrderStatus of
     // the order at 3 500: held from the report, not from its end (2 000).
     put_presence(&mut b, true, 3_000, 0);
@@ -366,6 +367,7 @@ fn a_held_end_is_carried_over_a_rollover_and_held_again_by_its_order_status() {
         er.encode_frame(&mut status);
     }
     put_outbound(&mut b, 1, Origin::Reply, &status);
+    assert!(!fold(&b).recovered().status_due, "made");
     put_cl_ord_id(&mut b, 5, 5);
     let t = 3_500 + HELD_MARGIN_MS;
     put_outbound(
