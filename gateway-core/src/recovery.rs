@@ -3,7 +3,8 @@
 //!
 //! A restart reads each session's newest journal segment: its checkpoint holds the orders not
 //! ended and every ClOrdID used in the epoch ([`Recovered`]); the orders that ended (their final
-//! ExecutionReport journaled) are no longer rebuilt in the tracker. Reconciliation after the
+//! ExecutionReport journaled) are no longer rebuilt in the tracker, but the held ends (ended
+//! orders whose end the strategy may not have read, [`Recovered::held_ends`]), rebuilt ended. Reconciliation after the
 //! restart lists the account's orders of the last minutes; an ended order among them is not one
 //! "the journal did not know" (which the tracker takes over and reports from New on): it was
 //! reported to its end, so [`EndedBeforeRestart::drop_from`] removes it, and its fills, from
