@@ -158,6 +158,8 @@ pub struct Gateway {
     pub repeated_client_oids: Vec<String>,
     /// Sessions whose connection the gateway ended (Terminate sent), for the world to close.
     closed: Vec<usize>,
+    /// The tracker's unseen tail, ms (journaled with each presence record).
+    unseen_tail_ms: u64,
 }
 
 impl std::fmt::Debug for Gateway {
@@ -216,6 +218,7 @@ impl Gateway {
             })
             .collect();
         let risk = Arc::new(RiskBook::new(&grants, 1, &RiskSettings::default()));
+        let unseen_tail_ms = retention.unseen_tail_ms;
         let mut drive = TrackerDrive::new(
             Tracker::with_retention(1024, retention),
             Some(RiskFeed::with_capacity(Arc::clone(&risk), 1024)),
@@ -249,6 +252,7 @@ impl Gateway {
             placed: BTreeMap::new(),
             repeated_client_oids: Vec::new(),
             closed: Vec::new(),
+            unseen_tail_ms,
         }
     }
 
@@ -326,6 +330,19 @@ impl Gateway {
                 &rec.unanswered_since_ms,
                 &rec.unanswered_amends,
             );
+            if rec.status_due {
+                // The gateway stopped while the epoch's OrderStatus reports were being made:
+                // made again, from the restored orders (as `gateway::engine::io`).
+                let order_epochs = rec.epoch_step().map(|(_, o)| o).unwrap_or_default();
+                drive.on_epoch(
+                    &mut sink,
+                    session_id,
+                    rec.epoch,
+                    &order_epochs,
+                    true,
+                    utc_ns,
+                );
+            }
         }
         let notes = recovered.into_iter().map(|(_, n)| n).collect();
         Restarted {
@@ -377,6 +394,17 @@ impl Gateway {
     /// The risk book.
     pub fn risk(&self) -> &RiskBook {
         &self.risk
+    }
+
+    /// Journals session `i`'s presence record (its strategy connected, or its connection
+    /// ended, at `utc_ns`), as `SessionOut::journal_presence`.
+    fn journal_presence(&mut self, i: usize, connected: bool, utc_ns: u64, w: &mut impl Wire) {
+        let tail = self.unseen_tail_ms;
+        if let Some(s) = self.sessions.get_mut(i) {
+            if w.effect() {
+                s.journal.presence(connected, utc_ns / 1_000_000, tail);
+            }
+        }
     }
 
     /// Writes a session message (not numbered) to session `i`.
@@ -460,6 +488,9 @@ impl Gateway {
                         self.write_session(i, &SessionReply::EstablishmentAck(ack), now_ns, w);
                         let (drive, mut sink) = self.drive(now_ns, w);
                         drive.on_session_opened(&mut sink, session_id, account);
+                        // As `strategy_conn`: the journal's presence record after the tracker
+                        // is told (the fold holds ended orders for a restart by it).
+                        self.journal_presence(i, true, utc_ns, w);
                         return;
                     }
                     _ => {}
@@ -607,6 +638,7 @@ impl Gateway {
         if registered {
             let (drive, mut sink) = self.drive(now_ns, w);
             drive.on_session_closed(&mut sink, session_id);
+            self.journal_presence(i, false, utc_ns, w);
         }
         if was_bound && !terminated && cod {
             self.mass_cancel(i, MassCancel::on_disconnect(), now_ns, utc_ns, w);

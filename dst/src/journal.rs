@@ -134,6 +134,15 @@ impl SimJournal {
         self.roll();
     }
 
+    /// Journals a presence record: the strategy connected (established) or its connection
+    /// ended at `utc_ms`, with the tracker's unseen tail `tail_ms` (as the shell's
+    /// `SessionOut::journal_presence`).
+    pub fn presence(&mut self, connected: bool, utc_ms: u64, tail_ms: u64) {
+        let mut b = Vec::new();
+        record::put_presence(&mut b, connected, utc_ms, tail_ms);
+        self.append(&b);
+    }
+
     /// Journals a clock record (the gateway opened the journal at `utc_ms`).
     pub fn clock(&mut self, utc_ms: u64) {
         let mut b = Vec::new();

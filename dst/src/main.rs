@@ -50,10 +50,6 @@ struct Args {
     /// find; the seeds already running finish).
     #[arg(long)]
     stop_at_first: bool,
-    /// Lift the fence around the known gap "Rollover after a crash" (`docs/behaviour.md`):
-    /// crashes while a strategy rolls over are then drawn too.
-    #[arg(long)]
-    no_fence: bool,
 }
 
 fn shape(a: &Args, seed: u64) -> RunConfig {
@@ -64,7 +60,6 @@ fn shape(a: &Args, seed: u64) -> RunConfig {
         window: a.window,
         faults: !a.no_faults,
         keep_trace: a.trace || a.trace_all,
-        fence_rollover_gaps: !a.no_fence,
     }
 }
 
@@ -81,9 +76,6 @@ fn replay_command(a: &Args, r: &RunResult) -> String {
     }
     if a.no_faults {
         c.push_str(" --no-faults");
-    }
-    if a.no_fence {
-        c.push_str(" --no-fence");
     }
     c
 }

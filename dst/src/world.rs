@@ -53,11 +53,6 @@ pub struct RunConfig {
     pub faults: bool,
     /// Keep every event as a line (for a replay).
     pub keep_trace: bool,
-    /// The fence around the known gap `docs/behaviour.md` "Rollover after a crash" describes
-    /// (on by default; `dst/tests/known_gaps.rs` runs without it): never crash the gateway
-    /// while a strategy is rolling over (between its Terminate and its establishment in the
-    /// new epoch), nor start a rollover while a crash is armed or the gateway is down.
-    pub fence_rollover_gaps: bool,
 }
 
 impl RunConfig {
@@ -70,7 +65,6 @@ impl RunConfig {
             window: 0,
             faults: true,
             keep_trace: false,
-            fence_rollover_gaps: true,
         }
     }
 }
@@ -198,8 +192,6 @@ struct World {
     /// Strategy connections are accepted (false from a crash until the restart's
     /// reconciliation is done).
     accepting: bool,
-    /// [`RunConfig::fence_rollover_gaps`].
-    fence: bool,
     /// Steps of output left before an armed crash (mid-step crash points).
     fuse: Option<u64>,
     /// The tracker's open orders when it crashed between two steps (all it had reported),
@@ -312,7 +304,6 @@ pub fn run(cfg: RunConfig) -> RunResult {
         life: 0,
         down: None,
         accepting: true,
-        fence: cfg.fence_rollover_gaps,
         fuse: None,
         crashed_views: None,
         restart_ended: None,
@@ -675,8 +666,7 @@ impl World {
                         }
                     }
                 }
-                let fenced = self.fence && (self.fuse.is_some() || self.down.is_some());
-                if self.plan.rate(Fault::SessionRollover) > 0.0 && !fenced {
+                if self.plan.rate(Fault::SessionRollover) > 0.0 {
                     if let Some(i) = self.side_pick_established() {
                         if self.strategies[i].quiet() && self.side_fault(Fault::SessionRollover) {
                             if let Some(f) = self.strategies[i].roll_over() {
@@ -814,10 +804,8 @@ impl World {
             Ev::Crash => {
                 // Drawn from the side stream, as everything about crashes: a run whose
                 // crashes never fire runs as it did before they existed.
-                let fenced = self.fence && self.strategies.iter().any(Strategy::rolling);
                 if self.down.is_none()
                     && self.fuse.is_none()
-                    && !fenced
                     && self.side_fault(Fault::GatewayCrash)
                 {
                     if self.side.chance(0.5) {

@@ -18,7 +18,6 @@ fn assert_clean(seed: u64, orders: u64, sessions: usize, window: usize) {
         window,
         faults: true,
         keep_trace: false,
-        fence_rollover_gaps: true,
     });
     if sessions != 0 {
         assert_eq!(r.sessions, sessions);
@@ -134,4 +133,48 @@ fn a_rollover_s_status_report_unread_before_the_next_rollover_seed_204191() {
 #[test]
 fn a_clock_step_kept_a_stale_offset_bound_seed_990591() {
     assert_clean(990591, 40, 0, 0);
+}
+
+/// Issue 37 item 3, "Rollover after a crash" (`docs/behaviour.md`), fixed by the journal's
+/// held ends (the fold keeps the ended orders whose end the strategy may not have read, and a
+/// restart rebuilds them in the tracker): an order ends while its strategy is away (here:
+/// cancelled by self-trade prevention right after the strategy's Terminate), the gateway
+/// crashes, and the strategy then asks for a new epoch (Negotiate with the next SessionVerID)
+/// without having read the end. The checkpoint kept only the orders not ended, so the
+/// restored tracker did not know the order and the new epoch's OrderStatus reports left it
+/// out: `liveness: order not closed` (session 102 order 1). Seed 208121 (3 sessions, window
+/// 5, 40 orders each; one rollover, one crash); until then kept out of the sweeps by a fence
+/// (`RunConfig::fence_rollover_gaps`, `--no-fence`), now removed.
+#[test]
+fn issue37_rollover_after_a_crash_reports_an_end_the_strategy_had_not_read_seed_208121() {
+    assert_clean(208121, 40, 0, 0);
+    let r = run(RunConfig::new(208121));
+    assert_eq!((r.sessions, r.window), (3, 5), "the shape of the failure");
+}
+
+/// Issue 37, found by the first sweep without the fence: a cancel of an order that had ended
+/// (the strategy sent it before reading the end) was written, then the gateway crashed before
+/// its answer. The journal kept the order as a held end but not the cancel, and the restarted
+/// order entry knew the order (held), so the strategy's resend got OrderCancelReject
+/// DuplicateClOrdID and the cancel was never answered: `liveness: unanswered` (session 101
+/// order 12, cancel sent at 96.283 ms). A cancel or replace of a held end is now kept until
+/// answered (a restart resolves it). Seed 1695 (3 sessions, window 5, 40 orders each; one crash).
+#[test]
+fn issue37_a_cancel_of_a_held_end_cut_off_by_a_crash_is_answered_seed_1695() {
+    assert_clean(1695, 40, 0, 0);
+}
+
+/// Issue 37, found by the first sweep without the fence: a strategy asked for a new epoch,
+/// the tracker began making the epoch's OrderStatus reports (a tick's worth at a time) and the
+/// gateway crashed before it had made the one of an order that ended unread while the strategy
+/// was away (session 102 order 20); the restart restored the epoch, not the reports still due,
+/// and the strategy held the order New for ever: `liveness: order not closed`. The journal now
+/// knows which OrderStatus reports of the epoch are still due (`Recovered::status_due`) and the
+/// restart has the tracker make them again. Seed 7886 (3 sessions, window 8, 40 orders each;
+/// two rollovers, one crash); also seeds 9213, 16766, 19605, 31189.
+#[test]
+fn issue37_a_crash_while_a_rollover_reports_its_orders_seed_7886() {
+    for seed in [7886, 9213, 16766, 19605, 31189] {
+        assert_clean(seed, 40, 0, 0);
+    }
 }

@@ -3,7 +3,8 @@
 //!
 //! A restart reads each session's newest journal segment: its checkpoint holds the orders not
 //! ended and every ClOrdID used in the epoch ([`Recovered`]); the orders that ended (their final
-//! ExecutionReport journaled) are no longer rebuilt in the tracker. Reconciliation after the
+//! ExecutionReport journaled) are no longer rebuilt in the tracker, but the held ends (ended
+//! orders whose end the strategy may not have read, [`Recovered::held_ends`]), rebuilt ended. Reconciliation after the
 //! restart lists the account's orders of the last minutes; an ended order among them is not one
 //! "the journal did not know" (which the tracker takes over and reports from New on): it was
 //! reported to its end, so [`EndedBeforeRestart::drop_from`] removes it, and its fills, from
@@ -42,7 +43,7 @@ pub const RESTART_MARGIN_MS: u64 = 5 * 60 * 1000;
 pub const RESTART_HISTORY_PAGES: usize = 20;
 
 /// Session `session_id`'s order entry as its journal leaves it (`rec`): the epoch, the
-/// ClOrdIDs of its orders not ended (each order with the epoch its clientOid names: an order
+/// ClOrdIDs of its orders not ended and of its held ends (each order with the epoch its clientOid names: an order
 /// carried over a rollover keeps its own), the ClOrdIDs and ListIDs used in the epoch.
 pub fn order_entry(session_id: u64, rec: &Recovered) -> OrderEntry {
     let order_epoch = |root: &u64| rec.root_epochs.get(root).copied().unwrap_or(rec.epoch);
@@ -72,9 +73,12 @@ impl EndedBeforeRestart {
 
     /// Adds what session `session_id`'s journal says.
     pub fn add(&mut self, session_id: u64, rec: &Recovered) {
+        // The held ends (ended orders kept for the next epoch's OrderStatus) ended and were
+        // reported: not live here.
         let live = rec
             .roots
             .values()
+            .filter(|root| !rec.held_ends.contains(root))
             .map(|root| {
                 (
                     *root,
@@ -145,6 +149,14 @@ mod tests {
         assert!(!e.ended(&oid(7, 9)), "never used: not journaled");
         assert!(!e.ended(&oid(8, 1)), "another session");
         assert!(!e.ended("outside-1"));
+        // A held end (ended, kept for the next epoch's OrderStatus) ended.
+        let held = Recovered {
+            held_ends: [2].into(),
+            ..rec
+        };
+        let mut e = EndedBeforeRestart::new();
+        e.add(7, &held);
+        assert!(e.ended(&oid(7, 2)), "held end");
     }
 
     /// A restart reconciles from the newest report of any session less the margin; with no

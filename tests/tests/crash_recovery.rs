@@ -11,14 +11,14 @@ use std::time::{Duration, SystemTime};
 use codec::sbe::{ExecType, OrdRejReason, OrdStatus, Side, TimeInForce};
 use e2e::{
     d, master_account_credentials, master_and_sub_sim_config, quiet_sim_config, settings_for,
-    sub_account_credentials, Harness,
+    sub_account_credentials, Harness, Strategy,
 };
 use gateway::engine::{EngineSettings, Gateway};
 use gateway::ids::ClientOid;
 use gateway::journal::record::put_cl_ord_id;
 use gateway::journal::segments::legacy_path;
 use gateway::journal::store::MAGIC;
-use strategy_client::Received;
+use strategy_client::{Handshake, Received, StrategyClient};
 
 fn journaled(s: &mut EngineSettings, dir: PathBuf) {
     s.journal_dir = Some(dir);
@@ -344,6 +344,79 @@ fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once
     );
     s.expect_silence(Duration::from_millis(300));
     assert_eq!(h.sim().stats().orders_received, placed, "never sent");
+    assert_eq!(h.sim().stats().repeated_client_oids, 0);
+    drop(s);
+    drop(h);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 37 ("Rollover after a crash", `docs/behaviour.md`): an order ends while its strategy
+/// is away (cancelled at the exchange while the gateway is down, reported by the restart's
+/// reconciliation, never read), the gateway dies again, and the strategy then asks for the next
+/// epoch without catching up in the old one. The journal keeps the end as a held end, the
+/// restarted tracker holds it, and the new epoch's OrderStatus reports tell it (before, the
+/// checkpoint kept only the orders not ended and the new epoch left the order out).
+#[test]
+fn an_end_not_read_before_a_crash_is_reported_by_the_next_epoch() {
+    let dir = journal_dir("held-end");
+    let d2 = dir.clone();
+    let mut h = Harness::start_with(master_and_sub_sim_config(), move |s| journaled(s, d2));
+    let mut s = h.client(4);
+    let b = s.limit(Side::Buy, TimeInForce::Gtc, "49000", "0.001");
+    let b_new = s.exec();
+    assert_eq!((b_new.cl_ord_id, b_new.exec_type), (b, ExecType::New));
+    drop(s);
+    if let Some(gw) = h.gw.take() {
+        gw.shutdown();
+    }
+    h.rest_post(
+        master_account_credentials(),
+        "/api/v3/trade/cancel-order",
+        &format!(
+            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+            ClientOid::new(4, b).as_str()
+        ),
+    );
+    // The restart's reconciliation reports B Canceled (numbered, journaled, not read) ...
+    restart(&mut h, &dir);
+    // ... and the gateway stops again before the strategy is back.
+    restart(&mut h, &dir);
+
+    // The strategy asks for the next epoch at once.
+    let c = StrategyClient::connect_with(
+        h.gateway().strategy_addr(),
+        &Harness::client_options(4),
+        Handshake {
+            session_ver_id: 1,
+            ..Handshake::default()
+        },
+    )
+    .unwrap();
+    let mut s = Strategy::from_client(c);
+    assert_eq!(s.c.session_ver_id(), 1);
+    let next = s.c.next_in_seq();
+    if next > 1 {
+        s.c.send_retransmit_request(1, u32::try_from(next - 1).unwrap())
+            .unwrap();
+    }
+    // (A deadline of its own: the keepalives would keep `next_message` waiting for ever.)
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        let left = deadline
+            .checked_duration_since(std::time::Instant::now())
+            .expect("no OrderStatus within 10 s: the end was left out of the new epoch");
+        match s.c.recv(left).expect("recv") {
+            Some(Received::Exec(er)) => break er,
+            Some(Received::Sequence(_) | Received::Retransmission(_)) | None => continue,
+            Some(other) => panic!("expected ExecutionReport, got {other:?}"),
+        }
+    };
+    assert_eq!(
+        (status.cl_ord_id, status.exec_type, status.ord_status),
+        (b, ExecType::OrderStatus, OrdStatus::Canceled)
+    );
+    assert_eq!(status.order_id, b_new.order_id);
+    s.expect_silence(Duration::from_millis(300));
     assert_eq!(h.sim().stats().repeated_client_oids, 0);
     drop(s);
     drop(h);

@@ -5,8 +5,10 @@
 //! `version u8 | next_seq u64 | prev_len u64 | epoch u64 | postcard(`[`CheckpointState`]`)`.
 //! The fixed-width head lets the shell index a segment (its first sequence number) by reading
 //! 30 bytes of it; the rest is serde + postcard, versioned by the first byte
-//! ([`CHECKPOINT_VERSION`]): a body of another version, or one that does not decode, is not
-//! usable ([`Checkpoint::decode`] says why) and recovery falls back to the previous segment.
+//! ([`CHECKPOINT_VERSION`]; version 1, written before the held ends of issue 37, is still read,
+//! as a state without held ends and with the strategy away): a body of another version, or one
+//! that does not decode, is not usable ([`Checkpoint::decode`] says why) and recovery falls
+//! back to the previous segment.
 //! ExecutionReports are kept as their SBE frames (the schema versions them; the journal's
 //! outbound records hold the same frames).
 
@@ -14,8 +16,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::session::used_ids::UsedIds;
 
-/// Version of the checkpoint body this build writes and reads.
-pub const CHECKPOINT_VERSION: u8 = 1;
+/// Version of the checkpoint body this build writes (and reads, with [`CHECKPOINT_VERSION_1`]).
+/// Version 2 added [`CheckpointState::held`], [`CheckpointState::status_due`],
+/// [`CheckpointState::presence`] and [`CheckpointState::now_ms`].
+pub const CHECKPOINT_VERSION: u8 = 2;
+
+/// The first version of the checkpoint body (no held ends), still read.
+pub const CHECKPOINT_VERSION_1: u8 = 1;
 
 /// Bytes of the fixed head of a checkpoint body (version, next_seq, prev_len, epoch).
 pub const HEAD_LEN: usize = 1 + 8 + 8 + 8;
@@ -52,7 +59,29 @@ pub struct SavedOrder {
     pub ended: bool,
 }
 
-/// What the fold knows, serialised after the fixed head.
+/// An ended order whose end its strategy may not have read (see
+/// [`crate::journal::fold`]): kept so that a restarted tracker holds it for the next epoch's
+/// OrderStatus, as a tracker that did not restart does (`tracker::unseen`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldEnd {
+    /// The order (`ended` true, no `amends`), its reports as sent.
+    pub order: SavedOrder,
+    /// UTC ms of its end (its final report, or the last OrderStatus that told it).
+    pub end_ms: u64,
+}
+
+/// The session's strategy as the journal's presence records tell it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SavedPresence {
+    /// True when the last presence record says connected (and no clock record followed).
+    pub connected: bool,
+    /// UTC ms of that connection (0 when away).
+    pub since_ms: u64,
+    /// The unseen tail of the last connected record, ms.
+    pub tail_ms: u64,
+}
+
+/// What the fold knows, serialised after the fixed head (version 2).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckpointState {
     /// When the epoch started, UTC ms (0: not known).
@@ -71,6 +100,48 @@ pub struct CheckpointState {
     /// ClOrdIDs answered before their own record was journaled, oldest first (see
     /// [`crate::journal::fold::EARLY_CAP`]).
     pub early: Vec<u64>,
+    /// Ended orders whose end the strategy may not have read, oldest end first.
+    pub held: Vec<HeldEnd>,
+    /// Roots of the orders (not ended, or held ends) the epoch's rollover is to report
+    /// OrderStatus and no OrderStatus of which is journaled in the epoch yet, ascending.
+    pub status_due: Vec<u64>,
+    /// The strategy's presence.
+    pub presence: SavedPresence,
+    /// UTC ms of the newest time the journal told (reports, clock, presence, epoch records).
+    pub now_ms: u64,
+}
+
+/// The state of a version 1 body ([`CHECKPOINT_VERSION_1`]): [`CheckpointState`] without its
+/// last three fields.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct CheckpointStateV1 {
+    epoch_started_ms: u64,
+    used: UsedIds,
+    list_ids: UsedIds,
+    last_report_ms: u64,
+    last_mark_ms: u64,
+    orders: Vec<SavedOrder>,
+    early: Vec<u64>,
+}
+
+impl From<CheckpointStateV1> for CheckpointState {
+    /// No held end (version 1 kept none), the strategy away (the presence is unknown, and a
+    /// restart makes it away anyway), `now_ms` the last mark.
+    fn from(v1: CheckpointStateV1) -> Self {
+        CheckpointState {
+            epoch_started_ms: v1.epoch_started_ms,
+            used: v1.used,
+            list_ids: v1.list_ids,
+            last_report_ms: v1.last_report_ms,
+            last_mark_ms: v1.last_mark_ms,
+            orders: v1.orders,
+            early: v1.early,
+            held: Vec::new(),
+            status_due: Vec::new(),
+            presence: SavedPresence::default(),
+            now_ms: v1.last_mark_ms,
+        }
+    }
 }
 
 /// A decoded checkpoint.
@@ -96,7 +167,9 @@ pub enum CheckpointError {
     #[error("checkpoint shorter than its head")]
     Short,
     /// Written by another version of the format.
-    #[error("checkpoint version {0} (this build reads {CHECKPOINT_VERSION})")]
+    #[error(
+        "checkpoint version {0} (this build reads {CHECKPOINT_VERSION_1} and {CHECKPOINT_VERSION})"
+    )]
     Version(u8),
     /// The serialised state does not decode.
     #[error("checkpoint state does not decode")]
@@ -126,11 +199,17 @@ impl Checkpoint {
         }
     }
 
-    /// Decodes a body. Errors: [`CheckpointError`].
+    /// Decodes a body of this version or of version 1. Errors: [`CheckpointError`].
     pub fn decode(body: &[u8]) -> Result<Checkpoint, CheckpointError> {
         let (next_seq, prev_len, epoch) = Self::head(body)?;
-        let state: CheckpointState =
-            postcard::from_bytes(&body[HEAD_LEN..]).map_err(|_| CheckpointError::State)?;
+        let rest = body.get(HEAD_LEN..).ok_or(CheckpointError::Short)?;
+        let state: CheckpointState = if body.first() == Some(&CHECKPOINT_VERSION_1) {
+            postcard::from_bytes::<CheckpointStateV1>(rest)
+                .map_err(|_| CheckpointError::State)?
+                .into()
+        } else {
+            postcard::from_bytes(rest).map_err(|_| CheckpointError::State)?
+        };
         Ok(Checkpoint {
             next_seq,
             prev_len,
@@ -140,9 +219,10 @@ impl Checkpoint {
     }
 
     /// The fixed head of a body: `(next_seq, prev_len, epoch)`, without decoding the rest.
+    /// Errors: shorter than the head, or a version this build does not read.
     pub fn head(body: &[u8]) -> Result<(u64, u64, u64), CheckpointError> {
         let version = *body.first().ok_or(CheckpointError::Short)?;
-        if version != CHECKPOINT_VERSION {
+        if version != CHECKPOINT_VERSION && version != CHECKPOINT_VERSION_1 {
             return Err(CheckpointError::Version(version));
         }
         if body.len() < HEAD_LEN {
@@ -181,6 +261,28 @@ mod tests {
                     ended: false,
                 }],
                 early: vec![3],
+                held: vec![HeldEnd {
+                    order: SavedOrder {
+                        root: 4,
+                        epoch: 3,
+                        cl_ord_ids: vec![4, 5],
+                        reports: vec![SavedReport {
+                            seq: 40,
+                            frame: vec![4, 5, 6],
+                        }],
+                        unanswered_since_ms: None,
+                        amends: vec![],
+                        ended: true,
+                    },
+                    end_ms: 6,
+                }],
+                status_due: vec![4, 9],
+                presence: SavedPresence {
+                    connected: true,
+                    since_ms: 2,
+                    tail_ms: 5_000,
+                },
+                now_ms: 6,
             },
         };
         let mut b = Vec::new();
@@ -193,8 +295,49 @@ mod tests {
             Checkpoint::decode(&b[..b.len() - 3]),
             Err(CheckpointError::State)
         );
-        let mut v2 = b.clone();
-        v2[0] = 2;
-        assert_eq!(Checkpoint::decode(&v2), Err(CheckpointError::Version(2)));
+        let mut v3 = b.clone();
+        v3[0] = 3;
+        assert_eq!(Checkpoint::decode(&v3), Err(CheckpointError::Version(3)));
+    }
+
+    /// A version 1 body (written before held ends) is still read: its orders, ids and times
+    /// as written, no held end, the strategy away.
+    #[test]
+    fn a_version_1_checkpoint_is_still_read() {
+        let v1 = CheckpointStateV1 {
+            epoch_started_ms: 77,
+            used: [1, 2, 9].into_iter().collect(),
+            list_ids: [7].into_iter().collect(),
+            last_report_ms: 5,
+            last_mark_ms: 6,
+            orders: vec![SavedOrder {
+                root: 9,
+                epoch: 0,
+                cl_ord_ids: vec![9],
+                reports: vec![],
+                unanswered_since_ms: Some(6),
+                amends: vec![],
+                ended: false,
+            }],
+            early: vec![3],
+        };
+        let mut b = vec![CHECKPOINT_VERSION_1];
+        b.extend_from_slice(&42u64.to_le_bytes());
+        b.extend_from_slice(&1_000u64.to_le_bytes());
+        b.extend_from_slice(&0u64.to_le_bytes());
+        b.extend_from_slice(&postcard::to_stdvec(&v1).unwrap());
+        assert_eq!(Checkpoint::head(&b), Ok((42, 1_000, 0)));
+        let cp = Checkpoint::decode(&b).unwrap();
+        assert_eq!((cp.next_seq, cp.prev_len, cp.epoch), (42, 1_000, 0));
+        assert_eq!(cp.state.orders, v1.orders);
+        assert_eq!(cp.state.used, v1.used);
+        assert_eq!(cp.state.early, vec![3]);
+        assert!(cp.state.held.is_empty() && cp.state.status_due.is_empty());
+        assert_eq!(cp.state.presence, SavedPresence::default());
+        assert_eq!(cp.state.now_ms, 6);
+        // A version 1 body is not read as version 2 (the fields differ).
+        let mut as_v2 = b.clone();
+        as_v2[0] = CHECKPOINT_VERSION;
+        assert_ne!(Checkpoint::decode(&as_v2).ok(), Some(cp));
     }
 }

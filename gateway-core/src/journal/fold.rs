@@ -15,28 +15,50 @@
 //!   since when it waits), and its cancel / replace ClOrdIDs not answered yet.
 //!
 //! An order ends with an ExecutionReport whose OrdStatus is final (Filled, Canceled,
-//! Rejected) and no cancel / replace of it still unanswered; it then leaves the fold (its
-//! ClOrdIDs stay in `used`). A cancel or replace accepted for an order that had ended already
-//! (the order entry knows it until the tracker evicts it) is not kept: the tracker answers it
-//! at once, and a crash in that window leaves it unanswered (documented in
-//! `docs/behaviour.md`). ExecutionReports answering a repeated ClOrdID (DuplicateOrder) and
+//! Rejected) and no cancel / replace of it still unanswered; it then leaves the orders not
+//! ended (its ClOrdIDs stay in `used`) for the **held ends**: the ended orders whose end the
+//! strategy may not have read (issue 37), kept, reports and all, so that a restart rebuilds
+//! them in the tracker (ended) and the next epoch's OrderStatus reports them, as a tracker
+//! that did not restart does (`tracker::unseen`). The fold follows the strategy's presence
+//! from the journal's presence records (connected / connection ended, with the tracker's
+//! `unseen_tail_ms`) and clock records (a restart: away): an end leaves the held ends once the
+//! strategy has been connected for the tail after it (after the later of the end and the
+//! connection) plus [`HELD_MARGIN_MS`], measured by the newest time the journal told (reports'
+//! TransactTime, clock, presence and epoch records); while the strategy is away nothing
+//! leaves. An OrderStatus of a held order (the next epoch's, a mass status') holds it again
+//! from its time, as the tracker does. A ClOrdID of a held order used again (a later epoch's
+//! new request: the gateway had released it) ends the hold. So the held ends are bounded as
+//! the tracker's unseen hold is: the orders that ended while the strategy was away, and those
+//! of the last `unseen_tail_ms` + [`HELD_MARGIN_MS`] while it is connected. A cancel or replace accepted for a held end is kept until it is
+//! answered (the order back among the orders not ended, ended with a cancel unanswered: a
+//! restart resolves it); one for an order that had ended and left the held ends (the order
+//! entry knows it until the tracker evicts it) is not kept: the tracker answers it at once, and
+//! a crash in that window leaves it unanswered (documented in `docs/behaviour.md`). ExecutionReports answering a repeated ClOrdID (DuplicateOrder) and
 //! OrderCancelRejects for a repeated one (DuplicateClOrdID) name another request's ClOrdID and
 //! change nothing. A report or OrderCancelReject that precedes the record of the ClOrdID it
 //! answers (journals written before batch refusals were journaled ahead of their reports)
 //! is remembered for the next [`EARLY_CAP`] such ClOrdIDs, so the ClOrdID is not taken for an
 //! order in flight.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 use codec::frame::SOFH_LEN;
 use codec::sbe::{CxlRejReason, ExecType, ExecutionReport, Message, OrdRejReason, OrdStatus};
 
-use super::checkpoint::{Checkpoint, CheckpointError, CheckpointState, SavedOrder, SavedReport};
+use super::checkpoint::{
+    Checkpoint, CheckpointError, CheckpointState, HeldEnd, SavedOrder, SavedPresence, SavedReport,
+};
 use super::record::Record;
 use crate::session::used_ids::UsedIds;
 
 /// Most ClOrdIDs answered before their own record the fold remembers (oldest forgotten).
 pub const EARLY_CAP: usize = 1024;
+
+/// Ms an end is held beyond the strategy's unseen tail: the presence records are written by
+/// the io thread and the reports by the tracker thread (and dated by their own clock reads),
+/// so the journal's order of the two can differ from the tracker's by this much at most; the
+/// fold errs on the side of holding.
+pub const HELD_MARGIN_MS: u64 = 1_000;
 
 /// What a session's journal says about it at start-up (or at any point of the fold).
 ///
@@ -77,10 +99,21 @@ pub struct Recovered {
     /// When the epoch started, UTC ms (epoch 0: the first time the journal was opened; 0 for
     /// an empty journal).
     pub epoch_started_ms: u64,
-    /// Root ClOrdID → epoch it was placed in, for the orders not ended of earlier epochs
-    /// (carried over a rollover; their clientOid names that epoch). Orders of the current
-    /// epoch are not listed.
+    /// Root ClOrdID → epoch it was placed in, for the orders not ended and the held ends of
+    /// earlier epochs (carried over a rollover; their clientOid names that epoch). Orders of
+    /// the current epoch are not listed.
     pub root_epochs: HashMap<u64, u32>,
+    /// Roots of the held ends: ended orders whose end the strategy may not have read. Their
+    /// ClOrdIDs are in `roots` and their reports in `reports` (the tracker rebuilds them ended
+    /// and holds them for the next epoch's OrderStatus); the restart's reconciliation counts
+    /// them ended ([`crate::recovery::EndedBeforeRestart`]).
+    pub held_ends: HashSet<u64>,
+    /// True when the epoch's rollover had OrderStatus reports still to make (the gateway
+    /// stopped while the tracker made them, a tick's worth at a time): after restoring the
+    /// orders the restart has the tracker report the session's orders OrderStatus again
+    /// (`Tracker::on_epoch` with `started`), so that an end the strategy had not read is not
+    /// left out of the new epoch.
+    pub status_due: bool,
 }
 
 impl Recovered {
@@ -123,6 +156,23 @@ struct Open {
     ended: bool,
 }
 
+/// The strategy's presence as the journal tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Presence {
+    /// Away (the connection ended, the gateway restarted, or nothing known): ends are held.
+    Away,
+    /// Connected (established) since UTC ms `since_ms`, with the tracker's unseen tail
+    /// `tail_ms`.
+    Connected { since_ms: u64, tail_ms: u64 },
+}
+
+/// A held end: an ended order and when it ended (or was last told by an OrderStatus).
+#[derive(Debug, Clone)]
+struct Held {
+    order: Open,
+    end_ms: u64,
+}
+
 /// The incremental fold of one session's journal records.
 #[derive(Debug, Clone)]
 pub struct JournalFold {
@@ -140,6 +190,18 @@ pub struct JournalFold {
     early_set: HashSet<u64>,
     epoch: u32,
     epoch_started_ms: u64,
+    /// Held ends by root.
+    held: HashMap<u64, Held>,
+    /// ClOrdID → root of the held ends.
+    held_live: HashMap<u64, u64>,
+    /// (end ms, root) of the held ends, oldest first: the order they leave in.
+    held_by_end: BTreeSet<(u64, u64)>,
+    presence: Presence,
+    /// The newest UTC ms the journal told.
+    now_ms: u64,
+    /// Roots (orders not ended and held ends) of the epoch's rollover with no OrderStatus
+    /// journaled in the epoch yet.
+    status_due: BTreeSet<u64>,
 }
 
 impl Default for JournalFold {
@@ -189,6 +251,12 @@ impl JournalFold {
             early_set: HashSet::new(),
             epoch: 0,
             epoch_started_ms: 0,
+            held: HashMap::new(),
+            held_live: HashMap::new(),
+            held_by_end: BTreeSet::new(),
+            presence: Presence::Away,
+            now_ms: 0,
+            status_due: BTreeSet::new(),
         }
     }
 
@@ -212,28 +280,35 @@ impl JournalFold {
             ..JournalFold::new()
         };
         for o in &s.orders {
-            let mut reports = Vec::with_capacity(o.reports.len());
-            for r in &o.reports {
-                match r.frame.get(SOFH_LEN..).map(codec::sbe::decode) {
-                    Some(Ok(Message::ExecutionReport(er))) => reports.push((r.seq, er.to_owned())),
-                    _ => return Err(CheckpointError::Report),
-                }
-            }
             for &cl in &o.cl_ord_ids {
                 f.live.insert(cl, o.root);
             }
-            f.orders.insert(
-                o.root,
-                Open {
-                    epoch: o.epoch,
-                    cl_ord_ids: o.cl_ord_ids.clone(),
-                    reports,
-                    since_ms: o.unanswered_since_ms,
-                    amends: o.amends.clone(),
-                    ended: o.ended,
+            f.orders.insert(o.root, open_of(o)?);
+        }
+        for h in &s.held {
+            let order = open_of(&h.order)?;
+            for &cl in &order.cl_ord_ids {
+                f.held_live.insert(cl, h.order.root);
+            }
+            f.held_by_end.insert((h.end_ms, h.order.root));
+            f.held.insert(
+                h.order.root,
+                Held {
+                    order,
+                    end_ms: h.end_ms,
                 },
             );
         }
+        f.presence = if s.presence.connected {
+            Presence::Connected {
+                since_ms: s.presence.since_ms,
+                tail_ms: s.presence.tail_ms,
+            }
+        } else {
+            Presence::Away
+        };
+        f.now_ms = s.now_ms;
+        f.status_due = s.status_due.iter().copied().collect();
         for &cl in &s.early {
             f.note_early(cl);
         }
@@ -247,27 +322,26 @@ impl JournalFold {
         roots.sort_unstable();
         let orders = roots
             .iter()
-            .filter_map(|root| {
-                let o = self.orders.get(root)?;
-                Some(SavedOrder {
-                    root: *root,
-                    epoch: o.epoch,
-                    cl_ord_ids: o.cl_ord_ids.clone(),
-                    reports: o
-                        .reports
-                        .iter()
-                        .map(|(seq, er)| {
-                            let mut frame = Vec::with_capacity(ExecutionReport::FRAME_LEN);
-                            er.encode_frame(&mut frame);
-                            SavedReport { seq: *seq, frame }
-                        })
-                        .collect(),
-                    unanswered_since_ms: o.since_ms,
-                    amends: o.amends.clone(),
-                    ended: o.ended,
+            .filter_map(|root| Some(saved(*root, self.orders.get(root)?)))
+            .collect();
+        let held = self
+            .held_by_end
+            .iter()
+            .filter_map(|(end_ms, root)| {
+                Some(HeldEnd {
+                    order: saved(*root, &self.held.get(root)?.order),
+                    end_ms: *end_ms,
                 })
             })
             .collect();
+        let presence = match self.presence {
+            Presence::Away => SavedPresence::default(),
+            Presence::Connected { since_ms, tail_ms } => SavedPresence {
+                connected: true,
+                since_ms,
+                tail_ms,
+            },
+        };
         Checkpoint {
             next_seq: self.next_seq,
             prev_len: 0,
@@ -280,6 +354,10 @@ impl JournalFold {
                 last_mark_ms: self.last_mark_ms,
                 orders,
                 early: self.early.iter().copied().collect(),
+                held,
+                status_due: self.status_due.iter().copied().collect(),
+                presence,
+                now_ms: self.now_ms,
             },
         }
     }
@@ -292,6 +370,12 @@ impl JournalFold {
     /// Orders not ended (what a checkpoint holds per order).
     pub fn open_orders(&self) -> usize {
         self.orders.len()
+    }
+
+    /// Held ends: ended orders whose end the strategy may not have read (a checkpoint holds
+    /// them too).
+    pub fn held_ends(&self) -> usize {
+        self.held.len()
     }
 
     /// Folds one record in. A checkpoint record replaces the fold with its content (one that
@@ -320,16 +404,79 @@ impl JournalFold {
                 if self.epoch_started_ms == 0 {
                     self.epoch_started_ms = ms;
                 }
+                // The gateway (re)opened the journal: the strategy is not connected.
+                self.presence = Presence::Away;
+                self.now_ms = self.now_ms.max(ms);
             }
-            Record::Epoch { epoch, started_ms } => self.on_epoch(epoch, started_ms),
+            Record::Epoch { epoch, started_ms } => {
+                self.now_ms = self.now_ms.max(started_ms);
+                self.on_epoch(epoch, started_ms);
+            }
+            Record::Presence {
+                connected,
+                ms,
+                tail_ms,
+            } => {
+                self.now_ms = self.now_ms.max(ms);
+                self.presence = if connected {
+                    Presence::Connected {
+                        since_ms: ms,
+                        tail_ms,
+                    }
+                } else {
+                    Presence::Away
+                };
+            }
             Record::Checkpoint(body) => {
                 if let Ok(f) =
                     Checkpoint::decode(body).and_then(|cp| JournalFold::from_checkpoint(&cp))
                 {
                     *self = f;
                 }
+                return;
             }
             Record::Unknown(_) => {}
+        }
+        self.release_seen();
+    }
+
+    /// Drops the held ends the strategy has had time to read: connected for its tail (plus
+    /// [`HELD_MARGIN_MS`]) after the later of the end and the connection.
+    fn release_seen(&mut self) {
+        let Presence::Connected { since_ms, tail_ms } = self.presence else {
+            return;
+        };
+        while let Some(&(end_ms, root)) = self.held_by_end.first() {
+            let seen_at = end_ms
+                .max(since_ms)
+                .saturating_add(tail_ms)
+                .saturating_add(HELD_MARGIN_MS);
+            if self.now_ms < seen_at {
+                break;
+            }
+            self.drop_held(root);
+        }
+    }
+
+    /// Ends the hold of held end `root`.
+    fn drop_held(&mut self, root: u64) {
+        if let Some(h) = self.held.remove(&root) {
+            self.held_by_end.remove(&(h.end_ms, root));
+            self.status_due.remove(&root);
+            for cl in h.order.cl_ord_ids {
+                self.held_live.remove(&cl);
+            }
+        }
+    }
+
+    /// Holds held end `root` again from `ms` (an OrderStatus told its end again).
+    fn hold_again(&mut self, root: u64, ms: u64) {
+        if let Some(h) = self.held.get_mut(&root) {
+            if ms > h.end_ms {
+                self.held_by_end.remove(&(h.end_ms, root));
+                h.end_ms = ms;
+                self.held_by_end.insert((ms, root));
+            }
         }
     }
 
@@ -344,7 +491,16 @@ impl JournalFold {
         self.list_ids = UsedIds::new();
         self.early.clear();
         self.early_set.clear();
-        for o in self.orders.values_mut() {
+        // The rollover reports every order held OrderStatus (the tracker's ticks make them):
+        // due until journaled.
+        self.status_due = self
+            .orders
+            .keys()
+            .chain(self.held.keys())
+            .copied()
+            .collect();
+        let held = self.held.values_mut().map(|h| &mut h.order);
+        for o in self.orders.values_mut().chain(held) {
             for r in &mut o.reports {
                 r.0 = 0;
             }
@@ -375,6 +531,11 @@ impl JournalFold {
         if !self.used.insert(cl) {
             return;
         }
+        if let Some(&held) = self.held_live.get(&cl) {
+            // A ClOrdID of a held end used again (a later epoch): the gateway released the
+            // order, so its strategy had read its end.
+            self.drop_held(held);
+        }
         let answered = self.take_early(cl);
         if cl == root {
             if answered {
@@ -394,6 +555,28 @@ impl JournalFold {
                 o.amends.push(cl);
             }
             self.live.insert(cl, root);
+        } else if let Some(h) = self.held.get_mut(&root) {
+            // A cancel or replace of a held end (sent by a strategy that had not read the end):
+            // the order is kept as one ended with a cancel unanswered until it is answered, so
+            // that a crash before the answer leaves it resolved (answered once) after the
+            // restart, then held again.
+            h.order.cl_ord_ids.push(cl);
+            self.held_live.insert(cl, root);
+            if answered {
+                return;
+            }
+            let end_ms = h.end_ms;
+            if let Some(h) = self.held.remove(&root) {
+                self.held_by_end.remove(&(end_ms, root));
+                let mut o = h.order;
+                for c in &o.cl_ord_ids {
+                    self.held_live.remove(c);
+                    self.live.insert(*c, root);
+                }
+                o.amends.push(cl);
+                o.ended = true;
+                self.orders.insert(root, o);
+            }
         }
     }
 
@@ -401,8 +584,25 @@ impl JournalFold {
         let ms = er.transact_time / 1_000_000;
         self.last_report_ms = self.last_report_ms.max(ms);
         self.last_mark_ms = self.last_mark_ms.max(ms);
+        self.now_ms = self.now_ms.max(ms);
         if er.ord_rej_reason == Some(OrdRejReason::DuplicateOrder) {
             return;
+        }
+        if !self.live.contains_key(&er.cl_ord_id) && !self.live.contains_key(&er.orig_cl_ord_id) {
+            let held = self
+                .held_live
+                .get(&er.cl_ord_id)
+                .or_else(|| self.held_live.get(&er.orig_cl_ord_id))
+                .copied();
+            if let Some(root) = held {
+                // A held end told again (an OrderStatus: the next epoch's, a mass status'):
+                // held from now, as the tracker holds it.
+                self.hold_again(root, self.now_ms);
+                if er.exec_type == ExecType::OrderStatus {
+                    self.status_due.remove(&root);
+                }
+                return;
+            }
         }
         let root = self
             .live
@@ -425,6 +625,9 @@ impl JournalFold {
                 ..Open::default()
             }),
         };
+        if er.exec_type == ExecType::OrderStatus {
+            self.status_due.remove(&root);
+        }
         // An OrderStatus report (a rollover's, a mass status') tells the state as the gateway
         // knew it and answers no request: an order still in flight then stays unanswered.
         if er.exec_type != ExecType::OrderStatus {
@@ -456,11 +659,21 @@ impl JournalFold {
         }
     }
 
+    /// Order `root` ended: it leaves the orders not ended for the held ends (its strategy may
+    /// not have read its end yet).
     fn end(&mut self, root: u64) {
         if let Some(o) = self.orders.remove(&root) {
-            for cl in o.cl_ord_ids {
-                self.live.remove(&cl);
+            for cl in &o.cl_ord_ids {
+                self.live.remove(cl);
             }
+            // A root used again in a later epoch replaces the old epoch's held end.
+            self.drop_held(root);
+            for &cl in &o.cl_ord_ids {
+                self.held_live.insert(cl, root);
+            }
+            let end_ms = self.now_ms;
+            self.held_by_end.insert((end_ms, root));
+            self.held.insert(root, Held { order: o, end_ms });
         }
     }
 
@@ -468,9 +681,11 @@ impl JournalFold {
     pub fn recovered(&self) -> Recovered {
         // In sequence order; the reports of orders carried over a rollover (numbered 0 in the
         // new epoch) first, by root, each order's in the order sent (a stable sort).
+        let held = self.held.iter().map(|(root, h)| (root, &h.order));
         let mut reports: Vec<(u64, u64, ExecutionReport)> = self
             .orders
             .iter()
+            .chain(held.clone())
             .flat_map(|(root, o)| o.reports.iter().map(|(seq, er)| (*seq, *root, *er)))
             .collect();
         reports.sort_by_key(|(seq, root, _)| (*seq, if *seq == 0 { *root } else { 0 }));
@@ -480,9 +695,11 @@ impl JournalFold {
             .flat_map(|o| o.amends.iter().copied())
             .collect();
         unanswered_amends.sort_unstable();
+        let mut roots = self.live.clone();
+        roots.extend(self.held_live.iter().map(|(c, r)| (*c, *r)));
         Recovered {
             next_seq: self.next_seq,
-            roots: self.live.clone(),
+            roots,
             used: self.used.clone(),
             list_ids: self.list_ids.clone(),
             reports: reports.into_iter().map(|(_, _, er)| er).collect(),
@@ -498,10 +715,54 @@ impl JournalFold {
             root_epochs: self
                 .orders
                 .iter()
+                .chain(held)
                 .filter(|(_, o)| o.epoch != self.epoch)
                 .map(|(root, o)| (*root, o.epoch))
                 .collect(),
+            held_ends: self.held.keys().copied().collect(),
+            status_due: !self.status_due.is_empty(),
         }
+    }
+}
+
+/// The fold's order of a saved one. Errors: a saved report that is not an ExecutionReport
+/// frame ([`CheckpointError::Report`]).
+fn open_of(o: &SavedOrder) -> Result<Open, CheckpointError> {
+    let mut reports = Vec::with_capacity(o.reports.len());
+    for r in &o.reports {
+        match r.frame.get(SOFH_LEN..).map(codec::sbe::decode) {
+            Some(Ok(Message::ExecutionReport(er))) => reports.push((r.seq, er.to_owned())),
+            _ => return Err(CheckpointError::Report),
+        }
+    }
+    Ok(Open {
+        epoch: o.epoch,
+        cl_ord_ids: o.cl_ord_ids.clone(),
+        reports,
+        since_ms: o.unanswered_since_ms,
+        amends: o.amends.clone(),
+        ended: o.ended,
+    })
+}
+
+/// The checkpoint's form of order `o` (root `root`): its reports as frames.
+fn saved(root: u64, o: &Open) -> SavedOrder {
+    SavedOrder {
+        root,
+        epoch: o.epoch,
+        cl_ord_ids: o.cl_ord_ids.clone(),
+        reports: o
+            .reports
+            .iter()
+            .map(|(seq, er)| {
+                let mut frame = Vec::with_capacity(ExecutionReport::FRAME_LEN);
+                er.encode_frame(&mut frame);
+                SavedReport { seq: *seq, frame }
+            })
+            .collect(),
+        unanswered_since_ms: o.since_ms,
+        amends: o.amends.clone(),
+        ended: o.ended,
     }
 }
 

@@ -14,7 +14,12 @@
 //!   every journal segment but the legacy one: what a restart needs of everything before it;
 //!   body layout in [`crate::journal::checkpoint`]);
 //! - [`KIND_EPOCH`]: `epoch u64 | started UTC ms u64` (session rollover: the records after it
-//!   belong to the new epoch, numbered from 1).
+//!   belong to the new epoch, numbered from 1);
+//! - [`KIND_PRESENCE`]: `connected u8 | UTC ms u64 | unseen tail ms u64` (the session's
+//!   strategy connected (1: established) or its connection ended (0) at this time; the tail is
+//!   the tracker's `unseen_tail_ms`: how long after an end, or after connecting, the strategy
+//!   is taken to have read it. The fold keeps the ended orders whose end may be unread by
+//!   it, see [`crate::journal::fold`]).
 //!
 //! Unknown kinds are skipped by their length (room for later kinds).
 //!
@@ -39,6 +44,8 @@ pub const KIND_CLOCK: u8 = 5;
 pub const KIND_CHECKPOINT: u8 = 6;
 /// Kind of an epoch record: the session's epoch ended and this one starts (session rollover).
 pub const KIND_EPOCH: u8 = 7;
+/// Kind of a presence record: the session's strategy connected or its connection ended.
+pub const KIND_PRESENCE: u8 = 8;
 /// Bytes of a record header (kind + length).
 pub const HEADER_LEN: usize = 5;
 
@@ -149,6 +156,16 @@ pub enum Record<'a> {
         /// When it started, UTC ms.
         started_ms: u64,
     },
+    /// The session's strategy connected (established) or its connection ended, at UTC ms
+    /// `ms` (the shell writes it where the tracker is told `SessionOpened` / `SessionClosed`).
+    Presence {
+        /// True: connected (established); false: the connection ended.
+        connected: bool,
+        /// When, UTC ms.
+        ms: u64,
+        /// The tracker's unseen tail in force, ms (`[tracker] unseen_tail_ms`).
+        tail_ms: u64,
+    },
     /// A record of a kind this version does not know (skipped).
     Unknown(u8),
 }
@@ -191,6 +208,15 @@ pub fn put_epoch(out: &mut Vec<u8>, epoch: u64, started_ms: u64) {
     header(out, KIND_EPOCH, 16);
     out.extend_from_slice(&epoch.to_le_bytes());
     out.extend_from_slice(&started_ms.to_le_bytes());
+}
+
+/// Appends a presence record: the strategy connected (`connected`) or its connection ended, at
+/// UTC ms `ms`, with the tracker's unseen tail `tail_ms`.
+pub fn put_presence(out: &mut Vec<u8>, connected: bool, ms: u64, tail_ms: u64) {
+    header(out, KIND_PRESENCE, 17);
+    out.push(u8::from(connected));
+    out.extend_from_slice(&ms.to_le_bytes());
+    out.extend_from_slice(&tail_ms.to_le_bytes());
 }
 
 /// Appends an accepted-ListID record.
@@ -259,6 +285,11 @@ impl<'a> Iterator for Records<'a> {
                 epoch: u64_at(body, 0)?,
                 started_ms: u64_at(body, 8)?,
             },
+            KIND_PRESENCE => Record::Presence {
+                connected: *body.first()? != 0,
+                ms: u64_at(body, 1)?,
+                tail_ms: u64_at(body, 9)?,
+            },
             other => Record::Unknown(other),
         };
         self.pos += HEADER_LEN + len;
@@ -276,6 +307,7 @@ mod tests {
         put_outbound(&mut b, 1, Origin::Push, b"frame-one");
         put_cl_ord_id(&mut b, 7, 5);
         put_list_id(&mut b, 9);
+        put_presence(&mut b, true, 1_000, 5_000);
         put_outbound(&mut b, 2, Origin::Reconcile, b"frame-two");
         let whole = b.len();
         let all: Vec<_> = Records::new(&b).collect();
@@ -292,6 +324,11 @@ mod tests {
                     root: 5
                 },
                 Record::ListId(9),
+                Record::Presence {
+                    connected: true,
+                    ms: 1_000,
+                    tail_ms: 5_000
+                },
                 Record::Outbound {
                     seq: 2,
                     origin: Origin::Reconcile,
@@ -303,7 +340,7 @@ mod tests {
         let before_last = whole - (HEADER_LEN + 9 + 9);
         for cut in before_last..whole {
             let mut r = Records::new(&b[..cut]);
-            assert_eq!(r.by_ref().count(), 3, "cut at {cut}");
+            assert_eq!(r.by_ref().count(), 4, "cut at {cut}");
             assert_eq!(r.valid_len(), before_last);
         }
         // An unknown kind is skipped by its length.

@@ -867,3 +867,113 @@ fn an_order_whose_end_was_numbered_in_the_new_epoch_keeps_its_cl_ord_ids_used() 
     assert_eq!(ev, [(1, true)]);
     assert!(r.t.order(S, 2).is_some());
 }
+
+/// Issue 37 ("Rollover after a crash"): an order filled while its strategy was away, journaled
+/// and never read, then a crash. The journal's fold keeps it as a held end (through a
+/// checkpoint round trip); the restarted tracker rebuilds it ended and holds it while the
+/// strategy is away; the next epoch's OrderStatus reports it once, and once the strategy has
+/// been back for the tail it leaves (a later rollover reports nothing).
+#[test]
+fn a_held_end_restored_from_the_journal_is_reported_once_by_the_next_epoch() {
+    use crate::journal::checkpoint::Checkpoint;
+    use crate::journal::fold::JournalFold;
+    use crate::journal::record::{self, Origin, Records};
+    let er = |exec_type, status, cum: &str, exec_id, ms: u64| {
+        let mut f = Vec::new();
+        codec::sbe::ExecutionReport {
+            cl_ord_id: 1,
+            orig_cl_ord_id: 0,
+            order_id: 501,
+            exec_id,
+            transact_time: ms * MS,
+            price: Some(d("100")),
+            order_qty: d("1"),
+            last_qty: (exec_id != 0).then(|| d("1")),
+            last_px: (exec_id != 0).then(|| d("100")),
+            cum_qty: d(cum),
+            leaves_qty: d("0"),
+            avg_px: None,
+            exchange_code: 0,
+            symbol: Symbol::new("BTCUSDT").unwrap(),
+            category: Category::UsdtFutures,
+            side: Side::Buy,
+            ord_type: OrdType::Limit,
+            time_in_force: TimeInForce::Gtc,
+            exec_type,
+            ord_status: status,
+            ord_rej_reason: None,
+            text: codec::sbe::Text::new(""),
+        }
+        .encode_frame(&mut f);
+        f
+    };
+    let mut j = Vec::new();
+    record::put_clock(&mut j, 1_000);
+    record::put_presence(&mut j, true, 1_000, 5_000);
+    record::put_cl_ord_id(&mut j, 1, 1);
+    let new = er(ExecType::New, OrdStatus::New, "0", 0, 1_100);
+    record::put_outbound(&mut j, 1, Origin::Reply, &new);
+    record::put_presence(&mut j, false, 1_200, 5_000);
+    let filled = er(ExecType::Fill, OrdStatus::Filled, "1", 77, 1_300);
+    record::put_outbound(&mut j, 2, Origin::Push, &filled);
+    let mut f = JournalFold::new();
+    for r in Records::new(&j) {
+        f.apply(r);
+    }
+    // A roll (checkpoint round trip), then the crash and the restart's clock record.
+    let mut body = Vec::new();
+    f.checkpoint().encode(&mut body);
+    let mut f = JournalFold::from_checkpoint(&Checkpoint::decode(&body).unwrap()).unwrap();
+    let mut after = Vec::new();
+    record::put_clock(&mut after, 9_000);
+    for r in Records::new(&after) {
+        f.apply(r);
+    }
+    let rec = f.recovered();
+    assert_eq!(rec.held_ends, [1].into());
+
+    let mut t = Tracker::with_retention(16, HOLD_UNSEEN);
+    t.on_session_opened(S, 0);
+    t.restore_session(
+        S,
+        &rec.roots,
+        &rec.reports,
+        &rec.unanswered_since_ms,
+        &rec.unanswered_amends,
+    );
+    assert!(
+        t.drain_reports().next().is_none(),
+        "the restore reports nothing"
+    );
+    assert!(
+        t.drain_resolve_requests().next().is_none(),
+        "nothing to ask"
+    );
+    let o = t.order(S, 1).expect("rebuilt");
+    assert_eq!((o.status, o.cum_qty), (OrdStatus::Filled, d("1")));
+    assert!(o.exec_ids.contains(&77));
+    t.on_tick(T0, 1);
+    t.on_tick(T0 + 60_000 * MS, 2);
+    assert_eq!(t.drain_evicted().count(), 0, "held: its strategy is away");
+    // The strategy asks for the next epoch without catching up: the OrderStatus tells it.
+    t.on_epoch(S, 1, &[], true, 5);
+    t.on_tick(T0 + 60_001 * MS, 3);
+    let out: Vec<ReportMsg> = t.drain_reports().map(|m| m.msg).collect();
+    assert_eq!(order_status(&out), [(1, OrdStatus::Filled)]);
+    let ReportMsg::Exec(status) = &out[0] else {
+        panic!("{out:?}");
+    };
+    assert_eq!(status.avg_px, Some(d("100")));
+    t.on_tick(T0 + 60_002 * MS, 4);
+    assert!(t.drain_reports().next().is_none(), "once");
+    // Back for the tail: it leaves, and the next rollover reports nothing.
+    t.on_session_opened(S, 0);
+    let back = T0 + 60_003 * MS;
+    t.on_tick(back, 5);
+    t.on_tick(back + super::retention::UNSEEN_TAIL_MS * MS, 6);
+    assert_eq!(t.drain_evicted().map(|e| e.root).collect::<Vec<_>>(), [1]);
+    t.on_epoch(S, 2, &[], true, 7);
+    t.on_tick(back + super::retention::UNSEEN_TAIL_MS * MS + MS, 8);
+    let out: Vec<ReportMsg> = t.drain_reports().map(|m| m.msg).collect();
+    assert_eq!(order_status(&out), []);
+}

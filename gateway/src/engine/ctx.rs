@@ -33,6 +33,9 @@ pub(super) struct IoCtx {
     /// Most unsent bytes a strategy connection may leave unread (`[strategy]
     /// max_backlog_bytes`).
     pub(super) max_backlog: usize,
+    /// The tracker's unseen tail, ms (`[tracker] unseen_tail_ms`), journaled with each
+    /// presence record ([`SessionOut::journal_presence`]).
+    pub(super) unseen_tail_ms: u64,
     /// When sessions' epochs end by schedule (`[strategy] rollover`).
     pub(super) rollover: gateway_core::session::rollover::RolloverSchedule,
     pub(super) instruments: InstrumentTable,

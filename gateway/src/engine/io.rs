@@ -272,6 +272,7 @@ pub(super) fn run(
             limits: settings.limits,
             max_frame_len: settings.max_frame_len,
             max_backlog: settings.max_backlog,
+            unseen_tail_ms: settings.tracker.retention.unseen_tail_ms,
             rollover: settings.rollover,
             instruments,
             accounts,
@@ -321,7 +322,8 @@ pub(super) fn run(
                     out: Arc::clone(&slot.out),
                 });
                 if let Some(rec) = slot.restore.take() {
-                    // Ended orders' reports are no longer among `reports`: their last ms is.
+                    // Ended orders' reports are no longer among `reports` (but the held ends'):
+                    // their last ms is.
                     ended.add(*id, &rec);
                     // The epoch first: the orders restored next (and the queries of those
                     // unanswered) take their clientOid's epoch from it.
@@ -333,6 +335,12 @@ pub(super) fn run(
                             started: false,
                         });
                     }
+                    let status_due = rec.status_due.then(|| {
+                        (
+                            rec.epoch,
+                            rec.epoch_step().map(|(_, o)| o).unwrap_or_default(),
+                        )
+                    });
                     let _ = tracker_tx.send(TrackerInput::Restore {
                         session_id: *id,
                         roots: rec.roots,
@@ -340,6 +348,17 @@ pub(super) fn run(
                         unanswered_since_ms: rec.unanswered_since_ms,
                         unanswered_amends: rec.unanswered_amends,
                     });
+                    if let Some((epoch, order_epochs)) = status_due {
+                        // The gateway stopped while the epoch's OrderStatus reports were being
+                        // made: the tracker makes them again from the restored orders (an end
+                        // the strategy had not read must not be left out of the new epoch).
+                        let _ = tracker_tx.send(TrackerInput::Epoch {
+                            session_id: *id,
+                            epoch,
+                            order_epochs,
+                            started: true,
+                        });
+                    }
                 }
             }
         }

@@ -528,6 +528,10 @@ impl Conn {
             role: self.role,
             out: Arc::clone(&self.out),
         });
+        // After the tracker is told: the journal's fold holds the ended orders a restart must
+        // still report by the presence records (`gateway_core::journal::fold`).
+        self.out
+            .journal_presence(true, self.established_ms, self.ctx.unseen_tail_ms);
         tracing::info!(
             session = session_id,
             keepalive_ms = self.fixp.keepalive_ms(),
@@ -888,6 +892,10 @@ impl Conn {
                 .ctx
                 .tracker_tx
                 .send(TrackerInput::SessionClosed { session_id });
+            if let Some(slot) = self.ctx.sessions.borrow().get(&session_id) {
+                slot.out
+                    .journal_presence(false, utc_now_ns() / 1_000_000, self.ctx.unseen_tail_ms);
+            }
         }
         if self.fixp.state() != SessionState::Terminated && self.registered {
             tracing::info!(

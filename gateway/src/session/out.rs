@@ -633,6 +633,21 @@ impl SessionOut {
         let _ = self.write_ahead(&mut journal, None);
     }
 
+    /// Journals a presence record: the session's strategy connected (`connected`: established)
+    /// or its connection ended, at UTC ms `utc_ms`, with the tracker's unseen tail `tail_ms`
+    /// (`[tracker] unseen_tail_ms`). The journal's fold keeps the ended orders whose end the
+    /// strategy may not have read by it, so that a restart holds them for the next epoch's
+    /// OrderStatus (`gateway_core::journal::fold`, issue 37).
+    pub fn journal_presence(&self, connected: bool, utc_ms: u64, tail_ms: u64) {
+        if !self.keeps {
+            return;
+        }
+        let mut journal = self.journal.lock();
+        record::put_presence(&mut journal.pending, connected, utc_ms, tail_ms);
+        self.write_ahead(&mut journal);
+        self.note_pending(&journal);
+    }
+
     fn note_pending(&self, journal: &Journal) {
         let n = u64::try_from(journal.wa.pending_len()).unwrap_or(u64::MAX);
         self.journal_pending.store(n, Ordering::Relaxed);
