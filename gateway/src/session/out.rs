@@ -643,9 +643,9 @@ impl SessionOut {
             return;
         }
         let mut journal = self.journal.lock();
-        record::put_presence(&mut journal.pending, connected, utc_ms, tail_ms);
-        self.write_ahead(&mut journal);
-        self.note_pending(&journal);
+        record::put_presence(journal.wa.buf(), connected, utc_ms, tail_ms);
+        // Held on a storage fault, like every record: written before anything after it.
+        let _ = self.write_ahead(&mut journal, None);
     }
 
     fn note_pending(&self, journal: &Journal) {
