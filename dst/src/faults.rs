@@ -50,11 +50,15 @@ pub enum Fault {
     /// SessionVerID: the session rolled over (numbering from 1, ClOrdIDs of ended orders free,
     /// each open order's OrderStatus first).
     SessionRollover,
+    /// A session's journal failed for a while (a full or failing disk: ENOSPC or EIO on the
+    /// next appends, some cut short): the session holds its messages and refuses new risk
+    /// until the journal takes records again (issue 37). Drawn from a stream of its own.
+    JournalFailing,
 }
 
 impl Fault {
     /// Every kind, in print order.
-    pub const ALL: [Fault; 18] = [
+    pub const ALL: [Fault; 19] = [
         Fault::LinkDrop,
         Fault::ReplyLost,
         Fault::Reply40010Applied,
@@ -73,6 +77,7 @@ impl Fault {
         Fault::StrategyTerminate,
         Fault::StrategyRetransmit,
         Fault::SessionRollover,
+        Fault::JournalFailing,
     ];
 
     /// The kinds drawn from the run's main stream (those that existed before the side
@@ -100,6 +105,7 @@ impl Fault {
             Fault::StrategyTerminate => "strategy_terminate",
             Fault::StrategyRetransmit => "strategy_retransmit",
             Fault::SessionRollover => "session_rollover",
+            Fault::JournalFailing => "journal_failing",
         }
     }
 }

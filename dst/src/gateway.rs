@@ -18,10 +18,14 @@ use codec::sbe::{self, Category, Message, NegotiationRejectCode};
 use gateway_core::decision::mass::{
     mass_cancel_filter, plan_mass_cancel, MassCancel, MassDecision,
 };
-use gateway_core::decision::single::{decide_single, Decided, Verdict};
+use gateway_core::decision::single::{decide_single, recheck_after_journal, Decided, Verdict};
+use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted, AccountGate, NotSent};
+use gateway_core::journal::durability::StorageFault;
 use gateway_core::journal::fold::Recovered;
+use gateway_core::journal::record;
 use gateway_core::journal::record::Origin;
+use gateway_core::journal::write_ahead::{Journaled, RecordSink, WriteAhead};
 use gateway_core::pretrade::{InstrumentRules, InstrumentTable};
 use gateway_core::recovery::EndedBeforeRestart;
 use gateway_core::risk::{RiskBook, RiskSettings};
@@ -91,6 +95,12 @@ struct Session {
     next_seq: u64,
     /// The session's journal (application frames, ClOrdIDs used, checkpoints).
     journal: SimJournal,
+    /// The write-ahead rule over it, as the shell's `SessionOut` runs it
+    /// (`gateway_core::journal::write_ahead`): records held while appends fail, the
+    /// sequence number the strategy may be told.
+    wa: WriteAhead,
+    /// A failed append is ignored (before issue 37; see `Gateway::legacy_journal_errors`).
+    legacy: bool,
     last_write_ns: u64,
     /// Negotiated on the current connection (the shell's `active` set).
     active: bool,
@@ -156,6 +166,12 @@ pub struct Gateway {
     pub placed: BTreeMap<String, (usize, u64)>,
     /// Place ops that named a clientOid already placed.
     pub repeated_client_oids: Vec<String>,
+    /// (SessionID, root) of each order placed while its session's journal was failing
+    /// (issue 37: no new risk then).
+    pub placed_while_failing: Vec<(u64, u64)>,
+    /// A failed journal append is ignored, as before issue 37 ([`crate::RunConfig`]'s
+    /// `legacy_journal_errors`).
+    pub legacy_journal_errors: bool,
     /// Sessions whose connection the gateway ended (Terminate sent), for the world to close.
     closed: Vec<usize>,
     /// The tracker's unseen tail, ms (journaled with each presence record).
@@ -233,6 +249,8 @@ impl Gateway {
                     fixp: FixpSession::new(now_ns, SessionLimits::default()),
                     entry: None,
                     next_seq: journal.next_seq(),
+                    wa: WriteAhead::new(journal.next_seq(), 0),
+                    legacy: false,
                     journal,
                     last_write_ns: now_ns,
                     active: false,
@@ -251,6 +269,8 @@ impl Gateway {
             json: Vec::with_capacity(1024),
             placed: BTreeMap::new(),
             repeated_client_oids: Vec::new(),
+            placed_while_failing: Vec::new(),
+            legacy_journal_errors: false,
             closed: Vec::new(),
             unseen_tail_ms,
         }
@@ -272,6 +292,8 @@ impl Gateway {
             journals,
             placed: self.placed,
             repeated_client_oids: self.repeated_client_oids,
+            placed_while_failing: self.placed_while_failing,
+            legacy_journal_errors: self.legacy_journal_errors,
         }
     }
 
@@ -299,6 +321,8 @@ impl Gateway {
         let mut gw = Gateway::empty(journals, rules, now_ns, retention);
         gw.placed = crashed.placed;
         gw.repeated_client_oids = crashed.repeated_client_oids;
+        gw.placed_while_failing = crashed.placed_while_failing;
+        gw.set_legacy_journal_errors(crashed.legacy_journal_errors);
         let mut ended = EndedBeforeRestart::new();
         let mut unanswered = BTreeSet::new();
         for (i, (rec, _)) in recovered.iter_mut().enumerate() {
@@ -402,7 +426,14 @@ impl Gateway {
         let tail = self.unseen_tail_ms;
         if let Some(s) = self.sessions.get_mut(i) {
             if w.effect() {
-                s.journal.presence(connected, utc_ns / 1_000_000, tail);
+                record::put_presence(s.wa.buf(), connected, utc_ns / 1_000_000, tail);
+                if s.legacy {
+                    s.wa.take_all(|b| {
+                        let _ = RecordSink::append(&mut s.journal, b);
+                    });
+                } else {
+                    let _ = s.wa.write(&mut s.journal, None, || 0);
+                }
             }
         }
     }
@@ -453,7 +484,9 @@ impl Gateway {
                     epoch: s.epoch,
                     start: None,
                 };
-                let action = s.fixp.on_message(now_ns, msg, s.next_seq, &mut auth);
+                let action = s
+                    .fixp
+                    .on_message(now_ns, msg, s.wa.committed_seq(), &mut auth);
                 if let Some(epoch) = auth.start {
                     self.start_epoch(i, epoch, now_ns, utc_ns, w);
                 }
@@ -478,7 +511,7 @@ impl Gateway {
                         s.bound = true;
                         let session_id = s.grant.session_id;
                         let ack = codec::sbe::EstablishmentAck {
-                            next_seq_no: s.next_seq,
+                            next_seq_no: s.wa.committed_seq(),
                             ..ack
                         };
                         if s.entry.is_none() {
@@ -527,6 +560,7 @@ impl Gateway {
             return;
         }
         s.journal.epoch(epoch, utc_ns / 1_000_000);
+        let _ = s.wa.new_epoch();
         s.epoch = epoch;
         s.next_seq = 1;
         s.next_in_seq = 1;
@@ -562,7 +596,7 @@ impl Gateway {
         let Some(s) = self.sessions.get(i) else {
             return;
         };
-        let (session_id, next) = (s.grant.session_id, s.next_seq);
+        let (session_id, next) = (s.grant.session_id, s.wa.committed_seq());
         let end = match gateway_core::session::retransmit::requested_range(req, session_id, next) {
             Ok((_, end)) => end,
             Err((code, reason)) => {
@@ -674,11 +708,21 @@ impl Gateway {
             return;
         };
         let session_id = s.grant.session_id;
-        let Session { entry, journal, .. } = s;
+        let Session {
+            entry,
+            journal,
+            wa,
+            legacy,
+            ..
+        } = s;
         let Some(entry) = entry.as_mut() else {
             return;
         };
         self.json.clear();
+        let gate = WithJournal {
+            account: &Gate(&link),
+            fault: wa.durability().failing().map(|f| f.fault),
+        };
         let Some(Decided {
             outcome: _,
             verdict,
@@ -686,7 +730,7 @@ impl Gateway {
             entry,
             &msg,
             &self.instruments,
-            &Gate(&link),
+            &gate,
             &self.risk,
             session_id,
             req_id,
@@ -700,10 +744,25 @@ impl Gateway {
             // Journaled before the trade op is written.
             entry.take_fresh(|c, l| {
                 if w.effect() {
-                    journal.ids(c, l);
+                    for &(cl, root) in c {
+                        record::put_cl_ord_id(wa.buf(), cl, root);
+                    }
+                    for &id in l {
+                        record::put_list_id(wa.buf(), id);
+                    }
+                    if *legacy {
+                        wa.take_all(|b| {
+                            let _ = RecordSink::append(journal, b);
+                        });
+                    } else {
+                        let _ = wa.write(journal, None, || now_ns);
+                    }
                 }
             });
         }
+        // That append may have been the one to fail: then nothing new is sent.
+        let fault = wa.durability().failing().map(|f| f.fault);
+        let verdict = recheck_after_journal(verdict, &msg, fault, &self.risk, utc_ns);
         let (root, kind, reserved) = match verdict {
             Verdict::Send {
                 root,
@@ -733,6 +792,11 @@ impl Gateway {
             return;
         }
         if matches!(kind, RequestKind::New(_)) {
+            if wa.durability().failing().is_some()
+                || journal.is_failing() && self.legacy_journal_errors
+            {
+                self.placed_while_failing.push((session_id, root));
+            }
             entry.sent_new(root, Some(0));
             if let Some(oid) = client_oid_of(&self.json) {
                 if self.placed.insert(oid.clone(), (i, root)).is_some() {
@@ -854,6 +918,49 @@ impl Gateway {
     pub fn tick(&mut self, now_ns: u64, utc_ns: u64, w: &mut impl Wire) {
         let (drive, mut sink) = self.drive(now_ns, w);
         drive.on_tick(&mut sink, now_ns, utc_ns);
+        self.journal_turn(now_ns, w);
+    }
+
+    /// The journal thread's turn, as `SessionOut::journal_turn`: a session whose journal
+    /// fails retries when its backoff is due; the held records written, their messages go to
+    /// the strategy in order and the state clears.
+    /// Makes a failed journal append ignored, as before issue 37 (`on`), or a state of the
+    /// session (the gateway's rule).
+    pub fn set_legacy_journal_errors(&mut self, on: bool) {
+        self.legacy_journal_errors = on;
+        for s in &mut self.sessions {
+            s.legacy = on;
+        }
+    }
+
+    /// Session `i`'s journal fails for its next `appends` appends (`partial`: each writes its
+    /// first whole record): a storage fault drawn by the world.
+    pub fn fail_journal(&mut self, i: usize, appends: u32, fault: StorageFault, partial: bool) {
+        if let Some(s) = self.sessions.get_mut(i) {
+            s.journal.fail(appends, fault, partial);
+        }
+    }
+
+    fn journal_turn(&mut self, now_ns: u64, w: &mut impl Wire) {
+        for i in 0..self.sessions.len() {
+            let s = &mut self.sessions[i];
+            if !s.wa.durability().retry_due(now_ns) || !w.effect() {
+                continue;
+            }
+            let bound = s.bound;
+            let mut out = Vec::new();
+            let r = s.wa.write_held(&mut s.journal, now_ns, |seq, frame| {
+                if bound {
+                    out.push((seq, frame.to_vec()));
+                }
+            });
+            if r.is_ok() {
+                s.wa.on_written(now_ns);
+            }
+            for (seq, frame) in out {
+                w.to_strategy(i, seq, frame);
+            }
+        }
     }
 
     /// Session timers (keepalive, handshake deadline), as the io thread's 20 ms timer.
@@ -863,7 +970,9 @@ impl Gateway {
             if !s.connected {
                 continue;
             }
-            let action = s.fixp.on_timer(now_ns, s.last_write_ns, s.next_seq);
+            let action = s
+                .fixp
+                .on_timer(now_ns, s.last_write_ns, s.wa.committed_seq());
             match action {
                 SessionAction::Send(reply) => self.write_session(i, &reply, now_ns, w),
                 SessionAction::SendAndClose(reply) => {
@@ -929,8 +1038,26 @@ fn write_app(
     }
     let seq = s.next_seq;
     s.next_seq += 1;
-    s.journal.outbound(seq, origin, &frame);
+    record::put_outbound(s.wa.buf(), seq, origin, &frame);
+    if s.legacy {
+        // Before issue 37: the error is logged and the message goes out all the same.
+        s.wa.take_all(|b| {
+            let _ = RecordSink::append(&mut s.journal, b);
+        });
+        s.wa.note_committed(seq);
+        s.last_write_ns = now_ns;
+        if s.bound && w.effect() {
+            w.to_strategy(i, seq, frame);
+        }
+        return;
+    }
+    let journaled = s.wa.write(&mut s.journal, Some(seq), || now_ns);
     s.last_write_ns = now_ns;
+    // Held while the journal fails: it reaches the strategy once the journal takes it
+    // (`Gateway::journal_turn`).
+    if !matches!(journaled, Journaled::Written) {
+        return;
+    }
     // The writer is attached at Establish: before it, messages are numbered and journaled
     // (the strategy asks for them when the EstablishmentAck shows them).
     if s.bound && w.effect() {
@@ -959,6 +1086,8 @@ pub struct Crashed {
     journals: Vec<SimJournal>,
     placed: BTreeMap<String, (usize, u64)>,
     repeated_client_oids: Vec<String>,
+    placed_while_failing: Vec<(u64, u64)>,
+    legacy_journal_errors: bool,
 }
 
 /// What the tracker produces, handed to the sessions' flows and the wire (the shell's

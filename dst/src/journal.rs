@@ -12,8 +12,10 @@
 //! and directory handling are tested in `gateway/src/journal/segments/tests.rs`).
 
 use gateway_core::journal::checkpoint::Checkpoint;
+use gateway_core::journal::durability::StorageFault;
 use gateway_core::journal::fold::{JournalFold, Recovered};
 use gateway_core::journal::record::{self, Origin, Record, Records};
+use gateway_core::journal::write_ahead::{AppendFailed, RecordSink};
 
 use crate::rng::SimRng;
 
@@ -34,6 +36,9 @@ pub struct SimJournal {
     frames: Vec<Vec<u8>>,
     /// Segments rolled.
     pub rolls: u64,
+    /// Appends still to fail (a storage fault: the disk full or failing), with the fault and
+    /// whether a failing append writes its first whole record (a write cut short).
+    failing: Option<(u32, StorageFault, bool)>,
 }
 
 /// What recovery found.
@@ -59,6 +64,7 @@ impl SimJournal {
             records_start: 0,
             frames: Vec::new(),
             rolls: 0,
+            failing: None,
         }
     }
 
@@ -92,6 +98,28 @@ impl SimJournal {
         self.records_start = seg.len();
         self.segments.push(seg);
         self.rolls += 1;
+    }
+
+    /// The next `appends` appends fail with `fault` (`partial`: each writes its first whole
+    /// record when it holds more than one, a write cut short), as a full or failing disk.
+    pub fn fail(&mut self, appends: u32, fault: StorageFault, partial: bool) {
+        self.failing = (appends > 0).then_some((appends, fault, partial));
+    }
+
+    /// True while appends are set to fail.
+    pub fn is_failing(&self) -> bool {
+        self.failing.is_some()
+    }
+
+    /// Appends whole records and keeps the application frames among them for
+    /// retransmission.
+    fn append_records(&mut self, records: &[u8]) {
+        self.append(records);
+        for rec in Records::new(records) {
+            if let Record::Outbound { seq, frame, .. } = rec {
+                self.keep_frame(seq, frame);
+            }
+        }
     }
 
     /// Journals application frame `seq` (written by `origin`).
@@ -232,6 +260,34 @@ impl SimJournal {
         note.epoch = rec.epoch;
         note.next_seq = rec.next_seq;
         (rec, note)
+    }
+}
+
+/// The simulated disk under the core's write-ahead rule
+/// (`gateway_core::journal::write_ahead`), as the shell's `Store` is under its writer: appends
+/// fail while [`SimJournal::fail`] says so.
+impl RecordSink for SimJournal {
+    type Error = StorageFault;
+
+    fn append(&mut self, records: &[u8]) -> Result<(), AppendFailed<StorageFault>> {
+        let Some((left, fault, partial)) = self.failing else {
+            self.append_records(records);
+            return Ok(());
+        };
+        self.failing = (left > 1).then_some((left - 1, fault, partial));
+        let mut committed = 0;
+        if partial {
+            let mut it = Records::new(records);
+            if it.next().is_some() && it.valid_len() < records.len() {
+                committed = it.valid_len();
+            }
+        }
+        self.append_records(&records[..committed]);
+        Err(AppendFailed {
+            committed,
+            fault,
+            error: fault,
+        })
     }
 }
 

@@ -50,6 +50,14 @@ struct Args {
     /// find; the seeds already running finish).
     #[arg(long)]
     stop_at_first: bool,
+    /// Draw journal failures (a full or failing disk: ENOSPC / EIO on the next appends, some
+    /// cut short) from each seed's storage stream (issue 37; off by default for now).
+    #[arg(long)]
+    storage_faults: bool,
+    /// The gateway as before issue 37: a failed journal append is ignored (the message still
+    /// goes out, new orders are taken). A sweep finds what that breaks.
+    #[arg(long)]
+    legacy_journal_errors: bool,
 }
 
 fn shape(a: &Args, seed: u64) -> RunConfig {
@@ -60,6 +68,8 @@ fn shape(a: &Args, seed: u64) -> RunConfig {
         window: a.window,
         faults: !a.no_faults,
         keep_trace: a.trace || a.trace_all,
+        storage_faults: a.storage_faults,
+        legacy_journal_errors: a.legacy_journal_errors,
     }
 }
 
@@ -76,6 +86,12 @@ fn replay_command(a: &Args, r: &RunResult) -> String {
     }
     if a.no_faults {
         c.push_str(" --no-faults");
+    }
+    if a.storage_faults {
+        c.push_str(" --storage-faults");
+    }
+    if a.legacy_journal_errors {
+        c.push_str(" --legacy-journal-errors");
     }
     c
 }

@@ -6,6 +6,7 @@
 //! run then compares every order as its strategy saw it with the venue's own record. A
 //! request still unanswered [`LIVENESS_NS`] after the faults stopped is a liveness violation.
 
+use gateway_core::journal::durability::StorageFault;
 use std::collections::BTreeMap;
 
 use codec::sbe::ExecutionReport;
@@ -53,6 +54,13 @@ pub struct RunConfig {
     pub faults: bool,
     /// Keep every event as a line (for a replay).
     pub keep_trace: bool,
+    /// Draw journal failures (storage faults, issue 37) from the seed's storage stream: off by
+    /// default until the sweeps pass with them (see `docs/testing.md`).
+    pub storage_faults: bool,
+    /// The gateway as it was before issue 37: a failed journal append is ignored (the
+    /// message still goes to the strategy, numbering goes on, new orders are taken). For the
+    /// test that shows a sweep finds what that does.
+    pub legacy_journal_errors: bool,
 }
 
 impl RunConfig {
@@ -65,6 +73,8 @@ impl RunConfig {
             window: 0,
             faults: true,
             keep_trace: false,
+            storage_faults: false,
+            legacy_journal_errors: false,
         }
     }
 }
@@ -100,6 +110,10 @@ pub struct RunResult {
 /// crashes), so that a seed whose run has them off runs exactly as before they existed (the
 /// regression seeds keep their schedules).
 const SIDE_STREAM: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// Seed of the storage stream: journal failures (issue 37), drawn apart from the other
+/// streams so that every other draw of a seed stays as it was.
+const STORAGE_STREAM: u64 = 0xD1B5_4A32_D192_ED03;
 
 /// The events. Those that reach the gateway after a delay carry its life (incarnation): a
 /// crash makes them stale.
@@ -183,6 +197,10 @@ struct World {
     rules: Vec<InstrumentRules>,
     /// The side stream (crash draws).
     side: SimRng,
+    /// The storage stream (journal failures) and the rate of a journal failure per ms (0:
+    /// none in this run).
+    storage: SimRng,
+    storage_rate: f64,
     /// How the tracker evicts ended orders (drawn: the default or tight).
     retention: Retention,
     /// The gateway's incarnation (a crash starts the next).
@@ -231,6 +249,13 @@ struct World {
 pub fn run(cfg: RunConfig) -> RunResult {
     let mut rng = SimRng::new(cfg.seed);
     let mut side = SimRng::new(cfg.seed ^ SIDE_STREAM);
+    let mut storage = SimRng::new(cfg.seed ^ STORAGE_STREAM);
+    // On in half the runs, up to one journal failure per 2 s of simulated time.
+    let storage_rate = if cfg.faults && cfg.storage_faults && storage.chance(0.5) {
+        0.0005 * storage.between(10, 100) as f64 / 100.0
+    } else {
+        0.0
+    };
     let plan = if cfg.faults {
         FaultPlan::draw(&mut rng).with_more(&mut side)
     } else {
@@ -297,10 +322,16 @@ pub fn run(cfg: RunConfig) -> RunResult {
         trace,
         v: Violations::default(),
         exchange,
-        gw: Gateway::new(sessions, rules.clone(), 0, roll_bytes, retention),
+        gw: {
+            let mut gw = Gateway::new(sessions, rules.clone(), 0, roll_bytes, retention);
+            gw.set_legacy_journal_errors(cfg.legacy_journal_errors);
+            gw
+        },
         rules,
         retention,
         side,
+        storage,
+        storage_rate,
         life: 0,
         down: None,
         accepting: true,
@@ -618,6 +649,22 @@ impl World {
             }
             Ev::TrackerTick => {
                 self.sched.after(MS, Ev::TrackerTick);
+                if self.faults_on
+                    && self.storage_rate > 0.0
+                    && self.storage.chance(self.storage_rate)
+                {
+                    let i = self.storage.index(self.strategies.len().max(1));
+                    let appends = self.storage.between(1, 8) as u32;
+                    let fault = if self.storage.chance(0.5) {
+                        StorageFault::NoSpace
+                    } else {
+                        StorageFault::Io
+                    };
+                    let partial = self.storage.chance(0.3);
+                    self.counts.add(Fault::JournalFailing);
+                    self.trace.event(t, "fault: journal failing", b"");
+                    self.gw.fail_journal(i, appends, fault, partial);
+                }
                 if self.down.is_none() {
                     let utc = self.utc_ns();
                     let mut out = self.outbox();

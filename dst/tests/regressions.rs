@@ -18,6 +18,8 @@ fn assert_clean(seed: u64, orders: u64, sessions: usize, window: usize) {
         window,
         faults: true,
         keep_trace: false,
+        storage_faults: false,
+        legacy_journal_errors: false,
     });
     if sessions != 0 {
         assert_eq!(r.sessions, sessions);

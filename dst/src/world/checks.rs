@@ -53,6 +53,15 @@ impl World {
             self.v
                 .add(t, "clientOid sent twice", 0, 0, format!("clientOid {oid}"));
         }
+        for &(session_id, root) in &self.gw.placed_while_failing {
+            self.v.add(
+                t,
+                "an order placed while its session's journal was failing",
+                session_id,
+                root,
+                String::new(),
+            );
+        }
         for s in &self.strategies {
             if let Some((missing, held)) = s.gap_left() {
                 self.v.add(

@@ -180,7 +180,19 @@ impl World {
             }
         }
         for ((session, root), a) in after {
-            if !before.contains_key(&(*session, *root)) {
+            // A ClOrdID journaled whose order was refused at entry while the journal failed
+            // (storage fault, issue 37): the refusal was held and the crash lost it, so the
+            // crashed tracker never held the order; the restored one holds it unanswered and
+            // resolves it (never placed: Rejected NotApplied). Never placed, it is no order the
+            // crashed tracker lost track of.
+            let refused_unheard = unanswered.contains(&(*session, *root))
+                && a.ord_status == OrdStatus::PendingNew
+                && !self
+                    .gw
+                    .placed
+                    .values()
+                    .any(|&(i, r)| crate::gateway::session_id_of(i) == *session && r == *root);
+            if !before.contains_key(&(*session, *root)) && !refused_unheard {
                 self.v.add(
                     t,
                     "restored tracker holds an order the crashed one did not",
