@@ -279,6 +279,12 @@ impl Gateway {
     /// The process dies: only the journals survive (each with a torn last record when
     /// `torn`), and the checker's record of the clientOids placed.
     pub fn crash(self, rng: &mut SimRng, torn: bool) -> Crashed {
+        let held_at_crash: BTreeSet<u64> = self
+            .sessions
+            .iter()
+            .filter(|s| s.wa.pending_len() > 0 || s.wa.durability().failing().is_some())
+            .map(|s| s.grant.session_id)
+            .collect();
         let journals = self
             .sessions
             .into_iter()
@@ -294,6 +300,7 @@ impl Gateway {
             repeated_client_oids: self.repeated_client_oids,
             placed_while_failing: self.placed_while_failing,
             legacy_journal_errors: self.legacy_journal_errors,
+            held_at_crash,
         }
     }
 
@@ -312,6 +319,7 @@ impl Gateway {
         utc_ns: u64,
         w: &mut impl Wire,
     ) -> Restarted {
+        let held_at_crash = crashed.held_at_crash;
         let mut journals = crashed.journals;
         let mut recovered: Vec<(Recovered, RecoveryNote)> =
             journals.iter_mut().map(SimJournal::recover).collect();
@@ -374,6 +382,7 @@ impl Gateway {
             ended,
             unanswered,
             notes,
+            held_at_crash,
         }
     }
 
@@ -1077,6 +1086,11 @@ pub struct Restarted {
     pub unanswered: BTreeSet<(u64, u64)>,
     /// What each session's recovery found.
     pub notes: Vec<RecoveryNote>,
+    /// Sessions whose journal held records when the gateway crashed (a storage fault): they
+    /// were lost with the process, so the restored tracker knows those sessions as their
+    /// journal last had them, behind the crashed one (the restart's reconciliation brings
+    /// them forward).
+    pub held_at_crash: BTreeSet<u64>,
 }
 
 /// What survives a crash of the gateway: the journals, and (the checker's, not the gateway's)
@@ -1088,6 +1102,7 @@ pub struct Crashed {
     repeated_client_oids: Vec<String>,
     placed_while_failing: Vec<(u64, u64)>,
     legacy_journal_errors: bool,
+    held_at_crash: BTreeSet<u64>,
 }
 
 /// What the tracker produces, handed to the sessions' flows and the wire (the shell's

@@ -89,7 +89,7 @@ impl World {
             .event(now, "gateway restarts", format!("{:?}", r.notes).as_bytes());
         if let Some(before) = self.crashed_views.take() {
             let after = self.gw.open_orders(utc, &mut Outbox::default());
-            self.check_restored(&before, &after, &r.unanswered);
+            self.check_restored(&before, &after, &r.unanswered, &r.held_at_crash);
         }
         self.gw_gen = self.venue_gen;
         self.gw.on_link_connected();
@@ -145,6 +145,7 @@ impl World {
         before: &BTreeMap<(u64, u64), ExecutionReport>,
         after: &BTreeMap<(u64, u64), ExecutionReport>,
         unanswered: &BTreeSet<(u64, u64)>,
+        held_at_crash: &BTreeSet<u64>,
     ) {
         let t = self.sched.now_ns();
         let key = |er: &ExecutionReport| {
@@ -157,6 +158,12 @@ impl World {
             )
         };
         for ((session, root), b) in before {
+            // A session whose journal held records at the crash (a storage fault) is restored
+            // as its journal last had it, behind the crashed tracker: the reconciliation and
+            // the end-of-run checks judge it, not this comparison.
+            if held_at_crash.contains(session) {
+                continue;
+            }
             match after.get(&(*session, *root)) {
                 Some(a) if key(a) == key(b) => {}
                 Some(a)
@@ -192,7 +199,10 @@ impl World {
                     .placed
                     .values()
                     .any(|&(i, r)| crate::gateway::session_id_of(i) == *session && r == *root);
-            if !before.contains_key(&(*session, *root)) && !refused_unheard {
+            if !before.contains_key(&(*session, *root))
+                && !refused_unheard
+                && !held_at_crash.contains(session)
+            {
                 self.v.add(
                     t,
                     "restored tracker holds an order the crashed one did not",
