@@ -10,7 +10,7 @@ use dst::RunConfig;
 #[test]
 fn six_hundred_seeds_break_no_invariant() {
     // Storage faults (journal appends failing) on: seeds 0..600 pass with them; the long sweep
-    // with `--storage-faults` still finds 1 seed in 10 000 (docs/testing.md).
+    // with `--storage-faults` still finds 3 seeds in 30 000 (docs/testing.md).
     let shape = RunConfig {
         storage_faults: true,
         ..RunConfig::new(0)
