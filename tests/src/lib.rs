@@ -493,7 +493,10 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -263,6 +263,9 @@ fn a_full_disk_refuses_new_risk_holds_reports_and_recovers_without_reusing_a_num
                 && (er.cl_ord_id == victim || er.orig_cl_ord_id == victim))),
         "the cancel's outcome reaches the strategy: {after_restart:?}"
     );
+    // The gateway first (it holds the journal's files), then the disk.
+    drop(s);
+    drop(h);
     drop(fs);
 }
 

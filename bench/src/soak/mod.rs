@@ -131,7 +131,11 @@ impl JournalDisk {
 impl Drop for JournalDisk {
     fn drop(&mut self) {
         self.free();
-        let _ = std::process::Command::new("umount").arg(&self.dir).status();
+        // Lazily: a gateway process that still holds a journal file must not keep it mounted.
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.dir)
+            .status();
     }
 }
 

@@ -52,7 +52,10 @@ impl Tmpfs {
 
 impl Drop for Tmpfs {
     fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
