@@ -45,6 +45,12 @@ use gateway_core::types::SessionGrant;
 use crate::journal::{RecoveryNote, SimJournal};
 use crate::rng::SimRng;
 
+mod journaling;
+use journaling::write_app;
+mod restart;
+
+pub use restart::{Crashed, Restarted};
+
 /// Where the gateway's output goes (the world schedules its delivery).
 pub trait Wire {
     /// A frame for strategy session `session` (index); `seq` is its sequence number when it is
@@ -276,116 +282,6 @@ impl Gateway {
         }
     }
 
-    /// The process dies: only the journals survive (each with a torn last record when
-    /// `torn`), and the checker's record of the clientOids placed.
-    pub fn crash(self, rng: &mut SimRng, torn: bool) -> Crashed {
-        let held_at_crash: BTreeSet<u64> = self
-            .sessions
-            .iter()
-            .filter(|s| s.wa.pending_len() > 0 || s.wa.durability().failing().is_some())
-            .map(|s| s.grant.session_id)
-            .collect();
-        let journals = self
-            .sessions
-            .into_iter()
-            .map(|mut s| {
-                let torn = torn && rng.chance(0.5);
-                s.journal.crash(rng, torn);
-                s.journal
-            })
-            .collect();
-        Crashed {
-            journals,
-            placed: self.placed,
-            repeated_client_oids: self.repeated_client_oids,
-            placed_while_failing: self.placed_while_failing,
-            legacy_journal_errors: self.legacy_journal_errors,
-            held_at_crash,
-        }
-    }
-
-    /// The gateway starts again after `crashed`, as `gateway::engine` does: every session's
-    /// journal opened (newest segment, torn tail cut) and marked with a clock record, its
-    /// outbound numbering and order entry rebuilt; the sessions established before the crash
-    /// opened in the tracker, their epoch, then their orders restored from the journal
-    /// (`Tracker::restore_session`: the resolution requests go to `w`). The exchange link is
-    /// down and no strategy connection is attached; what is returned tells the restart's
-    /// reconciliation which orders ended before it.
-    pub fn restart(
-        crashed: Crashed,
-        rules: Vec<InstrumentRules>,
-        retention: Retention,
-        now_ns: u64,
-        utc_ns: u64,
-        w: &mut impl Wire,
-    ) -> Restarted {
-        let held_at_crash = crashed.held_at_crash;
-        let mut journals = crashed.journals;
-        let mut recovered: Vec<(Recovered, RecoveryNote)> =
-            journals.iter_mut().map(SimJournal::recover).collect();
-        for j in &mut journals {
-            j.clock(utc_ns / 1_000_000);
-        }
-        let mut gw = Gateway::empty(journals, rules, now_ns, retention);
-        gw.placed = crashed.placed;
-        gw.repeated_client_oids = crashed.repeated_client_oids;
-        gw.placed_while_failing = crashed.placed_while_failing;
-        gw.set_legacy_journal_errors(crashed.legacy_journal_errors);
-        let mut ended = EndedBeforeRestart::new();
-        let mut unanswered = BTreeSet::new();
-        for (i, (rec, _)) in recovered.iter_mut().enumerate() {
-            let (session_id, account) = (
-                gw.sessions[i].grant.session_id,
-                gw.sessions[i].grant.account,
-            );
-            gw.sessions[i].entry = Some(gateway_core::recovery::order_entry(session_id, rec));
-            gw.sessions[i].epoch = rec.epoch;
-            if !rec.established() {
-                continue;
-            }
-            ended.add(session_id, rec);
-            unanswered.extend(
-                rec.unanswered_since_ms
-                    .keys()
-                    .map(|root| (session_id, *root)),
-            );
-            let (drive, mut sink) = gw.drive(now_ns, w);
-            drive.on_session_opened(&mut sink, session_id, account);
-            if let Some((epoch, order_epochs)) = rec.epoch_step() {
-                drive.on_epoch(&mut sink, session_id, epoch, &order_epochs, false, utc_ns);
-            }
-            drive.on_restore(
-                &mut sink,
-                session_id,
-                &rec.roots,
-                &rec.reports,
-                &rec.unanswered_since_ms,
-                &rec.unanswered_amends,
-            );
-            if rec.status_due {
-                // The gateway stopped while the epoch's OrderStatus reports were being made:
-                // made again, from the restored orders (as `gateway::engine::io`).
-                let order_epochs = rec.epoch_step().map(|(_, o)| o).unwrap_or_default();
-                drive.on_epoch(
-                    &mut sink,
-                    session_id,
-                    rec.epoch,
-                    &order_epochs,
-                    true,
-                    utc_ns,
-                );
-            }
-        }
-        let notes = recovered.into_iter().map(|(_, n)| n).collect();
-        Restarted {
-            gateway: gw,
-            ended,
-            unanswered,
-            notes,
-            held_at_crash,
-        }
-    }
-
     /// The open orders of every session as the tracker holds them, by (SessionID, root): the
     /// status report of each (ExecType OrderStatus).
     pub fn open_orders(
@@ -427,24 +323,6 @@ impl Gateway {
     /// The risk book.
     pub fn risk(&self) -> &RiskBook {
         &self.risk
-    }
-
-    /// Journals session `i`'s presence record (its strategy connected, or its connection
-    /// ended, at `utc_ns`), as `SessionOut::journal_presence`.
-    fn journal_presence(&mut self, i: usize, connected: bool, utc_ns: u64, w: &mut impl Wire) {
-        let tail = self.unseen_tail_ms;
-        if let Some(s) = self.sessions.get_mut(i) {
-            if w.effect() {
-                record::put_presence(s.wa.buf(), connected, utc_ns / 1_000_000, tail);
-                if s.legacy {
-                    s.wa.take_all(|b| {
-                        let _ = RecordSink::append(&mut s.journal, b);
-                    });
-                } else {
-                    let _ = s.wa.write(&mut s.journal, None, || 0);
-                }
-            }
-        }
     }
 
     /// Writes a session message (not numbered) to session `i`.
@@ -930,48 +808,6 @@ impl Gateway {
         self.journal_turn(now_ns, w);
     }
 
-    /// The journal thread's turn, as `SessionOut::journal_turn`: a session whose journal
-    /// fails retries when its backoff is due; the held records written, their messages go to
-    /// the strategy in order and the state clears.
-    /// Makes a failed journal append ignored, as before issue 37 (`on`), or a state of the
-    /// session (the gateway's rule).
-    pub fn set_legacy_journal_errors(&mut self, on: bool) {
-        self.legacy_journal_errors = on;
-        for s in &mut self.sessions {
-            s.legacy = on;
-        }
-    }
-
-    /// Session `i`'s journal fails for its next `appends` appends (`partial`: each writes its
-    /// first whole record): a storage fault drawn by the world.
-    pub fn fail_journal(&mut self, i: usize, appends: u32, fault: StorageFault, partial: bool) {
-        if let Some(s) = self.sessions.get_mut(i) {
-            s.journal.fail(appends, fault, partial);
-        }
-    }
-
-    fn journal_turn(&mut self, now_ns: u64, w: &mut impl Wire) {
-        for i in 0..self.sessions.len() {
-            let s = &mut self.sessions[i];
-            if !s.wa.durability().retry_due(now_ns) || !w.effect() {
-                continue;
-            }
-            let bound = s.bound;
-            let mut out = Vec::new();
-            let r = s.wa.write_held(&mut s.journal, now_ns, |seq, frame| {
-                if bound {
-                    out.push((seq, frame.to_vec()));
-                }
-            });
-            if r.is_ok() {
-                s.wa.on_written(now_ns);
-            }
-            for (seq, frame) in out {
-                w.to_strategy(i, seq, frame);
-            }
-        }
-    }
-
     /// Session timers (keepalive, handshake deadline), as the io thread's 20 ms timer.
     pub fn session_timers(&mut self, now_ns: u64, w: &mut impl Wire) {
         for i in 0..self.sessions.len() {
@@ -1027,82 +863,6 @@ impl Gateway {
         let (drive, mut sink) = self.drive(now_ns, w);
         drive.on_link_up(&mut sink, 0, now_ns);
     }
-}
-
-/// Numbers, journals (ahead) and writes an application frame to session `i` of `sessions`, as
-/// `SessionOut::send` does.
-fn write_app(
-    sessions: &mut [Session],
-    i: usize,
-    frame: Vec<u8>,
-    origin: Origin,
-    now_ns: u64,
-    w: &mut impl Wire,
-) {
-    let Some(s) = sessions.get_mut(i) else {
-        return;
-    };
-    if !w.effect() {
-        return;
-    }
-    let seq = s.next_seq;
-    s.next_seq += 1;
-    record::put_outbound(s.wa.buf(), seq, origin, &frame);
-    if s.legacy {
-        // Before issue 37: the error is logged and the message goes out all the same.
-        s.wa.take_all(|b| {
-            let _ = RecordSink::append(&mut s.journal, b);
-        });
-        s.wa.note_committed(seq);
-        s.last_write_ns = now_ns;
-        if s.bound && w.effect() {
-            w.to_strategy(i, seq, frame);
-        }
-        return;
-    }
-    let journaled = s.wa.write(&mut s.journal, Some(seq), || now_ns);
-    s.last_write_ns = now_ns;
-    // Held while the journal fails: it reaches the strategy once the journal takes it
-    // (`Gateway::journal_turn`).
-    if !matches!(journaled, Journaled::Written) {
-        return;
-    }
-    // The writer is attached at Establish: before it, messages are numbered and journaled
-    // (the strategy asks for them when the EstablishmentAck shows them).
-    if s.bound && w.effect() {
-        w.to_strategy(i, seq, frame);
-    }
-}
-
-/// A gateway started again ([`Gateway::restart`]).
-#[derive(Debug)]
-pub struct Restarted {
-    /// The gateway.
-    pub gateway: Gateway,
-    /// What its reconciliation leaves out.
-    pub ended: EndedBeforeRestart,
-    /// (SessionID, root) of the orders the journal holds without any report (in flight at
-    /// the crash: the restored tracker knows only their ClOrdIDs).
-    pub unanswered: BTreeSet<(u64, u64)>,
-    /// What each session's recovery found.
-    pub notes: Vec<RecoveryNote>,
-    /// Sessions whose journal held records when the gateway crashed (a storage fault): they
-    /// were lost with the process, so the restored tracker knows those sessions as their
-    /// journal last had them, behind the crashed one (the restart's reconciliation brings
-    /// them forward).
-    pub held_at_crash: BTreeSet<u64>,
-}
-
-/// What survives a crash of the gateway: the journals, and (the checker's, not the gateway's)
-/// the clientOids placed so far.
-#[derive(Debug)]
-pub struct Crashed {
-    journals: Vec<SimJournal>,
-    placed: BTreeMap<String, (usize, u64)>,
-    repeated_client_oids: Vec<String>,
-    placed_while_failing: Vec<(u64, u64)>,
-    legacy_journal_errors: bool,
-    held_at_crash: BTreeSet<u64>,
 }
 
 /// What the tracker produces, handed to the sessions' flows and the wire (the shell's
