@@ -122,7 +122,9 @@ impl SimJournal {
         }
     }
 
-    /// Journals application frame `seq` (written by `origin`).
+    /// Journals application frame `seq` (written by `origin`): the tests' shortcut (the
+    /// gateway model writes through the write-ahead rule, `RecordSink`).
+    #[cfg(test)]
     pub fn outbound(&mut self, seq: u64, origin: Origin, frame: &[u8]) {
         let mut b = Vec::with_capacity(frame.len() + 16);
         record::put_outbound(&mut b, seq, origin, frame);
@@ -140,7 +142,8 @@ impl SimJournal {
         self.frames[ix] = frame.to_vec();
     }
 
-    /// Journals the ClOrdIDs (ClOrdID, root) and ListIDs a request used.
+    /// Journals the ClOrdIDs (ClOrdID, root) and ListIDs a request used (tests).
+    #[cfg(test)]
     pub fn ids(&mut self, cl_ord_ids: &[(u64, u64)], list_ids: &[u64]) {
         let mut b = Vec::new();
         for &(cl, root) in cl_ord_ids {
@@ -160,15 +163,6 @@ impl SimJournal {
         self.append(&b);
         self.frames.clear();
         self.roll();
-    }
-
-    /// Journals a presence record: the strategy connected (established) or its connection
-    /// ended at `utc_ms`, with the tracker's unseen tail `tail_ms` (as the shell's
-    /// `SessionOut::journal_presence`).
-    pub fn presence(&mut self, connected: bool, utc_ms: u64, tail_ms: u64) {
-        let mut b = Vec::new();
-        record::put_presence(&mut b, connected, utc_ms, tail_ms);
-        self.append(&b);
     }
 
     /// Journals a clock record (the gateway opened the journal at `utc_ms`).

@@ -596,7 +596,11 @@ impl SessionOut {
                     // Healthy before: the buffer held only the epoch record, not kept.
                     journal.wa.buf().clear();
                     self.note_pending(&journal);
-                    return Err(failing_error(StorageFault::Other, JournalOp::Append));
+                    let f = journal.wa.durability().failing().copied();
+                    return Err(f.map_or_else(
+                        || failing_error(StorageFault::Other, JournalOp::Append),
+                        |f| failing_error(f.fault, f.op),
+                    ));
                 }
             } else {
                 let Journal { store, wa } = &mut *journal;

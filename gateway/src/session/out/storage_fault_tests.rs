@@ -2,11 +2,11 @@
 //! the writer sends, then freed. Mounting needs root (CI runs as root); where it is refused
 //! the tests say so and pass without checking anything else.
 
+use super::tests::pair;
 use super::*;
 use codec::frame::{peek_frame, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
 use codec::sbe::{self, Message, Sequence};
 use std::io::Read;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
 use crate::journal::segments::SegmentPolicy;
@@ -58,17 +58,6 @@ impl Drop for Tmpfs {
             .status();
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-fn pair() -> (TcpStream, TcpStream) {
-    let l = TcpListener::bind("127.0.0.1:0").unwrap();
-    let client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
-    let (server, _) = l.accept().unwrap();
-    server.set_nonblocking(true).unwrap();
-    client
-        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
-        .unwrap();
-    (server, client)
 }
 
 /// The Sequence numbers (the frames' contents) of the next `n` frames.

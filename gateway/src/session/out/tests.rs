@@ -6,7 +6,7 @@ use std::io::Read;
 use std::net::TcpListener;
 
 /// A connected pair: (gateway-side non-blocking writer, strategy-side reader).
-fn pair() -> (TcpStream, TcpStream) {
+pub(super) fn pair() -> (TcpStream, TcpStream) {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let client = TcpStream::connect(l.local_addr().unwrap()).unwrap();
     let (server, _) = l.accept().unwrap();
