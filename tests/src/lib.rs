@@ -152,6 +152,20 @@ impl Harness {
         Strategy { c, next_cl: 0 }
     }
 
+    /// Cancels at the venue, by REST with the master account's key, the BTCUSDT order of
+    /// session `session_id` with ClOrdID `cl` (epoch 0's clientOid): what happens there while
+    /// the gateway is down.
+    pub fn cancel_at_venue(&self, session_id: u64, cl: u64) {
+        self.rest_post(
+            master_account_credentials(),
+            "/api/v3/trade/cancel-order",
+            &format!(
+                r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
+                gateway::ids::ClientOid::new(session_id, cl).as_str()
+            ),
+        );
+    }
+
     /// Stops the simulator (the gateway's exchange socket closes).
     pub fn stop_sim(&mut self) {
         if let Some(sim) = self.sim.take() {

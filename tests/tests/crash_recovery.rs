@@ -71,14 +71,7 @@ fn changes_while_the_gateway_was_down_are_reported_once_after_the_restart() {
         "/api/v3/trade/place-order",
         r#"{"category":"USDT-FUTURES","symbol":"BTCUSDT","side":"sell","orderType":"limit","price":"50000","qty":"0.001","clientOid":"outside-1","stpMode":"none"}"#,
     );
-    h.rest_post(
-        master_account_credentials(),
-        "/api/v3/trade/cancel-order",
-        &format!(
-            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
-            ClientOid::new(4, b).as_str()
-        ),
-    );
+    h.cancel_at_venue(4, b);
 
     restart(&mut h, &dir);
     let mut s = h.client(4);
@@ -268,14 +261,7 @@ fn a_restart_across_rolled_and_deleted_segments_reports_each_change_exactly_once
 
     // While no gateway runs: 21 and 22 (placed in deleted segments) are cancelled.
     for cl in [orders[20], orders[21]] {
-        h.rest_post(
-            master_account_credentials(),
-            "/api/v3/trade/cancel-order",
-            &format!(
-                r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
-                ClientOid::new(4, cl).as_str()
-            ),
-        );
+        h.cancel_at_venue(4, cl);
     }
 
     if let Some(gw) = h.gw.take() {
@@ -369,14 +355,7 @@ fn an_end_not_read_before_a_crash_is_reported_by_the_next_epoch() {
     if let Some(gw) = h.gw.take() {
         gw.shutdown();
     }
-    h.rest_post(
-        master_account_credentials(),
-        "/api/v3/trade/cancel-order",
-        &format!(
-            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
-            ClientOid::new(4, b).as_str()
-        ),
-    );
+    h.cancel_at_venue(4, b);
     // The restart's reconciliation reports B Canceled (numbered, journaled, not read) ...
     restart(&mut h, &dir);
     // ... and the gateway stops again before the strategy is back.

@@ -233,14 +233,7 @@ fn an_open_order_beyond_the_restarts_history_pages_that_ended_is_still_reported_
     if let Some(gw) = h.gw.take() {
         gw.shutdown();
     }
-    h.rest_post(
-        master_account_credentials(),
-        "/api/v3/trade/cancel-order",
-        &format!(
-            r#"{{"category":"USDT-FUTURES","symbol":"BTCUSDT","clientOid":"{}"}}"#,
-            ClientOid::new(4, a).as_str()
-        ),
-    );
+    h.cancel_at_venue(4, a);
     let asked_before = h.sim().stats().order_info_queries;
     let mut settings = settings_for(h.sim(), "demo-secret");
     journaled(&mut settings, dir.clone(), RateConfig::unlimited());
