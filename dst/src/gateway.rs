@@ -131,6 +131,9 @@ struct Auth<'a> {
     /// The epoch the Negotiate asked to start (a rollover), done by the caller before the
     /// NegotiationResponse is written (the shell's authorizer does it in place).
     start: Option<u32>,
+    /// The session's journal is failing: its held messages belong to the epoch in force, so
+    /// a new one cannot start (the shell's `start_epoch` refuses it: Unspecified).
+    journal_failing: bool,
 }
 
 impl Authorizer for Auth<'_> {
@@ -148,6 +151,9 @@ impl Authorizer for Auth<'_> {
         }
         match version_asked(self.epoch, session_ver_id) {
             VersionAsked::Resume(e) => Ok(e),
+            VersionAsked::Start(_) if self.journal_failing => {
+                Err(NegotiationRejectCode::Unspecified)
+            }
             VersionAsked::Start(e) => {
                 self.start = Some(e);
                 Ok(e)
@@ -370,6 +376,7 @@ impl Gateway {
                     active: s.active,
                     epoch: s.epoch,
                     start: None,
+                    journal_failing: s.wa.durability().failing().is_some(),
                 };
                 let action = s
                     .fixp

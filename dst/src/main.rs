@@ -50,10 +50,10 @@ struct Args {
     /// find; the seeds already running finish).
     #[arg(long)]
     stop_at_first: bool,
-    /// Draw journal failures (a full or failing disk: ENOSPC / EIO on the next appends, some
-    /// cut short) from each seed's storage stream (issue 37; off by default for now).
+    /// Draw no journal failures (by default each seed's storage stream draws a full or failing
+    /// disk: ENOSPC / EIO on the next appends, some cut short; issue 37).
     #[arg(long)]
-    storage_faults: bool,
+    no_storage_faults: bool,
     /// The gateway as before issue 37: a failed journal append is ignored (the message still
     /// goes out, new orders are taken). A sweep finds what that breaks.
     #[arg(long)]
@@ -68,7 +68,7 @@ fn shape(a: &Args, seed: u64) -> RunConfig {
         window: a.window,
         faults: !a.no_faults,
         keep_trace: a.trace || a.trace_all,
-        storage_faults: a.storage_faults,
+        storage_faults: !a.no_storage_faults,
         legacy_journal_errors: a.legacy_journal_errors,
     }
 }
@@ -87,8 +87,8 @@ fn replay_command(a: &Args, r: &RunResult) -> String {
     if a.no_faults {
         c.push_str(" --no-faults");
     }
-    if a.storage_faults {
-        c.push_str(" --storage-faults");
+    if a.no_storage_faults {
+        c.push_str(" --no-storage-faults");
     }
     if a.legacy_journal_errors {
         c.push_str(" --legacy-journal-errors");

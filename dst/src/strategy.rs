@@ -10,9 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use codec::frame::SOFH_LEN;
 use codec::sbe::{
     self, BoolFlag, Category, Establish, ExecType, FlowType, MassCancelRequestType, Message,
-    Negotiate, NewOrderSingle, OrdStatus, OrdType, OrderCancelReplaceRequest, OrderCancelRequest,
-    OrderMassCancelRequest, PosSide, RetransmitRequest, Sequence, Side, StpMode, Symbol, Text,
-    TimeInForce,
+    Negotiate, NegotiationRejectCode, NewOrderSingle, OrdStatus, OrdType,
+    OrderCancelReplaceRequest, OrderCancelRequest, OrderMassCancelRequest, PosSide,
+    RetransmitRequest, Sequence, Side, StpMode, Symbol, Text, TimeInForce,
 };
 use codec::Decimal;
 
@@ -97,6 +97,11 @@ pub struct Strategy {
     rollover_asked: bool,
     /// From asking for a new epoch until established in it.
     rolling: bool,
+    /// Its Negotiate asking for a rollover was refused for now and the gateway closes the
+    /// connection: the world ends it and the strategy connects again.
+    pub refused: bool,
+    /// Rollovers it asked for that the gateway refused for now (its journal failing).
+    pub rollovers_refused: u64,
     /// Highest sequence number of the gateway's flow processed (in order).
     processed: u64,
     /// Application messages received ahead of a gap (a retransmission fills it), by number.
@@ -177,6 +182,8 @@ impl Strategy {
             epoch: 0,
             rollover_asked: false,
             rolling: false,
+            refused: false,
+            rollovers_refused: 0,
             processed: 0,
             ahead: BTreeMap::new(),
             received: Vec::new(),
@@ -202,11 +209,31 @@ impl Strategy {
         }
     }
 
-    /// The Negotiate that opens the session.
+    /// The Negotiate that opens the session: SessionVerID the next epoch when it asked for a
+    /// rollover (it moves there once the NegotiationResponse says so), else the current one.
     pub fn negotiate(&mut self, now_ns: u64, utc_ns: u64) -> Vec<u8> {
         self.last_sent_ns = now_ns;
-        if self.rollover_asked {
-            // The new epoch numbers from 1; the old one's unread messages are gone.
+        let asked = if self.rollover_asked {
+            self.epoch + 1
+        } else {
+            self.epoch
+        };
+        frame(|b| {
+            Negotiate {
+                session_id: self.session_id,
+                timestamp: utc_ns,
+                client_flow: FlowType::Idempotent,
+                credentials: Text::new(&self.credentials),
+                session_ver_id: u64::from(asked),
+            }
+            .encode_frame(b)
+        })
+    }
+
+    /// The gateway answered a Negotiate with epoch `epoch`: a rollover it asked for is done
+    /// (the new epoch numbers from 1; the old one's unread messages are gone).
+    fn negotiated(&mut self, epoch: u64) {
+        if self.rollover_asked && epoch == u64::from(self.epoch) + 1 {
             self.rollover_asked = false;
             self.epoch += 1;
             self.processed = 0;
@@ -214,16 +241,6 @@ impl Strategy {
             self.ahead.clear();
             self.resend_after = None;
         }
-        frame(|b| {
-            Negotiate {
-                session_id: self.session_id,
-                timestamp: utc_ns,
-                client_flow: FlowType::Idempotent,
-                credentials: Text::new(&self.credentials),
-                session_ver_id: u64::from(self.epoch),
-            }
-            .encode_frame(b)
-        })
     }
 
     /// Requests unanswered (orders without any report, cancels and replaces).
@@ -653,6 +670,7 @@ impl Strategy {
     /// The connection dropped (no Terminate): what was in flight either way is lost.
     pub fn on_disconnect(&mut self) {
         self.established = false;
+        self.refused = false;
         self.terminating = false;
         self.reconnects += 1;
         let open: Vec<u64> = self.mass_open.keys().copied().collect();
@@ -696,7 +714,8 @@ impl Strategy {
     ) {
         let sid = self.session_id;
         match msg {
-            Message::NegotiationResponse(_) => {
+            Message::NegotiationResponse(r) => {
+                self.negotiated(r.session_ver_id());
                 self.last_sent_ns = now_ns;
                 reply.push(frame(|b| {
                     Establish {
@@ -750,6 +769,16 @@ impl Strategy {
             Message::Terminate(_) if self.terminating => {
                 // The answer to its own Terminate: the gateway closes the connection.
                 self.established = false;
+            }
+            Message::NegotiationReject(r)
+                if self.rollover_asked
+                    && r.to_owned().code == NegotiationRejectCode::Unspecified =>
+            {
+                // The new epoch cannot start now (its journal is failing: the old epoch's
+                // messages are held): the gateway closes the connection, it asks again on
+                // the next one.
+                self.rollovers_refused += 1;
+                self.refused = true;
             }
             Message::NegotiationReject(_)
             | Message::EstablishmentReject(_)

@@ -411,6 +411,11 @@ impl World {
                 for r in replies {
                     self.send_to_gateway(i, r);
                 }
+                if self.strategies[i].refused {
+                    // A rollover refused for now: the gateway closes the connection and the
+                    // strategy connects again (and asks again).
+                    self.drop_strategy(i);
+                }
             }
             Ev::ToVenue(gen, text) => {
                 if gen != self.venue_gen && Some(gen) != self.drain_gen {

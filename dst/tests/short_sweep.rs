@@ -9,12 +9,9 @@ use dst::RunConfig;
 
 #[test]
 fn six_hundred_seeds_break_no_invariant() {
-    // Storage faults (journal appends failing) on: seeds 0..600 pass with them; the long sweep
-    // with `--storage-faults` still finds 3 seeds in 30 000 (docs/testing.md).
-    let shape = RunConfig {
-        storage_faults: true,
-        ..RunConfig::new(0)
-    };
+    // Storage faults (journal appends failing) are on by default, as in the long sweep.
+    let shape = RunConfig::new(0);
+    assert!(shape.storage_faults);
     let s = sweep(0, 600, 2, shape, &|_| {});
     for r in &s.failures {
         eprintln!(

@@ -50,3 +50,31 @@ fn the_write_ahead_rule_holds_on_the_same_seeds() {
         );
     }
 }
+
+/// Seeds a sweep with storage faults found broken after the write-ahead rule landed, each with
+/// what it found (`dst --seeds 30000 --storage-faults`, issue 37), fixed since:
+/// - 2908, 14792: "cancel/replace answered twice". A strategy reconnected while its cancels'
+///   answers were held (journal failing), was told only journaled numbers, and sent the
+///   cancels again; the order had ended meanwhile, so each resend was answered TooLateToCancel
+///   and the held answer came too. Now the ClOrdID is checked before the order it names: a
+///   resend is DuplicateClOrdID, which the strategy takes as "answered elsewhere"
+///   (`gateway_core::session::order_entry`).
+/// - 22692: "a sequence number given to two messages". The model started the epoch a
+///   strategy asked for while the old epoch's records were held. Now the Negotiate is refused
+///   (NegotiationReject Unspecified, as the shell does) and the strategy asks again later.
+/// - 11286: "liveness: order not closed": the strategy whose rollover was refused was never
+///   reconnected (the model's world); now it connects again.
+const FIXED: [u64; 4] = [2908, 14792, 22692, 11286];
+
+#[test]
+fn seeds_that_broke_the_rule_under_storage_faults_stay_fixed() {
+    for seed in FIXED {
+        let r = run(shape(seed, false));
+        let shown: Vec<String> = r.violations.0.iter().map(ToString::to_string).collect();
+        assert!(shown.is_empty(), "seed {seed}: {shown:?}");
+        assert!(
+            r.faults.describe().contains("journal_failing="),
+            "seed {seed}"
+        );
+    }
+}

@@ -20,8 +20,8 @@ pub struct RunConfig {
     pub faults: bool,
     /// Keep every event as a line (for a replay).
     pub keep_trace: bool,
-    /// Draw journal failures (storage faults, issue 37) from the seed's storage stream: off by
-    /// default until the sweeps pass with them (see `docs/testing.md`).
+    /// Draw journal failures (storage faults, issue 37) from the seed's storage stream (on by
+    /// default; off for the regression seeds found before them).
     pub storage_faults: bool,
     /// The gateway as it was before issue 37: a failed journal append is ignored (the
     /// message still goes to the strategy, numbering goes on, new orders are taken). For the
@@ -39,7 +39,7 @@ impl RunConfig {
             window: 0,
             faults: true,
             keep_trace: false,
-            storage_faults: false,
+            storage_faults: true,
             legacy_journal_errors: false,
         }
     }

@@ -393,6 +393,12 @@ impl FixpSession {
                             NegotiationRejectCode::StaleSessionVersion => {
                                 "SessionVerID below the session's epoch (or above 4294967295)"
                             }
+                            // Unspecified: the epoch asked for could not start, in practice
+                            // because the session's journal is failing
+                            // (gateway::engine::epochs::start_epoch).
+                            NegotiationRejectCode::Unspecified => {
+                                "epoch cannot start now (journal failing): negotiate again"
+                            }
                             _ => "negotiation refused",
                         };
                         SessionAction::SendAndClose(SessionReply::NegotiationReject(

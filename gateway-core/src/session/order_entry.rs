@@ -320,22 +320,24 @@ impl OrderEntry {
     }
 
     /// The root ClOrdID of the order `orig` names, if `cl` is not 0 ([`CL_ORD_ID_ZERO`]),
-    /// `orig` names an order still tracked and `cl` is not used yet; otherwise why not (an
-    /// `orig` used in the epoch whose order has ended and left the tracker: TooLateToCancel,
-    /// [`ORDER_ENDED`]).
+    /// `cl` is not used yet in the epoch (checked first: DuplicateClOrdID) and `orig` names an
+    /// order still tracked; otherwise why not (an `orig` used in the epoch whose order has
+    /// ended and left the tracker: TooLateToCancel, [`ORDER_ENDED`]).
     pub(super) fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
         if cl == 0 {
             return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
         }
-        let root = match self.ids.named(orig) {
-            Named::Live(root) => root,
-            Named::Ended => return Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
-            Named::Unknown => return Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
-        };
+        // A ClOrdID used before is a duplicate whatever became of the order since: a request
+        // sent again after a reconnect (its first answer held by a failing journal, or on its
+        // way) is refused as a repeat, never answered a second time as if new.
         if self.ids.is_used(cl) {
             return Err((CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID"));
         }
-        Ok(root)
+        match self.ids.named(orig) {
+            Named::Live(root) => Ok(root),
+            Named::Ended => Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
+            Named::Unknown => Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
+        }
     }
 
     /// An OrderCancelRequest: the order must be one of this session's; then `cancel-order` by
@@ -585,5 +587,36 @@ mod tests {
             EntryOutcome::Reject(ReportMsg::CancelReject(r)) if r.cxl_rej_reason == CxlRejReason::UnknownOrder
         ));
         assert_eq!(entry.cl_ord_ids().live_len(), 0);
+    }
+
+    /// Issue 37 (`dst` seeds 2908, 14792): a cancel sent again with its ClOrdID after a
+    /// reconnect (its answer held while the journal failed) is a repeat whatever became of the
+    /// order: DuplicateClOrdID, which a strategy takes as "answered elsewhere", both while the
+    /// order is open and once it has ended and left the tracker (not a second answer,
+    /// TooLateToCancel). A fresh ClOrdID for the ended order is still TooLateToCancel.
+    #[test]
+    fn a_repeated_cancel_is_a_duplicate_before_and_after_its_order_ends() {
+        let mut entry = OrderEntry::new(1);
+        assert!(matches!(
+            run(&mut entry, |b| order(7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        entry.sent_new(7, None);
+        assert!(matches!(
+            run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        let reason = |entry: &mut OrderEntry, cl, orig| {
+            let (out, json) = run(entry, |b| cancel(cl, orig).encode_frame(b));
+            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
+                panic!("{out:?}")
+            };
+            assert_eq!(json, 0, "nothing sent");
+            r.cxl_rej_reason
+        };
+        assert_eq!(reason(&mut entry, 8, 7), CxlRejReason::DuplicateClOrdID);
+        assert_eq!(entry.release(7), 2);
+        assert_eq!(reason(&mut entry, 8, 7), CxlRejReason::DuplicateClOrdID);
+        assert_eq!(reason(&mut entry, 9, 7), CxlRejReason::TooLateToCancel);
     }
 }
