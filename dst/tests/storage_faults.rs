@@ -64,7 +64,12 @@ fn the_write_ahead_rule_holds_on_the_same_seeds() {
 ///   (NegotiationReject Unspecified, as the shell does) and the strategy asks again later.
 /// - 11286: "liveness: order not closed": the strategy whose rollover was refused was never
 ///   reconnected (the model's world); now it connects again.
-const FIXED: [u64; 4] = [2908, 14792, 22692, 11286];
+/// - 224778 (and 263438), found by the long sweep: "cancel/replace answered twice". A cancel
+///   refused at entry (TooLateToCancel: its order had ended and left the tracker) did not
+///   make its ClOrdID used, so each resend while the answer was held got another
+///   TooLateToCancel. Now a refused cancel's or replace's ClOrdID stays used, naming no order
+///   (`OrderEntry::use_refused`).
+const FIXED: [u64; 6] = [2908, 14792, 22692, 11286, 224778, 263438];
 
 #[test]
 fn seeds_that_broke_the_rule_under_storage_faults_stay_fixed() {

@@ -139,7 +139,8 @@ pub enum Record<'a> {
     ClOrdId {
         /// The ClOrdID.
         cl_ord_id: u64,
-        /// The root ClOrdID.
+        /// The root ClOrdID; 0 (`session::order_entry::NO_ORDER`) when it names no order: a
+        /// cancel or replace refused at entry, whose ClOrdID stays used all the same.
         root: u64,
     },
     /// A ListID the session used.

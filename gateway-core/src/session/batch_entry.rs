@@ -264,6 +264,7 @@ impl OrderEntry {
             Box::new(refuse_cancel(cl, orig, to, reason, text, utc_ns))
         })?;
         let Some(qty) = e.order_qty() else {
+            self.use_refused(cl);
             return Err(Box::new(refuse_cancel(
                 cl,
                 orig,
@@ -277,6 +278,7 @@ impl OrderEntry {
         let checked = category_known(instruments, e.category(), &e.symbol())
             .and_then(|()| instruments.check_replace(e.category(), &e.symbol(), price, qty));
         if let Err(r) = checked {
+            self.use_refused(cl);
             return Err(Box::new(refuse_cancel(
                 cl,
                 orig,
@@ -318,6 +320,7 @@ impl OrderEntry {
             Box::new(refuse_cancel(cl, orig, to, reason, text, utc_ns))
         })?;
         if let Err(r) = category_known(instruments, e.category(), &e.symbol()) {
+            self.use_refused(cl);
             return Err(Box::new(refuse_cancel(
                 cl,
                 orig,

@@ -49,6 +49,11 @@ pub const CL_ORD_ID_ZERO: &str = "ClOrdID 0 is reserved (0 means none)";
 /// answered at entry without a round trip.
 pub const ORDER_ENDED: &str = "order ended (OrigClOrdID names no open order)";
 
+/// The root a used ClOrdID is recorded with when it names no order (a cancel or replace refused
+/// at entry): 0, never a ClOrdID ([`CL_ORD_ID_ZERO`]), so the journal's fold and
+/// [`ClOrdIds`] only mark it used.
+pub const NO_ORDER: u64 = 0;
+
 /// Per-session order-entry state: which ClOrdIDs were used and which order each one names.
 #[derive(Debug, Default)]
 pub struct OrderEntry {
@@ -323,7 +328,11 @@ impl OrderEntry {
     /// `cl` is not used yet in the epoch (checked first: DuplicateClOrdID) and `orig` names an
     /// order still tracked; otherwise why not (an `orig` used in the epoch whose order has
     /// ended and left the tracker: TooLateToCancel, [`ORDER_ENDED`]).
-    pub(super) fn resolve(&self, cl: u64, orig: u64) -> Result<u64, (CxlRejReason, &'static str)> {
+    pub(super) fn resolve(
+        &mut self,
+        cl: u64,
+        orig: u64,
+    ) -> Result<u64, (CxlRejReason, &'static str)> {
         if cl == 0 {
             return Err((CxlRejReason::Other, CL_ORD_ID_ZERO));
         }
@@ -333,11 +342,21 @@ impl OrderEntry {
         if self.ids.is_used(cl) {
             return Err((CxlRejReason::DuplicateClOrdID, "duplicate ClOrdID"));
         }
-        match self.ids.named(orig) {
-            Named::Live(root) => Ok(root),
-            Named::Ended => Err((CxlRejReason::TooLateToCancel, ORDER_ENDED)),
-            Named::Unknown => Err((CxlRejReason::UnknownOrder, "unknown OrigClOrdID")),
-        }
+        let refused = match self.ids.named(orig) {
+            Named::Live(root) => return Ok(root),
+            Named::Ended => (CxlRejReason::TooLateToCancel, ORDER_ENDED),
+            Named::Unknown => (CxlRejReason::UnknownOrder, "unknown OrigClOrdID"),
+        };
+        self.use_refused(cl);
+        Err(refused)
+    }
+
+    /// Cancel or replace ClOrdID `cl` is refused at entry (after the duplicate check): it stays
+    /// used for the epoch, naming no order, as a refused NewOrderSingle's does, so that the same
+    /// request sent again (after a reconnect, its answer not yet read) is a DuplicateClOrdID
+    /// and never answered twice (`dst` seed 224778). Journaled with root [`NO_ORDER`].
+    pub(super) fn use_refused(&mut self, cl: u64) {
+        self.remember(cl, NO_ORDER);
     }
 
     /// An OrderCancelRequest: the order must be one of this session's; then `cancel-order` by
@@ -400,10 +419,12 @@ impl OrderEntry {
         };
         // OrderQty is required on a replace, as in FIX 35=G (the schema says so).
         let Some(qty) = m.order_qty() else {
+            self.use_refused(cl);
             return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, QTY_REQUIRED, utc_ns);
         };
         let price = m.price();
         if let Err(r) = instruments.check_replace(m.category(), &m.symbol(), price, qty) {
+            self.use_refused(cl);
             return Self::cancel_reject(cl, orig, to, CxlRejReason::Other, &r.text, utc_ns);
         }
         self.remember(cl, root);
@@ -589,11 +610,11 @@ mod tests {
         assert_eq!(entry.cl_ord_ids().live_len(), 0);
     }
 
-    /// Issue 37 (`dst` seeds 2908, 14792): a cancel sent again with its ClOrdID after a
-    /// reconnect (its answer held while the journal failed) is a repeat whatever became of the
-    /// order: DuplicateClOrdID, which a strategy takes as "answered elsewhere", both while the
-    /// order is open and once it has ended and left the tracker (not a second answer,
-    /// TooLateToCancel). A fresh ClOrdID for the ended order is still TooLateToCancel.
+    /// Issue 37 (`dst` seeds 2908, 14792, 224778): a cancel sent again with its ClOrdID after
+    /// a reconnect (its answer held while the journal failed) is a repeat whatever became of
+    /// the order: DuplicateClOrdID, which a strategy takes as "answered elsewhere", both while
+    /// the order is open and once it has ended and left the tracker (not a second answer,
+    /// TooLateToCancel); so is one whose first sending was itself refused at entry.
     #[test]
     fn a_repeated_cancel_is_a_duplicate_before_and_after_its_order_ends() {
         let mut entry = OrderEntry::new(1);
@@ -618,5 +639,12 @@ mod tests {
         assert_eq!(entry.release(7), 2);
         assert_eq!(reason(&mut entry, 8, 7), CxlRejReason::DuplicateClOrdID);
         assert_eq!(reason(&mut entry, 9, 7), CxlRejReason::TooLateToCancel);
+        // A cancel refused at entry (its order ended, or never known) sent again is a repeat
+        // too (`dst` seed 224778: each resend was answered TooLateToCancel again).
+        assert_eq!(reason(&mut entry, 9, 7), CxlRejReason::DuplicateClOrdID);
+        assert_eq!(reason(&mut entry, 10, 99), CxlRejReason::UnknownOrder);
+        assert_eq!(reason(&mut entry, 10, 99), CxlRejReason::DuplicateClOrdID);
+        // Used, naming no order: a cancel naming it finds no open order.
+        assert_eq!(entry.cl_ord_ids().named(10), Named::Ended);
     }
 }
