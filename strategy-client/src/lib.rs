@@ -403,6 +403,7 @@ impl StrategyClient {
                 timestamp,
                 from_seq_no,
                 count,
+                last_session_ver_id: None,
             }
             .encode_frame(b)
         })

@@ -111,6 +111,8 @@ fn gateway(answer: Answer) -> (SocketAddr, JoinHandle<u64>) {
             request_timestamp: 1,
             keepalive_interval: 1000,
             next_seq_no: 1,
+            previous_session_ver_id: None,
+            previous_seq_no: 0,
         }
         .encode_frame(&mut out);
         Terminate {

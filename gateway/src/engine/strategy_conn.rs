@@ -35,6 +35,7 @@ use gateway_core::decision::single::{decide_single, recheck_after_journal, Decid
 use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
+use gateway_core::session::retransmit::PreviousEpoch;
 use gateway_core::session::rollover::Presence;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
@@ -510,14 +511,15 @@ impl Conn {
         }
         let mut announced = ack.next_seq_no;
         let attached = out.attach(raw, now_ns(), |next, buf| {
-            // The number is taken under the writer's lock: exact even if the tracker numbered
-            // a report since the state machine built the ack.
+            // The numbers are taken under the writer's lock: exact even if the tracker
+            // numbered a report since the state machine built the ack, and the previous
+            // epoch is the one before the epoch those numbers are of.
             announced = next;
-            EstablishmentAck {
+            let ack = EstablishmentAck {
                 next_seq_no: next,
                 ..*ack
-            }
-            .encode_frame(buf)
+            };
+            PreviousEpoch::in_ack(out.previous_epoch(), ack).encode_frame(buf)
         });
         if !attached {
             return false;
