@@ -229,6 +229,9 @@ pub struct StrategyClient {
     /// Messages of the epoch in force that arrived while the handshake recovered the previous
     /// epoch's: `recv` returns them first.
     pending: std::collections::VecDeque<Received>,
+    /// Application messages of another epoch's Retransmission still to come (read with
+    /// `recv`): not numbered in the epoch in force.
+    other_epoch_left: u32,
 }
 
 /// How long one blocking read waits before `recv` re-checks its deadline and keepalive.
@@ -266,6 +269,7 @@ impl StrategyClient {
             previous_epoch: None,
             recovered: None,
             pending: std::collections::VecDeque::new(),
+            other_epoch_left: 0,
         })
     }
 
@@ -417,8 +421,9 @@ impl StrategyClient {
                     }
                     (_, m) => {
                         let ended = matches!(m, Message::Terminate(_));
-                        number(&mut self.next_in_seq, &mut self.last_seq, &m);
-                        self.pending.push_back(received_of(m));
+                        let r = received_of(m);
+                        self.number_received(&r);
+                        self.pending.push_back(r);
                         if ended {
                             return Ok(got);
                         }
@@ -552,9 +557,8 @@ impl StrategyClient {
     /// Sends a RetransmitRequest for the gateway's messages `from_seq_no .. + count` of epoch
     /// `last_session_ver_id` (`None`: the epoch in force; the previous epoch: its messages,
     /// while the gateway keeps them). The Retransmission that answers it names the epoch
-    /// (`session_ver_id`). Read with `recv`, the resent messages of the previous epoch are
-    /// numbered like any (a Retransmission sets the next number; the Sequence after them
-    /// the live one).
+    /// (`session_ver_id`); read with `recv`, another epoch's resent messages do not change
+    /// the numbering of the epoch in force ([`StrategyClient::last_seq`]).
     pub fn send_retransmit_request_in(
         &mut self,
         last_session_ver_id: Option<u64>,
@@ -608,8 +612,30 @@ impl StrategyClient {
             return Ok(None);
         };
         let msg = sbe::decode(&self.rbuf[range])?;
-        number(&mut self.next_in_seq, &mut self.last_seq, &msg);
-        Ok(Some(received_of(msg)))
+        let r = received_of(msg);
+        self.number_received(&r);
+        Ok(Some(r))
+    }
+
+    /// Numbers a message of the gateway's flow: an application message of the epoch in force
+    /// is `next_in_seq` (then `last_seq`); a Sequence sets the next number, and so does a
+    /// Retransmission of the epoch in force; the messages of another epoch's Retransmission
+    /// (the previous one's) are not numbered in this one.
+    fn number_received(&mut self, r: &Received) {
+        match r {
+            Received::Sequence(q) => self.next_in_seq = q.next_seq_no,
+            Received::Retransmission(t) => match t.session_ver_id {
+                Some(e) if e != self.session_ver_id => self.other_epoch_left = t.count,
+                _ => self.next_in_seq = t.next_seq_no,
+            },
+            Received::Terminate(_) | Received::RetransmitReject(_) | Received::NotApplied(_) => {}
+            Received::Other(template) if *template <= 12 => {}
+            _ if self.other_epoch_left > 0 => self.other_epoch_left -= 1,
+            _ => {
+                self.last_seq = self.next_in_seq;
+                self.next_in_seq += 1;
+            }
+        }
     }
 
     fn keepalive_if_due(&mut self) -> Result<(), ClientError> {
@@ -640,7 +666,9 @@ impl StrategyClient {
                 self.end -= self.start;
                 self.start = 0;
             }
-            self.keepalive_if_due()?;
+            // A keepalive that cannot be written does not hide what is still to be read (the
+            // frames before a reset, a Terminate): the read below reports the end.
+            let _ = self.keepalive_if_due();
             let now = Instant::now();
             if now >= deadline {
                 return Ok(None);
@@ -653,20 +681,6 @@ impl StrategyClient {
                 Err(e) => return Err(e.into()),
             }
         }
-    }
-}
-
-/// Numbers a message of the gateway's flow: an application message is `next_in_seq` (then
-/// `last_seq`); a Sequence or Retransmission sets the next number.
-fn number(next_in_seq: &mut u64, last_seq: &mut u64, msg: &Message<'_>) {
-    match msg {
-        Message::Sequence(q) => *next_in_seq = q.next_seq_no(),
-        Message::Retransmission(r) => *next_in_seq = r.next_seq_no(),
-        m if m.template_id() > 12 => {
-            *last_seq = *next_in_seq;
-            *next_in_seq += 1;
-        }
-        _ => {}
     }
 }
 

@@ -272,6 +272,27 @@ fn a_client_short_of_the_previous_epoch_asks_for_the_rest() {
         }
         Sequence { next_seq_no: 2 }.encode_frame(&mut out);
         s.write_all(&out).unwrap();
+        // A second request, read with recv: epoch 3's message 10 again.
+        let again = match sbe::decode(&read_payload(&mut s, &mut buf)).unwrap() {
+            Message::RetransmitRequest(r) => r.to_owned(),
+            other => panic!("expected RetransmitRequest, got {}", other.name()),
+        };
+        assert_eq!(
+            (again.last_session_ver_id, again.from_seq_no),
+            (Some(3), 10)
+        );
+        out.clear();
+        Retransmission {
+            session_id: 9,
+            request_timestamp: again.timestamp,
+            next_seq_no: 10,
+            count: 1,
+            session_ver_id: Some(3),
+        }
+        .encode_frame(&mut out);
+        er(310, &mut out);
+        Sequence { next_seq_no: 2 }.encode_frame(&mut out);
+        s.write_all(&out).unwrap();
         req
     });
     let mut c = StrategyClient::connect_with(
@@ -286,11 +307,6 @@ fn a_client_short_of_the_previous_epoch_asks_for_the_rest() {
         },
     )
     .unwrap();
-    let req = gw.join().unwrap();
-    assert_eq!(
-        (req.last_session_ver_id, req.from_seq_no, req.count),
-        (Some(3), 8, 3)
-    );
     assert_eq!(
         c.previous_epoch(),
         Some(strategy_client::EpochSeq {
@@ -323,4 +339,19 @@ fn a_client_short_of_the_previous_epoch_asks_for_the_rest() {
         Received::Sequence(_)
     ));
     assert_eq!(c.next_in_seq(), 2);
+    // Another epoch's message read with recv leaves the numbering of epoch 4 alone.
+    c.send_retransmit_request_in(Some(3), 10, 1).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 3 {
+        got.push(c.recv(Duration::from_secs(5)).unwrap().unwrap());
+    }
+    assert!(matches!(&got[0], Received::Retransmission(r) if r.session_ver_id == Some(3)));
+    assert!(matches!(&got[1], Received::Exec(e) if e.cl_ord_id == 310));
+    assert!(matches!(&got[2], Received::Sequence(_)));
+    assert_eq!((c.last_seq(), c.next_in_seq()), (1, 2));
+    let req = gw.join().unwrap();
+    assert_eq!(
+        (req.last_session_ver_id, req.from_seq_no, req.count),
+        (Some(3), 8, 3)
+    );
 }
