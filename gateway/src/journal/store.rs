@@ -36,6 +36,9 @@ pub enum Store {
         /// True while `records` start at the session's start (epoch 0, no record dropped by
         /// [`MEMORY_CAP`]): the records before the first epoch record are epoch 0's.
         whole: bool,
+        /// Where the epoch in force's records start in `records` (its epoch record; 0 for the
+        /// first epoch): a rollover drops the records before it.
+        current: usize,
     },
     /// Records appended to the current segment file of a segmented journal.
     File(Box<SegmentedFile>),
@@ -141,13 +144,18 @@ impl Store {
     pub fn append(&mut self, records: &[u8]) -> Result<(), Partial> {
         match self {
             Store::Discard => Ok(()),
-            Store::Memory { records: m, whole } => {
+            Store::Memory {
+                records: m,
+                whole,
+                current,
+            } => {
                 if m.len() + records.len() > MEMORY_CAP {
                     tracing::warn!(
                         "in-memory journal full: earlier messages can no longer be retransmitted"
                     );
                     m.clear();
                     *whole = false;
+                    *current = 0;
                 }
                 m.extend_from_slice(records);
                 Ok(())
@@ -211,6 +219,7 @@ impl Store {
         Store::Memory {
             records: Vec::new(),
             whole: true,
+            current: 0,
         }
     }
 
@@ -276,20 +285,17 @@ impl Store {
     /// keeps its segments (retention) and the journal thread starts the new epoch's first
     /// segment at its next turn.
     pub fn start_epoch(&mut self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
-        if let Store::Memory { records, whole } = self {
-            let mut it = Records::new(records);
-            let mut last_epoch_at = None;
-            let mut at = 0;
-            while let Some(r) = it.next() {
-                if matches!(r, gateway_core::journal::record::Record::Epoch { .. }) {
-                    last_epoch_at = Some(at);
-                }
-                at = it.valid_len();
-            }
-            if let Some(at) = last_epoch_at {
-                records.drain(..at);
-                *whole = false;
-            }
+        if let Store::Memory {
+            records,
+            whole,
+            current,
+        } = self
+        {
+            // The ending epoch's records stay (from its epoch record), the ones before go; the
+            // new epoch's record is appended next.
+            records.drain(..*current);
+            *whole = *whole && *current == 0;
+            *current = records.len();
         }
         let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 16);
         gateway_core::journal::record::put_epoch(&mut b, u64::from(epoch), started_ms);
@@ -300,7 +306,7 @@ impl Store {
     /// start (epoch 0); nothing for a file store (see [`Store::plan`]).
     pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8], bool) -> R) -> R {
         match self {
-            Store::Memory { records, whole } => f(records, *whole),
+            Store::Memory { records, whole, .. } => f(records, *whole),
             _ => f(&[], false),
         }
     }
