@@ -372,8 +372,11 @@ async fn end_epoch_gracefully(out: &SessionOut, reader: &AsyncFd<SharedSocket>) 
     let mut end = EpochEnd::new(now_ns());
     let mut peer_closed = false;
     let mut scratch = [0u8; 4096];
+    // A new connection of the session may attach meanwhile: the writer's state is then its.
+    let ours = || out.holds(reader.get_ref());
     loop {
-        match end.step(now_ns(), out.is_draining(), peer_closed) {
+        let unwritten = ours() && out.is_draining();
+        match end.step(now_ns(), unwritten, peer_closed) {
             EpochEndStep::Close => break,
             EpochEndStep::ShutdownWrite => {
                 let _ = reader.get_ref().shutdown(std::net::Shutdown::Write);
@@ -387,7 +390,7 @@ async fn end_epoch_gracefully(out: &SessionOut, reader: &AsyncFd<SharedSocket>) 
             }
         }
     }
-    if out.end_drain().is_some() {
+    if ours() && out.end_drain().is_some() {
         tracing::debug!(session = out.session_id(), "epoch's connection closed");
     }
 }

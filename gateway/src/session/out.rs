@@ -427,6 +427,15 @@ impl SessionOut {
         self.detach_locked(&mut inner);
     }
 
+    /// True while this writer holds `socket` (a connection that attached later replaced it).
+    pub fn holds(&self, socket: &SharedSocket) -> bool {
+        self.inner
+            .lock()
+            .stream
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, socket))
+    }
+
     /// Ends a connection cut off for its backlog, if that is what this writer still holds
     /// (a new connection may have attached since): whether the strategy got its Terminate.
     pub fn end_drain(&self) -> Option<bool> {
