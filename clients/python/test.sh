@@ -3,7 +3,7 @@
 # the pinned test dependencies (requirements-test.txt, --require-hashes: pytest, sbedecoder and
 # theirs) and the package (editable, no build isolation), builds and starts the real `bitget-sim`
 # (plain ws, config/sim.example.toml, ephemeral port) and `gateway` (a temporary config with
-# sessions 1-13 and an operator session 20), runs pytest against them, stops both and exits
+# sessions 1-14 and an operator session 20), runs pytest against them, stops both and exits
 # non-zero on any failure. The last line is pytest's summary.
 #
 # Options: any arguments are passed to pytest (e.g. `-k fill`, `-x`).
@@ -75,7 +75,7 @@ WS_PRIVATE=$(awk '$1 == "WS" && $2 == "private" {print $3}' "$WORK/sim.out")
 
 {
     printf '[strategy]\nlisten = "127.0.0.1:0"\nkeepalive_min_ms = 100\n\n'
-    for i in $(seq 1 13); do
+    for i in $(seq 1 14); do
         printf '[[session]]\nsession_id = %d\ncredentials = "py-secret-%d"\nname = "py-%d"\n\n' "$i" "$i" "$i"
     done
     printf '[[session]]\nsession_id = 20\ncredentials = "py-operator"\nrole = "operator"\n\n'

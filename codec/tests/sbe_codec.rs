@@ -134,6 +134,8 @@ fn every_message_round_trips() {
             request_timestamp: 3,
             keepalive_interval: u32::MAX,
             next_seq_no: u64::MAX,
+            previous_session_ver_id: Some(0),
+            previous_seq_no: 41,
         },
         EstablishmentAck
     );
@@ -161,6 +163,7 @@ fn every_message_round_trips() {
             timestamp: 4,
             from_seq_no: 10,
             count: 5,
+            last_session_ver_id: Some(u64::MAX - 1),
         },
         RetransmitRequest
     );
@@ -170,6 +173,7 @@ fn every_message_round_trips() {
             request_timestamp: 4,
             next_seq_no: 10,
             count: u32::MAX,
+            session_ver_id: None,
         },
         Retransmission
     );
@@ -286,8 +290,8 @@ fn decoder_getters_read_the_fields() {
 const NOS_GOLDEN: [u8; 71] = [
     // SOFH: length 71 (BE), encoding 0xEB50 (BE)
     0x00, 0x00, 0x00, 0x47, 0xEB, 0x50,
-    // header: blockLength 57, templateId 101, schemaId 1, version 1
-    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x01, 0x00, // @0 ClOrdID 42
+    // header: blockLength 57, templateId 101, schemaId 1, version 2
+    0x39, 0x00, 0x65, 0x00, 0x01, 0x00, 0x02, 0x00, // @0 ClOrdID 42
     0x2A, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, // @8 TransactTime 0x0123456789ABCDEF
     0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,
     // @16 Price 117066.1 = 1170661 (0x11DCE5) x 10^-1
@@ -491,7 +495,7 @@ fn negotiate_v0() -> Vec<u8> {
 
 #[test]
 fn versioned_fields_have_their_since_version_and_min_block_length() {
-    assert_eq!(SCHEMA_VERSION, 1);
+    assert_eq!(SCHEMA_VERSION, 2);
     assert_eq!(Negotiate::BLOCK_LENGTH, 89);
     assert_eq!(Negotiate::MIN_BLOCK_LENGTH, 81);
     assert_eq!(NegotiationResponse::BLOCK_LENGTH, 25);
@@ -543,7 +547,7 @@ fn the_encoder_writes_the_schema_version_and_the_whole_block() {
             block_length: 89,
             template_id: 1,
             schema_id: SCHEMA_ID,
-            version: 1
+            version: 2
         }
     );
     assert_eq!(p.len(), HEADER_LEN + 89);
@@ -624,10 +628,10 @@ fn a_versioned_field_is_read_only_when_the_sender_version_has_it() {
         Ok(Message::Negotiate(d)) => assert_eq!(d.session_ver_id(), 0),
         other => panic!("{other:?}"),
     }
-    // A newer sender (version 2, a longer block): the known fields are read, the tail skipped.
+    // A newer sender (version 3, a longer block): the known fields are read, the tail skipped.
     let mut p = out[SOFH_LEN..].to_vec();
     p[0] = 95;
-    p[6] = 2;
+    p[6] = 3;
     p.extend_from_slice(&[0xEE; 6]);
     match decode(&p) {
         Ok(Message::Negotiate(d)) => {
@@ -636,6 +640,111 @@ fn a_versioned_field_is_read_only_when_the_sender_version_has_it() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// `payload` (header and block) as a sender of schema `version` writes it: the block cut to
+/// `block` bytes and both in the header.
+fn as_older_sender(payload: &[u8], version: u16, block: u16) -> Vec<u8> {
+    let mut p = payload[..HEADER_LEN + usize::from(block)].to_vec();
+    p[0..2].copy_from_slice(&block.to_le_bytes());
+    p[6..8].copy_from_slice(&version.to_le_bytes());
+    p
+}
+
+/// Schema version 2 (retransmission across one rollover): the new optional fields read as
+/// their null (`None`, the epoch in force / no previous epoch) and PreviousSeqNo as 0 from a
+/// version-1 sender, and a version-2 message read by the rule as a version-1 receiver would
+/// (the version-1 prefix of its block) keeps every version-1 field.
+#[test]
+fn version_2_fields_are_absent_from_a_version_1_sender_and_skipped_by_a_version_1_reader() {
+    assert_eq!(EstablishmentAck::BLOCK_LENGTH, 44);
+    assert_eq!(EstablishmentAck::MIN_BLOCK_LENGTH, 28);
+    assert_eq!(RetransmitRequest::BLOCK_LENGTH, 36);
+    assert_eq!(RetransmitRequest::MIN_BLOCK_LENGTH, 28);
+    assert_eq!(Retransmission::BLOCK_LENGTH, 36);
+    assert_eq!(Retransmission::MIN_BLOCK_LENGTH, 28);
+    let ack = EstablishmentAck {
+        session_id: 7,
+        request_timestamp: 9,
+        keepalive_interval: 1_000,
+        next_seq_no: 3,
+        previous_session_ver_id: Some(0),
+        previous_seq_no: 12,
+    };
+    let req = RetransmitRequest {
+        session_id: 7,
+        timestamp: 9,
+        from_seq_no: 10,
+        count: 3,
+        last_session_ver_id: Some(4),
+    };
+    let retx = Retransmission {
+        session_id: 7,
+        request_timestamp: 9,
+        next_seq_no: 10,
+        count: 3,
+        session_ver_id: Some(4),
+    };
+    let payload = |encode: &dyn Fn(&mut Vec<u8>)| frame_of(encode)[SOFH_LEN..].to_vec();
+    let (ack_p, req_p, retx_p) = (
+        payload(&|b| ack.encode_frame(b)),
+        payload(&|b| req.encode_frame(b)),
+        payload(&|b| retx.encode_frame(b)),
+    );
+    // Epoch 0 is a value, not the null: it survives the wire.
+    match decode(&ack_p) {
+        Ok(Message::EstablishmentAck(d)) => assert_eq!(d.to_owned(), ack),
+        other => panic!("{other:?}"),
+    }
+    for version in [0, 1] {
+        match decode(&as_older_sender(&ack_p, version, 28)) {
+            Ok(Message::EstablishmentAck(d)) => assert_eq!(
+                d.to_owned(),
+                EstablishmentAck {
+                    previous_session_ver_id: None,
+                    previous_seq_no: 0,
+                    ..ack
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
+        match decode(&as_older_sender(&req_p, version, 28)) {
+            Ok(Message::RetransmitRequest(d)) => assert_eq!(
+                d.to_owned(),
+                RetransmitRequest {
+                    last_session_ver_id: None,
+                    ..req
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
+        match decode(&as_older_sender(&retx_p, version, 28)) {
+            Ok(Message::Retransmission(d)) => assert_eq!(
+                d.to_owned(),
+                Retransmission {
+                    session_ver_id: None,
+                    ..retx
+                }
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+    // The whole version-2 block under a version-1 header: the fields are not version 1's.
+    let mut v1_header = req_p.clone();
+    v1_header[6] = 1;
+    match decode(&v1_header) {
+        Ok(Message::RetransmitRequest(d)) => assert_eq!(d.last_session_ver_id(), None),
+        other => panic!("{other:?}"),
+    }
+    // The null on the wire is 2^64 - 1.
+    let none = payload(&|b| {
+        RetransmitRequest {
+            last_session_ver_id: None,
+            ..req
+        }
+        .encode_frame(b)
+    });
+    assert_eq!(&none[HEADER_LEN + 28..], u64::MAX.to_le_bytes());
 }
 
 #[test]
@@ -1181,8 +1290,8 @@ fn group_messages_round_trip() {
 const NOL_GOLDEN: [u8; 6 + 8 + 16 + 4 + 2 * 49] = [
     // SOFH: length 132 BE, encoding 0xEB50
     0x00, 0x00, 0x00, 0x84, 0xEB, 0x50,
-    // header: blockLength 16, templateId 107, schemaId 1, version 1
-    16, 0, 107, 0, 1, 0, 1, 0,
+    // header: blockLength 16, templateId 107, schemaId 1, version 2
+    16, 0, 107, 0, 1, 0, 2, 0,
     // @0 ListID 77, @8 TransactTime 1
     77, 0, 0, 0, 0, 0, 0, 0,
     1, 0, 0, 0, 0, 0, 0, 0,

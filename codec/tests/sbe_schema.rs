@@ -346,7 +346,8 @@ fn schema_attributes_match_the_codec() {
 
 /// SBE extension rule in the XML: a field with `sinceVersion` comes after every field of an
 /// older version (versions never decrease along a block), no version exceeds the schema's, and
-/// the fields added by version 1 are the session epoch (issue 23).
+/// the fields added by version 1 are the session epoch (issue 23), those of version 2 the
+/// retransmission across one rollover (issue 37 item 4).
 #[test]
 fn since_versions_follow_the_extension_rule() {
     let text = schema_text();
@@ -384,7 +385,11 @@ fn since_versions_follow_the_extension_rule() {
         versioned,
         [
             ("Negotiate", "SessionVerID", 1),
-            ("NegotiationResponse", "SessionVerID", 1)
+            ("NegotiationResponse", "SessionVerID", 1),
+            ("EstablishmentAck", "PreviousSessionVerID", 2),
+            ("EstablishmentAck", "PreviousSeqNo", 2),
+            ("RetransmitRequest", "LastSessionVerID", 2),
+            ("Retransmission", "SessionVerID", 2)
         ]
     );
 }

@@ -511,6 +511,8 @@ impl Gateway {
             request_timestamp: req.timestamp,
             next_seq_no: req.from_seq_no,
             count: req.count,
+            // The model answers the epoch in force only (a sender below schema version 2).
+            session_ver_id: None,
         }
         .encode_frame(&mut b);
         self.write_frame(i, b, now_ns, w);

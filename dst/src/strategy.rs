@@ -539,6 +539,7 @@ impl Strategy {
                 timestamp: utc_ns,
                 from_seq_no: from,
                 count: u32::try_from(count).unwrap_or(1),
+                last_session_ver_id: None,
             }
             .encode_frame(b)
         }))
@@ -749,6 +750,7 @@ impl Strategy {
                             timestamp: utc_ns,
                             from_seq_no: from,
                             count: u32::try_from(next - from).unwrap_or(u32::MAX),
+                            last_session_ver_id: None,
                         }
                         .encode_frame(b)
                     }));

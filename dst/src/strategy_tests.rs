@@ -25,6 +25,8 @@ fn with_one_order() -> (Strategy, Violations) {
         request_timestamp: 0,
         keepalive_interval: 1000,
         next_seq_no: 1,
+        previous_session_ver_id: None,
+        previous_seq_no: 0,
     }
     .encode_frame(&mut ack);
     s.on_frame(&ack, 0, 0, 0, &mut v, &mut Vec::new());

@@ -18,6 +18,15 @@
 //! [`TerminationCode::SessionRollover`] ([`Received::Terminate`], or
 //! [`ClientError::Terminated`] during the handshake): connect again, with `session_ver_id` 0 or
 //! the new epoch, and number from 1.
+//!
+//! Retransmission across one rollover (schema version 2, as CME iLink 3 serves the previous
+//! UUID): EstablishmentAck tells the epoch before the one in force and the number of its last
+//! message ([`StrategyClient::previous_epoch`]). Connect with [`Handshake::last_read`] = what
+//! the previous connection had read ([`StrategyClient::last_read`]): when that is short of the
+//! previous epoch's end, the client asks for the rest (RetransmitRequest `LastSessionVerID`)
+//! during the handshake and hands it over, marked as that epoch's, with
+//! [`StrategyClient::take_previous_epoch`], before any message of the new epoch is returned by
+//! [`StrategyClient::recv`].
 
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -119,8 +128,37 @@ impl Received {
     }
 }
 
+/// A sequence number of the gateway's flow in one epoch: the last message read in it
+/// ([`StrategyClient::last_read`]), or the last message of the previous epoch
+/// ([`StrategyClient::previous_epoch`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EpochSeq {
+    /// The epoch (FIXP session version, `SessionVerID`).
+    pub session_ver_id: u64,
+    /// A sequence number in it (0: none).
+    pub seq: u64,
+}
+
+/// The previous epoch's messages a connection recovered during its handshake
+/// ([`StrategyClient::take_previous_epoch`]).
+#[derive(Debug, Clone)]
+pub struct PreviousEpochMessages {
+    /// The epoch they belong to.
+    pub session_ver_id: u64,
+    /// The messages after [`Handshake::last_read`], each with its sequence number in that
+    /// epoch, in order: the original frames the gateway kept.
+    pub messages: Vec<(u64, Received)>,
+    /// Set when the gateway refused a request (e.g. Unavailable: the epoch's journal segments
+    /// are no longer kept); `messages` then holds what came before.
+    pub rejected: Option<RetransmitReject>,
+}
+
+/// Most messages the client asks for in one RetransmitRequest (the gateway's limit).
+pub const MAX_RETRANSMIT_COUNT: u32 = 10_000;
+
 /// What the handshake announces beyond [`ClientOptions`], for
-/// [`StrategyClient::connect_with`]. `Default`: `next_seq_no` 1, `session_ver_id` 0.
+/// [`StrategyClient::connect_with`]. `Default`: `next_seq_no` 1, `session_ver_id` 0, no
+/// `last_read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Handshake {
     /// Establish.NextSeqNo: the number of the client's next application message (FIXP
@@ -130,6 +168,12 @@ pub struct Handshake {
     /// = resume it; a higher one = end the current epoch and start that one (rollover); a lower
     /// one is refused ([`ClientError::NegotiationRejected`], `StaleSessionVersion`).
     pub session_ver_id: u64,
+    /// The last message the strategy read before this connection (the previous connection's
+    /// [`StrategyClient::last_read`]). When the gateway's EstablishmentAck names that epoch as
+    /// the previous one and its last message is later, the client asks for the rest before
+    /// `connect_with` returns ([`StrategyClient::take_previous_epoch`]). `None`: nothing is
+    /// asked for.
+    pub last_read: Option<EpochSeq>,
 }
 
 impl Default for Handshake {
@@ -137,6 +181,7 @@ impl Default for Handshake {
         Handshake {
             next_seq_no: 1,
             session_ver_id: 0,
+            last_read: None,
         }
     }
 }
@@ -177,6 +222,16 @@ pub struct StrategyClient {
     next_in_seq: u64,
     /// Sequence number of the last application message received (0 before any).
     last_seq: u64,
+    /// EstablishmentAck PreviousSessionVerID / PreviousSeqNo.
+    previous_epoch: Option<EpochSeq>,
+    /// The previous epoch's messages recovered during the handshake, until taken.
+    recovered: Option<PreviousEpochMessages>,
+    /// Messages of the epoch in force that arrived while the handshake recovered the previous
+    /// epoch's: `recv` returns them first.
+    pending: std::collections::VecDeque<Received>,
+    /// Application messages of another epoch's Retransmission still to come (read with
+    /// `recv`): not numbered in the epoch in force.
+    other_epoch_left: u32,
 }
 
 /// How long one blocking read waits before `recv` re-checks its deadline and keepalive.
@@ -211,6 +266,10 @@ impl StrategyClient {
             next_seq_from_gateway: 0,
             next_in_seq: 1,
             last_seq: 0,
+            previous_epoch: None,
+            recovered: None,
+            pending: std::collections::VecDeque::new(),
+            other_epoch_left: 0,
         })
     }
 
@@ -251,6 +310,7 @@ impl StrategyClient {
         let Handshake {
             next_seq_no,
             session_ver_id,
+            last_read,
         } = handshake;
         let mut c = StrategyClient::connect_raw(addr)?;
         c.session_id = opts.session_id;
@@ -286,9 +346,14 @@ impl StrategyClient {
             .encode_frame(b)
         })?;
         let mut next = 0;
+        let mut previous = None;
         c.expect_handshake(opts.timeout, |m| match m {
             Message::EstablishmentAck(a) => {
                 next = a.next_seq_no();
+                previous = a.previous_session_ver_id().map(|e| EpochSeq {
+                    session_ver_id: e,
+                    seq: a.previous_seq_no(),
+                });
                 Ok(true)
             }
             Message::EstablishmentReject(r) => {
@@ -298,8 +363,98 @@ impl StrategyClient {
         })?;
         c.next_seq_from_gateway = next;
         c.next_in_seq = next;
+        c.previous_epoch = previous;
         c.auto_keepalive = opts.auto_keepalive;
+        if let (Some(read), Some(prev)) = (last_read, previous) {
+            if read.session_ver_id == prev.session_ver_id && read.seq < prev.seq {
+                let got = c.recover_previous(prev.session_ver_id, read.seq + 1, prev.seq, opts)?;
+                c.recovered = Some(got);
+            }
+        }
         Ok(c)
+    }
+
+    /// Asks for the previous epoch `epoch`'s messages `from ..= last` (RetransmitRequest
+    /// `LastSessionVerID`, at most [`MAX_RETRANSMIT_COUNT`] a request) and collects them; the
+    /// epoch in force's messages that arrive meanwhile wait in `pending` for `recv`.
+    fn recover_previous(
+        &mut self,
+        epoch: u64,
+        from: u64,
+        last: u64,
+        opts: &ClientOptions,
+    ) -> Result<PreviousEpochMessages, ClientError> {
+        let mut got = PreviousEpochMessages {
+            session_ver_id: epoch,
+            messages: Vec::new(),
+            rejected: None,
+        };
+        let deadline = Instant::now() + opts.timeout;
+        let mut next = from;
+        while next <= last {
+            let count = u32::try_from(last - next + 1)
+                .unwrap_or(u32::MAX)
+                .min(MAX_RETRANSMIT_COUNT);
+            self.send_retransmit_request_in(Some(epoch), next, count)?;
+            // Frames of the Retransmission block still to come (None: not started).
+            let mut left: Option<u32> = None;
+            while left != Some(0) {
+                let remaining = deadline
+                    .checked_duration_since(Instant::now())
+                    .ok_or(ClientError::Timeout)?;
+                let Some(range) = self.next_frame(remaining)? else {
+                    return Err(ClientError::Timeout);
+                };
+                let msg = sbe::decode(&self.rbuf[range])?;
+                match (left, msg) {
+                    (None, Message::Retransmission(r)) if r.session_ver_id() == Some(epoch) => {
+                        left = Some(r.count());
+                    }
+                    (None, Message::RetransmitReject(r)) => {
+                        got.rejected = Some(r.to_owned());
+                        return Ok(got);
+                    }
+                    (Some(n), m) if m.template_id() > 12 => {
+                        got.messages.push((next, received_of(m)));
+                        next += 1;
+                        left = Some(n - 1);
+                    }
+                    (_, m) => {
+                        let ended = matches!(m, Message::Terminate(_));
+                        let r = received_of(m);
+                        self.number_received(&r);
+                        self.pending.push_back(r);
+                        if ended {
+                            return Ok(got);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(got)
+    }
+
+    /// The epoch before the one in force and the number of its last message, as the gateway
+    /// told in EstablishmentAck (PreviousSessionVerID, PreviousSeqNo; CME iLink 3
+    /// PreviousUUID / PreviousSeqNo). `None` before the session's first rollover, or from a
+    /// gateway of schema version below 2.
+    pub fn previous_epoch(&self) -> Option<EpochSeq> {
+        self.previous_epoch
+    }
+
+    /// The last application message read on this connection, in the epoch in force (its
+    /// `seq` 0 before any): what to pass as [`Handshake::last_read`] when connecting again.
+    pub fn last_read(&self) -> EpochSeq {
+        EpochSeq {
+            session_ver_id: self.session_ver_id,
+            seq: self.last_seq,
+        }
+    }
+
+    /// The previous epoch's messages this connection recovered during its handshake (see
+    /// [`Handshake::last_read`]), once; `None` when nothing was missing or asked for.
+    pub fn take_previous_epoch(&mut self) -> Option<PreviousEpochMessages> {
+        self.recovered.take()
     }
 
     fn expect_handshake(
@@ -389,9 +544,24 @@ impl StrategyClient {
         self.send_frame(|b| m.encode_frame(b))
     }
 
-    /// Sends a RetransmitRequest for the gateway's messages `from_seq_no .. + count`.
+    /// Sends a RetransmitRequest for the gateway's messages `from_seq_no .. + count` of the
+    /// epoch in force.
     pub fn send_retransmit_request(
         &mut self,
+        from_seq_no: u64,
+        count: u32,
+    ) -> Result<(), ClientError> {
+        self.send_retransmit_request_in(None, from_seq_no, count)
+    }
+
+    /// Sends a RetransmitRequest for the gateway's messages `from_seq_no .. + count` of epoch
+    /// `last_session_ver_id` (`None`: the epoch in force; the previous epoch: its messages,
+    /// while the gateway keeps them). The Retransmission that answers it names the epoch
+    /// (`session_ver_id`); read with `recv`, another epoch's resent messages do not change
+    /// the numbering of the epoch in force ([`StrategyClient::last_seq`]).
+    pub fn send_retransmit_request_in(
+        &mut self,
+        last_session_ver_id: Option<u64>,
         from_seq_no: u64,
         count: u32,
     ) -> Result<(), ClientError> {
@@ -403,6 +573,7 @@ impl StrategyClient {
                 timestamp,
                 from_seq_no,
                 count,
+                last_session_ver_id,
             }
             .encode_frame(b)
         })
@@ -434,48 +605,37 @@ impl StrategyClient {
 
     /// Waits up to `timeout` for the next message. `Ok(None)` on timeout.
     pub fn recv(&mut self, timeout: Duration) -> Result<Option<Received>, ClientError> {
+        if let Some(r) = self.pending.pop_front() {
+            return Ok(Some(r));
+        }
         let Some(range) = self.next_frame(timeout)? else {
             return Ok(None);
         };
         let msg = sbe::decode(&self.rbuf[range])?;
-        match msg {
-            Message::Sequence(q) => self.next_in_seq = q.next_seq_no(),
-            Message::Retransmission(r) => self.next_in_seq = r.next_seq_no(),
-            m if m.template_id() > 12 => {
+        let r = received_of(msg);
+        self.number_received(&r);
+        Ok(Some(r))
+    }
+
+    /// Numbers a message of the gateway's flow: an application message of the epoch in force
+    /// is `next_in_seq` (then `last_seq`); a Sequence sets the next number, and so does a
+    /// Retransmission of the epoch in force; the messages of another epoch's Retransmission
+    /// (the previous one's) are not numbered in this one.
+    fn number_received(&mut self, r: &Received) {
+        match r {
+            Received::Sequence(q) => self.next_in_seq = q.next_seq_no,
+            Received::Retransmission(t) => match t.session_ver_id {
+                Some(e) if e != self.session_ver_id => self.other_epoch_left = t.count,
+                _ => self.next_in_seq = t.next_seq_no,
+            },
+            Received::Terminate(_) | Received::RetransmitReject(_) | Received::NotApplied(_) => {}
+            Received::Other(template) if *template <= 12 => {}
+            _ if self.other_epoch_left > 0 => self.other_epoch_left -= 1,
+            _ => {
                 self.last_seq = self.next_in_seq;
                 self.next_in_seq += 1;
             }
-            _ => {}
         }
-        Ok(Some(match msg {
-            Message::ExecutionReport(m) => Received::Exec(m.to_owned()),
-            Message::OrderCancelReject(m) => Received::CancelReject(m.to_owned()),
-            Message::BusinessMessageReject(m) => Received::BusinessReject(m.to_owned()),
-            Message::Sequence(m) => Received::Sequence(m.to_owned()),
-            Message::Terminate(m) => Received::Terminate(m.to_owned()),
-            Message::ListStatus(m) => Received::ListStatus(
-                m.to_owned(),
-                m.orders().iter().map(|e| e.to_owned()).collect(),
-            ),
-            Message::OrderMassCancelReport(m) => Received::MassCancelReport(m.to_owned()),
-            Message::OrderMassStatusEnd(m) => Received::MassStatusEnd(m.to_owned()),
-            Message::MovePositionsReport(m) => Received::MovePositionsReport(
-                m.to_owned(),
-                m.results().iter().map(|e| e.to_owned()).collect(),
-            ),
-            Message::AccountRequestReport(m) => Received::AccountRequestReport(m.to_owned()),
-            Message::PositionReport(m) => Received::PositionReport(m.to_owned()),
-            Message::AccountBalanceReport(m) => Received::AccountBalanceReport(m.to_owned()),
-            Message::RateBudgetReport(m) => Received::RateBudgetReport(
-                m.to_owned(),
-                m.buckets().iter().map(|e| e.to_owned()).collect(),
-            ),
-            Message::KillSwitchReport(m) => Received::KillSwitchReport(m.to_owned()),
-            Message::Retransmission(m) => Received::Retransmission(m.to_owned()),
-            Message::RetransmitReject(m) => Received::RetransmitReject(m.to_owned()),
-            Message::NotApplied(m) => Received::NotApplied(m.to_owned()),
-            other => Received::Other(template_of(&other)),
-        }))
     }
 
     fn keepalive_if_due(&mut self) -> Result<(), ClientError> {
@@ -506,7 +666,9 @@ impl StrategyClient {
                 self.end -= self.start;
                 self.start = 0;
             }
-            self.keepalive_if_due()?;
+            // A keepalive that cannot be written does not hide what is still to be read (the
+            // frames before a reset, a Terminate): the read below reports the end.
+            let _ = self.keepalive_if_due();
             let now = Instant::now();
             if now >= deadline {
                 return Ok(None);
@@ -519,6 +681,39 @@ impl StrategyClient {
                 Err(e) => return Err(e.into()),
             }
         }
+    }
+}
+
+/// The owned form of a decoded message.
+fn received_of(msg: Message<'_>) -> Received {
+    match msg {
+        Message::ExecutionReport(m) => Received::Exec(m.to_owned()),
+        Message::OrderCancelReject(m) => Received::CancelReject(m.to_owned()),
+        Message::BusinessMessageReject(m) => Received::BusinessReject(m.to_owned()),
+        Message::Sequence(m) => Received::Sequence(m.to_owned()),
+        Message::Terminate(m) => Received::Terminate(m.to_owned()),
+        Message::ListStatus(m) => Received::ListStatus(
+            m.to_owned(),
+            m.orders().iter().map(|e| e.to_owned()).collect(),
+        ),
+        Message::OrderMassCancelReport(m) => Received::MassCancelReport(m.to_owned()),
+        Message::OrderMassStatusEnd(m) => Received::MassStatusEnd(m.to_owned()),
+        Message::MovePositionsReport(m) => Received::MovePositionsReport(
+            m.to_owned(),
+            m.results().iter().map(|e| e.to_owned()).collect(),
+        ),
+        Message::AccountRequestReport(m) => Received::AccountRequestReport(m.to_owned()),
+        Message::PositionReport(m) => Received::PositionReport(m.to_owned()),
+        Message::AccountBalanceReport(m) => Received::AccountBalanceReport(m.to_owned()),
+        Message::RateBudgetReport(m) => Received::RateBudgetReport(
+            m.to_owned(),
+            m.buckets().iter().map(|e| e.to_owned()).collect(),
+        ),
+        Message::KillSwitchReport(m) => Received::KillSwitchReport(m.to_owned()),
+        Message::Retransmission(m) => Received::Retransmission(m.to_owned()),
+        Message::RetransmitReject(m) => Received::RetransmitReject(m.to_owned()),
+        Message::NotApplied(m) => Received::NotApplied(m.to_owned()),
+        other => Received::Other(template_of(&other)),
     }
 }
 

@@ -111,6 +111,8 @@ fn gateway(answer: Answer) -> (SocketAddr, JoinHandle<u64>) {
             request_timestamp: 1,
             keepalive_interval: 1000,
             next_seq_no: 1,
+            previous_session_ver_id: None,
+            previous_seq_no: 0,
         }
         .encode_frame(&mut out);
         Terminate {
@@ -148,6 +150,7 @@ fn connect_with_sends_the_epoch_asked_for() {
         Handshake {
             next_seq_no: 1,
             session_ver_id: 5,
+            last_read: None,
         },
     )
     .unwrap();
@@ -182,4 +185,173 @@ fn a_stale_epoch_is_refused() {
         other => panic!("{other:?}"),
     }
     assert_eq!(gw.join().unwrap(), 2);
+}
+
+/// An ExecutionReport frame naming ClOrdID `cl`.
+fn er(cl: u64, out: &mut Vec<u8>) {
+    use codec::sbe::{
+        Category, ExecType, ExecutionReport, OrdStatus, OrdType, Side, Symbol, TimeInForce,
+    };
+    ExecutionReport {
+        cl_ord_id: cl,
+        orig_cl_ord_id: 0,
+        order_id: 0,
+        exec_id: 0,
+        transact_time: 0,
+        price: None,
+        order_qty: codec::Decimal::ZERO,
+        last_qty: None,
+        last_px: None,
+        cum_qty: codec::Decimal::ZERO,
+        leaves_qty: codec::Decimal::ZERO,
+        avg_px: None,
+        exchange_code: 0,
+        symbol: Symbol::EMPTY,
+        category: Category::Spot,
+        side: Side::Buy,
+        ord_type: OrdType::Limit,
+        time_in_force: TimeInForce::Gtc,
+        exec_type: ExecType::New,
+        ord_status: OrdStatus::New,
+        ord_rej_reason: None,
+        text: Text::new(""),
+    }
+    .encode_frame(out);
+}
+
+/// After a rollover the client compares EstablishmentAck.PreviousSeqNo with what it had read
+/// of that epoch, asks for the rest (RetransmitRequest LastSessionVerID) and hands it over
+/// apart, before the new epoch's messages that arrived meanwhile.
+#[test]
+fn a_client_short_of_the_previous_epoch_asks_for_the_rest() {
+    use codec::sbe::{Retransmission, Sequence};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let gw = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = Vec::new();
+        let _negotiate = read_payload(&mut s, &mut buf);
+        let mut out = Vec::new();
+        NegotiationResponse {
+            session_id: 9,
+            request_timestamp: 1,
+            server_flow: FlowType::Recoverable,
+            session_ver_id: 4,
+        }
+        .encode_frame(&mut out);
+        s.write_all(&out).unwrap();
+        let _establish = read_payload(&mut s, &mut buf);
+        out.clear();
+        EstablishmentAck {
+            session_id: 9,
+            request_timestamp: 1,
+            keepalive_interval: 1000,
+            next_seq_no: 1,
+            previous_session_ver_id: Some(3),
+            previous_seq_no: 10,
+        }
+        .encode_frame(&mut out);
+        // The new epoch's message 1 comes before the answer.
+        er(401, &mut out);
+        s.write_all(&out).unwrap();
+        let req = match sbe::decode(&read_payload(&mut s, &mut buf)).unwrap() {
+            Message::RetransmitRequest(r) => r.to_owned(),
+            other => panic!("expected RetransmitRequest, got {}", other.name()),
+        };
+        out.clear();
+        Retransmission {
+            session_id: 9,
+            request_timestamp: req.timestamp,
+            next_seq_no: req.from_seq_no,
+            count: req.count,
+            session_ver_id: Some(3),
+        }
+        .encode_frame(&mut out);
+        for n in 0..u64::from(req.count) {
+            er(300 + req.from_seq_no + n, &mut out);
+        }
+        Sequence { next_seq_no: 2 }.encode_frame(&mut out);
+        s.write_all(&out).unwrap();
+        // A second request, read with recv: epoch 3's message 10 again.
+        let again = match sbe::decode(&read_payload(&mut s, &mut buf)).unwrap() {
+            Message::RetransmitRequest(r) => r.to_owned(),
+            other => panic!("expected RetransmitRequest, got {}", other.name()),
+        };
+        assert_eq!(
+            (again.last_session_ver_id, again.from_seq_no),
+            (Some(3), 10)
+        );
+        out.clear();
+        Retransmission {
+            session_id: 9,
+            request_timestamp: again.timestamp,
+            next_seq_no: 10,
+            count: 1,
+            session_ver_id: Some(3),
+        }
+        .encode_frame(&mut out);
+        er(310, &mut out);
+        Sequence { next_seq_no: 2 }.encode_frame(&mut out);
+        s.write_all(&out).unwrap();
+        req
+    });
+    let mut c = StrategyClient::connect_with(
+        addr,
+        &options(),
+        Handshake {
+            last_read: Some(strategy_client::EpochSeq {
+                session_ver_id: 3,
+                seq: 7,
+            }),
+            ..Handshake::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        c.previous_epoch(),
+        Some(strategy_client::EpochSeq {
+            session_ver_id: 3,
+            seq: 10
+        })
+    );
+    let prev = c.take_previous_epoch().unwrap();
+    assert_eq!(prev.session_ver_id, 3);
+    assert!(prev.rejected.is_none());
+    let got: Vec<(u64, u64)> = prev
+        .messages
+        .iter()
+        .map(|(seq, m)| match m {
+            Received::Exec(e) => (*seq, e.cl_ord_id),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got, [(8, 308), (9, 309), (10, 310)]);
+    assert!(c.take_previous_epoch().is_none());
+    // Then the new epoch's message 1, numbered 1, and the live Sequence.
+    match c.recv(Duration::from_secs(5)).unwrap().unwrap() {
+        Received::Exec(e) => assert_eq!(e.cl_ord_id, 401),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.last_read().seq, 1);
+    assert_eq!(c.last_read().session_ver_id, 4);
+    assert!(matches!(
+        c.recv(Duration::from_secs(5)).unwrap().unwrap(),
+        Received::Sequence(_)
+    ));
+    assert_eq!(c.next_in_seq(), 2);
+    // Another epoch's message read with recv leaves the numbering of epoch 4 alone.
+    c.send_retransmit_request_in(Some(3), 10, 1).unwrap();
+    let mut got = Vec::new();
+    while got.len() < 3 {
+        got.push(c.recv(Duration::from_secs(5)).unwrap().unwrap());
+    }
+    assert!(matches!(&got[0], Received::Retransmission(r) if r.session_ver_id == Some(3)));
+    assert!(matches!(&got[1], Received::Exec(e) if e.cl_ord_id == 310));
+    assert!(matches!(&got[2], Received::Sequence(_)));
+    assert_eq!((c.last_seq(), c.next_in_seq()), (1, 2));
+    let req = gw.join().unwrap();
+    assert_eq!(
+        (req.last_session_ver_id, req.from_seq_no, req.count),
+        (Some(3), 8, 3)
+    );
 }

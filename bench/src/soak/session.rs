@@ -447,9 +447,10 @@ impl SoakSession {
         // a gateway that was killed before it journaled them): the same ClOrdID again, while
         // the order is open. A FIX client does the same; the gateway answers a request it had
         // seen as a duplicate.
-        // After a rollover, also those of orders that ended since: the gateway stops reading
-        // once it has written Terminate (SessionRollover), so a cancel sent after an order's
-        // last report may never have been read; sent again, it is answered (OrderCancelReject).
+        // After a rollover, also those of orders that ended since: the gateway applies nothing
+        // it reads after its Terminate (SessionRollover), so a cancel sent after an order's
+        // last report may never have been applied; sent again, it is answered
+        // (OrderCancelReject).
         let orders = &self.orders;
         if !new_epoch {
             self.unanswered_amends

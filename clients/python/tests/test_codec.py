@@ -100,7 +100,7 @@ def _as_version(payload: bytes, block_len: int, version: int) -> bytes:
 
 
 def test_versioned_fields_come_from_the_schema() -> None:
-    assert msgs.SCHEMA_VERSION == 1
+    assert msgs.SCHEMA_VERSION == 2
     assert (msgs.Negotiate.BLOCK_LENGTH, msgs.Negotiate.MIN_BLOCK_LENGTH) == (89, 81)
     assert (msgs.NegotiationResponse.BLOCK_LENGTH,
             msgs.NegotiationResponse.MIN_BLOCK_LENGTH) == (25, 17)
@@ -113,7 +113,7 @@ def test_versioned_fields_come_from_the_schema() -> None:
 
 def test_version_1_negotiate_round_trips_with_its_epoch() -> None:
     p = encode(_negotiate(2**64 - 1))
-    assert struct.unpack_from("<HHHH", p) == (89, 1, 1, 1)
+    assert struct.unpack_from("<HHHH", p) == (89, 1, 1, 2)
     assert struct.unpack_from("<Q", p, 8 + 81) == (2**64 - 1,)
     assert decode(p) == _negotiate(2**64 - 1)
 
@@ -134,10 +134,32 @@ def test_a_version_0_sender_has_no_epoch() -> None:
         decode(_as_version(full, 80, 0))
 
 
+def test_version_2_retransmission_fields_are_null_from_an_older_sender() -> None:
+    """Schema version 2 (retransmission across one rollover): optional uint64 epochs whose
+    null (2**64 - 1) is also what a version-1 sender's shorter block reads as; epoch 0 is a
+    value."""
+    assert [(f.name, f.since_version) for f in msgs.EstablishmentAck.FIELDS if f.since_version] \
+        == [("PreviousSessionVerID", 2), ("PreviousSeqNo", 2)]
+    assert (msgs.EstablishmentAck.BLOCK_LENGTH, msgs.EstablishmentAck.MIN_BLOCK_LENGTH) == (44, 28)
+    assert (msgs.RetransmitRequest.BLOCK_LENGTH, msgs.RetransmitRequest.MIN_BLOCK_LENGTH) == (36, 28)
+    ack = msgs.EstablishmentAck(session_id=3, request_timestamp=11, keepalive_interval=1000,
+                                next_seq_no=4, previous_session_ver_id=0, previous_seq_no=9)
+    assert decode(encode(ack)) == ack
+    old = decode(_as_version(encode(ack), 28, 1))
+    assert old.previous_session_ver_id is None  # type: ignore[attr-defined]
+    assert old.previous_seq_no == 0  # type: ignore[attr-defined]
+    req = msgs.RetransmitRequest(session_id=3, timestamp=11, from_seq_no=5, count=2,
+                                 last_session_ver_id=None)
+    p = encode(req)
+    assert struct.unpack_from("<Q", p, 8 + 28) == (2**64 - 1,)
+    assert decode(p) == req
+    assert decode(_as_version(p, 28, 1)) == req
+
+
 def test_a_newer_sender_longer_block_is_read() -> None:
     full = encode(_negotiate())
     newer = bytearray(full + b"\xee" * 5)
-    struct.pack_into("<HHHH", newer, 0, 94, 1, 1, 2)
+    struct.pack_into("<HHHH", newer, 0, 94, 1, 1, 3)
     assert decode(bytes(newer)) == _negotiate()
 
 

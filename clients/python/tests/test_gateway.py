@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from bgw_client import (AsyncClient, BooleanType, Category, Client, EstablishmentRejected,
+from bgw_client import (AsyncClient, BooleanType, Category, Client, EpochSeq,
+                        EstablishmentRejected,
                         ExecType, ExecutionReport, ItemStatus, ListStatus, MassCancelResponse,
                         NegotiationRejectCode, NegotiationRejected, NotApplied, OrderCancelReject,
                         OrderMassCancelReport, OrderSpec, OrdRejReason, OrdStatus, Retransmission,
-                        RetransmitReject, Side, is_final)
+                        RetransmitReject, RetransmitRejectCode, Side, encode, is_final)
 from bgw_client import decode
 from bgw_client import messages as msgs
 
@@ -233,7 +234,7 @@ def test_epoch_in_the_handshake(gateway: tuple[str, int]) -> None:
         c = await connect(gateway, 13, capture=cap)
         epoch = c.session_ver_id
         assert isinstance(decode(cap[0]), msgs.NegotiationResponse)
-        assert struct.unpack_from("<HHHH", cap[0]) == (25, 2, 1, 1)  # whole v1 block
+        assert struct.unpack_from("<HHHH", cap[0]) == (25, 2, 1, 2)  # whole block, version 2
         await c.terminate()
         c = await connect(gateway, 13, session_ver_id=epoch)  # resume, naming the epoch
         assert c.session_ver_id == epoch
@@ -245,5 +246,51 @@ def test_epoch_in_the_handshake(gateway: tuple[str, int]) -> None:
         with pytest.raises(NegotiationRejected) as r:
             await connect(gateway, 13, session_ver_id=epoch + 1)
         assert r.value.reject.code == NegotiationRejectCode.STALE_SESSION_VERSION
+
+    run(go())
+
+
+def test_the_rest_of_the_previous_epoch_after_a_rollover(gateway: tuple[str, int]) -> None:
+    """Schema version 2: a strategy that lost its connection with epoch E's last reports
+    unprocessed negotiates epoch E+1; EstablishmentAck names epoch E and its last message, and
+    the client (``last_read``) asks for the rest of epoch E and hands it over apart, the
+    original messages byte for byte, before the new epoch's; an epoch further back is
+    refused."""
+    async def go() -> None:
+        cap: list[bytes] = []
+        c = await connect(gateway, 14, capture=cap)
+        epoch = c.session_ver_id
+        cls = [await c.new_order(SYM, Side.BUY, "0.01", price="50000", **BTC) for _ in range(3)]
+        await recv_all(c, [is_er(cl, ExecType.NEW) for cl in cls])
+        # Numbers of the application messages this connection received, from the ack's.
+        app = [p for p in cap if struct.unpack_from("<H", p, 2)[0] > 12]
+        seq_of = {c.next_seq_from_gateway + i: p for i, p in enumerate(app)}
+        first = next(n for n, p in seq_of.items() if is_er(cls[0], ExecType.NEW)(decode(p)))
+        # The strategy processed the first report only; its connection drops (no Terminate:
+        # cancel on disconnect adds the Canceled reports to epoch E, never sent).
+        await c.close()
+        await asyncio.sleep(0.5)
+        c = await connect(gateway, 14, session_ver_id=epoch + 1,
+                          last_read=EpochSeq(epoch, first))
+        assert c.session_ver_id == epoch + 1
+        prev_end = c.previous_epoch
+        assert prev_end is not None and prev_end.session_ver_id == epoch
+        assert prev_end.seq >= first + 2 + 3  # the other two News and the three Canceled
+        prev = c.take_previous_epoch()
+        assert prev is not None and prev.rejected is None and prev.session_ver_id == epoch
+        assert [n for n, _ in prev.messages] == list(range(first + 1, prev_end.seq + 1))
+        for n, m in prev.messages:
+            if n in seq_of:  # received before the drop: the same bytes again
+                assert encode(m) == seq_of[n]
+        finals = [m.cl_ord_id for _, m in prev.messages
+                  if isinstance(m, ExecutionReport) and m.ord_status == OrdStatus.CANCELED]
+        assert sorted(finals) != [] and c.take_previous_epoch() is None
+        assert c.last_read == EpochSeq(epoch + 1, c.last_seq)
+        # Two epochs back (or any other): refused.
+        await c.request_retransmit(1, 1, session_ver_id=epoch + 7)
+        rej = (await c.recv_until(lambda m: isinstance(m, RetransmitReject)))[-1]
+        assert isinstance(rej, RetransmitReject)
+        assert rej.code == RetransmitRejectCode.OUT_OF_RANGE
+        await c.terminate()
 
     run(go())

@@ -7,8 +7,11 @@ pub const HEADER_LEN: usize = 8;
 pub const SCHEMA_ID: u16 = 1;
 /// Schema version this codec writes (`version` of every message header) and the highest
 /// `sinceVersion` of its fields. Version 1 added `SessionVerID` to Negotiate and
-/// NegotiationResponse. Any version is decoded (see [`crate::sbe`], the extension rule).
-pub const SCHEMA_VERSION: u16 = 1;
+/// NegotiationResponse; version 2 the retransmission across one rollover
+/// (EstablishmentAck `PreviousSessionVerID` / `PreviousSeqNo`, RetransmitRequest
+/// `LastSessionVerID`, Retransmission `SessionVerID`). Any version is decoded (see
+/// [`crate::sbe`], the extension rule).
+pub const SCHEMA_VERSION: u16 = 2;
 
 /// Why a received SBE payload was refused. Never a panic; each variant names its cause.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]

@@ -88,6 +88,17 @@ sbe_message! {
         keepalive_interval: u32 = "KeepaliveInterval" @ 16,
         /// Next sequence number the gateway will send.
         next_seq_no: u64 = "NextSeqNo" @ 20,
+        /// The epoch (FIXP session version) before the one in force, `None` (null 2^64 − 1)
+        /// when there was none, or from a sender of schema version below 2 (CME iLink 3
+        /// EstablishmentAck `PreviousUUID`). A RetransmitRequest naming it in
+        /// `LastSessionVerID` is answered from that epoch's journal while it is kept.
+        /// Schema version 2.
+        previous_session_ver_id: Option<u64> = "PreviousSessionVerID" @ 28 since 2,
+        /// Sequence number of the last application message of the previous epoch (0 when it
+        /// had none, or from a sender of schema version below 2; CME iLink 3 EstablishmentAck
+        /// `PreviousSeqNo`): a strategy that read fewer of that epoch asks for the rest with
+        /// RetransmitRequest `LastSessionVerID` = `PreviousSessionVerID`. Schema version 2.
+        previous_seq_no: u64 = "PreviousSeqNo" @ 36 since 2,
     }
 }
 
@@ -139,6 +150,11 @@ sbe_message! {
         from_seq_no: u64 = "FromSeqNo" @ 16,
         /// Number of messages asked for.
         count: u32 = "Count" @ 24,
+        /// The epoch (FIXP session version) the messages belong to: `None` (null 2^64 − 1, or
+        /// absent from a sender of schema version below 2) = the epoch in force; the previous
+        /// epoch (EstablishmentAck `PreviousSessionVerID`) = its messages, while its journal
+        /// segments are kept (CME iLink 3 RetransmitRequest `LastUUID`). Schema version 2.
+        last_session_ver_id: Option<u64> = "LastSessionVerID" @ 28 since 2,
     }
 }
 
@@ -155,6 +171,10 @@ sbe_message! {
         next_seq_no: u64 = "NextSeqNo" @ 16,
         /// Number of resent messages that follow.
         count: u32 = "Count" @ 24,
+        /// The epoch (FIXP session version) the resent messages belong to (the request's
+        /// `LastSessionVerID`, or the epoch in force); `None` from a sender of schema version
+        /// below 2. Schema version 2.
+        session_ver_id: Option<u64> = "SessionVerID" @ 28 since 2,
     }
 }
 

@@ -75,6 +75,29 @@ macro_rules! wire_int {
 }
 wire_int!(u64 = "uint64", u32 = "uint32", u16 = "uint16");
 
+/// SBE null of an optional `uint64` (the spec's default `nullValue`, 2^64 − 1).
+pub const U64_NULL: u64 = u64::MAX;
+
+/// Optional `uint64` (`presence="optional"`, null 2^64 − 1): `None` ↔ [`U64_NULL`]. Absent
+/// from an older sender's block (a field added by a later version), it reads as `None`, so a
+/// value of 0 stays a real value (e.g. epoch 0).
+impl WireField for Option<u64> {
+    const SIZE: usize = 8;
+    const XML_TYPE: &'static str = "uint64";
+    const OPTIONAL: bool = true;
+    const VERSIONABLE: bool = true;
+    #[inline]
+    fn put(&self, out: &mut [u8]) {
+        out.copy_from_slice(&self.unwrap_or(U64_NULL).to_le_bytes());
+    }
+    #[inline]
+    fn read(raw: &[u8]) -> Self {
+        raw.first_chunk()
+            .map(|b| u64::from_le_bytes(*b))
+            .filter(|&v| v != U64_NULL)
+    }
+}
+
 /// `Decimal64` null mantissa (SBE `int64` null value): the field is absent.
 pub const DECIMAL_NULL_MANTISSA: i64 = i64::MIN;
 /// Size of the `Decimal64` composite in bytes: `int64` mantissa + `int8` exponent.

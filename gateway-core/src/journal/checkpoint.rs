@@ -6,7 +6,8 @@
 //! The fixed-width head lets the shell index a segment (its first sequence number) by reading
 //! 30 bytes of it; the rest is serde + postcard, versioned by the first byte
 //! ([`CHECKPOINT_VERSION`]; version 1, written before the held ends of issue 37, is still read,
-//! as a state without held ends and with the strategy away): a body of another version, or one
+//! as a state without held ends and with the strategy away; version 2, before the previous
+//! epoch was kept, as a state without one): a body of another version, or one
 //! that does not decode, is not usable ([`Checkpoint::decode`] says why) and recovery falls
 //! back to the previous segment.
 //! ExecutionReports are kept as their SBE frames (the schema versions them; the journal's
@@ -14,12 +15,17 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::session::retransmit::PreviousEpoch;
 use crate::session::used_ids::UsedIds;
 
-/// Version of the checkpoint body this build writes (and reads, with [`CHECKPOINT_VERSION_1`]).
-/// Version 2 added [`CheckpointState::held`], [`CheckpointState::status_due`],
-/// [`CheckpointState::presence`] and [`CheckpointState::now_ms`].
-pub const CHECKPOINT_VERSION: u8 = 2;
+/// Version of the checkpoint body this build writes (and reads, with [`CHECKPOINT_VERSION_1`]
+/// and [`CHECKPOINT_VERSION_2`]). Version 2 added [`CheckpointState::held`],
+/// [`CheckpointState::status_due`], [`CheckpointState::presence`] and
+/// [`CheckpointState::now_ms`]; version 3 [`CheckpointState::previous_epoch`].
+pub const CHECKPOINT_VERSION: u8 = 3;
+
+/// The second version of the checkpoint body (no previous epoch), still read.
+pub const CHECKPOINT_VERSION_2: u8 = 2;
 
 /// The first version of the checkpoint body (no held ends), still read.
 pub const CHECKPOINT_VERSION_1: u8 = 1;
@@ -109,6 +115,46 @@ pub struct CheckpointState {
     pub presence: SavedPresence,
     /// UTC ms of the newest time the journal told (reports, clock, presence, epoch records).
     pub now_ms: u64,
+    /// The epoch before this one and its last message's number (a RetransmitRequest may name
+    /// it; EstablishmentAck tells it). `None` before the first rollover.
+    pub previous_epoch: Option<PreviousEpoch>,
+}
+
+/// The state of a version 2 body ([`CHECKPOINT_VERSION_2`]): [`CheckpointState`] without its
+/// last field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct CheckpointStateV2 {
+    epoch_started_ms: u64,
+    used: UsedIds,
+    list_ids: UsedIds,
+    last_report_ms: u64,
+    last_mark_ms: u64,
+    orders: Vec<SavedOrder>,
+    early: Vec<u64>,
+    held: Vec<HeldEnd>,
+    status_due: Vec<u64>,
+    presence: SavedPresence,
+    now_ms: u64,
+}
+
+impl From<CheckpointStateV2> for CheckpointState {
+    /// No previous epoch known (its segments are then not answered).
+    fn from(v2: CheckpointStateV2) -> Self {
+        CheckpointState {
+            epoch_started_ms: v2.epoch_started_ms,
+            used: v2.used,
+            list_ids: v2.list_ids,
+            last_report_ms: v2.last_report_ms,
+            last_mark_ms: v2.last_mark_ms,
+            orders: v2.orders,
+            early: v2.early,
+            held: v2.held,
+            status_due: v2.status_due,
+            presence: v2.presence,
+            now_ms: v2.now_ms,
+            previous_epoch: None,
+        }
+    }
 }
 
 /// The state of a version 1 body ([`CHECKPOINT_VERSION_1`]): [`CheckpointState`] without its
@@ -140,6 +186,7 @@ impl From<CheckpointStateV1> for CheckpointState {
             status_due: Vec::new(),
             presence: SavedPresence::default(),
             now_ms: v1.last_mark_ms,
+            previous_epoch: None,
         }
     }
 }
@@ -199,12 +246,16 @@ impl Checkpoint {
         }
     }
 
-    /// Decodes a body of this version or of version 1. Errors: [`CheckpointError`].
+    /// Decodes a body of this version or of versions 1 and 2. Errors: [`CheckpointError`].
     pub fn decode(body: &[u8]) -> Result<Checkpoint, CheckpointError> {
         let (next_seq, prev_len, epoch) = Self::head(body)?;
         let rest = body.get(HEAD_LEN..).ok_or(CheckpointError::Short)?;
         let state: CheckpointState = if body.first() == Some(&CHECKPOINT_VERSION_1) {
             postcard::from_bytes::<CheckpointStateV1>(rest)
+                .map_err(|_| CheckpointError::State)?
+                .into()
+        } else if body.first() == Some(&CHECKPOINT_VERSION_2) {
+            postcard::from_bytes::<CheckpointStateV2>(rest)
                 .map_err(|_| CheckpointError::State)?
                 .into()
         } else {
@@ -222,7 +273,13 @@ impl Checkpoint {
     /// Errors: shorter than the head, or a version this build does not read.
     pub fn head(body: &[u8]) -> Result<(u64, u64, u64), CheckpointError> {
         let version = *body.first().ok_or(CheckpointError::Short)?;
-        if version != CHECKPOINT_VERSION && version != CHECKPOINT_VERSION_1 {
+        if ![
+            CHECKPOINT_VERSION,
+            CHECKPOINT_VERSION_2,
+            CHECKPOINT_VERSION_1,
+        ]
+        .contains(&version)
+        {
             return Err(CheckpointError::Version(version));
         }
         if body.len() < HEAD_LEN {
@@ -283,21 +340,40 @@ mod tests {
                     tail_ms: 5_000,
                 },
                 now_ms: 6,
+                previous_epoch: Some(PreviousEpoch {
+                    epoch: 2,
+                    last_seq: 17,
+                }),
             },
         };
         let mut b = Vec::new();
         cp.encode(&mut b);
         assert_eq!(Checkpoint::head(&b), Ok((42, 1_000, 3)));
-        assert_eq!(Checkpoint::decode(&b), Ok(cp));
+        assert_eq!(Checkpoint::decode(&b), Ok(cp.clone()));
         assert_eq!(Checkpoint::decode(&[]), Err(CheckpointError::Short));
         assert_eq!(Checkpoint::decode(&b[..10]), Err(CheckpointError::Short));
         assert_eq!(
             Checkpoint::decode(&b[..b.len() - 3]),
             Err(CheckpointError::State)
         );
-        let mut v3 = b.clone();
-        v3[0] = 3;
-        assert_eq!(Checkpoint::decode(&v3), Err(CheckpointError::Version(3)));
+        let mut v4 = b.clone();
+        v4[0] = 4;
+        assert_eq!(Checkpoint::decode(&v4), Err(CheckpointError::Version(4)));
+        // A version 2 body (before the previous epoch was kept) is still read, without one.
+        let v2 = CheckpointStateV2 {
+            epoch_started_ms: 77,
+            held: cp.state.held.clone(),
+            presence: cp.state.presence,
+            now_ms: 6,
+            ..CheckpointStateV2::default()
+        };
+        let mut b2 = vec![CHECKPOINT_VERSION_2];
+        b2.extend_from_slice(&b[1..HEAD_LEN]);
+        b2.extend_from_slice(&postcard::to_stdvec(&v2).unwrap());
+        let read = Checkpoint::decode(&b2).unwrap();
+        assert_eq!((read.next_seq, read.epoch), (42, 3));
+        assert_eq!(read.state.held, cp.state.held);
+        assert_eq!(read.state.previous_epoch, None);
     }
 
     /// A version 1 body (written before held ends) is still read: its orders, ids and times

@@ -49,6 +49,7 @@ use super::checkpoint::{
     Checkpoint, CheckpointError, CheckpointState, HeldEnd, SavedOrder, SavedPresence, SavedReport,
 };
 use super::record::Record;
+use crate::session::retransmit::PreviousEpoch;
 use crate::session::used_ids::UsedIds;
 
 /// Most ClOrdIDs answered before their own record the fold remembers (oldest forgotten).
@@ -99,6 +100,11 @@ pub struct Recovered {
     /// When the epoch started, UTC ms (epoch 0: the first time the journal was opened; 0 for
     /// an empty journal).
     pub epoch_started_ms: u64,
+    /// The epoch before this one and the number of its last message (EstablishmentAck
+    /// `PreviousSessionVerID` / `PreviousSeqNo`; a RetransmitRequest may name it). `None`
+    /// before the first rollover, or for a journal whose newest checkpoint is of a version
+    /// before 3 (its segments, if kept, are then not answered).
+    pub previous_epoch: Option<PreviousEpoch>,
     /// Root ClOrdID → epoch it was placed in, for the orders not ended and the held ends of
     /// earlier epochs (carried over a rollover; their clientOid names that epoch). Orders of
     /// the current epoch are not listed.
@@ -202,6 +208,8 @@ pub struct JournalFold {
     /// Roots (orders not ended and held ends) of the epoch's rollover with no OrderStatus
     /// journaled in the epoch yet.
     status_due: BTreeSet<u64>,
+    /// The epoch before this one and its last message's number.
+    previous: Option<PreviousEpoch>,
 }
 
 impl Default for JournalFold {
@@ -257,6 +265,7 @@ impl JournalFold {
             presence: Presence::Away,
             now_ms: 0,
             status_due: BTreeSet::new(),
+            previous: None,
         }
     }
 
@@ -309,6 +318,7 @@ impl JournalFold {
         };
         f.now_ms = s.now_ms;
         f.status_due = s.status_due.iter().copied().collect();
+        f.previous = s.previous_epoch;
         for &cl in &s.early {
             f.note_early(cl);
         }
@@ -358,6 +368,7 @@ impl JournalFold {
                 status_due: self.status_due.iter().copied().collect(),
                 presence,
                 now_ms: self.now_ms,
+                previous_epoch: self.previous,
             },
         }
     }
@@ -484,6 +495,10 @@ impl JournalFold {
     /// (reserved until they end), every other ClOrdID and ListID is free again. The orders
     /// carried keep their reports (numbered in the old epoch: they sort before the new ones).
     fn on_epoch(&mut self, epoch: u64, started_ms: u64) {
+        self.previous = Some(PreviousEpoch {
+            epoch: self.epoch,
+            last_seq: self.next_seq.saturating_sub(1),
+        });
         self.epoch = u32::try_from(epoch).unwrap_or(u32::MAX);
         self.epoch_started_ms = started_ms;
         self.next_seq = 1;
@@ -712,6 +727,7 @@ impl JournalFold {
             last_report_ms: self.last_report_ms,
             epoch: self.epoch,
             epoch_started_ms: self.epoch_started_ms,
+            previous_epoch: self.previous,
             root_epochs: self
                 .orders
                 .iter()

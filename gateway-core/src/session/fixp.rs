@@ -455,6 +455,10 @@ impl FixpSession {
                     request_timestamp: request.timestamp,
                     keepalive_interval: request.keepalive_interval,
                     next_seq_no: next_out_seq,
+                    // The writer's to tell, with NextSeqNo, under its lock
+                    // (`retransmit::PreviousEpoch::in_ack`).
+                    previous_session_ver_id: None,
+                    previous_seq_no: 0,
                 }))
             }
             (SessionState::Established, Message::Sequence(q)) => {

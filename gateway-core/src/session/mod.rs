@@ -5,6 +5,7 @@
 pub mod backlog;
 pub mod batch_entry;
 pub mod cl_ord_ids;
+pub mod epoch_end;
 pub mod fixp;
 pub mod order_entry;
 pub mod retransmit;

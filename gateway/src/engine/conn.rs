@@ -34,6 +34,9 @@ pub(in crate::engine) struct Conn {
     pub(in crate::engine) established_ms: u64,
     /// The strategy sent Terminate (an orderly end: no cancel on disconnect).
     pub(in crate::engine) strategy_terminated: bool,
+    /// The gateway ended the session's epoch on this connection (a scheduled rollover's
+    /// Terminate): the connection ends gracefully (`gateway_core::session::epoch_end`).
+    pub(in crate::engine) epoch_ended: bool,
     pub(in crate::engine) logged_reject: bool,
     /// Reused buffer for the trade op being written.
     pub(in crate::engine) json: Vec<u8>,

@@ -62,7 +62,7 @@ pub(super) fn open_sessions(
             .iter()
             .map(|_| {
                 (
-                    Store::Memory(Vec::new()),
+                    Store::memory(),
                     Recovered {
                         next_seq: 1,
                         ..Recovered::default()
@@ -85,7 +85,7 @@ pub(super) fn open_sessions(
         let out = Arc::new(
             SessionOut::detached(id, rec.next_seq, store, now_ns)
                 .with_max_backlog(max_backlog)
-                .in_epoch(rec.epoch),
+                .in_epoch(rec.epoch, rec.previous_epoch),
         );
         let entry = gateway_core::recovery::order_entry(id, &rec);
         // A fresh journal's epoch starts now (its first clock record says so from now on).

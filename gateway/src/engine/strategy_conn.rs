@@ -35,6 +35,8 @@ use gateway_core::decision::single::{decide_single, recheck_after_journal, Decid
 use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
+use gateway_core::session::epoch_end::{EpochEnd, EpochEndStep};
+use gateway_core::session::retransmit::PreviousEpoch;
 use gateway_core::session::rollover::Presence;
 
 /// How often session timers (keepalive, handshake deadline, backlog flush) are checked.
@@ -236,6 +238,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
         bound: false,
         established_ms: 0,
         strategy_terminated: false,
+        epoch_ended: false,
         logged_reject: false,
         json: Vec::with_capacity(1024),
         ctx,
@@ -352,8 +355,65 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     // What a turn queued (a last reply, a Terminate) is written before the connection ends.
     conn.out.uncork();
     let out = Arc::clone(&conn.out);
+    let epoch_ended = conn.epoch_ended;
     conn.close(peer);
-    drain_cut_off(&out).await;
+    if epoch_ended {
+        end_epoch_gracefully(&out, &reader).await;
+    } else {
+        drain_cut_off(&out).await;
+    }
+}
+
+/// A connection whose epoch the gateway ended (a scheduled rollover's Terminate): written out,
+/// its write half shut down, then read (and discarded) until the strategy closes its side or
+/// the grace ends, and only then closed, so that no reset drops what the strategy had not read
+/// yet (the steps are the core's, [`EpochEnd`]).
+async fn end_epoch_gracefully(out: &SessionOut, reader: &AsyncFd<SharedSocket>) {
+    let mut end = EpochEnd::new(now_ns());
+    let mut peer_closed = false;
+    let mut scratch = [0u8; 4096];
+    // A new connection of the session may attach meanwhile: the writer's state is then its.
+    let ours = || out.holds(reader.get_ref());
+    loop {
+        let unwritten = ours() && out.is_draining();
+        match end.step(now_ns(), unwritten, peer_closed) {
+            EpochEndStep::Close => break,
+            EpochEndStep::ShutdownWrite => {
+                let _ = reader.get_ref().shutdown(std::net::Shutdown::Write);
+            }
+            EpochEndStep::Flush { until_ns } => {
+                out.flush();
+                peer_closed |= discard_until(reader, &mut scratch, until_ns).await;
+            }
+            EpochEndStep::Read { until_ns } => {
+                peer_closed |= discard_until(reader, &mut scratch, until_ns).await;
+            }
+        }
+    }
+    if ours() && out.end_drain().is_some() {
+        tracing::debug!(session = out.session_id(), "epoch's connection closed");
+    }
+}
+
+/// Waits for input until monotonic `until_ns` and discards what is there; true once the
+/// strategy closed its side (end of stream, or an error).
+async fn discard_until(reader: &AsyncFd<SharedSocket>, scratch: &mut [u8], until_ns: u64) -> bool {
+    let wait = Duration::from_nanos(until_ns.saturating_sub(now_ns()));
+    let Ok(ready) = tokio::time::timeout(wait, reader.readable()).await else {
+        return false;
+    };
+    let Ok(mut guard) = ready else {
+        return true;
+    };
+    loop {
+        match guard.try_io(|s| (&**s.get_ref()).read(scratch)) {
+            Ok(Ok(0)) => return true,
+            Ok(Ok(_)) => continue,
+            Ok(Err(e)) if e.kind() == ErrorKind::Interrupted => continue,
+            Ok(Err(_)) => return true,
+            Err(_would_block) => return false,
+        }
+    }
 }
 
 /// What one read of a strategy socket gave.
@@ -510,14 +570,15 @@ impl Conn {
         }
         let mut announced = ack.next_seq_no;
         let attached = out.attach(raw, now_ns(), |next, buf| {
-            // The number is taken under the writer's lock: exact even if the tracker numbered
-            // a report since the state machine built the ack.
+            // The numbers are taken under the writer's lock: exact even if the tracker
+            // numbered a report since the state machine built the ack, and the previous
+            // epoch is the one before the epoch those numbers are of.
             announced = next;
-            EstablishmentAck {
+            let ack = EstablishmentAck {
                 next_seq_no: next,
                 ..*ack
-            }
-            .encode_frame(buf)
+            };
+            PreviousEpoch::in_ack(out.previous_epoch(), ack).encode_frame(buf)
         });
         if !attached {
             return false;
@@ -844,6 +905,7 @@ impl Conn {
                 Ok(()) => {
                     super::epochs::note_writer_rolled(&self.ctx, session_id, next);
                     self.strategy_terminated = true;
+                    self.epoch_ended = true;
                     self.log_end(&SessionReply::Terminate(codec::sbe::Terminate {
                         session_id,
                         code: codec::sbe::TerminationCode::SessionRollover,
@@ -924,7 +986,8 @@ impl Conn {
                 session_id,
             );
         }
-        if !self.out.is_draining() {
+        // A connection whose epoch ended keeps its socket for the graceful end.
+        if !self.out.is_draining() && !self.epoch_ended {
             self.out.close();
         }
         self.ctx

@@ -16,7 +16,8 @@ pub use gateway_core::journal::fold::Recovered;
 
 /// Largest in-memory journal, in bytes; past it the kept records are dropped (messages sent
 /// before cannot be retransmitted: RetransmitReject Unavailable) so a long run without a
-/// journal directory does not grow without bound.
+/// journal directory does not grow without bound. It holds at most the epoch in force and the
+/// one before it (a rollover drops the records of the epoch before the previous one).
 pub const MEMORY_CAP: usize = 64 << 20;
 
 pub use super::segments::MAGIC;
@@ -27,8 +28,18 @@ pub enum Store {
     /// Records are dropped (a connection not bound to a session yet).
     Discard,
     /// Records kept in memory for the gateway's life (no journal directory configured):
-    /// retransmission works, restarts start afresh.
-    Memory(Vec<u8>),
+    /// retransmission works (the epoch in force and the previous one), restarts start afresh.
+    Memory {
+        /// The records, oldest first: the previous epoch's (from its epoch record, or from the
+        /// session's start) and the current one's (from its epoch record).
+        records: Vec<u8>,
+        /// True while `records` start at the session's start (epoch 0, no record dropped by
+        /// [`MEMORY_CAP`]): the records before the first epoch record are epoch 0's.
+        whole: bool,
+        /// Where the epoch in force's records start in `records` (its epoch record; 0 for the
+        /// first epoch): a rollover drops the records before it.
+        current: usize,
+    },
     /// Records appended to the current segment file of a segmented journal.
     File(Box<SegmentedFile>),
 }
@@ -70,10 +81,12 @@ pub struct SegmentedFile {
 pub enum Plan {
     /// The in-memory records (read under the journal lock).
     Memory,
-    /// These segment files, oldest first.
-    Files(Vec<PathBuf>),
-    /// Messages before this sequence number are no longer kept (retention).
-    Gone(u64),
+    /// These segment files, oldest first, each with whether its first record belongs to the
+    /// epoch asked for (otherwise that epoch's messages start after its epoch record there).
+    Files(Vec<(PathBuf, bool)>),
+    /// Messages before this sequence number are no longer kept (retention); `None`: none of
+    /// the epoch's (its segments were all retired).
+    Gone(Option<u64>),
 }
 
 /// Rebuilds a session's state from its records (the bytes after the magic, from an empty
@@ -131,12 +144,18 @@ impl Store {
     pub fn append(&mut self, records: &[u8]) -> Result<(), Partial> {
         match self {
             Store::Discard => Ok(()),
-            Store::Memory(m) => {
+            Store::Memory {
+                records: m,
+                whole,
+                current,
+            } => {
                 if m.len() + records.len() > MEMORY_CAP {
                     tracing::warn!(
                         "in-memory journal full: earlier messages can no longer be retransmitted"
                     );
                     m.clear();
+                    *whole = false;
+                    *current = 0;
                 }
                 m.extend_from_slice(records);
                 Ok(())
@@ -195,20 +214,35 @@ impl Store {
         }
     }
 
-    /// Where the messages `from .. end` of the current epoch (`epoch`) are kept: the segments
-    /// of that epoch, and the segment holding its epoch record when the epoch's messages start
-    /// there: the current segment while the rollover is not rolled yet, or the one before the
-    /// epoch's first segment when that does not start at 1 (a restart between the epoch record
-    /// and the roll). The reader takes only the frames after the epoch record (see
-    /// `SessionOut::retransmit`).
+    /// An in-memory journal (no directory): the records kept since the session started.
+    pub fn memory() -> Store {
+        Store::Memory {
+            records: Vec::new(),
+            whole: true,
+            current: 0,
+        }
+    }
+
+    /// Where the messages `from .. end` of epoch `epoch` (the current one, or the previous
+    /// one while its segments are kept) are: the segments of that epoch, and the segment
+    /// holding its epoch record when the epoch's messages start there: the last segment of an
+    /// earlier epoch when the epoch has none of its own (the current one's rollover not rolled
+    /// yet; an epoch whose record and the next epoch's both came before a restart), or the one
+    /// before the epoch's first segment when that does not start at 1 (a restart between the
+    /// epoch record and the roll). The reader takes only the frames between the epoch's record
+    /// (or the start of a segment of its own) and the next epoch record (see
+    /// `SessionOut::retransmit`). [`Plan::Gone`] when the first message asked for is before
+    /// the oldest kept (retention), or nothing of the epoch is kept.
     pub fn plan(&self, epoch: u32, from: u64, end: u64) -> Plan {
         let Store::File(f) = self else {
             return Plan::Memory;
         };
-        let last = f.segments.len().saturating_sub(1);
         let own = |s: &SegmentInfo| s.id.epoch == u64::from(epoch);
         let opener = match f.segments.iter().position(own) {
-            None => Some(last),
+            None => f
+                .segments
+                .iter()
+                .rposition(|s| s.id.epoch < u64::from(epoch)),
             Some(i) if f.segments[i].first_seq > 1 => i.checked_sub(1),
             Some(_) => None,
         };
@@ -226,9 +260,12 @@ impl Store {
                 1
             }
         };
-        let first = segs.first().map_or(1, |s| first_seq(s));
+        let Some(first) = segs.first().map(|s| first_seq(s)) else {
+            // Nothing of the epoch is kept (its segments retired).
+            return Plan::Gone(None);
+        };
         if from < first {
-            return Plan::Gone(first);
+            return Plan::Gone(Some(first));
         }
         Plan::Files(
             segs.iter()
@@ -237,30 +274,40 @@ impl Store {
                     let hi = segs.get(i + 1).map_or(u64::MAX, |n| first_seq(n));
                     first_seq(s) < end && from < hi
                 })
-                .map(|(_, s)| s.path.clone())
+                .map(|(_, s)| (s.path.clone(), own(s)))
                 .collect(),
         )
     }
 
     /// Session rollover: appends the epoch record (epoch `epoch` starts at UTC ms
-    /// `started_ms`). An in-memory journal forgets the previous epoch first (its messages can
-    /// no longer be asked for); a segmented one keeps its segments (retention) and the journal
-    /// thread starts the new epoch's first segment at its next turn.
+    /// `started_ms`). An in-memory journal forgets the epoch before the one ending (it keeps
+    /// the ending one: a RetransmitRequest may name it, one rollover back); a segmented one
+    /// keeps its segments (retention) and the journal thread starts the new epoch's first
+    /// segment at its next turn.
     pub fn start_epoch(&mut self, epoch: u32, started_ms: u64) -> std::io::Result<()> {
-        if let Store::Memory(m) = self {
-            m.clear();
+        if let Store::Memory {
+            records,
+            whole,
+            current,
+        } = self
+        {
+            // The ending epoch's records stay (from its epoch record), the ones before go; the
+            // new epoch's record is appended next.
+            records.drain(..*current);
+            *whole = *whole && *current == 0;
+            *current = records.len();
         }
         let mut b = Vec::with_capacity(gateway_core::journal::record::HEADER_LEN + 16);
         gateway_core::journal::record::put_epoch(&mut b, u64::from(epoch), started_ms);
         Ok(self.append(&b)?)
     }
 
-    /// Calls `f` with every record kept in memory (nothing for a file store: see
-    /// [`Store::plan`]).
-    pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8]) -> R) -> R {
+    /// Calls `f` with every record kept in memory and whether they start at the session's
+    /// start (epoch 0); nothing for a file store (see [`Store::plan`]).
+    pub fn with_records<R>(&mut self, f: impl FnOnce(&[u8], bool) -> R) -> R {
         match self {
-            Store::Memory(m) => f(m),
-            _ => f(&[]),
+            Store::Memory { records, whole, .. } => f(records, *whole),
+            _ => f(&[], false),
         }
     }
 }

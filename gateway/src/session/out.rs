@@ -39,6 +39,7 @@ use crate::journal::store::Store;
 use gateway_core::journal::durability::{Change, Durability, JournalOp, StorageFault};
 use gateway_core::journal::record::{self, Origin};
 use gateway_core::journal::write_ahead::{Journaled, WriteAhead};
+use gateway_core::session::retransmit::PreviousEpoch;
 
 /// Default bytes of unsent frames after which the strategy is considered stuck and cut off
 /// (`[strategy] max_backlog_bytes`).
@@ -108,6 +109,9 @@ pub struct SessionOut {
     journal_errors: [AtomicU64; StorageFault::ALL.len()],
     /// The session's epoch (session rollover restarts `next_seq` at 1 in a new one).
     epoch: std::sync::atomic::AtomicU32,
+    /// The epoch before it and its last message's number (set with `epoch`, under the
+    /// writer's lock): EstablishmentAck tells it, a RetransmitRequest may name it.
+    previous: Mutex<Option<PreviousEpoch>>,
     last_write_ns: AtomicU64,
     has_backlog: AtomicBool,
     /// True while a socket is attached and healthy.
@@ -205,6 +209,7 @@ impl SessionOut {
             }),
             next_seq: AtomicU64::new(next_seq.max(1)),
             epoch: std::sync::atomic::AtomicU32::new(0),
+            previous: Mutex::new(None),
             last_write_ns: AtomicU64::new(now_ns),
             has_backlog: AtomicBool::new(false),
             attached: AtomicBool::new(false),
@@ -422,6 +427,15 @@ impl SessionOut {
         self.detach_locked(&mut inner);
     }
 
+    /// True while this writer holds `socket` (a connection that attached later replaced it).
+    pub fn holds(&self, socket: &SharedSocket) -> bool {
+        self.inner
+            .lock()
+            .stream
+            .as_ref()
+            .is_some_and(|s| Arc::ptr_eq(s, socket))
+    }
+
     /// Ends a connection cut off for its backlog, if that is what this writer still holds
     /// (a new connection may have attached since): whether the strategy got its Terminate.
     pub fn end_drain(&self) -> Option<bool> {
@@ -513,16 +527,24 @@ impl SessionOut {
         self.after_write(inner, written)
     }
 
-    /// Sets the session's epoch as recovered from its journal (before any frame is sent).
+    /// Sets the session's epoch and the one before it as recovered from its journal (before
+    /// any frame is sent).
     #[must_use]
-    pub fn in_epoch(self, epoch: u32) -> Self {
+    pub fn in_epoch(self, epoch: u32, previous: Option<PreviousEpoch>) -> Self {
         self.epoch.store(epoch, Ordering::Relaxed);
+        *self.previous.lock() = previous;
         self
     }
 
     /// The session's epoch.
     pub fn epoch(&self) -> u32 {
         self.epoch.load(Ordering::Relaxed)
+    }
+
+    /// The epoch before the session's epoch and the number of its last message (`None`
+    /// before the first rollover).
+    pub fn previous_epoch(&self) -> Option<PreviousEpoch> {
+        *self.previous.lock()
     }
 
     /// Session rollover: the epoch ends and `epoch` starts at UTC ms `started_ms`. Under the
@@ -615,6 +637,10 @@ impl SessionOut {
             }
             let _ = journal.wa.new_epoch();
         }
+        *self.previous.lock() = Some(PreviousEpoch {
+            epoch: self.epoch.load(Ordering::Relaxed),
+            last_seq: self.committed_seq.load(Ordering::Relaxed).saturating_sub(1),
+        });
         self.epoch.store(epoch, Ordering::Relaxed);
         self.next_seq.store(1, Ordering::Relaxed);
         self.committed_seq.store(1, Ordering::Relaxed);
@@ -993,6 +1019,8 @@ fn write_some(mut stream: &TcpStream, buf: &[u8]) -> std::io::Result<usize> {
     Ok(done)
 }
 
+#[cfg(test)]
+mod previous_epoch_tests;
 #[cfg(test)]
 mod storage_fault_tests;
 #[cfg(test)]

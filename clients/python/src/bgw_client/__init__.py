@@ -10,7 +10,8 @@ Units: times are ``int`` UTC nanoseconds since the Unix epoch; prices and quanti
 when the gateway sends the SBE null.
 """
 
-from .aio import AsyncClient, ClOrdIdSource, OrderSpec, is_final, now_ns
+from .aio import (AsyncClient, ClOrdIdSource, EpochSeq, OrderSpec, PreviousEpochMessages,
+                  is_final, now_ns)
 from .errors import (BgwError, ConnectionClosed, DecodeError, EncodeError,
                      EstablishmentRejected, FrameError, KeepaliveTimeout, NegotiationRejected,
                      SessionError, SessionRollover, Terminated)
@@ -23,7 +24,8 @@ from .wire import (FrameReader, decimal_from_sbe, decimal_to_sbe, decode, encode
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncClient", "Client", "ClOrdIdSource", "OrderSpec", "is_final", "now_ns",
+    "AsyncClient", "Client", "ClOrdIdSource", "EpochSeq", "OrderSpec", "PreviousEpochMessages",
+    "is_final", "now_ns",
     "BgwError", "ConnectionClosed", "DecodeError", "EncodeError", "EstablishmentRejected",
     "FrameError", "KeepaliveTimeout", "NegotiationRejected", "SessionError", "SessionRollover",
     "Terminated",

@@ -17,6 +17,14 @@ connection (TCP_NODELAY), sends Negotiate (client flow Idempotent, the epoch ask
   the missed ones (RetransmitRequest, at most 10 000 per request) before anything else.
 - the client's own application messages are numbered from Establish.NextSeqNo (default 1);
   a gap the gateway sees is answered with NotApplied, queued like any other message.
+- after a rollover (schema version 2, as CME iLink 3 serves the previous UUID),
+  EstablishmentAck tells the epoch before the one in force and the number of its last
+  message (:attr:`AsyncClient.previous_epoch`). Pass the previous connection's
+  :attr:`AsyncClient.last_read` as ``last_read`` when connecting: if it is short of that
+  epoch's end, the client asks for the rest (RetransmitRequest ``LastSessionVerID``) before
+  :meth:`AsyncClient.connect` returns and hands it over, marked as that epoch's, with
+  :meth:`AsyncClient.take_previous_epoch`, before any message of the new epoch reaches
+  :meth:`AsyncClient.recv`.
 
 Errors: a frame that does not decode is raised from :meth:`recv` as
 :class:`~bgw_client.errors.DecodeError` and the session goes on; a broken SOFH frame, the end
@@ -49,7 +57,7 @@ from .messages import (BooleanType, Category, Establish, EstablishmentAck,
                        OrderCancelReplaceListOrder, OrderCancelReplaceRequest,
                        OrderCancelRequest, OrderMassCancelRequest, OrderMassStatusRequest,
                        OrdType, PosSide, RateBudgetRequest, Retransmission,
-                       RetransmitRequest, Sequence, Side, StpMode, Terminate, TerminationCode,
+                       RetransmitReject, RetransmitRequest, Sequence, Side, StpMode, Terminate, TerminationCode,
                        TimeInForce)
 from .wire import SbeMessage
 
@@ -110,6 +118,33 @@ class OrderSpec:
     cl_ord_id: int = 0
 
 
+@dataclass(frozen=True)
+class EpochSeq:
+    """A sequence number of the gateway's flow in one epoch: the last message read in it
+    (:attr:`AsyncClient.last_read`), or the last message of the previous epoch
+    (:attr:`AsyncClient.previous_epoch`)."""
+
+    session_ver_id: int
+    """The epoch (FIXP session version, SessionVerID)."""
+    seq: int
+    """A sequence number in it (0: none)."""
+
+
+@dataclass
+class PreviousEpochMessages:
+    """The previous epoch's messages a connection recovered during its handshake
+    (:meth:`AsyncClient.take_previous_epoch`)."""
+
+    session_ver_id: int
+    """The epoch they belong to."""
+    messages: list[tuple[int, SbeMessage]]
+    """The messages after ``last_read``, each with its sequence number in that epoch, in
+    order: the original frames the gateway kept."""
+    rejected: RetransmitReject | None = None
+    """Set when the gateway refused a request (e.g. Unavailable: the epoch's journal segments
+    are no longer kept); ``messages`` then holds what came before."""
+
+
 class AsyncClient:
     """An established strategy session (create it with :meth:`connect`).
 
@@ -152,6 +187,15 @@ class AsyncClient:
         self._write_lock = asyncio.Lock()
         self._retransmit_todo: list[tuple[int, int]] = []
         self._retransmit_left = 0
+        self.previous_epoch: EpochSeq | None = None
+        """EstablishmentAck PreviousSessionVerID / PreviousSeqNo (CME iLink 3 PreviousUUID /
+        PreviousSeqNo): the epoch before the one in force and the number of its last message;
+        ``None`` before the session's first rollover or from a gateway of schema version
+        below 2."""
+        # Application messages of a previous epoch's Retransmission still to come: not
+        # numbered in the epoch in force.
+        self._other_epoch_left = 0
+        self._recovered: PreviousEpochMessages | None = None
 
     # ---------------------------------------------------------------------------------------
     # connection
@@ -160,6 +204,7 @@ class AsyncClient:
     async def connect(cls, host: str, port: int, *, session_id: int, credentials: str,
                       keepalive_ms: int = 1000, next_seq_no: int = 1,
                       last_received_seq: int | None = None, session_ver_id: int = 0,
+                      last_read: EpochSeq | None = None,
                       timeout: float = 5.0,
                       max_frame_len: int = wire.DEFAULT_MAX_FRAME_LEN,
                       cl_ord_ids: Callable[[], int] | None = None,
@@ -180,7 +225,13 @@ class AsyncClient:
           that one (a rollover: numbering restarts on both flows, so pass ``next_seq_no=1``);
           a lower one is refused (NegotiationRejected, code StaleSessionVersion). The epoch in
           force is :attr:`session_ver_id` afterwards.
-        - ``timeout``: seconds for the TCP connect and each handshake answer.
+        - ``last_read``: the last message the strategy read before this connection (the
+          previous connection's :attr:`last_read`). When EstablishmentAck names its epoch as
+          the previous one and that epoch's last message is later, the rest is asked for
+          (RetransmitRequest ``LastSessionVerID``) before this returns:
+          :meth:`take_previous_epoch`.
+        - ``timeout``: seconds for the TCP connect and each handshake answer (and for the
+          previous epoch's recovery).
         - ``capture``: a list that receives every raw SBE payload (tests, audits).
 
         Raises :class:`~bgw_client.errors.NegotiationRejected`,
@@ -217,7 +268,19 @@ class AsyncClient:
             await c.close()
             raise
         c.keepalive_ms = m.keepalive_interval
+        if m.previous_session_ver_id is not None:
+            c.previous_epoch = EpochSeq(m.previous_session_ver_id, m.previous_seq_no)
         c._tasks.append(asyncio.create_task(c._keepalive_loop(), name="bgw-keepalive"))
+        prev = c.previous_epoch
+        if (last_read is not None and prev is not None
+                and last_read.session_ver_id == prev.session_ver_id
+                and last_read.seq < prev.seq):
+            try:
+                c._recovered = await c._recover_previous(prev.session_ver_id,
+                                                         last_read.seq + 1, prev.seq, timeout)
+            except BaseException:
+                await c.close()
+                raise
         if last_received_seq is not None and m.next_seq_no > last_received_seq + 1:
             first = last_received_seq + 1
             c._retransmit_todo = [
@@ -226,6 +289,66 @@ class AsyncClient:
             ]
             await c._next_retransmit_request()
         return c
+
+    async def _recover_previous(self, epoch: int, first: int, last: int,
+                                timeout: float) -> PreviousEpochMessages:
+        """Asks for the previous epoch ``epoch``'s messages ``first ..= last`` (at most
+        :data:`MAX_RETRANSMIT_COUNT` a request) and collects them; the messages of the epoch
+        in force that arrive meanwhile go back to the queue, in order, for :meth:`recv`."""
+        got = PreviousEpochMessages(session_ver_id=epoch, messages=[])
+        later: list[SbeMessage | BaseException] = []
+        deadline = time.monotonic() + timeout
+        seq = first
+        try:
+            while seq <= last and got.rejected is None:
+                count = min(MAX_RETRANSMIT_COUNT, last - seq + 1)
+                await self._write(RetransmitRequest(
+                    session_id=self.session_id, timestamp=now_ns(), from_seq_no=seq,
+                    count=count, last_session_ver_id=epoch))
+                left: int | None = None
+                while left != 0:
+                    wait = deadline - time.monotonic()
+                    if wait <= 0:
+                        raise TimeoutError("the previous epoch's messages did not come")
+                    try:
+                        m = await asyncio.wait_for(self._queue.get(), wait)
+                    except asyncio.TimeoutError:
+                        raise TimeoutError(
+                            "the previous epoch's messages did not come") from None
+                    if (left is None and isinstance(m, Retransmission)
+                            and m.session_ver_id == epoch):
+                        left = m.count
+                    elif left is None and isinstance(m, RetransmitReject):
+                        got.rejected = m
+                        break
+                    elif (left and not isinstance(m, BaseException)
+                          and m.TEMPLATE_ID > LAST_SESSION_TEMPLATE):
+                        got.messages.append((seq, m))
+                        seq += 1
+                        left -= 1
+                    else:
+                        later.append(m)
+                        if isinstance(m, BaseException):
+                            return got
+        finally:
+            # What came for the epoch in force goes first, then what the reader queued since.
+            while not self._queue.empty():
+                later.append(self._queue.get_nowait())
+            for item in later:
+                self._queue.put_nowait(item)
+        return got
+
+    def take_previous_epoch(self) -> PreviousEpochMessages | None:
+        """The previous epoch's messages this connection recovered during :meth:`connect`
+        (see ``last_read``), once; ``None`` when nothing was missing or asked for."""
+        got, self._recovered = self._recovered, None
+        return got
+
+    @property
+    def last_read(self) -> EpochSeq:
+        """The last application message read in the epoch in force (``seq`` 0 before any):
+        what to pass as ``last_read`` when connecting again."""
+        return EpochSeq(self.session_ver_id, self._last_seq)
 
     async def _handshake_reply(self, timeout: float, want: tuple[type, ...]) -> SbeMessage:
         queue = self._handshake_queue
@@ -372,9 +495,15 @@ class AsyncClient:
             self._handshake = None
             target.put_nowait(msg)
             return
-        if isinstance(msg, Retransmission):
+        if isinstance(msg, Retransmission) and msg.session_ver_id not in (None,
+                                                                           self.session_ver_id):
+            # Another epoch's messages (the previous one's): not numbered in this one.
+            self._other_epoch_left = msg.count
+        elif isinstance(msg, Retransmission):
             self._next_in_seq = msg.next_seq_no
             self._retransmit_left = msg.count
+        elif msg.TEMPLATE_ID > LAST_SESSION_TEMPLATE and self._other_epoch_left > 0:
+            self._other_epoch_left -= 1
         elif msg.TEMPLATE_ID > LAST_SESSION_TEMPLATE:
             self._count_in()
         elif isinstance(msg, Terminate):
@@ -492,12 +621,17 @@ class AsyncClient:
         """Sends a Sequence (FIXP keepalive) with the client's next sequence number now."""
         await self._write(Sequence(next_seq_no=self._next_out_seq))
 
-    async def request_retransmit(self, from_seq_no: int, count: int) -> None:
+    async def request_retransmit(self, from_seq_no: int, count: int,
+                                 session_ver_id: int | None = None) -> None:
         """Sends RetransmitRequest for the gateway's messages ``from_seq_no ..
-        from_seq_no + count - 1`` (count ≤ 10 000). Answered by Retransmission and the
-        original messages (or RetransmitReject), via :meth:`recv`."""
+        from_seq_no + count - 1`` (count ≤ 10 000) of epoch ``session_ver_id`` (``None``: the
+        epoch in force; the previous one, :attr:`previous_epoch`: its messages while the
+        gateway keeps them). Answered by Retransmission (its ``session_ver_id`` names the
+        epoch) and the original messages (or RetransmitReject), via :meth:`recv`; another
+        epoch's messages do not change :attr:`last_seq`."""
         await self._write(RetransmitRequest(session_id=self.session_id, timestamp=now_ns(),
-                                            from_seq_no=from_seq_no, count=count))
+                                            from_seq_no=from_seq_no, count=count,
+                                            last_session_ver_id=session_ver_id))
 
     async def new_order(self, symbol: str, side: Side, qty: DecimalLike, *,
                         category: Category, price: DecimalLike | None = None,

@@ -1,4 +1,4 @@
-"""SBE messages of schema 1 version 1, generated from bgw.xml.
+"""SBE messages of schema 1 version 2, generated from bgw.xml.
 
 Do not edit: regenerate with ``clients/python/regen.sh`` (see
 :mod:`bgw_client.codegen`). Times are uint64 UTC nanoseconds since the Unix epoch;
@@ -19,7 +19,7 @@ from .fields import (CharArray, DecimalCodec, EnumCodec, FieldSpec, GroupSpec, P
 
 SCHEMA_ID = 1
 """``messageSchema/@id``: the schemaId of every message header."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """``messageSchema/@version``: written in every message header this client encodes."""
 HEADER_FORMAT = '<HHHH'
 """struct format of ``messageHeader`` (blockLength, templateId, schemaId, version)."""
@@ -572,7 +572,7 @@ class Establish(SbeMessage):
 class EstablishmentAck(SbeMessage):
     """Gateway accepts the Establish (FIXP EstablishmentAck).
 
-    SBE template 5, block length 28 bytes."""
+    SBE template 5, block length 44 bytes (28 from a sender of schema version 0)."""
 
     session_id: int = 0
     """SessionID (id 5001; uint64; offset 0)."""
@@ -582,15 +582,21 @@ class EstablishmentAck(SbeMessage):
     """KeepaliveInterval (id 5009; uint32; offset 16): Keepalive interval of the gateway, ms."""
     next_seq_no: int = 0
     """NextSeqNo (id 5010; uint64; offset 20): Next sequence number the sender will send."""
+    previous_session_ver_id: int | None = None
+    """PreviousSessionVerID (id 5017; uint64, optional (None = SBE null); since schema version 2, None when an older sender did not send it; offset 28): Epoch before the one in force (CME iLink 3 PreviousUUID); null (2^64-1) when there was none, and from a sender below version 2."""
+    previous_seq_no: int = 0
+    """PreviousSeqNo (id 5018; uint64; since schema version 2, 0 when an older sender did not send it; offset 36): Sequence number of the previous epoch's last application message (CME iLink 3 PreviousSeqNo); 0 when it had none, and from a sender below version 2."""
 
     TEMPLATE_ID: ClassVar[int] = 5
-    BLOCK_LENGTH: ClassVar[int] = 28
+    BLOCK_LENGTH: ClassVar[int] = 44
     MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('keepalive_interval', 'KeepaliveInterval', 5009, 16, Prim('uint32', 'I', 4, null=None)),
         FieldSpec('next_seq_no', 'NextSeqNo', 5010, 20, Prim('uint64', 'Q', 8, null=None)),
+        FieldSpec('previous_session_ver_id', 'PreviousSessionVerID', 5017, 28, Prim('uint64', 'Q', 8, null=18446744073709551615), since_version=2),
+        FieldSpec('previous_seq_no', 'PreviousSeqNo', 5018, 36, Prim('uint64', 'Q', 8, null=None), since_version=2),
     )
     GROUPS: ClassVar[tuple[GroupSpec, ...]] = ()
 
@@ -668,7 +674,7 @@ class Terminate(SbeMessage):
 class RetransmitRequest(SbeMessage):
     """Strategy asks for application messages again (FIXP RetransmitRequest).
 
-    SBE template 9, block length 28 bytes."""
+    SBE template 9, block length 36 bytes (28 from a sender of schema version 0)."""
 
     session_id: int = 0
     """SessionID (id 5001; uint64; offset 0)."""
@@ -678,15 +684,18 @@ class RetransmitRequest(SbeMessage):
     """FromSeqNo (id 5013; uint64; offset 16): First sequence number asked for."""
     count: int = 0
     """Count (id 5014; uint32; offset 24): Number of messages asked for."""
+    last_session_ver_id: int | None = None
+    """LastSessionVerID (id 5019; uint64, optional (None = SBE null); since schema version 2, None when an older sender did not send it; offset 28): Epoch the messages belong to (CME iLink 3 LastUUID): null (2^64-1, and from a sender below version 2) = the epoch in force; the previous epoch (EstablishmentAck PreviousSessionVerID) = its messages while its journal segments are kept."""
 
     TEMPLATE_ID: ClassVar[int] = 9
-    BLOCK_LENGTH: ClassVar[int] = 28
+    BLOCK_LENGTH: ClassVar[int] = 36
     MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('timestamp', 'Timestamp', 5002, 8, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('from_seq_no', 'FromSeqNo', 5013, 16, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('count', 'Count', 5014, 24, Prim('uint32', 'I', 4, null=None)),
+        FieldSpec('last_session_ver_id', 'LastSessionVerID', 5019, 28, Prim('uint64', 'Q', 8, null=18446744073709551615), since_version=2),
     )
     GROUPS: ClassVar[tuple[GroupSpec, ...]] = ()
 
@@ -695,7 +704,7 @@ class RetransmitRequest(SbeMessage):
 class Retransmission(SbeMessage):
     """The next Count application messages are resent originals (FIXP Retransmission).
 
-    SBE template 10, block length 28 bytes."""
+    SBE template 10, block length 36 bytes (28 from a sender of schema version 0)."""
 
     session_id: int = 0
     """SessionID (id 5001; uint64; offset 0)."""
@@ -705,15 +714,18 @@ class Retransmission(SbeMessage):
     """NextSeqNo (id 5010; uint64; offset 16): Sequence number of the first resent message."""
     count: int = 0
     """Count (id 5014; uint32; offset 24): Number of resent messages that follow."""
+    session_ver_id: int | None = None
+    """SessionVerID (id 5016; uint64, optional (None = SBE null); since schema version 2, None when an older sender did not send it; offset 28): Epoch the resent messages belong to (the request's LastSessionVerID, or the epoch in force); null from a sender below version 2."""
 
     TEMPLATE_ID: ClassVar[int] = 10
-    BLOCK_LENGTH: ClassVar[int] = 28
+    BLOCK_LENGTH: ClassVar[int] = 36
     MIN_BLOCK_LENGTH: ClassVar[int] = 28
     FIELDS: ClassVar[tuple[FieldSpec, ...]] = (
         FieldSpec('session_id', 'SessionID', 5001, 0, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('request_timestamp', 'RequestTimestamp', 5005, 8, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('next_seq_no', 'NextSeqNo', 5010, 16, Prim('uint64', 'Q', 8, null=None)),
         FieldSpec('count', 'Count', 5014, 24, Prim('uint32', 'I', 4, null=None)),
+        FieldSpec('session_ver_id', 'SessionVerID', 5016, 28, Prim('uint64', 'Q', 8, null=18446744073709551615), since_version=2),
     )
     GROUPS: ClassVar[tuple[GroupSpec, ...]] = ()
 

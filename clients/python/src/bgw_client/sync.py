@@ -12,7 +12,7 @@ from collections.abc import Callable, Coroutine, Iterable, Iterator
 from typing import Any, TypeVar
 
 from . import wire
-from .aio import AsyncClient, DecimalLike, OrderSpec
+from .aio import AsyncClient, DecimalLike, EpochSeq, OrderSpec, PreviousEpochMessages
 from .errors import ConnectionClosed, Terminated
 from .messages import (Category, MassCancelRequestType, MassStatusReqType,
                        OrderCancelReplaceListOrder, OrdType, PosSide, Side, StpMode, Terminate,
@@ -41,19 +41,22 @@ class Client:
     def connect(cls, host: str, port: int, *, session_id: int, credentials: str,
                 keepalive_ms: int = 1000, next_seq_no: int = 1,
                 last_received_seq: int | None = None, session_ver_id: int = 0,
+                last_read: EpochSeq | None = None,
                 timeout: float = 5.0,
                 max_frame_len: int = wire.DEFAULT_MAX_FRAME_LEN,
                 cl_ord_ids: Callable[[], int] | None = None,
                 capture: list[bytes] | None = None) -> Client:
         """Connects, negotiates and establishes; arguments as :meth:`AsyncClient.connect`
-        (``session_ver_id``: the epoch asked for, 0 = whichever is current)."""
+        (``session_ver_id``: the epoch asked for, 0 = whichever is current; ``last_read``: the
+        previous connection's :attr:`last_read`, to recover the rest of the previous epoch)."""
         loop = asyncio.new_event_loop()
         thread = threading.Thread(target=loop.run_forever, name="bgw-client-loop", daemon=True)
         thread.start()
         fut = asyncio.run_coroutine_threadsafe(AsyncClient.connect(
             host, port, session_id=session_id, credentials=credentials,
             keepalive_ms=keepalive_ms, next_seq_no=next_seq_no,
-            last_received_seq=last_received_seq, session_ver_id=session_ver_id, timeout=timeout,
+            last_received_seq=last_received_seq, session_ver_id=session_ver_id,
+            last_read=last_read, timeout=timeout,
             max_frame_len=max_frame_len, cl_ord_ids=cl_ord_ids, capture=capture), loop)
         try:
             inner = fut.result()
@@ -137,6 +140,23 @@ class Client:
         return self.aio.last_seq
 
     @property
+    def last_read(self) -> EpochSeq:
+        """The last application message read in the epoch in force (see
+        :attr:`AsyncClient.last_read`)."""
+        return self.aio.last_read
+
+    @property
+    def previous_epoch(self) -> EpochSeq | None:
+        """The previous epoch and its last message's number, as EstablishmentAck told (see
+        :attr:`AsyncClient.previous_epoch`)."""
+        return self.aio.previous_epoch
+
+    def take_previous_epoch(self) -> PreviousEpochMessages | None:
+        """The previous epoch's messages recovered while connecting (see
+        :meth:`AsyncClient.take_previous_epoch`), once."""
+        return self.aio.take_previous_epoch()
+
+    @property
     def closed(self) -> bool:
         """True once the connection is closed."""
         return self.aio.closed
@@ -149,9 +169,10 @@ class Client:
         """Sends a Sequence keepalive now."""
         self._run(self.aio.send_keepalive())
 
-    def request_retransmit(self, from_seq_no: int, count: int) -> None:
+    def request_retransmit(self, from_seq_no: int, count: int,
+                           session_ver_id: int | None = None) -> None:
         """Sends RetransmitRequest (see :meth:`AsyncClient.request_retransmit`)."""
-        self._run(self.aio.request_retransmit(from_seq_no, count))
+        self._run(self.aio.request_retransmit(from_seq_no, count, session_ver_id))
 
     # orders --------------------------------------------------------------------------------
 

@@ -564,6 +564,25 @@ fn an_epoch_record_restarts_numbering_and_keeps_only_open_orders_ids() {
         "order 1 was placed in epoch 0"
     );
     assert_eq!(r.reports.len(), 2, "the carried order's reports");
+    // The epoch before it, with its last message's number (EstablishmentAck tells it), also
+    // through a checkpoint; a second rollover makes epoch 1 the previous one.
+    let previous = Some(crate::session::retransmit::PreviousEpoch {
+        epoch: 0,
+        last_seq: 3,
+    });
+    assert_eq!(r.previous_epoch, previous);
+    let cp = fold(&b).checkpoint();
+    let restarted = JournalFold::from_checkpoint(&cp).unwrap();
+    assert_eq!(restarted.recovered().previous_epoch, previous);
+    assert_eq!(fold(&[]).recovered().previous_epoch, None);
+    put_epoch(&mut b, 4, 9_500);
+    assert_eq!(
+        fold(&b).recovered().previous_epoch,
+        Some(crate::session::retransmit::PreviousEpoch {
+            epoch: 1,
+            last_seq: 0
+        })
+    );
     // Epoch 0 started when the journal was first opened.
     let mut b0 = Vec::new();
     put_clock(&mut b0, 500);

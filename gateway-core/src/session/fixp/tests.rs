@@ -278,6 +278,7 @@ fn retransmit_request_goes_to_the_driver_once_established() {
             timestamp: 9,
             from_seq_no: 1,
             count: 2,
+            last_session_ver_id: None,
         }
         .encode_frame(b)
     });

@@ -18,7 +18,7 @@ pub(super) fn pair() -> (TcpStream, TcpStream) {
 }
 
 /// Reads `n` frames; returns (template id, Sequence/Retransmission number or 0).
-fn read_frames(s: &mut TcpStream, n: usize) -> Vec<(u16, u64)> {
+pub(super) fn read_frames(s: &mut TcpStream, n: usize) -> Vec<(u16, u64)> {
     let mut buf = Vec::new();
     let mut out = Vec::new();
     let mut chunk = [0u8; 4096];
@@ -44,7 +44,7 @@ fn read_frames(s: &mut TcpStream, n: usize) -> Vec<(u16, u64)> {
     out
 }
 
-fn seq_frame(n: u64) -> impl FnOnce(&mut Vec<u8>) {
+pub(super) fn seq_frame(n: u64) -> impl FnOnce(&mut Vec<u8>) {
     move |b| Sequence { next_seq_no: n }.encode_frame(b)
 }
 
@@ -81,7 +81,7 @@ fn a_frame_is_in_the_journal_file_before_it_reaches_the_socket() {
 
 #[test]
 fn corked_frames_leave_together_at_uncork_in_order() {
-    let out = SessionOut::detached(3, 1, Store::Memory(Vec::new()), 0);
+    let out = SessionOut::detached(3, 1, Store::memory(), 0);
     let (w, mut r) = pair();
     assert!(out.attach(Arc::new(w), 0, |_, _| {}));
     out.cork();
@@ -112,7 +112,7 @@ fn corked_frames_leave_together_at_uncork_in_order() {
 
 #[test]
 fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
-    let out = SessionOut::detached(9, 1, Store::Memory(Vec::new()), 0);
+    let out = SessionOut::detached(9, 1, Store::memory(), 0);
     // Produced before any connection: numbered 1 and 2, journaled, not written.
     assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(100)));
     assert!(!out.send(Flow::Application(Origin::Push), 0, seq_frame(101)));
@@ -126,6 +126,8 @@ fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
             request_timestamp: 0,
             keepalive_interval: 1000,
             next_seq_no: next,
+            previous_session_ver_id: None,
+            previous_seq_no: 0,
         }
         .encode_frame(b)
     }));
@@ -142,6 +144,7 @@ fn numbering_continues_while_detached_and_missed_frames_are_retransmitted() {
         timestamp: 1,
         from_seq_no: from,
         count,
+        last_session_ver_id: None,
     };
     assert_eq!(out.retransmit(&req(1, 2), 0), RetransmitOutcome::Sent(2));
     // Retransmission(1), the two original frames byte for byte, Sequence(4).
@@ -220,6 +223,7 @@ fn retransmission_reads_across_segments_and_says_what_retention_dropped() {
         timestamp: 1,
         from_seq_no: from,
         count,
+        last_session_ver_id: None,
     };
     // From the oldest kept segment into the next.
     let from = firsts[0];
@@ -339,7 +343,7 @@ fn rolling_while_writers_append_loses_and_reorders_nothing() {
 /// Canceled report numbered there was never delivered).
 #[test]
 fn a_rollover_terminate_ends_the_epoch_behind_it() {
-    let out = SessionOut::detached(6, 1, Store::Memory(Vec::new()), 0);
+    let out = SessionOut::detached(6, 1, Store::memory(), 0);
     let (w, mut r) = pair();
     assert!(out.attach(Arc::new(w), 0, |_, _| {}));
     assert!(out.send(Flow::Application(Origin::Push), 0, seq_frame(400)));
@@ -363,10 +367,10 @@ fn a_rollover_terminate_ends_the_epoch_behind_it() {
     let mut rest = Vec::new();
     let _ = r.read_to_end(&mut rest);
     assert!(rest.is_empty(), "nothing after the Terminate");
-    // Journaled: the epoch record, then message 1 of epoch 1 (a memory journal forgets the
-    // previous epoch).
+    // Journaled: the old epoch's messages, the epoch record, then message 1 of epoch 1 (a
+    // memory journal keeps the previous epoch: a RetransmitRequest may name it).
     out.flush_journal().unwrap();
-    let tail: Vec<String> = out.journal.lock().store.with_records(|bytes| {
+    let tail: Vec<String> = out.journal.lock().store.with_records(|bytes, _| {
         Records::new(bytes)
             .filter_map(|rec| match rec {
                 Record::Outbound { seq, .. } => Some(format!("out {seq}")),
@@ -375,7 +379,14 @@ fn a_rollover_terminate_ends_the_epoch_behind_it() {
             })
             .collect()
     });
-    assert_eq!(tail, ["epoch 1", "out 1"]);
+    assert_eq!(tail, ["out 1", "out 2", "epoch 1", "out 1"]);
+    assert_eq!(
+        out.previous_epoch(),
+        Some(PreviousEpoch {
+            epoch: 0,
+            last_seq: 2
+        })
+    );
 }
 
 /// A rollover's first messages, numbered between the epoch record and the journal thread's
@@ -412,17 +423,26 @@ fn a_new_epochs_first_messages_are_retransmitted_after_its_first_roll() {
             drop(out);
             let (store, rec) = Store::open_file(&dir, 8, &policy).unwrap();
             assert_eq!((rec.epoch, rec.next_seq), (1, 5));
-            out = SessionOut::detached(8, rec.next_seq, store, 0).in_epoch(1);
+            out = SessionOut::detached(8, rec.next_seq, store, 0)
+                .in_epoch(rec.epoch, rec.previous_epoch);
         }
+        assert_eq!(
+            out.previous_epoch(),
+            Some(PreviousEpoch {
+                epoch: 0,
+                last_seq: 3
+            })
+        );
         assert!(out.maintain_journal().unwrap(), "the new epoch rolls");
         out.send(Flow::Application(Origin::Push), 0, seq_frame(205));
         let (w, mut r) = pair();
         assert!(out.attach(Arc::new(w), 0, |_, _| {}));
-        let req = RetransmitRequest {
+        let mut req = RetransmitRequest {
             session_id: 8,
             timestamp: 1,
             from_seq_no: 1,
             count: 5,
+            last_session_ver_id: None,
         };
         assert_eq!(
             out.retransmit(&req, 0),
@@ -434,6 +454,22 @@ fn a_new_epochs_first_messages_are_retransmitted_after_its_first_roll() {
             .chain(std::iter::once((7, 6)))
             .collect();
         assert_eq!(read_frames(&mut r, 7), want);
+        // The previous epoch (0), from the segment before the rollover: its frames only, then
+        // the live number of epoch 1.
+        req.last_session_ver_id = Some(0);
+        req.count = 3;
+        assert_eq!(out.retransmit(&req, 0), RetransmitOutcome::Sent(3));
+        let want: Vec<(u16, u64)> = std::iter::once((10, 1))
+            .chain((101..=103).map(|n| (7, n)))
+            .chain(std::iter::once((7, 6)))
+            .collect();
+        assert_eq!(read_frames(&mut r, 5), want);
+        req.count = 4;
+        assert_eq!(
+            out.retransmit(&req, 0),
+            RetransmitOutcome::Rejected(RetransmitRejectCode::OutOfRange),
+            "past the previous epoch's last message"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
