@@ -54,8 +54,16 @@ pub struct EpochEnd {
 impl EpochEnd {
     /// The end of a connection whose Terminate was queued at monotonic `now_ns`.
     pub fn new(now_ns: u64) -> Self {
+        Self::with_grace(now_ns, EPOCH_END_GRACE_MS)
+    }
+
+    /// The same steps with a grace of `grace_ms` ms: a connection cut off for its backlog ends
+    /// this way too (its Terminate, then a FIN, what it still sends read and discarded), so
+    /// that the close does not reset it while it still sends (found by `slow_reader`: a
+    /// strategy that kept sending RetransmitRequests lost its Terminate to the reset).
+    pub fn with_grace(now_ns: u64, grace_ms: u64) -> Self {
         EpochEnd {
-            deadline_ns: now_ns.saturating_add(EPOCH_END_GRACE_MS * 1_000_000),
+            deadline_ns: now_ns.saturating_add(grace_ms.saturating_mul(1_000_000)),
             writes_shut: false,
         }
     }
@@ -154,5 +162,20 @@ mod tests {
             end.step(u64::MAX - 1, true, false),
             EpochEndStep::Flush { until_ns: u64::MAX }
         );
+    }
+
+    #[test]
+    fn a_cut_off_connection_gets_its_own_grace() {
+        let mut end = EpochEnd::with_grace(10, 250);
+        assert_eq!(end.deadline_ns(), 10 + 250 * MS);
+        assert_eq!(end.step(10, false, false), EpochEndStep::ShutdownWrite);
+        assert_eq!(
+            end.step(11, false, false),
+            EpochEndStep::Read {
+                until_ns: 10 + 250 * MS
+            }
+        );
+        assert_eq!(end.step(10 + 250 * MS, false, false), EpochEndStep::Close);
+        assert_eq!(EpochEnd::new(0).deadline_ns(), EPOCH_END_GRACE_MS * MS);
     }
 }

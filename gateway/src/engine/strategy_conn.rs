@@ -356,20 +356,27 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     conn.out.uncork();
     let out = Arc::clone(&conn.out);
     let epoch_ended = conn.epoch_ended;
+    // Cut off for its backlog (whether or not its Terminate is written yet).
+    let cut_off = !epoch_ended && out.is_ending();
     conn.close(peer);
     if epoch_ended {
-        end_epoch_gracefully(&out, &reader).await;
-    } else {
-        drain_cut_off(&out).await;
+        end_gracefully(&out, &reader, EpochEnd::new(now_ns())).await;
+    } else if cut_off {
+        let end = EpochEnd::with_grace(now_ns(), DRAIN_GRACE_MS);
+        log_cut_off(&out, end_gracefully(&out, &reader, end).await);
     }
 }
 
-/// A connection whose epoch the gateway ended (a scheduled rollover's Terminate): written out,
-/// its write half shut down, then read (and discarded) until the strategy closes its side or
-/// the grace ends, and only then closed, so that no reset drops what the strategy had not read
-/// yet (the steps are the core's, [`EpochEnd`]).
-async fn end_epoch_gracefully(out: &SessionOut, reader: &AsyncFd<SharedSocket>) {
-    let mut end = EpochEnd::new(now_ns());
+/// A connection the gateway ends with a Terminate (a scheduled rollover's, or a cut-off for
+/// its backlog): written out, its write half shut down, then read (and discarded) until the
+/// strategy closes its side or the grace ends, and only then closed, so that no reset drops
+/// what the strategy had not read yet (the steps are the core's, [`EpochEnd`]). Returns
+/// [`SessionOut::end_drain`]'s answer for a cut-off: whether the Terminate was written.
+async fn end_gracefully(
+    out: &SessionOut,
+    reader: &AsyncFd<SharedSocket>,
+    mut end: EpochEnd,
+) -> Option<bool> {
     let mut peer_closed = false;
     let mut scratch = [0u8; 4096];
     // A new connection of the session may attach meanwhile: the writer's state is then its.
@@ -390,9 +397,12 @@ async fn end_epoch_gracefully(out: &SessionOut, reader: &AsyncFd<SharedSocket>) 
             }
         }
     }
-    if ours() && out.end_drain().is_some() {
-        tracing::debug!(session = out.session_id(), "epoch's connection closed");
+    if !ours() {
+        return None;
     }
+    let ended = out.end_drain();
+    tracing::debug!(session = out.session_id(), "ended connection closed");
+    ended
 }
 
 /// Waits for input until monotonic `until_ns` and discards what is there; true once the
@@ -426,16 +436,10 @@ enum ReadOutcome {
     Closed,
 }
 
-/// A connection cut off for its backlog ([`SessionOut::is_draining`]) gets up to
-/// [`DRAIN_GRACE_MS`] to read the rest of its last frame and the Terminate; then its socket is
-/// closed and the outcome logged.
-async fn drain_cut_off(out: &SessionOut) {
-    let deadline = tokio::time::Instant::now() + Duration::from_millis(DRAIN_GRACE_MS);
-    while out.is_draining() && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(5)).await;
-        out.flush();
-    }
-    match out.end_drain() {
+/// Logs how a connection cut off for its backlog ended: given up to [`DRAIN_GRACE_MS`] to
+/// read the rest of its last frame and the Terminate (`ended`: [`SessionOut::end_drain`]).
+fn log_cut_off(out: &SessionOut, ended: Option<bool>) {
+    match ended {
         Some(true) => tracing::warn!(
             session = out.session_id(),
             "strategy cut off for its backlog: Terminate delivered, connection closed"
@@ -986,8 +990,9 @@ impl Conn {
                 session_id,
             );
         }
-        // A connection whose epoch ended keeps its socket for the graceful end.
-        if !self.out.is_draining() && !self.epoch_ended {
+        // A connection the gateway ends (rollover, cut-off) keeps its socket for the graceful
+        // end.
+        if !self.out.is_ending() && !self.epoch_ended {
             self.out.close();
         }
         self.ctx

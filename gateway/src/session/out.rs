@@ -373,6 +373,15 @@ impl SessionOut {
         }
     }
 
+    /// True while the writer ends its connection (cut off for its backlog, or a rollover's
+    /// Terminate) and still holds its socket, written out or not: the connection ends
+    /// gracefully (`gateway::engine::strategy_conn`), never by a plain close that would reset
+    /// it and drop what the strategy had not read yet.
+    pub fn is_ending(&self) -> bool {
+        let inner = self.inner.lock();
+        inner.draining && inner.stream.is_some()
+    }
+
     /// True while a connection cut off for its backlog still has the Terminate (and the rest
     /// of the frame before it) to write; [`SessionOut::flush`] writes what the socket takes.
     pub fn is_draining(&self) -> bool {
