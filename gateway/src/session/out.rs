@@ -573,9 +573,10 @@ impl SessionOut {
     /// epoch ends right behind it, under the writer's lock ([`SessionOut::start_epoch`]'s
     /// journal part): a report produced afterwards, while the connection closes, is number 1
     /// of epoch `epoch` and reaches the strategy when it establishes again, never a message of
-    /// the old epoch written after its Terminate (lost: old epochs cannot be retransmitted).
-    /// The socket takes the rest of its backlog and the Terminate within [`DRAIN_GRACE_MS`]
-    /// (the connection's end drains it), then closes. Errors: the journal could not be written
+    /// the old epoch written after its Terminate (a strategy reads the old epoch up to its
+    /// Terminate, and may ask for it again with RetransmitRequest.LastSessionVerID). The
+    /// connection's end writes the rest of its backlog and the Terminate, then ends gracefully
+    /// (`gateway_core::session::epoch_end`). Errors: the journal could not be written
     /// (the Terminate is not sent, the epoch did not change).
     pub fn terminate_for_rollover(
         &self,
