@@ -74,6 +74,14 @@ impl OrderModel {
     }
 }
 
+/// `SOAK_DEBUG` is set: trace to stderr every cancel and replace sent or sent again and every
+/// ExecutionReport and OrderCancelReject received (with its epoch and sequence number), beside
+/// the resends and refusals already traced.
+fn debug() -> bool {
+    static DEBUG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("SOAK_DEBUG").is_some())
+}
+
 /// A cancel or replace request, kept until it is answered (to send again after a reconnect).
 #[derive(Debug, Clone, Copy)]
 enum Amend {
@@ -464,6 +472,9 @@ impl SoakSession {
         amends.sort_by_key(|(cl, _)| *cl);
         for (_, a) in amends {
             self.stats.resent += 1;
+            if debug() {
+                eprintln!("session {}: resending {a:?}", self.session_id);
+            }
             match a {
                 Amend::Cancel(m) => self.send(|c| c.send_cancel(&m))?,
                 Amend::Replace(m) => self.send(|c| c.send_replace(&m))?,
@@ -538,6 +549,18 @@ impl SoakSession {
         match r {
             Received::Exec(er) => {
                 self.stats.execution_reports += 1;
+                if debug() {
+                    eprintln!(
+                        "session {}: ExecutionReport {seq:?} ClOrdID {} OrigClOrdID {} {:?} {:?} {:?} {}",
+                        self.session_id,
+                        er.cl_ord_id,
+                        er.orig_cl_ord_id,
+                        er.exec_type,
+                        er.ord_status,
+                        er.ord_rej_reason,
+                        er.text.as_str()
+                    );
+                }
                 self.unanswered_amends.remove(&er.cl_ord_id);
                 self.amends_open.remove(&er.cl_ord_id);
                 let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
@@ -694,6 +717,16 @@ impl SoakSession {
             }
             Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
+                if debug() {
+                    eprintln!(
+                        "session {}: OrderCancelReject {seq:?} ClOrdID {} OrigClOrdID {} {:?} {}",
+                        self.session_id,
+                        r.cl_ord_id,
+                        r.orig_cl_ord_id,
+                        r.cxl_rej_reason,
+                        r.text.as_str()
+                    );
+                }
                 self.unanswered_amends.remove(&r.cl_ord_id);
                 self.amends_open.remove(&r.cl_ord_id);
                 if let Some(o) = self
@@ -825,6 +858,12 @@ impl SoakSession {
             category: m.category,
             side,
         };
+        if debug() {
+            eprintln!(
+                "session {}: cancel ClOrdID {cl} OrigClOrdID {orig} of order {root}",
+                self.session_id
+            );
+        }
         self.unanswered_amends
             .insert(cl, (root, Amend::Cancel(msg)));
         self.amends_open.insert(cl);
@@ -853,6 +892,12 @@ impl SoakSession {
             side,
             auto_cancel: BoolFlag::No,
         };
+        if debug() {
+            eprintln!(
+                "session {}: replace ClOrdID {cl} OrigClOrdID {orig} of order {root}",
+                self.session_id
+            );
+        }
         self.unanswered_amends
             .insert(cl, (root, Amend::Replace(msg)));
         self.amends_open.insert(cl);
