@@ -73,7 +73,8 @@ pub struct SoakOptions {
     /// orders, never across the SIGKILL) for [`DISK_FULL_MS`] each, then freed. Sessions see
     /// new orders and replaces refused NotApplied and their reports held until the journal
     /// takes them again. Needs root to mount the tmpfs (without it the run has none, and says
-    /// so).
+    /// so). The journal is copied to `<work_dir>/journal-kept` at the end (the tmpfs is
+    /// unmounted).
     pub disk_faults: u64,
 }
 
@@ -125,6 +126,17 @@ impl JournalDisk {
 
     fn free(&self) {
         let _ = std::fs::remove_file(&self.filler);
+    }
+
+    /// Copies the journal (every session's segments) to `to`, replacing what is there: the
+    /// tmpfs is unmounted when the run ends.
+    fn keep(&self, to: &std::path::Path) {
+        let _ = std::fs::remove_dir_all(to);
+        let _ = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(&self.dir)
+            .arg(to)
+            .status();
     }
 }
 
@@ -497,6 +509,10 @@ pub fn run(opts: &SoakOptions) -> Result<SoakOutcome, String> {
     if let Some(g) = gw.take() {
         add_metrics(&mut out, g.metrics);
         g.stop();
+    }
+    if let Some(d) = &disk {
+        // The tmpfs goes with the run: its journal is kept for the post-mortem.
+        d.keep(&opts.work_dir.join("journal-kept"));
     }
     let origins = repeats::journal_origins(&opts.work_dir.join("journal"), models.keys().copied());
     out.repeat_lines = repeats::describe(&out.strategy.repeats, &origins, 60);

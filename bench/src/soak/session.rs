@@ -74,6 +74,14 @@ impl OrderModel {
     }
 }
 
+/// `SOAK_DEBUG` is set: trace to stderr every cancel and replace sent or sent again and every
+/// ExecutionReport and OrderCancelReject received (with its epoch and sequence number), beside
+/// the resends and refusals already traced.
+fn debug() -> bool {
+    static DEBUG: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("SOAK_DEBUG").is_some())
+}
+
 /// A cancel or replace request, kept until it is answered (to send again after a reconnect).
 #[derive(Debug, Clone, Copy)]
 enum Amend {
@@ -443,19 +451,23 @@ impl SoakSession {
             self.stats.resent += 1;
             self.send(|c| c.send_new_order(&m))?;
         }
-        // Cancels and replaces that got no answer (sent on a connection that broke, or read by
-        // a gateway that was killed before it journaled them): the same ClOrdID again, while
-        // the order is open. A FIX client does the same; the gateway answers a request it had
-        // seen as a duplicate.
-        // After a rollover, also those of orders that ended since: the gateway applies nothing
-        // it reads after its Terminate (SessionRollover), so a cancel sent after an order's
-        // last report may never have been applied; sent again, it is answered
-        // (OrderCancelReject).
-        let orders = &self.orders;
-        if !new_epoch {
-            self.unanswered_amends
-                .retain(|_, (root, _)| orders.get(root).is_some_and(|o| !o.terminal()));
-        }
+        // Cancels and replaces that got no answer: the same ClOrdID again, whatever became of
+        // their order since, as a FIX client does (and the `dst` strategy). The gateway answers
+        // one it had seen as a duplicate (its own answer is held or on its way) and one it had
+        // not as new (TooLateToCancel once the order has ended). An order's end does not
+        // answer its cancel, and the gateway may never have taken the request:
+        // - sent right before the SIGKILL, it was still unread in the killed gateway's socket
+        //   (or read, not yet journaled); the order then ends by an earlier cancel's answer
+        //   or the restart's reconciliation;
+        // - a gateway killed while its journal was failing loses the records it held
+        //   (behaviour.md, "Storage faults"), the ClOrdID of a cancel it had sent to the
+        //   exchange among them: the reconciliation reports the order Canceled under the
+        //   order's own ClOrdID;
+        // - after a rollover: the gateway applies nothing it reads after its Terminate
+        //   (SessionRollover); or the request was lost with a connection that broke.
+        // Resent only while their order was open, such requests stayed unanswered for good:
+        // "1 unanswered amends" in the short sweep's run 2 (seed 20261124 with the debug
+        // build: 4 runs of 7; none of the unanswered ClOrdIDs was in the journal).
         let mut amends: Vec<(u64, Amend)> = self
             .unanswered_amends
             .iter()
@@ -464,6 +476,9 @@ impl SoakSession {
         amends.sort_by_key(|(cl, _)| *cl);
         for (_, a) in amends {
             self.stats.resent += 1;
+            if debug() {
+                eprintln!("session {}: resending {a:?}", self.session_id);
+            }
             match a {
                 Amend::Cancel(m) => self.send(|c| c.send_cancel(&m))?,
                 Amend::Replace(m) => self.send(|c| c.send_replace(&m))?,
@@ -538,6 +553,18 @@ impl SoakSession {
         match r {
             Received::Exec(er) => {
                 self.stats.execution_reports += 1;
+                if debug() {
+                    eprintln!(
+                        "session {}: ExecutionReport {seq:?} ClOrdID {} OrigClOrdID {} {:?} {:?} {:?} {}",
+                        self.session_id,
+                        er.cl_ord_id,
+                        er.orig_cl_ord_id,
+                        er.exec_type,
+                        er.ord_status,
+                        er.ord_rej_reason,
+                        er.text.as_str()
+                    );
+                }
                 self.unanswered_amends.remove(&er.cl_ord_id);
                 self.amends_open.remove(&er.cl_ord_id);
                 let Some(root) = self.roots.get(&er.cl_ord_id).copied() else {
@@ -694,6 +721,16 @@ impl SoakSession {
             }
             Received::CancelReject(r) => {
                 self.stats.cancel_rejects += 1;
+                if debug() {
+                    eprintln!(
+                        "session {}: OrderCancelReject {seq:?} ClOrdID {} OrigClOrdID {} {:?} {}",
+                        self.session_id,
+                        r.cl_ord_id,
+                        r.orig_cl_ord_id,
+                        r.cxl_rej_reason,
+                        r.text.as_str()
+                    );
+                }
                 self.unanswered_amends.remove(&r.cl_ord_id);
                 self.amends_open.remove(&r.cl_ord_id);
                 if let Some(o) = self
@@ -825,6 +862,12 @@ impl SoakSession {
             category: m.category,
             side,
         };
+        if debug() {
+            eprintln!(
+                "session {}: cancel ClOrdID {cl} OrigClOrdID {orig} of order {root}",
+                self.session_id
+            );
+        }
         self.unanswered_amends
             .insert(cl, (root, Amend::Cancel(msg)));
         self.amends_open.insert(cl);
@@ -853,6 +896,12 @@ impl SoakSession {
             side,
             auto_cancel: BoolFlag::No,
         };
+        if debug() {
+            eprintln!(
+                "session {}: replace ClOrdID {cl} OrigClOrdID {orig} of order {root}",
+                self.session_id
+            );
+        }
         self.unanswered_amends
             .insert(cl, (root, Amend::Replace(msg)));
         self.amends_open.insert(cl);

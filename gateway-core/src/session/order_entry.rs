@@ -647,4 +647,39 @@ mod tests {
         // Used, naming no order: a cancel naming it finds no open order.
         assert_eq!(entry.cl_ord_ids().named(10), Named::Ended);
     }
+
+    /// The soak's short sweep, run 2 ("1 unanswered amends"): a cancel the restarted gateway
+    /// does not know (still unread in its socket at the SIGKILL, or sent to the exchange while
+    /// the journal failed, its ClOrdID's record held and lost) whose order then ended (an
+    /// earlier cancel's answer, the reconciliation's Canceled under the order's own ClOrdID).
+    /// The strategy sends the cancel again, also once it has read that end: answered once,
+    /// whatever became of the order (sent while the order is still tracked, TooLateToCancel
+    /// once it has left), and a repeat of it is DuplicateClOrdID.
+    #[test]
+    fn a_cancel_a_restart_lost_is_answered_once_when_sent_again() {
+        let restored = || {
+            let mut used = UsedIds::new();
+            used.insert(7);
+            OrderEntry::restore(1, 0, [(7, 7, 0)], used, UsedIds::new())
+        };
+        // The order still tracked (held for its strategy after the restart): sent again.
+        let mut entry = restored();
+        assert!(matches!(
+            run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
+            EntryOutcome::Send { root: 7, .. }
+        ));
+        // The order reported Canceled by the reconciliation and evicted first.
+        let mut entry = restored();
+        assert_eq!(entry.release(7), 1);
+        let reason = |entry: &mut OrderEntry| {
+            let (out, json) = run(entry, |b| cancel(8, 7).encode_frame(b));
+            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
+                panic!("{out:?}")
+            };
+            assert_eq!((r.cl_ord_id, json), (8, 0));
+            r.cxl_rej_reason
+        };
+        assert_eq!(reason(&mut entry), CxlRejReason::TooLateToCancel);
+        assert_eq!(reason(&mut entry), CxlRejReason::DuplicateClOrdID);
+    }
 }
