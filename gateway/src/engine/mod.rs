@@ -17,6 +17,7 @@
 
 mod account;
 mod conn;
+mod conn_end;
 mod control_surface;
 mod ctx;
 mod epochs;
@@ -25,6 +26,7 @@ mod evicted;
 mod exchange_link;
 mod io;
 mod marks;
+mod open_conns;
 mod ops;
 mod reconcile;
 mod reconnect;

@@ -2,8 +2,6 @@
 //! from a decoded frame to the WebSocket write, with no hand-off to another thread before the
 //! write (the tracker learns of the request right after it).
 
-use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::io::{ErrorKind, Read};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -17,11 +15,12 @@ use codec::sbe::{
 use tokio::io::unix::AsyncFd;
 use tokio::io::Interest;
 use tokio::net::TcpStream;
-use tokio::sync::Notify;
 
 use super::account::{AccountCtx, BudgetPolicy};
 use super::conn::Conn;
+use super::conn_end::{end_gracefully, log_cut_off};
 use super::ctx::IoCtx;
+use super::open_conns::ConnSlot;
 use super::ops;
 use super::settings::SessionRole;
 use crate::metrics::{now_ns, utc_now_ns, Leg};
@@ -35,7 +34,7 @@ use gateway_core::decision::single::{decide_single, recheck_after_journal, Decid
 use gateway_core::decision::WithJournal;
 use gateway_core::decision::{not_sent, Accepted, Refusal};
 use gateway_core::journal::record::Origin;
-use gateway_core::session::epoch_end::{EpochEnd, EpochEndStep};
+use gateway_core::session::epoch_end::EpochEnd;
 use gateway_core::session::retransmit::PreviousEpoch;
 use gateway_core::session::rollover::Presence;
 
@@ -99,96 +98,6 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
         return false;
     }
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-/// The strategy connections open on the io thread, for admission
-/// ([`gateway_core::admission::admit`]).
-#[derive(Debug, Default)]
-pub(super) struct OpenConns {
-    open: Cell<usize>,
-    /// The connections that have not completed Establish, oldest first (by accept order),
-    /// each with the signal that closes it.
-    unauthenticated: RefCell<BTreeMap<u64, Rc<Notify>>>,
-    next_id: Cell<u64>,
-    /// Connections ended since start (for [`gateway_core::admission::TrimAfterBurst`]).
-    closed: Cell<u64>,
-}
-
-impl OpenConns {
-    /// Connections open, and of them those that have not completed Establish.
-    pub(super) fn counts(&self) -> (usize, usize) {
-        (self.open.get(), self.unauthenticated.borrow().len())
-    }
-
-    /// Connections that ended since start.
-    pub(super) fn closed_total(&self) -> u64 {
-        self.closed.get()
-    }
-
-    /// Counts a connection just admitted (unauthenticated) until the slot is dropped.
-    pub(super) fn slot(self: &Rc<Self>) -> ConnSlot {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let evict = Rc::new(Notify::new());
-        self.open.set(self.open.get() + 1);
-        self.unauthenticated
-            .borrow_mut()
-            .insert(id, Rc::clone(&evict));
-        ConnSlot {
-            conns: Rc::clone(self),
-            id,
-            evict,
-            unauthenticated: true,
-        }
-    }
-
-    /// Closes the unauthenticated connection that has waited longest (it stops counting as
-    /// unauthenticated at once; it ends at its next poll). False when there is none.
-    pub(super) fn evict_oldest(&self) -> bool {
-        let oldest = self.unauthenticated.borrow_mut().pop_first();
-        match oldest {
-            Some((_, evict)) => {
-                evict.notify_one();
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// One admitted connection's place in [`OpenConns`]; given back when dropped.
-pub(super) struct ConnSlot {
-    conns: Rc<OpenConns>,
-    id: u64,
-    evict: Rc<Notify>,
-    unauthenticated: bool,
-}
-
-impl ConnSlot {
-    /// The connection completed Establish: it no longer counts as unauthenticated (and can no
-    /// longer be evicted).
-    fn established(&mut self) {
-        if self.unauthenticated {
-            self.unauthenticated = false;
-            self.conns.unauthenticated.borrow_mut().remove(&self.id);
-        }
-    }
-
-    /// Completes when admission evicts this connection (the oldest unauthenticated one, to
-    /// make room for a new connection).
-    async fn evicted(&self) {
-        self.evict.notified().await;
-    }
-}
-
-impl Drop for ConnSlot {
-    fn drop(&mut self) {
-        self.established();
-        let o = &self.conns.open;
-        o.set(o.get().saturating_sub(1));
-        let c = &self.conns.closed;
-        c.set(c.get().saturating_add(1));
-    }
 }
 
 enum Event {
@@ -301,7 +210,7 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
                             if !keep {
                                 break 'conn;
                             }
-                            if conn.bound && slot.unauthenticated {
+                            if conn.bound && slot.is_unauthenticated() {
                                 slot.established();
                             }
                             handled += 1;
@@ -367,65 +276,6 @@ pub(super) async fn run(ctx: Rc<IoCtx>, stream: TcpStream, mut slot: ConnSlot) {
     }
 }
 
-/// A connection the gateway ends with a Terminate (a scheduled rollover's, or a cut-off for
-/// its backlog): written out, its write half shut down, then read (and discarded) until the
-/// strategy closes its side or the grace ends, and only then closed, so that no reset drops
-/// what the strategy had not read yet (the steps are the core's, [`EpochEnd`]). Returns
-/// [`SessionOut::end_drain`]'s answer for a cut-off: whether the Terminate was written.
-async fn end_gracefully(
-    out: &SessionOut,
-    reader: &AsyncFd<SharedSocket>,
-    mut end: EpochEnd,
-) -> Option<bool> {
-    let mut peer_closed = false;
-    let mut scratch = [0u8; 4096];
-    // A new connection of the session may attach meanwhile: the writer's state is then its.
-    let ours = || out.holds(reader.get_ref());
-    loop {
-        let unwritten = ours() && out.is_draining();
-        match end.step(now_ns(), unwritten, peer_closed) {
-            EpochEndStep::Close => break,
-            EpochEndStep::ShutdownWrite => {
-                let _ = reader.get_ref().shutdown(std::net::Shutdown::Write);
-            }
-            EpochEndStep::Flush { until_ns } => {
-                out.flush();
-                peer_closed |= discard_until(reader, &mut scratch, until_ns).await;
-            }
-            EpochEndStep::Read { until_ns } => {
-                peer_closed |= discard_until(reader, &mut scratch, until_ns).await;
-            }
-        }
-    }
-    if !ours() {
-        return None;
-    }
-    let ended = out.end_drain();
-    tracing::debug!(session = out.session_id(), "ended connection closed");
-    ended
-}
-
-/// Waits for input until monotonic `until_ns` and discards what is there; true once the
-/// strategy closed its side (end of stream, or an error).
-async fn discard_until(reader: &AsyncFd<SharedSocket>, scratch: &mut [u8], until_ns: u64) -> bool {
-    let wait = Duration::from_nanos(until_ns.saturating_sub(now_ns()));
-    let Ok(ready) = tokio::time::timeout(wait, reader.readable()).await else {
-        return false;
-    };
-    let Ok(mut guard) = ready else {
-        return true;
-    };
-    loop {
-        match guard.try_io(|s| (&**s.get_ref()).read(scratch)) {
-            Ok(Ok(0)) => return true,
-            Ok(Ok(_)) => continue,
-            Ok(Err(e)) if e.kind() == ErrorKind::Interrupted => continue,
-            Ok(Err(_)) => return true,
-            Err(_would_block) => return false,
-        }
-    }
-}
-
 /// What one read of a strategy socket gave.
 enum ReadOutcome {
     /// This many bytes were read.
@@ -434,23 +284,6 @@ enum ReadOutcome {
     Again,
     /// End of stream or a socket error.
     Closed,
-}
-
-/// Logs how a connection cut off for its backlog ended: given up to [`DRAIN_GRACE_MS`] to
-/// read the rest of its last frame and the Terminate (`ended`: [`SessionOut::end_drain`]).
-fn log_cut_off(out: &SessionOut, ended: Option<bool>) {
-    match ended {
-        Some(true) => tracing::warn!(
-            session = out.session_id(),
-            "strategy cut off for its backlog: Terminate delivered, connection closed"
-        ),
-        Some(false) => tracing::warn!(
-            session = out.session_id(),
-            grace_ms = DRAIN_GRACE_MS,
-            "strategy cut off for its backlog: it did not read the Terminate in time, connection closed"
-        ),
-        None => {}
-    }
 }
 
 impl Conn {
