@@ -20,6 +20,7 @@ pub mod memory;
 pub mod metrics;
 pub mod replay;
 pub mod session;
+pub mod tmpfs;
 pub mod tracker;
 
 pub use gateway_core::{budget, ids, moves, pretrade, risk, types};

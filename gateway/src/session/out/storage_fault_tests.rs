@@ -7,58 +7,13 @@ use super::*;
 use codec::frame::{peek_frame, DEFAULT_MAX_FRAME_LEN, SOFH_LEN};
 use codec::sbe::{self, Message, Sequence};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::journal::segments::SegmentPolicy;
+use crate::tmpfs::Tmpfs;
 use gateway_core::journal::record::{Record, Records};
 
 const SEC: u64 = 1_000_000_000;
-
-/// A tmpfs of a few KiB mounted on a fresh directory, unmounted on drop.
-struct Tmpfs(PathBuf);
-
-impl Tmpfs {
-    fn mount(name: &str, kib: u32) -> Option<Tmpfs> {
-        let dir = std::env::temp_dir().join(format!("bgw-{name}-{}", std::process::id()));
-        let _ = std::process::Command::new("umount").arg(&dir).status();
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).ok()?;
-        let ok = std::process::Command::new("mount")
-            .args(["-t", "tmpfs", "-o", &format!("size={kib}k"), "tmpfs"])
-            .arg(&dir)
-            .stderr(std::process::Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            eprintln!(
-                "SKIPPED: cannot mount a tmpfs at {} (needs root)",
-                dir.display()
-            );
-            let _ = std::fs::remove_dir(&dir);
-            return None;
-        }
-        Some(Tmpfs(dir))
-    }
-
-    /// Fills the file system with a file `filler` until it is full.
-    fn fill(&self) -> PathBuf {
-        let path = self.0.join("filler");
-        let mut f = std::fs::File::create(&path).unwrap();
-        let chunk = [0u8; 1024];
-        while f.write_all(&chunk).is_ok() {}
-        path
-    }
-}
-
-impl Drop for Tmpfs {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount")
-            .arg("-l")
-            .arg(&self.0)
-            .status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// The Sequence numbers (the frames' contents) of the next `n` frames.
 fn read_marks(s: &mut TcpStream, n: usize) -> Vec<u64> {
@@ -127,7 +82,7 @@ fn a_full_disk_holds_messages_until_it_has_room_then_sends_them_in_order() {
     let Some(fs) = Tmpfs::mount("enospc", 64) else {
         return;
     };
-    let dir = fs.0.join("journal");
+    let dir = fs.dir.join("journal");
     let (store, _) = Store::open_file(&dir, 5, &SegmentPolicy::default()).unwrap();
     let out = SessionOut::detached(5, 1, store, 0);
     let (w, mut r) = pair();
@@ -217,7 +172,7 @@ fn a_restart_while_the_disk_is_full_reuses_no_number_the_strategy_holds() {
     let Some(fs) = Tmpfs::mount("enospc-restart", 64) else {
         return;
     };
-    let dir = fs.0.join("journal");
+    let dir = fs.dir.join("journal");
     let (store, _) = Store::open_file(&dir, 6, &SegmentPolicy::default()).unwrap();
     let out = SessionOut::detached(6, 1, store, 0);
     let (w, mut r) = pair();
