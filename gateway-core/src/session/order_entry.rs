@@ -566,11 +566,18 @@ mod tests {
         }
     }
 
-    /// Issue 23: an order the tracker evicted, or one refused before it reached the exchange,
-    /// no longer takes a cancel (TooLateToCancel at entry, nothing sent); its ClOrdIDs stay
-    /// used for the epoch (a NewOrderSingle repeating one is a duplicate).
-    #[test]
-    fn released_and_refused_orders_are_too_late_to_cancel_and_their_ids_stay_used() {
+    /// The OrderCancelReject a cancel `cl` of `orig` gets at entry (nothing sent).
+    fn cancel_rejected(entry: &mut OrderEntry, cl: u64, orig: u64) -> OrderCancelReject {
+        let (out, json) = run(entry, |b| cancel(cl, orig).encode_frame(b));
+        let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
+            panic!("{out:?}")
+        };
+        assert_eq!((r.cl_ord_id, json), (cl, 0), "nothing sent");
+        r
+    }
+
+    /// Order 7 placed (written to the exchange) and its cancel 8 sent.
+    fn order_7_with_cancel_8() -> OrderEntry {
         let mut entry = OrderEntry::new(1);
         assert!(matches!(
             run(&mut entry, |b| order(7).encode_frame(b)).0,
@@ -581,6 +588,15 @@ mod tests {
             run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
             EntryOutcome::Send { root: 7, .. }
         ));
+        entry
+    }
+
+    /// Issue 23: an order the tracker evicted, or one refused before it reached the exchange,
+    /// no longer takes a cancel (TooLateToCancel at entry, nothing sent); its ClOrdIDs stay
+    /// used for the epoch (a NewOrderSingle repeating one is a duplicate).
+    #[test]
+    fn released_and_refused_orders_are_too_late_to_cancel_and_their_ids_stay_used() {
+        let mut entry = order_7_with_cancel_8();
         // Order 9 went through entry but was never written (risk, budget or link refused it).
         assert!(matches!(
             run(&mut entry, |b| order(9).encode_frame(b)).0,
@@ -588,12 +604,9 @@ mod tests {
         ));
         assert_eq!(entry.release(7), 2);
         for (cl, orig) in [(10, 7), (11, 8), (12, 9)] {
-            let (out, json) = run(&mut entry, |b| cancel(cl, orig).encode_frame(b));
-            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
-                panic!("{out:?}")
-            };
+            let r = cancel_rejected(&mut entry, cl, orig);
             assert_eq!(r.cxl_rej_reason, CxlRejReason::TooLateToCancel, "{orig}");
-            assert_eq!((r.text.as_str(), json), (ORDER_ENDED, 0));
+            assert_eq!(r.text.as_str(), ORDER_ENDED);
         }
         for cl in [7, 8, 9] {
             let (out, _) = run(&mut entry, |b| order(cl).encode_frame(b));
@@ -617,24 +630,9 @@ mod tests {
     /// TooLateToCancel); so is one whose first sending was itself refused at entry.
     #[test]
     fn a_repeated_cancel_is_a_duplicate_before_and_after_its_order_ends() {
-        let mut entry = OrderEntry::new(1);
-        assert!(matches!(
-            run(&mut entry, |b| order(7).encode_frame(b)).0,
-            EntryOutcome::Send { root: 7, .. }
-        ));
-        entry.sent_new(7, None);
-        assert!(matches!(
-            run(&mut entry, |b| cancel(8, 7).encode_frame(b)).0,
-            EntryOutcome::Send { root: 7, .. }
-        ));
-        let reason = |entry: &mut OrderEntry, cl, orig| {
-            let (out, json) = run(entry, |b| cancel(cl, orig).encode_frame(b));
-            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
-                panic!("{out:?}")
-            };
-            assert_eq!(json, 0, "nothing sent");
-            r.cxl_rej_reason
-        };
+        let mut entry = order_7_with_cancel_8();
+        let reason =
+            |entry: &mut OrderEntry, cl, orig| cancel_rejected(entry, cl, orig).cxl_rej_reason;
         assert_eq!(reason(&mut entry, 8, 7), CxlRejReason::DuplicateClOrdID);
         assert_eq!(entry.release(7), 2);
         assert_eq!(reason(&mut entry, 8, 7), CxlRejReason::DuplicateClOrdID);
@@ -671,14 +669,7 @@ mod tests {
         // The order reported Canceled by the reconciliation and evicted first.
         let mut entry = restored();
         assert_eq!(entry.release(7), 1);
-        let reason = |entry: &mut OrderEntry| {
-            let (out, json) = run(entry, |b| cancel(8, 7).encode_frame(b));
-            let EntryOutcome::Reject(ReportMsg::CancelReject(r)) = out else {
-                panic!("{out:?}")
-            };
-            assert_eq!((r.cl_ord_id, json), (8, 0));
-            r.cxl_rej_reason
-        };
+        let reason = |entry: &mut OrderEntry| cancel_rejected(entry, 8, 7).cxl_rej_reason;
         assert_eq!(reason(&mut entry), CxlRejReason::TooLateToCancel);
         assert_eq!(reason(&mut entry), CxlRejReason::DuplicateClOrdID);
     }
